@@ -1,0 +1,129 @@
+// The in-process database: the same command table as the server, no sockets.
+import { allCommands } from '../commands/index.js';
+import type { ClientState } from '../commands/client-state.js';
+import { Instance, type InstanceOptions } from '../commands/instance.js';
+import {
+  BooleanReply,
+  DoubleReply,
+  ErrorReply,
+  MapReply,
+  NULL_ARRAY,
+  PushReply,
+  type Reply,
+  SetReply,
+  SimpleString,
+  VerbatimReply,
+} from '../resp/reply.js';
+
+/** An error reply from the database, as ioredis's ReplyError: the message is Redis's text. */
+export class ReplyError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ReplyError';
+  }
+}
+
+/** What `call` resolves to: replies as plain JS values, bulk strings decoded as UTF-8. */
+export type Value = string | number | bigint | boolean | null | Value[];
+
+export type Arg = string | Buffer | number | bigint;
+
+export function toArgv(args: Arg[]): Buffer[] {
+  return args.map((a) => (Buffer.isBuffer(a) ? a : Buffer.from(String(a), 'utf8')));
+}
+
+/** Converts a reply as ioredis does under RESP2: maps become flat arrays, errors throw. */
+export function toValue(reply: Reply): Value {
+  if (typeof reply === 'string' || typeof reply === 'number' || typeof reply === 'bigint') return reply;
+  if (reply === null || reply === NULL_ARRAY) return null;
+  if (Buffer.isBuffer(reply)) return reply.toString('utf8');
+  if (Array.isArray(reply)) return reply.map(toValue);
+  if (reply instanceof SimpleString) return reply.value;
+  if (reply instanceof ErrorReply) throw new ReplyError(reply.message);
+  if (reply instanceof MapReply) return reply.entries.flatMap(([k, v]) => [toValue(k), toValue(v)]);
+  if (reply instanceof SetReply || reply instanceof PushReply) return reply.items.map(toValue);
+  if (reply instanceof DoubleReply) return String(reply.value);
+  if (reply instanceof BooleanReply) return reply.value ? 1 : 0;
+  if (reply instanceof VerbatimReply) return reply.text;
+  throw new TypeError('unknown reply');
+}
+
+export interface OpenOptions extends InstanceOptions {
+  /** Directory for the append-only file; without it the database lives in memory only. */
+  dir?: string;
+  appendfsync?: 'always' | 'everysec' | 'no';
+}
+
+/** One logical connection to an embedded database, with its own selected db, MULTI and blocking. */
+export class EmbeddedSession {
+  constructor(
+    readonly db: EmbeddedDatabase,
+    readonly client: ClientState,
+  ) {}
+
+  /** Runs a command and resolves to its raw reply (errors are ErrorReply values, not thrown). */
+  async callRaw(...args: Arg[]): Promise<Reply> {
+    if (this.db.closed) throw new Error('database is closed');
+    const reply = await this.db.instance.execute(this.client, toArgv(args));
+    const barrier = this.db.instance.persistence?.barrier();
+    if (barrier) await barrier;
+    return reply;
+  }
+
+  /** Runs a command; an error reply rejects with ReplyError. */
+  async call(...args: Arg[]): Promise<Value> {
+    return toValue(await this.callRaw(...args));
+  }
+
+  close(): void {
+    this.db.instance.removeClient(this.client);
+  }
+}
+
+export class EmbeddedDatabase {
+  readonly instance: Instance;
+  closed = false;
+  private readonly main: EmbeddedSession;
+  private readonly closers: Array<() => Promise<void> | void> = [];
+
+  constructor(options: OpenOptions = {}) {
+    this.instance = new Instance(allCommands, options);
+    this.instance.startActiveExpiry();
+    this.main = this.session();
+  }
+
+  /** A new logical connection (for a blocking read beside other calls, or a MULTI of its own). */
+  session(): EmbeddedSession {
+    return new EmbeddedSession(this, this.instance.newClient('embedded'));
+  }
+
+  call(...args: Arg[]): Promise<Value> {
+    return this.main.call(...args);
+  }
+
+  callRaw(...args: Arg[]): Promise<Reply> {
+    return this.main.callRaw(...args);
+  }
+
+  /** Registers cleanup run by close() (the persistence layer flushes its file here). */
+  onClose(fn: () => Promise<void> | void): void {
+    this.closers.push(fn);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.instance.stop();
+    for (const fn of this.closers.reverse()) await fn();
+  }
+}
+
+/** Opens an embedded database. With `dir`, the append-only file there is loaded and kept. */
+export async function open(options: OpenOptions = {}): Promise<EmbeddedDatabase> {
+  const db = new EmbeddedDatabase(options);
+  if (options.dir !== undefined) {
+    const { attachPersistence } = await import('../persist/attach.js');
+    await attachPersistence(db.instance, { dir: options.dir, appendfsync: options.appendfsync ?? 'everysec' }, (fn) => db.onClose(fn));
+  }
+  return db;
+}

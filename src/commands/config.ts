@@ -1,0 +1,101 @@
+// Server configuration as CONFIG GET/SET see it. Parameters are declared with a default and an
+// optional validator; values are kept as the strings CONFIG GET returns.
+import { globMatch } from './glob.js';
+
+export interface ConfigParam {
+  name: string;
+  defaultValue: string;
+  /** Returns an error text when the value is not acceptable, or the normalised value. */
+  validate?: (value: string) => { ok: string } | { error: string };
+  /** Changeable at runtime with CONFIG SET. */
+  mutable?: boolean;
+  /** Called after a successful CONFIG SET. */
+  onChange?: (value: string) => void;
+}
+
+const yesNo = (value: string) => {
+  const v = value.toLowerCase();
+  return v === 'yes' || v === 'no' ? { ok: v } : { error: 'argument must be \'yes\' or \'no\'' };
+};
+
+const nonNegativeInt = (value: string) =>
+  /^\d+$/.test(value) ? { ok: String(Number(value)) } : { error: 'argument couldn\'t be parsed into an integer' };
+
+export const DEFAULT_PARAMS: ConfigParam[] = [
+  { name: 'port', defaultValue: '6379', validate: nonNegativeInt },
+  { name: 'bind', defaultValue: '127.0.0.1' },
+  { name: 'dir', defaultValue: process.cwd() },
+  { name: 'requirepass', defaultValue: '', mutable: true },
+  { name: 'appendonly', defaultValue: 'no', validate: yesNo, mutable: true },
+  { name: 'appendfilename', defaultValue: 'appendonly.aof' },
+  { name: 'appenddirname', defaultValue: 'appendonlydir' },
+  {
+    name: 'appendfsync',
+    defaultValue: 'everysec',
+    mutable: true,
+    validate: (v) => {
+      const l = v.toLowerCase();
+      return l === 'always' || l === 'everysec' || l === 'no' ? { ok: l } : { error: 'argument(s) must be one of the following: always, everysec, no' };
+    },
+  },
+  { name: 'auto-aof-rewrite-percentage', defaultValue: '100', validate: nonNegativeInt, mutable: true },
+  { name: 'auto-aof-rewrite-min-size', defaultValue: '67108864', validate: nonNegativeInt, mutable: true },
+  { name: 'databases', defaultValue: '16' },
+  { name: 'maxclients', defaultValue: '10000', validate: nonNegativeInt, mutable: true },
+  { name: 'timeout', defaultValue: '0', validate: nonNegativeInt, mutable: true },
+  { name: 'proto-max-bulk-len', defaultValue: '536870912', validate: nonNegativeInt, mutable: true },
+  { name: 'client-query-buffer-limit', defaultValue: '1073741824', validate: nonNegativeInt, mutable: true },
+  { name: 'stream-node-max-bytes', defaultValue: '4096', validate: nonNegativeInt, mutable: true },
+  { name: 'stream-node-max-entries', defaultValue: '100', validate: nonNegativeInt, mutable: true },
+  { name: 'save', defaultValue: '', mutable: true },
+  { name: 'maxmemory', defaultValue: '0', validate: nonNegativeInt, mutable: true },
+  { name: 'hz', defaultValue: '10', validate: nonNegativeInt, mutable: true },
+];
+
+export class Config {
+  private readonly params = new Map<string, ConfigParam>();
+  private readonly values = new Map<string, string>();
+
+  constructor(overrides: Record<string, string> = {}) {
+    for (const p of DEFAULT_PARAMS) this.declare(p);
+    for (const [k, v] of Object.entries(overrides)) this.values.set(k, v);
+  }
+
+  declare(param: ConfigParam): void {
+    this.params.set(param.name, param);
+    if (!this.values.has(param.name)) this.values.set(param.name, param.defaultValue);
+  }
+
+  get(name: string): string {
+    const v = this.values.get(name);
+    if (v === undefined) throw new Error(`unknown config parameter ${name}`);
+    return v;
+  }
+
+  getNumber(name: string): number {
+    return Number(this.get(name));
+  }
+
+  has(name: string): boolean {
+    return this.params.has(name);
+  }
+
+  param(name: string): ConfigParam | undefined {
+    return this.params.get(name);
+  }
+
+  /** Name/value pairs whose name matches a glob, as CONFIG GET. */
+  match(pattern: string): Array<[string, string]> {
+    const out: Array<[string, string]> = [];
+    for (const [name, value] of this.values) {
+      if (globMatch(pattern.toLowerCase(), name, true)) out.push([name, value]);
+    }
+    return out;
+  }
+
+  /** Sets a value without validation (start-up flags, already checked). */
+  setRaw(name: string, value: string): void {
+    this.values.set(name, value);
+    this.params.get(name)?.onChange?.(value);
+  }
+}

@@ -1,0 +1,120 @@
+import type { Database } from '../engine/keyspace.js';
+import type { Reply } from '../resp/reply.js';
+import type { ClientState } from './client-state.js';
+import type { Instance } from './instance.js';
+
+/** Command flags as COMMAND INFO reports them (a subset of Redis's). */
+export type CommandFlag =
+  | 'write'
+  | 'readonly'
+  | 'denyoom'
+  | 'admin'
+  | 'pubsub'
+  | 'noscript'
+  | 'blocking'
+  | 'loading'
+  | 'stale'
+  | 'skip_monitor'
+  | 'skip_slowlog'
+  | 'fast'
+  | 'no_auth'
+  | 'may_replicate'
+  | 'no_multi'
+  | 'allow_busy'
+  | 'no_mandatory_keys';
+
+export interface CommandSpec {
+  /** Lower-case name; for a subcommand, just the subcommand ("create" under "xgroup"). */
+  name: string;
+  /** Redis arity: N means exactly N arguments including the name, -N means at least N. */
+  arity: number;
+  flags: CommandFlag[];
+  /** Key positions as COMMAND reports them (0 when the command takes no keys). */
+  firstKey: number;
+  lastKey: number;
+  step: number;
+  /** Key positions for commands whose keys COMMAND GETKEYS must compute (XREAD STREAMS ...). */
+  keys?: (argv: Buffer[]) => number[];
+  /** ACL categories without the '@', e.g. ['write', 'stream', 'fast']. */
+  categories?: string[];
+  /** Shown by COMMAND DOCS. */
+  summary?: string;
+  since?: string;
+  group?: string;
+  /** A container command (XGROUP, XINFO, CLIENT, CONFIG ...) dispatches on argv[1]. */
+  subcommands?: CommandSpec[];
+  /** Not called for containers. May throw CommandError for an error reply. */
+  handler?: (ctx: Context, argv: Buffer[]) => Reply | Promise<Reply>;
+}
+
+/** What a handler sees while it runs. */
+export interface Context {
+  readonly instance: Instance;
+  readonly client: ClientState;
+  /** The client's selected database. */
+  readonly db: Database;
+  /**
+   * True when the command must not block: inside MULTI/EXEC or while replaying the AOF.
+   * Blocking commands then behave as if their timeout had already expired.
+   */
+  readonly noBlock: boolean;
+  /**
+   * Marks a key as changed: wakes blocked readers and WATCHers and counts one change
+   * towards propagation (the AOF logs the command when anything changed).
+   */
+  modified(key: string, db?: number): void;
+  /** Counts changes without a key (FLUSHALL ...). */
+  addDirty(n: number): void;
+  /**
+   * Replaces what is logged for this command by explicit deterministic forms (XADD with its
+   * id, XCLAIM for claims ...). May be called several times; each call adds one command.
+   */
+  propagate(argv: Array<Buffer | string>): void;
+  /** Logs nothing for this command even if it changed data. */
+  preventPropagation(): void;
+  /**
+   * Parks the client until `retry` returns a reply (it is called again whenever one of the
+   * keys is modified, in the order clients blocked) or until the timeout (0 = forever),
+   * when `onTimeout` is replied. `retry` runs as a command of its own: it gets a fresh
+   * Context, so what it changes is propagated.
+   */
+  block(
+    keys: string[],
+    timeoutMs: number,
+    retry: (ctx: Context) => Reply | undefined,
+    onTimeout: Reply,
+  ): Promise<Reply>;
+}
+
+export type Handler = NonNullable<CommandSpec['handler']>;
+
+/** Convenience for declaring a spec with defaults. */
+export function command(
+  name: string,
+  arity: number,
+  flags: CommandFlag[],
+  keys: { first: number; last: number; step: number } | null,
+  handler: Handler,
+  extra: Partial<CommandSpec> = {},
+): CommandSpec {
+  return {
+    name,
+    arity,
+    flags,
+    firstKey: keys?.first ?? 0,
+    lastKey: keys?.last ?? 0,
+    step: keys?.step ?? 0,
+    handler,
+    ...extra,
+  };
+}
+
+/** Declares a container command whose subcommands carry the handlers. */
+export function container(
+  name: string,
+  arity: number,
+  subcommands: CommandSpec[],
+  extra: Partial<CommandSpec> = {},
+): CommandSpec {
+  return { name, arity, flags: [], firstKey: 0, lastKey: 0, step: 0, subcommands, ...extra };
+}

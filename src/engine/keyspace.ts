@@ -1,0 +1,163 @@
+// The keyspace: 16 numbered databases of typed values with optional expiry.
+// Keys are binary-safe: a key is held as a JS string in latin1 (one char per byte), which
+// makes it a cheap Map key and converts back to the exact bytes with keyBytes().
+
+export const DATABASE_COUNT = 16;
+
+export function keyOf(arg: Buffer): string {
+  return arg.toString('latin1');
+}
+
+export function keyBytes(key: string): Buffer {
+  return Buffer.from(key, 'latin1');
+}
+
+/** A value's type as TYPE and WRONGTYPE checks see it. */
+export type TypeName = 'string' | 'hash' | 'set' | 'stream';
+
+/** Any stored value knows its type name; strings are Buffers. */
+export interface TypedValue {
+  readonly typeName: TypeName;
+}
+
+export type Value = Buffer | TypedValue;
+
+export function typeOf(value: Value): TypeName {
+  return Buffer.isBuffer(value) ? 'string' : value.typeName;
+}
+
+/** Called when a key is changed, deleted or expired; WATCH and blocked readers hang off it. */
+export type KeyListener = (db: number, key: string) => void;
+
+export class Database {
+  readonly values = new Map<string, Value>();
+  /** Absolute expiry time in ms since the epoch. */
+  readonly expires = new Map<string, number>();
+
+  constructor(readonly index: number, private readonly keyspace: Keyspace) {}
+
+  get size(): number {
+    return this.values.size;
+  }
+
+  /** Looks a key up, deleting it first if it has expired (lazy expiry). */
+  get(key: string): Value | undefined {
+    const value = this.values.get(key);
+    if (value === undefined) return undefined;
+    if (this.expires.size > 0 && this.expireIfNeeded(key)) return undefined;
+    return value;
+  }
+
+  has(key: string): boolean {
+    return this.get(key) !== undefined;
+  }
+
+  /** Stores a value. The expiry is kept unless `keepTtl` is false. */
+  set(key: string, value: Value, keepTtl = false): void {
+    this.values.set(key, value);
+    if (!keepTtl) this.expires.delete(key);
+  }
+
+  delete(key: string): boolean {
+    if (!this.values.delete(key)) return false;
+    this.expires.delete(key);
+    return true;
+  }
+
+  setExpire(key: string, atMs: number): void {
+    this.expires.set(key, atMs);
+  }
+
+  getExpire(key: string): number | undefined {
+    return this.expires.get(key);
+  }
+
+  persist(key: string): boolean {
+    return this.expires.delete(key);
+  }
+
+  clear(): void {
+    this.values.clear();
+    this.expires.clear();
+  }
+
+  /** Returns true when the key was expired and removed. */
+  expireIfNeeded(key: string): boolean {
+    const at = this.expires.get(key);
+    if (at === undefined || at > this.keyspace.now()) return false;
+    if (this.keyspace.loading) return false;
+    this.values.delete(key);
+    this.expires.delete(key);
+    this.keyspace.onExpired(this.index, key);
+    return true;
+  }
+
+  /**
+   * Active expiry, as Redis's activeExpireCycle: sample keys with a TTL and delete the expired
+   * ones, repeating while more than a quarter of the sample had expired.
+   */
+  activeExpireCycle(sampleSize = 20, maxRounds = 16): number {
+    let removed = 0;
+    for (let round = 0; round < maxRounds && this.expires.size > 0; round++) {
+      let sampled = 0;
+      let expired = 0;
+      const now = this.keyspace.now();
+      for (const [key, at] of this.expires) {
+        if (sampled++ >= sampleSize) break;
+        if (at <= now) {
+          this.values.delete(key);
+          this.expires.delete(key);
+          this.keyspace.onExpired(this.index, key);
+          expired++;
+        }
+      }
+      removed += expired;
+      if (expired * 4 <= sampled) break;
+    }
+    return removed;
+  }
+}
+
+export class Keyspace {
+  readonly dbs: Database[];
+  /** True while the AOF is being replayed: no expiry happens then, as in Redis. */
+  loading = false;
+  private readonly listeners: KeyListener[] = [];
+  /** Listeners told about keys that expired (the AOF logs a DEL for them). */
+  private readonly expiryListeners: KeyListener[] = [];
+
+  constructor(readonly now: () => number = Date.now) {
+    this.dbs = Array.from({ length: DATABASE_COUNT }, (_, i) => new Database(i, this));
+  }
+
+  db(index: number): Database {
+    const db = this.dbs[index];
+    if (db === undefined) throw new RangeError(`no database ${index}`);
+    return db;
+  }
+
+  onKeyModified(listener: KeyListener): void {
+    this.listeners.push(listener);
+  }
+
+  onKeyExpired(listener: KeyListener): void {
+    this.expiryListeners.push(listener);
+  }
+
+  /** Tells WATCH and blocked readers that a key changed (Redis's signalModifiedKey). */
+  signalModified(db: number, key: string): void {
+    for (const l of this.listeners) l(db, key);
+  }
+
+  /** @internal called by Database on expiry. */
+  onExpired(db: number, key: string): void {
+    for (const l of this.expiryListeners) l(db, key);
+    this.signalModified(db, key);
+  }
+
+  totalKeys(): number {
+    let n = 0;
+    for (const db of this.dbs) n += db.size;
+    return n;
+  }
+}

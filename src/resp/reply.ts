@@ -1,0 +1,111 @@
+// Reply values produced by command handlers, independent of the wire protocol.
+// The encoder turns them into RESP2 or RESP3; the embedded client turns them into JS values.
+//
+//   string | Buffer   bulk string (string is UTF-8 encoded on the wire)
+//   number | bigint   integer (number must be an integer)
+//   null              null bulk string  ($-1 in RESP2, _ in RESP3)
+//   NULL_ARRAY        null array        (*-1 in RESP2, _ in RESP3)
+//   Reply[]           array
+//   SimpleString, ErrorReply, MapReply, SetReply, DoubleReply, BooleanReply, VerbatimReply,
+//   PushReply         see below
+
+export class SimpleString {
+  constructor(readonly value: string) {}
+}
+
+/** An error reply. `message` carries the code prefix, e.g. "ERR syntax error" or "WRONGTYPE ...". */
+export class ErrorReply {
+  constructor(readonly message: string) {}
+  get code(): string {
+    const space = this.message.indexOf(' ');
+    return space < 0 ? this.message : this.message.slice(0, space);
+  }
+}
+
+/** RESP3 map; in RESP2 a flat array of alternating keys and values. */
+export class MapReply {
+  constructor(readonly entries: Array<[Reply, Reply]>) {}
+}
+
+/** RESP3 set; in RESP2 a plain array. */
+export class SetReply {
+  constructor(readonly items: Reply[]) {}
+}
+
+/** RESP3 double; in RESP2 a bulk string, formatted as Redis does. */
+export class DoubleReply {
+  constructor(readonly value: number) {}
+}
+
+/** RESP3 boolean; in RESP2 the integer 1 or 0. */
+export class BooleanReply {
+  constructor(readonly value: boolean) {}
+}
+
+/** RESP3 verbatim string (e.g. INFO, CLIENT INFO); in RESP2 a bulk string. */
+export class VerbatimReply {
+  constructor(readonly format: string, readonly text: string) {}
+}
+
+/** RESP3 push; in RESP2 a plain array. */
+export class PushReply {
+  constructor(readonly items: Reply[]) {}
+}
+
+export const NULL_ARRAY: unique symbol = Symbol('NULL_ARRAY');
+export type NullArray = typeof NULL_ARRAY;
+
+export type Reply =
+  | string
+  | Buffer
+  | number
+  | bigint
+  | null
+  | NullArray
+  | Reply[]
+  | SimpleString
+  | ErrorReply
+  | MapReply
+  | SetReply
+  | DoubleReply
+  | BooleanReply
+  | VerbatimReply
+  | PushReply;
+
+export const OK = new SimpleString('OK');
+export const QUEUED = new SimpleString('QUEUED');
+export const PONG = new SimpleString('PONG');
+
+export function isError(r: Reply): r is ErrorReply {
+  return r instanceof ErrorReply;
+}
+
+/** Thrown by handlers and argument parsers to produce an error reply. */
+export class CommandError extends Error {
+  constructor(readonly reply: string) {
+    super(reply);
+  }
+}
+
+// Common error texts, exactly as Redis 7 words them.
+export const Errors = {
+  syntax: 'ERR syntax error',
+  wrongType: 'WRONGTYPE Operation against a key holding the wrong kind of value',
+  notInteger: 'ERR value is not an integer or out of range',
+  notFloat: 'ERR value is not a valid float',
+  noSuchKey: 'ERR no such key',
+  dbIndexOutOfRange: 'ERR DB index is out of range',
+  noAuth: 'NOAUTH Authentication required.',
+  wrongPass: 'WRONGPASS invalid username-password pair or user is disabled.',
+  timeoutNotFloat: 'ERR timeout is not a float or out of range',
+  timeoutNegative: 'ERR timeout is negative',
+  wrongArity: (name: string) => `ERR wrong number of arguments for '${name}' command`,
+  unknownCommand: (name: string, args: string) =>
+    `ERR unknown command '${name}', with args beginning with: ${args}`,
+  unknownSubcommand: (sub: string, cmd: string) =>
+    `ERR unknown subcommand '${sub}'. Try ${cmd} HELP.`,
+} as const;
+
+export function fail(message: string): never {
+  throw new CommandError(message);
+}
