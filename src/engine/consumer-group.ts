@@ -1,0 +1,2 @@
+// Placeholder until the consumer-group model lands (owned by the consumer-group work).
+export class ConsumerGroup {}
