@@ -6,6 +6,8 @@ export interface BlockedState {
   readonly keys: string[];
   /** Ends the block with this reply (timeout, CLIENT UNBLOCK, disconnect). */
   finish(reply: import('../resp/reply.js').Reply | undefined): void;
+  /** What the command replies on timeout (CLIENT UNBLOCK ... TIMEOUT replies it too). */
+  readonly timeoutReply?: import('../resp/reply.js').Reply;
 }
 
 let nextClientId = 1;
@@ -33,6 +35,8 @@ export class ClientState {
   closeAfterReply = false;
   libName = '';
   libVersion = '';
+  /** CLIENT NO-EVICT; sluice never evicts clients, the flag is only reported. */
+  noEvict = false;
 
   constructor(
     readonly kind: 'tcp' | 'embedded' | 'aof',

@@ -1,3 +1,386 @@
-import type { CommandSpec } from './types.js';
+// Connection commands: PING, ECHO, HELLO, AUTH, SELECT, QUIT, RESET and CLIENT, as Redis 7.0
+// (plus CLIENT SETINFO from 7.2, which node-redis sends on connect).
+import { DATABASE_COUNT } from '../engine/keyspace.js';
+import {
+  ErrorReply,
+  Errors,
+  MapReply,
+  OK,
+  PONG,
+  type Reply,
+  SimpleString,
+  VerbatimReply,
+  fail,
+} from '../resp/reply.js';
+import { integerArg, isKeyword, lower, parseInt64, text } from './args.js';
+import type { ClientState } from './client-state.js';
+import type { Instance } from './instance.js';
+import { type CommandSpec, type Context, command, container } from './types.js';
 
-export const commands: CommandSpec[] = [];
+/** The version HELLO and INFO report: the Redis release whose replies sluice reproduces. */
+export const REDIS_VERSION = '7.0.15';
+
+/** A HELP reply: the usage line and the given lines, as status strings (addReplyHelp). */
+export function helpReply(name: string, lines: string[]): Reply {
+  return [
+    new SimpleString(`${name} <subcommand> [<arg> [value] [opt] ...]. Subcommands are:`),
+    ...lines.map((l) => new SimpleString(l)),
+    new SimpleString('HELP'),
+    new SimpleString('    Prints this help.'),
+  ];
+}
+
+/** Checks a password for a user as the default user with `requirepass` does. */
+export function passwordMatches(instance: Instance, user: string, pass: Buffer): boolean {
+  if (user !== 'default') return false;
+  const required = instance.config.get('requirepass');
+  return required === '' || required === pass.toString('utf8');
+}
+
+/** Client names and library names may not contain spaces or special characters. */
+function validName(arg: Buffer): boolean {
+  for (const c of arg) if (c < 33 || c > 126) return false;
+  return true;
+}
+
+function setName(client: ClientState, arg: Buffer): void {
+  if (!validName(arg)) fail('ERR Client names cannot contain spaces, newlines or special characters.');
+  client.name = text(arg);
+}
+
+function ping(ctx: Context, argv: Buffer[]): Reply {
+  if (argv.length > 2) fail(Errors.wrongArity('ping'));
+  return argv.length === 2 ? argv[1]! : PONG;
+}
+
+function hello(ctx: Context, argv: Buffer[]): Reply {
+  const { client, instance } = ctx;
+  let version: number | null = null;
+  if (argv.length >= 2) {
+    const v = parseInt64(argv[1]!);
+    if (v === undefined) fail('ERR Protocol version is not an integer or out of range');
+    if (v < 2n || v > 3n) fail('NOPROTO unsupported protocol version');
+    version = Number(v);
+  }
+  let auth: [string, Buffer] | null = null;
+  let name: Buffer | null = null;
+  for (let j = 2; j < argv.length; j++) {
+    const more = argv.length - 1 - j;
+    if (isKeyword(argv[j], 'auth') && more >= 2) {
+      auth = [text(argv[j + 1]!), argv[j + 2]!];
+      j += 2;
+    } else if (isKeyword(argv[j], 'setname') && more >= 1) {
+      name = argv[j + 1]!;
+      j++;
+    } else {
+      fail(`ERR Syntax error in HELLO option '${text(argv[j]!)}'`);
+    }
+  }
+  if (auth !== null) {
+    if (!passwordMatches(instance, auth[0], auth[1])) fail(Errors.wrongPass);
+    client.authenticated = true;
+  }
+  if (!client.authenticated) {
+    fail(
+      'NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO ' +
+        'AUTH <user> <pass> option can be used to authenticate the client and select the RESP ' +
+        'protocol version at the same time',
+    );
+  }
+  if (name !== null) setName(client, name);
+  if (version !== null) client.resp = version as 2 | 3;
+  return new MapReply([
+    ['server', 'redis'],
+    ['version', REDIS_VERSION],
+    ['proto', client.resp],
+    ['id', client.id],
+    ['mode', 'standalone'],
+    ['role', 'master'],
+    ['modules', []],
+  ]);
+}
+
+function auth(ctx: Context, argv: Buffer[]): Reply {
+  if (argv.length > 3) fail(Errors.syntax);
+  if (argv.length === 2 && ctx.instance.config.get('requirepass') === '') {
+    fail(
+      'ERR AUTH <password> called without any password configured for the default user. ' +
+        'Are you sure your configuration is correct?',
+    );
+  }
+  const user = argv.length === 3 ? text(argv[1]!) : 'default';
+  if (!passwordMatches(ctx.instance, user, argv[argv.length - 1]!)) fail(Errors.wrongPass);
+  ctx.client.authenticated = true;
+  return OK;
+}
+
+function select(ctx: Context, argv: Buffer[]): Reply {
+  const index = integerArg(argv[1]!);
+  if (index < 0 || index >= DATABASE_COUNT) fail(Errors.dbIndexOutOfRange);
+  ctx.client.db = index;
+  return OK;
+}
+
+function quit(ctx: Context): Reply {
+  ctx.client.closeAfterReply = true;
+  return OK;
+}
+
+/** RESET: back to a fresh connection's state, keeping the connection. */
+function reset(ctx: Context): Reply {
+  const { client, instance } = ctx;
+  client.multi = null;
+  client.multiAborted = false;
+  instance.unwatchAll(client);
+  client.db = 0;
+  client.resp = 2;
+  client.name = '';
+  client.noEvict = false;
+  client.authenticated = instance.config.get('requirepass') === '';
+  return new SimpleString('RESET');
+}
+
+// --- CLIENT ------------------------------------------------------------------------------
+
+function clientFlags(client: ClientState): string {
+  let flags = '';
+  if (client.blocked !== null) flags += 'b';
+  if (client.closeAfterReply) flags += 'c';
+  if (client.dirtyCas) flags += 'd';
+  if (client.noEvict) flags += 'e';
+  if (client.multi !== null) flags += 'x';
+  return flags === '' ? 'N' : flags;
+}
+
+/** One CLIENT LIST line. `current` is the command the caller is running (Redis shows it). */
+export function clientInfoLine(client: ClientState, now: number, current?: string): string {
+  const age = Math.floor((now - client.createdAt) / 1000);
+  const idle = Math.floor((now - client.lastInteraction) / 1000);
+  const cmd = current ?? client.lastCommand;
+  return (
+    `id=${client.id} addr=${client.addr} laddr=${client.laddr} fd=${client.fd} name=${client.name} ` +
+    `age=${age} idle=${idle} flags=${clientFlags(client)} db=${client.db} sub=0 psub=0 ssub=0 ` +
+    `multi=${client.multi === null ? -1 : client.multi.length} qbuf=0 qbuf-free=0 argv-mem=0 ` +
+    `multi-mem=0 rbs=0 rbp=0 obl=0 oll=0 omem=0 tot-mem=0 events=r cmd=${cmd} user=default ` +
+    `redir=-1 resp=${client.resp} lib-name=${client.libName} lib-ver=${client.libVersion}`
+  );
+}
+
+const CLIENT_TYPES = new Set(['normal', 'master', 'replica', 'slave', 'pubsub']);
+
+function clientList(ctx: Context, argv: Buffer[]): Reply {
+  const now = Date.now();
+  let ids: Set<number> | null = null;
+  let type: string | null = null;
+  if (argv.length === 4 && isKeyword(argv[2], 'type')) {
+    type = lower(argv[3]!);
+    if (!CLIENT_TYPES.has(type)) fail(`ERR Unknown client type '${text(argv[3]!)}'`);
+  } else if (argv.length >= 4 && isKeyword(argv[2], 'id')) {
+    ids = new Set();
+    for (const arg of argv.slice(3)) {
+      const id = parseInt64(arg);
+      if (id === undefined || id < 1n) fail('ERR Invalid client ID');
+      ids.add(Number(id));
+    }
+  } else if (argv.length !== 2) {
+    fail(Errors.syntax);
+  }
+  let out = '';
+  for (const client of ctx.instance.clients.values()) {
+    if (client.kind === 'aof') continue;
+    if (ids !== null && !ids.has(client.id)) continue;
+    // Every client here is a normal one: sluice has no replication or pub/sub.
+    if (type !== null && type !== 'normal') continue;
+    out += clientInfoLine(client, now, client === ctx.client ? 'client|list' : undefined) + '\n';
+  }
+  return new VerbatimReply('txt', out);
+}
+
+function clientKill(ctx: Context, argv: Buffer[]): Reply {
+  const { instance, client: self } = ctx;
+  if (argv.length === 3) {
+    // Old form: CLIENT KILL addr:port.
+    const addr = text(argv[2]!);
+    const target = [...instance.clients.values()].find((c) => c.addr === addr);
+    if (target === undefined) fail('ERR No such client');
+    killClient(self, target);
+    return OK;
+  }
+  if (argv.length % 2 !== 0) fail(Errors.syntax);
+  const filters: Array<(c: ClientState) => boolean> = [];
+  let skipMe = true;
+  for (let i = 2; i < argv.length; i += 2) {
+    const opt = lower(argv[i]!);
+    const value = argv[i + 1]!;
+    if (opt === 'id') {
+      const id = parseInt64(value);
+      if (id === undefined || id < 1n) fail('ERR client-id should be greater than 0');
+      filters.push((c) => c.id === Number(id));
+    } else if (opt === 'addr') {
+      filters.push((c) => c.addr === text(value));
+    } else if (opt === 'laddr') {
+      filters.push((c) => c.laddr === text(value));
+    } else if (opt === 'type') {
+      const type = lower(value);
+      if (!CLIENT_TYPES.has(type)) fail(`ERR Unknown client type '${text(value)}'`);
+      filters.push(() => type === 'normal');
+    } else if (opt === 'user') {
+      const user = text(value);
+      if (user !== 'default') fail(`ERR No such user '${user}'`);
+    } else if (opt === 'skipme') {
+      if (isKeyword(value, 'yes')) skipMe = true;
+      else if (isKeyword(value, 'no')) skipMe = false;
+      else fail(Errors.syntax);
+    } else {
+      fail(Errors.syntax);
+    }
+  }
+  let killed = 0;
+  for (const c of [...instance.clients.values()]) {
+    if (c.kind === 'aof' || (skipMe && c === self)) continue;
+    if (!filters.every((f) => f(c))) continue;
+    killClient(self, c);
+    killed++;
+  }
+  return killed;
+}
+
+/** The caller itself is closed after its reply is written; others are dropped at once. */
+function killClient(self: ClientState, target: ClientState): void {
+  if (target === self) target.closeAfterReply = true;
+  else target.kill();
+}
+
+function clientUnblock(ctx: Context, argv: Buffer[]): Reply {
+  if (argv.length > 4) fail(Errors.syntax);
+  const id = integerArg(argv[2]!);
+  let asError = false;
+  if (argv.length === 4) {
+    if (isKeyword(argv[3], 'error')) asError = true;
+    else if (!isKeyword(argv[3], 'timeout')) fail('ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR');
+  }
+  const target = ctx.instance.clients.get(id);
+  if (target === undefined || target.blocked === null) return 0;
+  const blocked = target.blocked;
+  blocked.finish(asError ? new ErrorReply('UNBLOCKED client unblocked via CLIENT UNBLOCK') : blocked.timeoutReply ?? undefined);
+  return 1;
+}
+
+function onOff(arg: Buffer): boolean {
+  if (isKeyword(arg, 'on')) return true;
+  if (isKeyword(arg, 'off')) return false;
+  fail(Errors.syntax);
+}
+
+function clientSetInfo(ctx: Context, argv: Buffer[]): Reply {
+  const attr = lower(argv[2]!);
+  const value = argv[3]!;
+  if (attr !== 'lib-name' && attr !== 'lib-ver') fail(`ERR Unrecognized option '${text(argv[2]!)}'`);
+  if (!validName(value) && value.length > 0) {
+    fail(`ERR ${attr} cannot contain spaces, newlines or special characters.`);
+  }
+  if (attr === 'lib-name') ctx.client.libName = text(value);
+  else ctx.client.libVersion = text(value);
+  return OK;
+}
+
+const CLIENT_HELP = [
+  'GETNAME',
+  '    Return the name of the current connection.',
+  'ID',
+  '    Return the ID of the current connection.',
+  'INFO',
+  '    Return information about the current client connection.',
+  'KILL <ip:port>',
+  '    Kill connection made from <ip:port>.',
+  'KILL <option> <value> [<option> <value> [...]]',
+  '    Kill connections. Options are:',
+  '    * ADDR (<ip:port>|<unixsocket>:0)',
+  '      Kill connections made from the specified address',
+  '    * LADDR (<ip:port>|<unixsocket>:0)',
+  '      Kill connections made to specified local address',
+  '    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)',
+  '      Kill connections by type.',
+  '    * USER <username>',
+  '      Kill connections authenticated by <username>.',
+  '    * SKIPME (YES|NO)',
+  '      Skip killing current connection (default: yes).',
+  'LIST [options ...]',
+  '    Return information about client connections. Options:',
+  '    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)',
+  '      Return clients of specified type.',
+  'SETINFO <option> <value>',
+  '    Set client meta attr. Options are:',
+  '    * LIB-NAME: the client lib name.',
+  '    * LIB-VER: the client lib version.',
+  'SETNAME <name>',
+  '    Assign the name <name> to the current connection.',
+  'UNBLOCK <clientid> [TIMEOUT|ERROR]',
+  '    Unblock the specified blocked client.',
+  'NO-EVICT (ON|OFF)',
+  '    Protect current client connection from eviction.',
+];
+
+const CONN = ['connection'];
+const clientSub = (
+  name: string,
+  arity: number,
+  flags: CommandSpec['flags'],
+  handler: CommandSpec['handler'] & object,
+): CommandSpec => command(name, arity, flags, null, handler, { categories: ['slow', ...CONN] });
+
+export const commands: CommandSpec[] = [
+  command('ping', -1, ['fast'], null, ping, { categories: ['fast', ...CONN], summary: 'Ping the server' }),
+  command('echo', 2, ['fast'], null, (_ctx, argv) => argv[1]!, {
+    categories: ['fast', ...CONN],
+    summary: 'Echo the given string',
+  }),
+  command('hello', -1, ['noscript', 'loading', 'stale', 'fast', 'no_auth', 'allow_busy'], null, hello, {
+    categories: ['fast', ...CONN],
+    summary: 'Handshake with Redis',
+  }),
+  command('auth', -2, ['noscript', 'loading', 'stale', 'fast', 'no_auth', 'allow_busy'], null, auth, {
+    categories: ['fast', ...CONN],
+    summary: 'Authenticate to the server',
+  }),
+  command('select', 2, ['loading', 'stale', 'fast'], null, select, {
+    categories: ['fast', ...CONN],
+    summary: 'Change the selected database for the current connection',
+  }),
+  command('quit', -1, ['allow_busy', 'noscript', 'loading', 'stale', 'fast', 'no_auth'], null, quit, {
+    categories: ['fast', ...CONN],
+    summary: 'Close the connection',
+  }),
+  command('reset', 1, ['noscript', 'loading', 'stale', 'fast', 'no_auth', 'allow_busy'], null, reset, {
+    categories: ['fast', ...CONN],
+    summary: 'Reset the connection',
+  }),
+  container(
+    'client',
+    -2,
+    [
+      clientSub('id', 2, ['noscript', 'loading', 'stale'], (ctx) => ctx.client.id),
+      clientSub('setname', 3, ['noscript', 'loading', 'stale'], (ctx, argv) => {
+        setName(ctx.client, argv[2]!);
+        return OK;
+      }),
+      clientSub('getname', 2, ['noscript', 'loading', 'stale'], (ctx) =>
+        ctx.client.name === '' ? null : ctx.client.name,
+      ),
+      clientSub('list', -2, ['admin', 'noscript', 'loading', 'stale'], clientList),
+      clientSub('info', 2, ['noscript', 'loading', 'stale'], (ctx) =>
+        new VerbatimReply('txt', clientInfoLine(ctx.client, Date.now(), 'client|info') + '\n'),
+      ),
+      clientSub('kill', -3, ['admin', 'noscript', 'loading', 'stale'], clientKill),
+      clientSub('no-evict', 3, ['admin', 'noscript', 'loading', 'stale'], (ctx, argv) => {
+        ctx.client.noEvict = onOff(argv[2]!);
+        return OK;
+      }),
+      clientSub('setinfo', 4, ['noscript', 'loading', 'stale'], clientSetInfo),
+      clientSub('unblock', -3, ['admin', 'noscript', 'loading', 'stale'], clientUnblock),
+      clientSub('getredir', 2, ['noscript', 'loading', 'stale'], () => -1),
+      clientSub('help', 2, ['loading', 'stale'], () => helpReply('CLIENT', CLIENT_HELP)),
+    ],
+    { summary: 'A container for client connection commands' },
+  ),
+];

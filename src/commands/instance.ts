@@ -94,6 +94,11 @@ export class Instance {
   lastSaveTime = Math.floor(Date.now() / 1000);
   /** Set by the transport: closes listeners, flushes, exits (SHUTDOWN). */
   shutdownHandler: ((opts: { save: boolean | null }) => Promise<string | null>) | null = null;
+  /**
+   * INFO sections supplied by other layers (the persistence engineer sets 'persistence'):
+   * section name (lower case) to the section's "field:value" lines, without the header.
+   */
+  readonly infoProviders = new Map<string, () => string[]>();
 
   private readonly waitersByKey = new Map<string, Waiter[]>();
   private readonly readyKeys = new Set<string>();
@@ -360,7 +365,7 @@ export class Instance {
         list.push(waiter);
       }
       if (timeoutMs > 0) waiter.timer = setTimeout(() => finish(onTimeout), timeoutMs);
-      client.blocked = { db, keys, finish };
+      client.blocked = { db, keys, finish, timeoutReply: onTimeout };
     });
   }
 
