@@ -1,1 +1,6 @@
 export { open, EmbeddedDatabase, EmbeddedSession, ReplyError, type OpenOptions, type Value } from './client/embedded.js';
+export { connect, type Connectable } from './client/connect.js';
+export { type Connection, TransactionError } from './client/connection.js';
+export { RedisConnection } from './client/redis-connection.js';
+export { EmbeddedConnection } from './client/embedded-connection.js';
+export * from './broker/index.js';

@@ -1,0 +1,152 @@
+// Broker metrics: counters and a handler latency histogram per worker (or shared by several),
+// exposed as a plain object and as Prometheus text; plus consumer-group lag read from XINFO GROUPS.
+import * as hdr from 'hdr-histogram-js';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { Connection } from '../client/connection.js';
+import { pairsToObject } from './replies.js';
+
+export type CounterName = 'processed' | 'failed' | 'retried' | 'deadLettered' | 'claimed';
+
+export interface MetricsSnapshot {
+  processed: number;
+  failed: number;
+  retried: number;
+  deadLettered: number;
+  claimed: number;
+  /** Handler latency in milliseconds. */
+  latency: { count: number; p50: number; p90: number; p99: number; max: number; mean: number };
+}
+
+export interface GroupLag {
+  stream: string;
+  group: string;
+  consumers: number;
+  pending: number;
+  lastDeliveredId: string;
+  entriesRead: number | null;
+  /** Entries not yet delivered to the group; null when Redis cannot tell (after deletions). */
+  lag: number | null;
+}
+
+/** XINFO GROUPS stream → one record per group. */
+export async function groupLag(conn: Connection, stream: string): Promise<GroupLag[]> {
+  let raw;
+  try {
+    raw = (await conn.call('XINFO', 'GROUPS', stream)) as unknown[];
+  } catch (err) {
+    if (/no such key/i.test((err as Error).message)) return [];
+    throw err;
+  }
+  return raw.map((g) => {
+    const o = pairsToObject(g as never);
+    const num = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
+    return {
+      stream,
+      group: String(o['name']),
+      consumers: Number(o['consumers']),
+      pending: Number(o['pending']),
+      lastDeliveredId: String(o['last-delivered-id']),
+      entriesRead: num(o['entries-read']),
+      lag: num(o['lag']),
+    };
+  });
+}
+
+const PROM_NAMES: Record<CounterName, string> = {
+  processed: 'sluice_messages_processed_total',
+  failed: 'sluice_messages_failed_total',
+  retried: 'sluice_messages_retried_total',
+  deadLettered: 'sluice_messages_dead_lettered_total',
+  claimed: 'sluice_messages_claimed_total',
+};
+
+export class Metrics {
+  readonly registry = new Registry();
+  private readonly counts: Record<CounterName, number> = { processed: 0, failed: 0, retried: 0, deadLettered: 0, claimed: 0 };
+  private readonly histogram = hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 3_600_000_000, numberOfSignificantValueDigits: 3 });
+  private readonly promCounters: Record<CounterName, Counter>;
+  private readonly promLatency: Histogram;
+  /** Streams whose groups' lag is reported in the Prometheus text. */
+  private readonly lagSources: Array<{ conn: Connection; stream: string }> = [];
+
+  constructor() {
+    const help: Record<CounterName, string> = {
+      processed: 'Messages whose handler succeeded and that were acknowledged',
+      failed: 'Handler failures (each failed delivery counts once)',
+      retried: 'Deliveries retried after a failure',
+      deadLettered: 'Messages moved to the dead-letter stream',
+      claimed: 'Messages claimed from other (stale) consumers',
+    };
+    this.promCounters = Object.fromEntries(
+      (Object.keys(PROM_NAMES) as CounterName[]).map((k) => [k, new Counter({ name: PROM_NAMES[k], help: help[k], registers: [this.registry] })]),
+    ) as Record<CounterName, Counter>;
+    this.promLatency = new Histogram({
+      name: 'sluice_handler_duration_seconds',
+      help: 'Handler run time',
+      buckets: [0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 30],
+      registers: [this.registry],
+    });
+    const sources = this.lagSources;
+    new Gauge({
+      name: 'sluice_group_lag',
+      help: 'Entries not yet delivered to the consumer group (XINFO GROUPS lag)',
+      labelNames: ['stream', 'group'],
+      registers: [this.registry],
+      async collect() {
+        this.reset();
+        for (const { conn, stream } of sources) {
+          for (const g of await groupLag(conn, stream)) if (g.lag !== null) this.set({ stream, group: g.group }, g.lag);
+        }
+      },
+    });
+    new Gauge({
+      name: 'sluice_group_pending',
+      help: 'Entries delivered to the consumer group and not yet acknowledged',
+      labelNames: ['stream', 'group'],
+      registers: [this.registry],
+      async collect() {
+        this.reset();
+        for (const { conn, stream } of sources) {
+          for (const g of await groupLag(conn, stream)) this.set({ stream, group: g.group }, g.pending);
+        }
+      },
+    });
+  }
+
+  inc(name: CounterName, n = 1): void {
+    this.counts[name] += n;
+    this.promCounters[name].inc(n);
+  }
+
+  /** Records one handler run time, in milliseconds. */
+  observe(ms: number): void {
+    this.histogram.recordValue(Math.max(1, Math.round(ms * 1000))); // microseconds
+    this.promLatency.observe(ms / 1000);
+  }
+
+  /** Reports lag and pending of this stream's groups in `prometheus()`. */
+  watchLag(conn: Connection, stream: string): void {
+    if (!this.lagSources.some((s) => s.conn === conn && s.stream === stream)) this.lagSources.push({ conn, stream });
+  }
+
+  snapshot(): MetricsSnapshot {
+    const h = this.histogram;
+    const ms = (us: number): number => us / 1000;
+    return {
+      ...this.counts,
+      latency: {
+        count: h.totalCount,
+        p50: ms(h.getValueAtPercentile(50)),
+        p90: ms(h.getValueAtPercentile(90)),
+        p99: ms(h.getValueAtPercentile(99)),
+        max: ms(h.maxValue),
+        mean: h.totalCount === 0 ? 0 : ms(h.mean),
+      },
+    };
+  }
+
+  /** Prometheus text exposition format. */
+  prometheus(): Promise<string> {
+    return this.registry.metrics();
+  }
+}

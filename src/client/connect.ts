@@ -1,0 +1,31 @@
+// connect(urlOrClient): the one entry point that turns whatever the user has into a Connection.
+import { Redis, type RedisOptions } from 'ioredis';
+import type { Connection } from './connection.js';
+import { EmbeddedDatabase, open } from './embedded.js';
+import { EmbeddedConnection } from './embedded-connection.js';
+import { RedisConnection } from './redis-connection.js';
+
+export type Connectable = string | Redis | EmbeddedDatabase | Connection;
+
+/**
+ * - a `redis://` / `rediss://` URL: a new ioredis client (reconnecting with backoff);
+ * - `embedded:` (or `embedded:/path/to/dir` for persistence): a fresh in-process database,
+ *   closed with the connection;
+ * - an ioredis client or an EmbeddedDatabase you own: wrapped, not closed by close();
+ * - a Connection: returned as is.
+ */
+export async function connect(target: Connectable, options: RedisOptions = {}): Promise<Connection> {
+  if (typeof target === 'string') {
+    if (target.startsWith('embedded:')) {
+      const dir = target.slice('embedded:'.length);
+      const db = await open(dir === '' ? {} : { dir });
+      return new EmbeddedConnection(db, true);
+    }
+    // No PING here: commands queue until the link is up, so a server that is still starting
+    // (or restarting) is waited for rather than reported as an error.
+    return RedisConnection.fromUrl(target, options);
+  }
+  if (target instanceof Redis) return new RedisConnection(target, false);
+  if (target instanceof EmbeddedDatabase) return new EmbeddedConnection(target, false);
+  return target;
+}

@@ -1,0 +1,33 @@
+// The one interface the broker speaks: a command channel to Redis, Valkey, sluice server or the
+// embedded engine. Replies are plain JS values as ioredis gives them under RESP2 (bulk strings
+// decoded as UTF-8, integers as numbers, maps flattened), so broker code is transport-agnostic.
+import type { Arg, Value } from './embedded.js';
+
+export type { Arg, Value };
+
+export interface Connection {
+  /** 'redis' for a socket client, 'embedded' for the in-process engine. */
+  readonly kind: 'redis' | 'embedded';
+  /** Runs one command; an error reply rejects with an Error whose message is Redis's text. */
+  call(...args: Arg[]): Promise<Value>;
+  /** Sends commands pipelined (not atomically); each slot is its reply or the Error it got. */
+  pipeline(commands: Arg[][]): Promise<Array<Value | Error>>;
+  /**
+   * Runs commands in one MULTI/EXEC. Rejects if the transaction was aborted or any command in
+   * it replied with an error (the others still took effect, as in Redis).
+   */
+  multi(commands: Arg[][]): Promise<Value[]>;
+  /** A new, independent connection to the same server, safe for blocking reads. */
+  duplicate(): Promise<Connection>;
+  /** Called after the connection was lost and established again (never on the first connect). */
+  onReconnect(listener: () => void): () => void;
+  close(): Promise<void>;
+}
+
+/** Raised by `multi` when EXEC returned null or a queued command failed. */
+export class TransactionError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'TransactionError';
+  }
+}
