@@ -1,3 +1,169 @@
-import type { CommandSpec } from './types.js';
+// Hash commands (t_hash.c). Small hashes reply in insertion order, as Redis's listpack does.
+import { HashValue } from '../engine/hash.js';
+import { type Database, keyBytes, keyOf } from '../engine/keyspace.js';
+import { Errors, fail, MapReply, OK, type Reply } from '../resp/reply.js';
+import { int64Arg, parseInt64 } from './args.js';
+import { addLongDouble, formatLongDouble, parseLongDouble } from './long-double.js';
+import { command, type CommandSpec, type Context } from './types.js';
 
-export const commands: CommandSpec[] = [];
+const INT64_MAX = 9223372036854775807n;
+const INT64_MIN = -9223372036854775808n;
+
+/** The hash at `key`, undefined when missing; WRONGTYPE for other types. */
+export function lookupHash(db: Database, key: string): HashValue | undefined {
+  const value = db.get(key);
+  if (value === undefined) return undefined;
+  if (!(value instanceof HashValue)) fail(Errors.wrongType);
+  return value;
+}
+
+/** The hash at `key`, created empty (and stored) when missing. */
+function lookupOrCreateHash(db: Database, key: string): HashValue {
+  let hash = lookupHash(db, key);
+  if (hash === undefined) {
+    hash = new HashValue();
+    db.set(key, hash);
+  }
+  return hash;
+}
+
+function hsetGeneric(name: 'hset' | 'hmset') {
+  return (ctx: Context, argv: Buffer[]): Reply => {
+    if (argv.length % 2 === 1) fail(Errors.wrongArity(name));
+    const key = keyOf(argv[1]!);
+    const hash = lookupOrCreateHash(ctx.db, key);
+    let created = 0;
+    for (let i = 2; i < argv.length; i += 2) {
+      if (hash.set(keyOf(argv[i]!), Buffer.from(argv[i + 1]!))) created++;
+    }
+    ctx.modified(key);
+    return name === 'hset' ? created : OK;
+  };
+}
+
+function hsetnx(ctx: Context, argv: Buffer[]): Reply {
+  const key = keyOf(argv[1]!);
+  const existing = lookupHash(ctx.db, key);
+  const field = keyOf(argv[2]!);
+  if (existing?.has(field)) return 0;
+  lookupOrCreateHash(ctx.db, key).set(field, Buffer.from(argv[3]!));
+  ctx.modified(key);
+  return 1;
+}
+
+function hget(ctx: Context, argv: Buffer[]): Reply {
+  return lookupHash(ctx.db, keyOf(argv[1]!))?.get(keyOf(argv[2]!)) ?? null;
+}
+
+function hmget(ctx: Context, argv: Buffer[]): Reply {
+  const hash = lookupHash(ctx.db, keyOf(argv[1]!));
+  const out: Reply[] = [];
+  for (let i = 2; i < argv.length; i++) out.push(hash?.get(keyOf(argv[i]!)) ?? null);
+  return out;
+}
+
+function hgetall(ctx: Context, argv: Buffer[]): Reply {
+  const hash = lookupHash(ctx.db, keyOf(argv[1]!));
+  const entries: Array<[Reply, Reply]> = [];
+  if (hash !== undefined) for (const [field, value] of hash.fields) entries.push([keyBytes(field), value]);
+  return new MapReply(entries);
+}
+
+function hdel(ctx: Context, argv: Buffer[]): Reply {
+  const key = keyOf(argv[1]!);
+  const hash = lookupHash(ctx.db, key);
+  if (hash === undefined) return 0;
+  let removed = 0;
+  for (let i = 2; i < argv.length; i++) {
+    if (hash.delete(keyOf(argv[i]!))) removed++;
+    if (hash.size === 0) {
+      ctx.db.delete(key);
+      break;
+    }
+  }
+  if (removed > 0) ctx.modified(key);
+  return removed;
+}
+
+function hlen(ctx: Context, argv: Buffer[]): Reply {
+  return lookupHash(ctx.db, keyOf(argv[1]!))?.size ?? 0;
+}
+
+function hstrlen(ctx: Context, argv: Buffer[]): Reply {
+  return lookupHash(ctx.db, keyOf(argv[1]!))?.get(keyOf(argv[2]!))?.length ?? 0;
+}
+
+function hexists(ctx: Context, argv: Buffer[]): Reply {
+  return lookupHash(ctx.db, keyOf(argv[1]!))?.has(keyOf(argv[2]!)) === true ? 1 : 0;
+}
+
+function hkeys(ctx: Context, argv: Buffer[]): Reply {
+  const hash = lookupHash(ctx.db, keyOf(argv[1]!));
+  return hash === undefined ? [] : [...hash.fields.keys()].map(keyBytes);
+}
+
+function hvals(ctx: Context, argv: Buffer[]): Reply {
+  const hash = lookupHash(ctx.db, keyOf(argv[1]!));
+  return hash === undefined ? [] : [...hash.fields.values()];
+}
+
+function hincrby(ctx: Context, argv: Buffer[]): Reply {
+  const by = int64Arg(argv[3]!);
+  const key = keyOf(argv[1]!);
+  const hash = lookupOrCreateHash(ctx.db, key);
+  const field = keyOf(argv[2]!);
+  const current = hash.get(field);
+  let value = 0n;
+  if (current !== undefined) {
+    const parsed = parseInt64(current);
+    if (parsed === undefined) fail('ERR hash value is not an integer');
+    value = parsed;
+  }
+  if ((by < 0n && value < 0n && by < INT64_MIN - value) || (by > 0n && value > 0n && by > INT64_MAX - value)) {
+    fail('ERR increment or decrement would overflow');
+  }
+  value += by;
+  hash.set(field, Buffer.from(value.toString(), 'latin1'));
+  ctx.modified(key);
+  return value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(value) : value;
+}
+
+function hincrbyfloat(ctx: Context, argv: Buffer[]): Reply {
+  const incr = parseLongDouble(argv[3]!);
+  if (incr === undefined) fail(Errors.notFloat);
+  if (incr.inf) fail('ERR value is NaN or Infinity');
+  const key = keyOf(argv[1]!);
+  const hash = lookupOrCreateHash(ctx.db, key);
+  const field = keyOf(argv[2]!);
+  const current = hash.get(field);
+  const base = parseLongDouble(current ?? '0');
+  if (base === undefined) fail('ERR hash value is not a float');
+  const sum = addLongDouble(base, incr);
+  if (sum === undefined || sum.inf) fail('ERR increment would produce NaN or Infinity');
+  const text = formatLongDouble(sum);
+  hash.set(field, Buffer.from(text, 'latin1'));
+  ctx.modified(key);
+  // Logged as the resulting value, as Redis does, so replay does not redo float arithmetic.
+  ctx.propagate(['HSET', argv[1]!, argv[2]!, text]);
+  return text;
+}
+
+const ONE_KEY = { first: 1, last: 1, step: 1 };
+const cat = (...c: string[]) => ({ categories: ['hash', ...c] });
+
+export const commands: CommandSpec[] = [
+  command('hset', -4, ['write', 'denyoom', 'fast'], ONE_KEY, hsetGeneric('hset'), cat('write', 'fast')),
+  command('hmset', -4, ['write', 'denyoom', 'fast'], ONE_KEY, hsetGeneric('hmset'), cat('write', 'fast')),
+  command('hsetnx', 4, ['write', 'denyoom', 'fast'], ONE_KEY, hsetnx, cat('write', 'fast')),
+  command('hget', 3, ['readonly', 'fast'], ONE_KEY, hget, cat('read', 'fast')),
+  command('hmget', -3, ['readonly', 'fast'], ONE_KEY, hmget, cat('read', 'fast')),
+  command('hgetall', 2, ['readonly'], ONE_KEY, hgetall, cat('read', 'slow')),
+  command('hdel', -3, ['write', 'fast'], ONE_KEY, hdel, cat('write', 'fast')),
+  command('hlen', 2, ['readonly', 'fast'], ONE_KEY, hlen, cat('read', 'fast')),
+  command('hstrlen', 3, ['readonly', 'fast'], ONE_KEY, hstrlen, cat('read', 'fast')),
+  command('hexists', 3, ['readonly', 'fast'], ONE_KEY, hexists, cat('read', 'fast')),
+  command('hkeys', 2, ['readonly'], ONE_KEY, hkeys, cat('read', 'slow')),
+  command('hvals', 2, ['readonly'], ONE_KEY, hvals, cat('read', 'slow')),
+  command('hincrby', 4, ['write', 'denyoom', 'fast'], ONE_KEY, hincrby, cat('write', 'fast')),
+  command('hincrbyfloat', 4, ['write', 'denyoom', 'fast'], ONE_KEY, hincrbyfloat, cat('write', 'fast')),
+];

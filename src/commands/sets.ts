@@ -1,3 +1,75 @@
-import type { CommandSpec } from './types.js';
+// Set commands (t_set.c) used by the broker's receipts: SADD, SREM, SCARD, SISMEMBER,
+// SMISMEMBER, SMEMBERS. Integer sets reply in ascending order, as Redis's intset does.
+import { type Database, keyBytes, keyOf } from '../engine/keyspace.js';
+import { SetValue } from '../engine/set.js';
+import { Errors, fail, type Reply, SetReply } from '../resp/reply.js';
+import { command, type CommandSpec, type Context } from './types.js';
 
-export const commands: CommandSpec[] = [];
+/** The set at `key`, undefined when missing; WRONGTYPE for other types. */
+export function lookupSet(db: Database, key: string): SetValue | undefined {
+  const value = db.get(key);
+  if (value === undefined) return undefined;
+  if (!(value instanceof SetValue)) fail(Errors.wrongType);
+  return value;
+}
+
+function sadd(ctx: Context, argv: Buffer[]): Reply {
+  const key = keyOf(argv[1]!);
+  let set = lookupSet(ctx.db, key);
+  if (set === undefined) {
+    set = new SetValue();
+    ctx.db.set(key, set);
+  }
+  let added = 0;
+  for (let i = 2; i < argv.length; i++) if (set.add(keyOf(argv[i]!))) added++;
+  if (added > 0) ctx.modified(key);
+  return added;
+}
+
+function srem(ctx: Context, argv: Buffer[]): Reply {
+  const key = keyOf(argv[1]!);
+  const set = lookupSet(ctx.db, key);
+  if (set === undefined) return 0;
+  let removed = 0;
+  for (let i = 2; i < argv.length; i++) {
+    if (set.delete(keyOf(argv[i]!))) removed++;
+    if (set.size === 0) {
+      ctx.db.delete(key);
+      break;
+    }
+  }
+  if (removed > 0) ctx.modified(key);
+  return removed;
+}
+
+function scard(ctx: Context, argv: Buffer[]): Reply {
+  return lookupSet(ctx.db, keyOf(argv[1]!))?.size ?? 0;
+}
+
+function sismember(ctx: Context, argv: Buffer[]): Reply {
+  return lookupSet(ctx.db, keyOf(argv[1]!))?.has(keyOf(argv[2]!)) === true ? 1 : 0;
+}
+
+function smismember(ctx: Context, argv: Buffer[]): Reply {
+  const set = lookupSet(ctx.db, keyOf(argv[1]!));
+  const out: Reply[] = [];
+  for (let i = 2; i < argv.length; i++) out.push(set?.has(keyOf(argv[i]!)) === true ? 1 : 0);
+  return out;
+}
+
+function smembers(ctx: Context, argv: Buffer[]): Reply {
+  const set = lookupSet(ctx.db, keyOf(argv[1]!));
+  return new SetReply(set === undefined ? [] : set.list().map(keyBytes));
+}
+
+const ONE_KEY = { first: 1, last: 1, step: 1 };
+const cat = (...c: string[]) => ({ categories: ['set', ...c] });
+
+export const commands: CommandSpec[] = [
+  command('sadd', -3, ['write', 'denyoom', 'fast'], ONE_KEY, sadd, cat('write', 'fast')),
+  command('srem', -3, ['write', 'fast'], ONE_KEY, srem, cat('write', 'fast')),
+  command('scard', 2, ['readonly', 'fast'], ONE_KEY, scard, cat('read', 'fast')),
+  command('sismember', 3, ['readonly', 'fast'], ONE_KEY, sismember, cat('read', 'fast')),
+  command('smismember', -3, ['readonly', 'fast'], ONE_KEY, smismember, cat('read', 'fast')),
+  command('smembers', 2, ['readonly'], ONE_KEY, smembers, cat('read', 'slow')),
+];

@@ -1,3 +1,339 @@
-import type { CommandSpec } from './types.js';
+// String commands (t_string.c): GET/SET and their variants, MGET/MSET, counters, APPEND,
+// STRLEN, GETRANGE, SETRANGE. Strings are stored as Buffers (copied from argv, so a value never
+// pins a whole socket read buffer).
+import { type Database, keyOf } from '../engine/keyspace.js';
+import { Errors, fail, OK, type Reply } from '../resp/reply.js';
+import { int64Arg, lower, parseInt64 } from './args.js';
+import { alreadyExpired, expireArgToAbsoluteMs } from './keys.js';
+import { addLongDouble, formatLongDouble, parseLongDouble } from './long-double.js';
+import { command, type CommandSpec, type Context } from './types.js';
 
-export const commands: CommandSpec[] = [];
+const INT64_MAX = 9223372036854775807n;
+const INT64_MIN = -9223372036854775808n;
+/** proto-max-bulk-len's default: the largest string APPEND/SETRANGE may build. */
+const MAX_STRING_LENGTH = 512 * 1024 * 1024;
+
+/** The string at `key`, undefined when missing; WRONGTYPE for other types. */
+export function lookupString(db: Database, key: string): Buffer | undefined {
+  const value = db.get(key);
+  if (value === undefined) return undefined;
+  if (!Buffer.isBuffer(value)) fail(Errors.wrongType);
+  return value;
+}
+
+function copy(buf: Buffer): Buffer {
+  return Buffer.from(buf);
+}
+
+function checkStringLength(size: number): void {
+  if (size > MAX_STRING_LENGTH) fail('ERR string exceeds maximum allowed size (proto-max-bulk-len)');
+}
+
+/** The integer as a reply: a number when it is safe, else a bigint. */
+function integerReply(v: bigint): Reply {
+  return v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v;
+}
+
+// --- SET and its options ---------------------------------------------------------------------
+
+interface SetOptions {
+  nx: boolean;
+  xx: boolean;
+  get: boolean;
+  keepTtl: boolean;
+  persist: boolean;
+  /** Which expiry option was given and its argument. */
+  expire: { kind: 'ex' | 'px' | 'exat' | 'pxat'; arg: Buffer } | null;
+}
+
+/**
+ * Parses SET/GETEX options exactly as t_string.c parseExtendedStringArgumentsOrReply:
+ * a repeated option is accepted, a conflicting one is a syntax error.
+ */
+function parseStringOptions(argv: Buffer[], from: number, forSet: boolean): SetOptions {
+  const o: SetOptions = { nx: false, xx: false, get: false, keepTtl: false, persist: false, expire: null };
+  for (let j = from; j < argv.length; j++) {
+    const opt = lower(argv[j]!);
+    const next = j + 1 < argv.length ? argv[j + 1]! : undefined;
+    const kind = o.expire?.kind;
+    if (opt === 'nx' && forSet && !o.xx) o.nx = true;
+    else if (opt === 'xx' && forSet && !o.nx) o.xx = true;
+    else if (opt === 'get' && forSet) o.get = true;
+    else if (opt === 'keepttl' && forSet && !o.persist && kind === undefined) o.keepTtl = true;
+    else if (opt === 'persist' && !forSet && kind === undefined && !o.keepTtl) o.persist = true;
+    else if (
+      (opt === 'ex' || opt === 'px' || opt === 'exat' || opt === 'pxat') &&
+      !o.keepTtl &&
+      !o.persist &&
+      (kind === undefined || kind === opt) &&
+      next !== undefined
+    ) {
+      o.expire = { kind: opt, arg: next };
+      j++;
+    } else fail(Errors.syntax);
+  }
+  return o;
+}
+
+function expireOptionToMs(ctx: Context, expire: NonNullable<SetOptions['expire']>, name: string): number {
+  const unit = expire.kind === 'ex' || expire.kind === 'exat' ? 'seconds' : 'ms';
+  const relative = expire.kind === 'ex' || expire.kind === 'px';
+  return expireArgToAbsoluteMs(expire.arg, unit, relative, ctx.instance.keyspace.now(), name);
+}
+
+/** t_string.c setGenericCommand: the shared core of SET, SETNX, SETEX, PSETEX. */
+function setGeneric(
+  ctx: Context,
+  argv: Buffer[],
+  keyArg: Buffer,
+  valueArg: Buffer,
+  o: SetOptions,
+  name: string,
+  okReply: Reply,
+  abortReply: Reply,
+): Reply {
+  const key = keyOf(keyArg);
+  const expireAt = o.expire === null ? null : expireOptionToMs(ctx, o.expire, name);
+  let old: Reply = null;
+  if (o.get) {
+    const value = lookupString(ctx.db, key);
+    old = value ?? null;
+  }
+  const found = ctx.db.get(key) !== undefined;
+  if ((o.nx && found) || (o.xx && !found)) return o.get ? old : abortReply;
+  ctx.db.set(key, copy(valueArg), o.keepTtl);
+  if (expireAt !== null) ctx.db.setExpire(key, expireAt);
+  ctx.modified(key);
+  if (expireAt !== null && o.expire!.kind !== 'pxat') {
+    // Redis 7 logs relative expiries as an absolute PXAT so replay does not depend on the clock.
+    ctx.propagate(['SET', keyArg, valueArg, 'PXAT', String(expireAt)]);
+  } else if (o.get && expireAt === null) {
+    ctx.propagate(argv.filter((a, i) => i < 3 || lower(a) !== 'get'));
+  }
+  return o.get ? old : okReply;
+}
+
+function set(ctx: Context, argv: Buffer[]): Reply {
+  const o = parseStringOptions(argv, 3, true);
+  return setGeneric(ctx, argv, argv[1]!, argv[2]!, o, 'set', OK, null);
+}
+
+function setnx(ctx: Context, argv: Buffer[]): Reply {
+  const o: SetOptions = { nx: true, xx: false, get: false, keepTtl: false, persist: false, expire: null };
+  return setGeneric(ctx, argv, argv[1]!, argv[2]!, o, 'setnx', 1, 0);
+}
+
+function setexGeneric(name: string, kind: 'ex' | 'px') {
+  return (ctx: Context, argv: Buffer[]): Reply => {
+    const o: SetOptions = {
+      nx: false,
+      xx: false,
+      get: false,
+      keepTtl: false,
+      persist: false,
+      expire: { kind, arg: argv[2]! },
+    };
+    return setGeneric(ctx, argv, argv[1]!, argv[3]!, o, name, OK, null);
+  };
+}
+
+function get(ctx: Context, argv: Buffer[]): Reply {
+  return lookupString(ctx.db, keyOf(argv[1]!)) ?? null;
+}
+
+function getdel(ctx: Context, argv: Buffer[]): Reply {
+  const key = keyOf(argv[1]!);
+  const value = lookupString(ctx.db, key);
+  if (value === undefined) return null;
+  ctx.db.delete(key);
+  ctx.modified(key);
+  ctx.propagate(['DEL', argv[1]!]);
+  return value;
+}
+
+function getex(ctx: Context, argv: Buffer[]): Reply {
+  const o = parseStringOptions(argv, 2, false);
+  const key = keyOf(argv[1]!);
+  const value = lookupString(ctx.db, key);
+  if (value === undefined) return null;
+  // Redis validates the time only once it knows the key holds a string.
+  const expireAt = o.expire === null ? null : expireOptionToMs(ctx, o.expire, 'getex');
+  if (expireAt !== null) {
+    const absolute = o.expire!.kind === 'exat' || o.expire!.kind === 'pxat';
+    if (absolute && alreadyExpired(ctx, expireAt)) {
+      ctx.db.delete(key);
+      ctx.modified(key);
+      ctx.propagate(['DEL', argv[1]!]);
+    } else {
+      ctx.db.setExpire(key, expireAt);
+      ctx.modified(key);
+      ctx.propagate(['PEXPIREAT', argv[1]!, String(expireAt)]);
+    }
+  } else if (o.persist && ctx.db.persist(key)) {
+    ctx.modified(key);
+    ctx.propagate(['PERSIST', argv[1]!]);
+  }
+  return value;
+}
+
+function mget(ctx: Context, argv: Buffer[]): Reply {
+  const out: Reply[] = [];
+  for (let i = 1; i < argv.length; i++) {
+    const value = ctx.db.get(keyOf(argv[i]!));
+    out.push(Buffer.isBuffer(value) ? value : null);
+  }
+  return out;
+}
+
+function msetGeneric(nx: boolean) {
+  return (ctx: Context, argv: Buffer[]): Reply => {
+    if (argv.length % 2 === 0) fail(Errors.wrongArity(nx ? 'msetnx' : 'mset'));
+    if (nx) {
+      for (let i = 1; i < argv.length; i += 2) if (ctx.db.get(keyOf(argv[i]!)) !== undefined) return 0;
+    }
+    for (let i = 1; i < argv.length; i += 2) {
+      const key = keyOf(argv[i]!);
+      ctx.db.set(key, copy(argv[i + 1]!));
+      ctx.modified(key);
+    }
+    return nx ? 1 : OK;
+  };
+}
+
+// --- counters --------------------------------------------------------------------------------
+
+function incrDecr(ctx: Context, keyArg: Buffer, by: bigint): Reply {
+  const key = keyOf(keyArg);
+  const current = lookupString(ctx.db, key);
+  let value = 0n;
+  if (current !== undefined) {
+    const parsed = parseInt64(current);
+    if (parsed === undefined) fail(Errors.notInteger);
+    value = parsed;
+  }
+  if ((by < 0n && value < 0n && by < INT64_MIN - value) || (by > 0n && value > 0n && by > INT64_MAX - value)) {
+    fail('ERR increment or decrement would overflow');
+  }
+  value += by;
+  // INCR keeps the key's TTL (dbOverwrite).
+  ctx.db.set(key, Buffer.from(value.toString(), 'latin1'), true);
+  ctx.modified(key);
+  return integerReply(value);
+}
+
+function incrbyfloat(ctx: Context, argv: Buffer[]): Reply {
+  const key = keyOf(argv[1]!);
+  const current = lookupString(ctx.db, key);
+  const base = current === undefined ? parseLongDouble('0') : parseLongDouble(current);
+  const incr = parseLongDouble(argv[2]!);
+  if (base === undefined || incr === undefined) fail(Errors.notFloat);
+  const sum = addLongDouble(base, incr);
+  if (sum === undefined || sum.inf) fail('ERR increment would produce NaN or Infinity');
+  const text = formatLongDouble(sum);
+  ctx.db.set(key, Buffer.from(text, 'latin1'), true);
+  ctx.modified(key);
+  // Logged as the resulting value so replay does not depend on float formatting.
+  ctx.propagate(['SET', argv[1]!, text, 'KEEPTTL']);
+  return text;
+}
+
+// --- APPEND, STRLEN, GETRANGE, SETRANGE ------------------------------------------------------
+
+function append(ctx: Context, argv: Buffer[]): Reply {
+  const key = keyOf(argv[1]!);
+  const current = lookupString(ctx.db, key);
+  if (current === undefined) {
+    ctx.db.set(key, copy(argv[2]!));
+    ctx.modified(key);
+    return argv[2]!.length;
+  }
+  checkStringLength(current.length + argv[2]!.length);
+  const next = Buffer.concat([current, argv[2]!]);
+  ctx.db.set(key, next, true);
+  ctx.modified(key);
+  return next.length;
+}
+
+function strlen(ctx: Context, argv: Buffer[]): Reply {
+  return lookupString(ctx.db, keyOf(argv[1]!))?.length ?? 0;
+}
+
+function getrange(ctx: Context, argv: Buffer[]): Reply {
+  let start = int64Arg(argv[2]!);
+  let end = int64Arg(argv[3]!);
+  const value = lookupString(ctx.db, keyOf(argv[1]!));
+  if (value === undefined) return Buffer.alloc(0);
+  const len = BigInt(value.length);
+  if (start < 0n && end < 0n && start > end) return Buffer.alloc(0);
+  if (start < 0n) start += len;
+  if (end < 0n) end += len;
+  if (start < 0n) start = 0n;
+  if (end < 0n) end = 0n;
+  if (end >= len) end = len - 1n;
+  if (start > end || len === 0n) return Buffer.alloc(0);
+  return value.subarray(Number(start), Number(end) + 1);
+}
+
+function setrange(ctx: Context, argv: Buffer[]): Reply {
+  const offset = int64Arg(argv[2]!);
+  if (offset < 0n) fail('ERR offset is out of range');
+  const key = keyOf(argv[1]!);
+  const patch = argv[3]!;
+  const current = lookupString(ctx.db, key);
+  if (current === undefined && patch.length === 0) return 0;
+  if (current !== undefined && patch.length === 0) return current.length;
+  checkStringLength(Number(offset) + patch.length);
+  const off = Number(offset);
+  const base = current ?? Buffer.alloc(0);
+  const next = Buffer.alloc(Math.max(base.length, off + patch.length));
+  base.copy(next);
+  patch.copy(next, off);
+  ctx.db.set(key, next, true);
+  ctx.modified(key);
+  return next.length;
+}
+
+const ONE_KEY = { first: 1, last: 1, step: 1 };
+const ALL_KEYS = { first: 1, last: -1, step: 1 };
+const KEY_VALUE_PAIRS = { first: 1, last: -1, step: 2 };
+const cat = (...c: string[]) => ({ categories: ['string', ...c] });
+
+export const commands: CommandSpec[] = [
+  command('get', 2, ['readonly', 'fast'], ONE_KEY, get, cat('read', 'fast')),
+  command('set', -3, ['write', 'denyoom'], ONE_KEY, set, cat('write', 'slow')),
+  command('setnx', 3, ['write', 'denyoom', 'fast'], ONE_KEY, setnx, cat('write', 'fast')),
+  command('setex', 4, ['write', 'denyoom'], ONE_KEY, setexGeneric('setex', 'ex'), cat('write', 'slow')),
+  command('psetex', 4, ['write', 'denyoom'], ONE_KEY, setexGeneric('psetex', 'px'), cat('write', 'slow')),
+  command('getdel', 2, ['write', 'fast'], ONE_KEY, getdel, cat('write', 'fast')),
+  command('getex', -2, ['write', 'fast'], ONE_KEY, getex, cat('write', 'fast')),
+  command('mget', -2, ['readonly', 'fast'], ALL_KEYS, mget, cat('read', 'fast')),
+  command('mset', -3, ['write', 'denyoom'], KEY_VALUE_PAIRS, msetGeneric(false), cat('write', 'slow')),
+  command('msetnx', -3, ['write', 'denyoom'], KEY_VALUE_PAIRS, msetGeneric(true), cat('write', 'slow')),
+  command('incr', 2, ['write', 'denyoom', 'fast'], ONE_KEY, (ctx, argv) => incrDecr(ctx, argv[1]!, 1n), cat('write', 'fast')),
+  command('decr', 2, ['write', 'denyoom', 'fast'], ONE_KEY, (ctx, argv) => incrDecr(ctx, argv[1]!, -1n), cat('write', 'fast')),
+  command(
+    'incrby',
+    3,
+    ['write', 'denyoom', 'fast'],
+    ONE_KEY,
+    (ctx, argv) => incrDecr(ctx, argv[1]!, int64Arg(argv[2]!)),
+    cat('write', 'fast'),
+  ),
+  command(
+    'decrby',
+    3,
+    ['write', 'denyoom', 'fast'],
+    ONE_KEY,
+    (ctx, argv) => {
+      const by = int64Arg(argv[2]!);
+      if (by === INT64_MIN) fail('ERR decrement would overflow');
+      return incrDecr(ctx, argv[1]!, -by);
+    },
+    cat('write', 'fast'),
+  ),
+  command('incrbyfloat', 3, ['write', 'denyoom', 'fast'], ONE_KEY, incrbyfloat, cat('write', 'fast')),
+  command('append', 3, ['write', 'denyoom', 'fast'], ONE_KEY, append, cat('write', 'fast')),
+  command('strlen', 2, ['readonly', 'fast'], ONE_KEY, strlen, cat('read', 'fast')),
+  command('getrange', 4, ['readonly'], ONE_KEY, getrange, cat('read', 'slow')),
+  command('setrange', 4, ['write', 'denyoom'], ONE_KEY, setrange, cat('write', 'slow')),
+];
