@@ -1,3 +1,104 @@
-import type { CommandSpec } from './types.js';
+// SAVE, BGSAVE, BGREWRITEAOF, LASTSAVE. sluice has one persistence format, the AOF, so SAVE
+// and BGSAVE map onto an AOF rewrite (a compacted snapshot) and reply as Redis does. The
+// persistence object is reached through the small control surface below (src/persist/aof.ts
+// implements it), so this layer does not import the persistence layer.
+import { SimpleString, fail, type Reply } from '../resp/reply.js';
+import { lower } from './args.js';
+import type { Instance } from './instance.js';
+import { command, type CommandSpec, type Context } from './types.js';
 
-export const commands: CommandSpec[] = [];
+/** What these commands need from the persistence layer. */
+export interface PersistenceControl {
+  readonly rewriting: boolean;
+  /** True while the running rewrite was started by SAVE/BGSAVE. */
+  readonly saving: boolean;
+  startRewrite(): 'started' | 'in-progress';
+  /** Starts another rewrite once the current one completes. */
+  schedule(): void;
+  /** Resolves when the next rewrite to complete does (rejects if it fails). */
+  waitForSave(): Promise<void>;
+  /** A whole rewrite now, blocking; throws Error('ERR ...') on failure. */
+  rewriteNow(): void;
+}
+
+const NO_PERSISTENCE = 'ERR persistence is not enabled: start sluice with a data directory (--dir)';
+
+function control(instance: Instance): PersistenceControl {
+  const p = instance.persistence as Partial<PersistenceControl> | null;
+  if (p === null || typeof p.startRewrite !== 'function') fail(NO_PERSISTENCE);
+  return p as PersistenceControl;
+}
+
+function bgrewriteaof(ctx: Context): Reply {
+  const p = control(ctx.instance);
+  if (p.rewriting) fail('ERR Background append only file rewriting already in progress');
+  p.startRewrite();
+  return new SimpleString('Background append only file rewriting started');
+}
+
+function bgsave(ctx: Context, argv: Buffer[]): Reply {
+  let schedule = false;
+  if (argv.length > 2) fail('ERR syntax error');
+  if (argv.length === 2) {
+    if (lower(argv[1]!) !== 'schedule') fail('ERR syntax error');
+    schedule = true;
+  }
+  const p = control(ctx.instance);
+  if (p.saving) fail('ERR Background save already in progress');
+  if (p.rewriting) {
+    if (!schedule) {
+      fail(
+        "ERR Another child process is active (AOF?): can't BGSAVE right now. Use BGSAVE SCHEDULE in order to schedule a BGSAVE whenever possible.",
+      );
+    }
+    p.schedule();
+    p.waitForSave().catch(() => undefined);
+    return new SimpleString('Background saving scheduled');
+  }
+  // Register before starting so completion counts as a save (LASTSAVE, dirty reset).
+  p.waitForSave().catch(() => undefined);
+  p.startRewrite();
+  return new SimpleString('Background saving started');
+}
+
+function save(ctx: Context): Reply {
+  const p = control(ctx.instance);
+  if (p.rewriting) fail('ERR Background save already in progress');
+  try {
+    p.rewriteNow();
+  } catch (err) {
+    fail((err as Error).message.startsWith('ERR') ? (err as Error).message : `ERR ${(err as Error).message}`);
+  }
+  ctx.instance.dirty = 0;
+  ctx.instance.lastSaveTime = Math.floor(Date.now() / 1000);
+  return new SimpleString('OK');
+}
+
+const admin = ['admin', 'slow', 'dangerous'];
+
+export const commands: CommandSpec[] = [
+  command('save', 1, ['admin', 'noscript', 'no_multi'], null, save, {
+    categories: admin,
+    summary: 'Synchronously saves the database(s) to disk',
+    since: '1.0.0',
+    group: 'server',
+  }),
+  command('bgsave', -1, ['admin', 'noscript'], null, bgsave, {
+    categories: admin,
+    summary: 'Asynchronously saves the database(s) to disk',
+    since: '1.0.0',
+    group: 'server',
+  }),
+  command('bgrewriteaof', 1, ['admin', 'noscript'], null, bgrewriteaof, {
+    categories: admin,
+    summary: 'Asynchronously rewrites the append-only file to disk',
+    since: '1.0.0',
+    group: 'server',
+  }),
+  command('lastsave', 1, ['loading', 'stale', 'fast'], null, (ctx) => ctx.instance.lastSaveTime, {
+    categories: ['admin', 'fast', 'dangerous'],
+    summary: 'Returns the Unix timestamp of the last successful save to disk',
+    since: '1.0.0',
+    group: 'server',
+  }),
+];

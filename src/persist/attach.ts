@@ -1,15 +1,102 @@
+// Wires the append-only file into an Instance: opens (or creates) DIR/appendonlydir in the
+// Redis 7 multi-part layout (see manifest.ts), replays it, then logs every later write.
+import { join } from 'node:path';
 import type { Instance } from '../commands/instance.js';
+import { AofPersistence } from './aof.js';
+import { nodeFs, type AofFs } from './fs-layer.js';
+import { loadFiles } from './loader.js';
+import { incrName, manifestName, parseManifest, writeManifest, type Manifest } from './manifest.js';
+import { loadStreamRewriter } from './serialize.js';
+import type { FsyncPolicy } from './writer.js';
 
 export interface PersistOptions {
   dir: string;
-  appendfsync: 'always' | 'everysec' | 'no';
+  appendfsync: FsyncPolicy;
+  /** The file layer; tests inject one that fails (ENOSPC, EIO). */
+  fs?: AofFs;
 }
 
 /** Loads the append-only file in `dir` into the instance and logs every later write to it. */
 export async function attachPersistence(
-  _instance: Instance,
-  _options: PersistOptions,
-  _onClose: (fn: () => Promise<void>) => void,
-): Promise<void> {
-  throw new Error('persistence is not available yet');
+  instance: Instance,
+  options: PersistOptions,
+  onClose: (fn: () => Promise<void>) => void,
+): Promise<AofPersistence> {
+  const fs = options.fs ?? nodeFs;
+  const prefix = instance.config.get('appendfilename');
+  const aofDir = join(options.dir, instance.config.get('appenddirname'));
+  instance.config.setRaw('dir', options.dir);
+  instance.config.setRaw('appendonly', 'yes');
+  instance.config.setRaw('appendfsync', options.appendfsync);
+  await loadStreamRewriter();
+  fs.mkdir(aofDir);
+  // Leftovers of a rewrite or manifest update interrupted by a crash; never referenced.
+  for (const name of fs.readdir(aofDir)) if (name.startsWith('temp-')) fs.unlink(join(aofDir, name));
+
+  const manifestPath = join(aofDir, manifestName(prefix));
+  let manifest: Manifest;
+  if (fs.exists(manifestPath)) {
+    manifest = parseManifest(fs.readFile(manifestPath).toString('utf8'), manifestPath);
+  } else {
+    manifest = { base: null, incrs: [], history: [] };
+  }
+  if (manifest.incrs.length === 0) {
+    const seq = Math.max(manifest.base?.seq ?? 0, 1);
+    manifest.incrs.push({ name: incrName(prefix, seq), seq, type: 'i' });
+    fs.close(fs.openAppend(join(aofDir, manifest.incrs[0]!.name)));
+    writeManifest(fs, aofDir, prefix, manifest);
+  }
+  const files = [...(manifest.base !== null ? [manifest.base.name] : []), ...manifest.incrs.map((f) => f.name)];
+
+  const started = performance.now();
+  const stats = await loadFiles(instance, fs, aofDir, files);
+  if (stats.commands > 0) {
+    const sec = ((performance.now() - started) / 1000).toFixed(3);
+    console.error(`sluice: DB loaded from append only file: ${sec} seconds (${stats.commands} commands)`);
+  }
+
+  const persistence = new AofPersistence(instance, fs, aofDir, prefix, manifest, () => {
+    const v = instance.config.get('appendfsync');
+    return v === 'always' || v === 'no' ? v : 'everysec';
+  });
+  instance.persistence = persistence;
+  instance.infoProviders.set('persistence', () => persistenceInfo(instance, persistence));
+  onClose(async () => {
+    persistence.close();
+    if (instance.persistence === persistence) instance.persistence = null;
+  });
+  return persistence;
+}
+
+/** INFO persistence, field for field as Redis 7.0 (RDB fields describe SAVE/BGSAVE, which rewrite the AOF). */
+function persistenceInfo(instance: Instance, p: AofPersistence): string[] {
+  const saving = p.saving ? 1 : 0;
+  const lines: Array<[string, string | number]> = [
+    ['loading', instance.keyspace.loading ? 1 : 0],
+    ['async_loading', 0],
+    ['current_cow_peak', 0],
+    ['current_cow_size', 0],
+    ['current_cow_size_age', 0],
+    ['current_fork_perc', '0.00'],
+    ['current_save_keys_processed', 0],
+    ['current_save_keys_total', 0],
+    ['rdb_changes_since_last_save', instance.dirty],
+    ['rdb_bgsave_in_progress', saving],
+    ['rdb_last_save_time', instance.lastSaveTime],
+    ['rdb_last_bgsave_status', p.lastRewriteOk ? 'ok' : 'err'],
+    ['rdb_last_bgsave_time_sec', -1],
+    ['rdb_current_bgsave_time_sec', -1],
+    ['rdb_saves', 0],
+    ['rdb_last_cow_size', 0],
+    ['rdb_last_load_keys_expired', 0],
+    ['rdb_last_load_keys_loaded', 0],
+    ...p.infoFields().slice(0, 9),
+    ['aof_last_cow_size', 0],
+    ['module_fork_in_progress', 0],
+    ['module_fork_last_cow_size', 0],
+    ...p.infoFields().slice(9),
+    ['aof_pending_bio_fsync', 0],
+    ['aof_delayed_fsync', 0],
+  ];
+  return lines.map(([k, v]) => `${k}:${v}`);
 }

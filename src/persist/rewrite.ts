@@ -1,0 +1,206 @@
+// An incremental AOF rewrite: the keyspace is serialised a few milliseconds at a time
+// (setImmediate slices) into a temp file while clients keep writing. There is no fork, so the
+// snapshot is made consistent per key instead:
+//   - every key that existed at the start is "pending" until its slice serialises it;
+//   - a logged batch whose keys are all already serialised (or new since the start) is kept in
+//     an in-memory tail and replayed after the snapshot;
+//   - a batch touching a pending key needs nothing for that key (its slice will see the new
+//     state), but any serialised key in the same batch can no longer be replayed from the tail:
+//     it becomes "redo" (re-serialised from its final state at the end), together with every
+//     key of the tail batches it was in, transitively.
+// Commands whose keys cannot be known from the command table (FLUSHALL, SWAPDB, MOVE, COPY DB)
+// abort the rewrite; it is retried later. The result equals the state at the moment finish()
+// runs, which happens synchronously with the switch to the new files.
+import { join } from 'node:path';
+import type { Instance, Propagated } from '../commands/instance.js';
+import { keyOf } from '../engine/keyspace.js';
+import type { AofFs } from './fs-layer.js';
+import { serializeKey, type Argv } from './serialize.js';
+import { BatchEncoder } from './writer.js';
+
+type KeyStatus = 'pending' | 'redo';
+
+interface TailEntry {
+  batch: Propagated[];
+  ids: string[];
+}
+
+/** Commands that touch keys the key positions do not name. */
+const UNSAFE = new Set(['flushall', 'flushdb', 'swapdb', 'move']);
+
+export class Rewrite {
+  readonly startedAt = Date.now();
+  /** "db:key" -> status; absent means serialised (or created after the start). */
+  private readonly status = new Map<string, KeyStatus>();
+  private iterator: Iterator<[string, KeyStatus]> | null = null;
+  private tail: Array<TailEntry | null> = [];
+  private readonly tailByKey = new Map<string, number[]>();
+  private readonly encoder = new BatchEncoder();
+  private readonly fd: number;
+  private chunks: Buffer[] = [];
+  bytes = 0;
+  keysTotal = 0;
+  keysDone = 0;
+  /** Why the rewrite cannot complete, once it cannot. */
+  aborted: string | null = null;
+
+  constructor(
+    private readonly instance: Instance,
+    private readonly fs: AofFs,
+    readonly tempPath: string,
+  ) {
+    fs.unlink(tempPath);
+    this.fd = fs.openAppend(tempPath);
+    for (const db of instance.keyspace.dbs) {
+      for (const key of db.values.keys()) this.status.set(`${db.index}:${key}`, 'pending');
+    }
+    this.keysTotal = this.status.size;
+    this.iterator = this.status[Symbol.iterator]();
+  }
+
+  static tempName(dir: string): string {
+    return join(dir, `temp-rewriteaof-bg-${process.pid}.aof`);
+  }
+
+  /** Serialises pending keys for about `budgetMs`; returns true when none are left. */
+  step(budgetMs: number): boolean {
+    const until = performance.now() + budgetMs;
+    let n = 0;
+    while (this.iterator !== null) {
+      const next = this.iterator.next();
+      if (next.done) {
+        this.iterator = null;
+        break;
+      }
+      const [id, st] = next.value;
+      if (st !== 'pending') continue;
+      this.status.delete(id);
+      this.serialize(id);
+      this.keysDone++;
+      if (++n % 16 === 0 && (performance.now() >= until || this.chunksBytes > 1 << 20)) break;
+    }
+    this.writeChunks();
+    return this.iterator === null;
+  }
+
+  private chunksBytes = 0;
+
+  private serialize(id: string): void {
+    const sep = id.indexOf(':');
+    const dbIndex = Number(id.slice(0, sep));
+    const key = id.slice(sep + 1);
+    const db = this.instance.keyspace.db(dbIndex);
+    const value = db.values.get(key);
+    if (value === undefined) return;
+    const expireAt = db.expires.get(key);
+    // Already expired keys are left out, as Redis's rewrite does.
+    if (expireAt !== undefined && expireAt <= Date.now()) return;
+    const cmds: Argv[] = [];
+    serializeKey(key, value, expireAt, cmds);
+    for (const argv of cmds) this.chunksBytes += this.encoder.encode([{ db: dbIndex, argv }], this.chunks);
+  }
+
+  private writeChunks(): void {
+    if (this.chunks.length === 0) return;
+    const buf = Buffer.concat(this.chunks);
+    this.chunks = [];
+    this.chunksBytes = 0;
+    let off = 0;
+    while (off < buf.length) off += this.fs.write(this.fd, buf, off, buf.length - off);
+    this.bytes += buf.length;
+  }
+
+  /** Sees every batch logged while the rewrite runs. */
+  observe(batch: Propagated[]): void {
+    if (this.aborted !== null) return;
+    const ids: string[] = [];
+    for (const item of batch) {
+      const keys = this.keysOf(item);
+      if (keys === null) {
+        this.aborted = `a ${String(item.argv[0])} ran during the rewrite`;
+        return;
+      }
+      for (const k of keys) ids.push(`${item.db}:${k}`);
+    }
+    let replayable = true;
+    for (const id of ids) if (this.status.has(id)) replayable = false;
+    if (replayable) {
+      const index = this.tail.length;
+      this.tail.push({ batch, ids });
+      for (const id of ids) {
+        let list = this.tailByKey.get(id);
+        if (list === undefined) this.tailByKey.set(id, (list = []));
+        list.push(index);
+      }
+      return;
+    }
+    for (const id of ids) if (!this.status.has(id)) this.markRedo(id);
+  }
+
+  /** Marks a serialised key for re-serialisation, dropping the tail batches that touched it. */
+  private markRedo(first: string): void {
+    const stack = [first];
+    while (stack.length > 0) {
+      const id = stack.pop()!;
+      if (this.status.has(id)) continue;
+      this.status.set(id, 'redo');
+      for (const index of this.tailByKey.get(id) ?? []) {
+        const entry = this.tail[index];
+        if (entry === null || entry === undefined) continue;
+        this.tail[index] = null;
+        for (const other of entry.ids) if (!this.status.has(other)) stack.push(other);
+      }
+      this.tailByKey.delete(id);
+    }
+  }
+
+  /** The keys a propagated command touches, or null when they cannot be known. */
+  private keysOf(item: Propagated): string[] | null {
+    const argv = item.argv.map((a) => (typeof a === 'string' ? Buffer.from(a, 'utf8') : a));
+    const name = argv[0]!.toString('latin1').toLowerCase();
+    if (UNSAFE.has(name)) return null;
+    if (name === 'copy' && argv.some((a) => a.toString('latin1').toLowerCase() === 'db')) return null;
+    const resolved = this.instance.resolve(argv);
+    if (!('spec' in resolved)) return null;
+    const { spec } = resolved;
+    let positions: number[];
+    if (spec.keys !== undefined) {
+      positions = spec.keys(argv);
+    } else {
+      if (spec.firstKey <= 0) return null;
+      const last = spec.lastKey < 0 ? argv.length + spec.lastKey : spec.lastKey;
+      positions = [];
+      for (let i = spec.firstKey; i <= last; i += Math.max(1, spec.step)) positions.push(i);
+    }
+    return positions.filter((i) => i < argv.length).map((i) => keyOf(argv[i]!));
+  }
+
+  /**
+   * Completes the file: the keys marked redo from their current state, then the tail batches,
+   * fsynced. Runs synchronously so nothing is logged between it and the switch to the new files.
+   */
+  finish(): number {
+    for (const [id, st] of this.status) {
+      if (st === 'redo') this.serialize(id);
+      else throw new Error('rewrite finished with pending keys');
+    }
+    this.status.clear();
+    for (const entry of this.tail) {
+      if (entry !== null) this.chunksBytes += this.encoder.encode(entry.batch, this.chunks);
+    }
+    this.tail = [];
+    this.writeChunks();
+    this.fs.fsyncSync(this.fd);
+    this.fs.close(this.fd);
+    return this.bytes;
+  }
+
+  discard(): void {
+    try {
+      this.fs.close(this.fd);
+    } catch {
+      // already closed
+    }
+    this.fs.unlink(this.tempPath);
+  }
+}

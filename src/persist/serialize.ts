@@ -1,0 +1,62 @@
+// Turns one key's current value into the commands that recreate it (what a rewrite writes):
+// strings SET, hashes HSET, sets SADD (in chunks of 64 items, Redis's AOF_REWRITE_ITEMS_PER_CMD),
+// streams through rewriteStream(), then PEXPIREAT with the absolute expiry time.
+import { keyBytes, type Value } from '../engine/keyspace.js';
+
+export type Argv = Array<Buffer | string>;
+
+/** rewrite-stream.ts's contract (the consumer-group engineer owns it). */
+export type StreamRewriter = (key: Buffer, stream: never) => Argv[];
+
+const ITEMS_PER_COMMAND = 64;
+
+let streamRewriter: StreamRewriter | null = null;
+let streamRewriterLoad: Promise<void> | null = null;
+
+/** Loads rewrite-stream.ts when it is there; until it is, a rewrite with streams fails cleanly. */
+export function loadStreamRewriter(): Promise<void> {
+  streamRewriterLoad ??= import('./rewrite-stream' + '.js' as string)
+    .then((mod: { rewriteStream?: StreamRewriter }) => {
+      if (typeof mod.rewriteStream === 'function') streamRewriter = mod.rewriteStream;
+    })
+    .catch(() => undefined);
+  return streamRewriterLoad;
+}
+
+export class UnsupportedValueError extends Error {}
+
+/** Appends the commands recreating `key` to `out`. */
+export function serializeKey(key: string, value: Value, expireAt: number | undefined, out: Argv[]): void {
+  const k = keyBytes(key);
+  if (Buffer.isBuffer(value)) {
+    out.push(['SET', k, value]);
+  } else if (value.typeName === 'hash') {
+    const fields = (value as unknown as { fields: Map<string, Buffer> }).fields;
+    let cmd: Argv = ['HSET', k];
+    for (const [f, v] of fields) {
+      cmd.push(keyBytes(f), v);
+      if (cmd.length >= 2 + ITEMS_PER_COMMAND * 2) {
+        out.push(cmd);
+        cmd = ['HSET', k];
+      }
+    }
+    if (cmd.length > 2) out.push(cmd);
+  } else if (value.typeName === 'set') {
+    const members = (value as unknown as { members: Set<string> }).members;
+    let cmd: Argv = ['SADD', k];
+    for (const m of members) {
+      cmd.push(keyBytes(m));
+      if (cmd.length >= 2 + ITEMS_PER_COMMAND) {
+        out.push(cmd);
+        cmd = ['SADD', k];
+      }
+    }
+    if (cmd.length > 2) out.push(cmd);
+  } else if (value.typeName === 'stream') {
+    if (streamRewriter === null) throw new UnsupportedValueError('stream rewriting is not available yet (src/persist/rewrite-stream.ts)');
+    for (const cmd of streamRewriter(k, value as never)) out.push(cmd);
+  } else {
+    throw new UnsupportedValueError(`cannot rewrite a value of type ${(value as { typeName: string }).typeName}`);
+  }
+  if (expireAt !== undefined) out.push(['PEXPIREAT', k, String(expireAt)]);
+}

@@ -1,0 +1,246 @@
+// Appends propagated commands to the current incr file with the fsync policy:
+//   always   - the commands of one event-loop turn are written and fsynced once (group commit);
+//              replies wait on barrier() until their bytes are on disk.
+//   everysec - written before the reply (barrier() writes synchronously), fsynced once a second
+//              in the background.
+//   no       - written before the reply; the OS decides when to flush.
+// A failed write or fsync keeps the unwritten bytes, sets `error` (the dispatcher then refuses
+// write commands with MISCONF) and retries every second; replies that wait on those bytes stay
+// pending until the disk accepts them, so nothing is acknowledged that is not in the log.
+import { encodeCommand } from '../resp/encoder.js';
+import type { Propagated } from '../commands/instance.js';
+import { describeError, type AofFs } from './fs-layer.js';
+
+export type FsyncPolicy = 'always' | 'everysec' | 'no';
+
+const MULTI = encodeCommand(['MULTI']);
+const EXEC = encodeCommand(['EXEC']);
+
+/** Encodes batches as Redis's feedAppendOnlyFile: SELECT when the db changes, MULTI/EXEC around batches. */
+export class BatchEncoder {
+  /** The db the log is in after what was encoded so far; -1 forces a SELECT. */
+  db = -1;
+
+  encode(batch: Propagated[], out: Buffer[]): number {
+    let bytes = 0;
+    const push = (b: Buffer) => {
+      out.push(b);
+      bytes += b.length;
+    };
+    const wrap = batch.length > 1;
+    for (let i = 0; i < batch.length; i++) {
+      const item = batch[i]!;
+      if (item.db !== this.db) {
+        push(encodeCommand(['SELECT', String(item.db)]));
+        this.db = item.db;
+      }
+      if (wrap && i === 0) push(MULTI);
+      push(encodeCommand(item.argv));
+    }
+    if (wrap) push(EXEC);
+    return bytes;
+  }
+}
+
+interface Waiter {
+  /** Resolve once this many bytes of the file are written (and fsynced when `sync`). */
+  target: number;
+  sync: boolean;
+  resolve: () => void;
+}
+
+export class AofWriter {
+  readonly encoder = new BatchEncoder();
+  /** Bytes in the file (what was there when opened plus what we wrote). */
+  size: number;
+  /** Bytes known to be on disk. */
+  private synced: number;
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
+  private fd: number;
+  private waiters: Waiter[] = [];
+  private flushScheduled = false;
+  private fsyncing = false;
+  private retryTimer: NodeJS.Timeout | null = null;
+  private everysecTimer: NodeJS.Timeout | null = null;
+  private closed = false;
+  /** "MISCONF ..." while the disk refuses writes. */
+  error: string | null = null;
+  lastWriteOk = true;
+
+  constructor(
+    private readonly fs: AofFs,
+    public path: string,
+    private readonly policy: () => FsyncPolicy,
+  ) {
+    this.fd = fs.openAppend(path);
+    this.size = fs.size(path);
+    this.synced = this.size;
+    this.everysecTimer = setInterval(() => {
+      if (this.policy() === 'everysec') this.startFsync();
+    }, 1000);
+    this.everysecTimer.unref();
+  }
+
+  /** Bytes accepted (written or still buffered). */
+  get logicalSize(): number {
+    return this.size + this.pendingBytes;
+  }
+
+  append(batch: Propagated[]): void {
+    if (this.closed) return;
+    this.pendingBytes += this.encoder.encode(batch, this.pending);
+    this.scheduleFlush();
+  }
+
+  /** Appends raw, already-encoded bytes (used after a rewrite; no SELECT bookkeeping). */
+  appendRaw(buf: Buffer): void {
+    this.pending.push(buf);
+    this.pendingBytes += buf.length;
+    this.scheduleFlush();
+  }
+
+  /**
+   * Called before a reply is sent. Writes buffered commands now unless the policy is always
+   * (then the turn's group is written and fsynced together); returns a promise when the reply
+   * must wait for the disk.
+   */
+  barrier(): Promise<void> | null {
+    if (this.closed) return null;
+    const always = this.policy() === 'always';
+    if (always) {
+      const target = this.logicalSize;
+      if (target <= this.synced) return null;
+      this.scheduleFlush();
+      return new Promise((resolve) => this.waiters.push({ target, sync: true, resolve }));
+    }
+    if (this.pendingBytes > 0 && !this.writePending()) {
+      const target = this.logicalSize;
+      return new Promise((resolve) => this.waiters.push({ target, sync: false, resolve }));
+    }
+    return null;
+  }
+
+  private scheduleFlush(): void {
+    if (this.flushScheduled) return;
+    this.flushScheduled = true;
+    setImmediate(() => {
+      this.flushScheduled = false;
+      this.flush();
+    });
+  }
+
+  /** Writes what is buffered and, under always, fsyncs it. */
+  private flush(): void {
+    if (this.closed) return;
+    if (this.pendingBytes > 0 && !this.writePending()) return;
+    if (this.policy() === 'always' || this.waiters.some((w) => w.sync)) this.startFsync();
+  }
+
+  /** Writes the buffer; returns false (and keeps the unwritten rest) on a disk error. */
+  private writePending(): boolean {
+    const buf = this.pending.length === 1 ? this.pending[0]! : Buffer.concat(this.pending);
+    this.pending = [];
+    let off = 0;
+    try {
+      while (off < buf.length) {
+        const n = this.fs.write(this.fd, buf, off, buf.length - off);
+        off += n;
+        this.size += n;
+        this.pendingBytes -= n;
+      }
+    } catch (err) {
+      this.pending = [buf.subarray(off)];
+      this.fail(err);
+      return false;
+    }
+    this.recovered();
+    this.resolveWaiters();
+    return true;
+  }
+
+  private startFsync(): void {
+    if (this.fsyncing || this.closed || this.size <= this.synced) return;
+    this.fsyncing = true;
+    const covered = this.size;
+    this.fs.fsync(this.fd).then(
+      () => {
+        this.fsyncing = false;
+        this.synced = Math.max(this.synced, covered);
+        this.recovered();
+        this.resolveWaiters();
+        if (this.waiters.length > 0) this.flush();
+      },
+      (err: unknown) => {
+        this.fsyncing = false;
+        this.fail(err);
+      },
+    );
+  }
+
+  private resolveWaiters(): void {
+    if (this.waiters.length === 0) return;
+    const still: Waiter[] = [];
+    for (const w of this.waiters) {
+      if (w.target <= (w.sync ? this.synced : this.size)) w.resolve();
+      else still.push(w);
+    }
+    this.waiters = still;
+  }
+
+  private fail(err: unknown): void {
+    const reason = describeError(err);
+    if (this.error === null) console.error(`sluice: error writing to the AOF file ${this.path}: ${reason}`);
+    this.error = `MISCONF Errors writing to the AOF file: ${reason}`;
+    this.lastWriteOk = false;
+    if (this.retryTimer === null && !this.closed) {
+      // Retry as Redis's serverCron does; the timer keeps the process alive while replies wait.
+      this.retryTimer = setTimeout(() => {
+        this.retryTimer = null;
+        this.flush();
+        if (this.error !== null && this.pendingBytes === 0 && this.size > this.synced) this.startFsync();
+      }, 1000);
+    }
+  }
+
+  private recovered(): void {
+    if (this.error === null) return;
+    console.error('sluice: AOF write error looks solved, writes are accepted again');
+    this.error = null;
+    this.lastWriteOk = true;
+  }
+
+  /** Writes and fsyncs everything now, blocking (shutdown, before switching files). Throws on error. */
+  syncNow(): void {
+    if (this.pendingBytes > 0 && !this.writePending()) throw new Error(this.error ?? 'AOF write failed');
+    this.fs.fsyncSync(this.fd);
+    this.synced = this.size;
+    this.resolveWaiters();
+  }
+
+  /** After a rewrite: continue in a new (empty) incr file. The current one must be synced. */
+  switchTo(path: string): void {
+    this.syncNow();
+    this.fs.close(this.fd);
+    this.path = path;
+    this.fd = this.fs.openAppend(path);
+    this.size = this.fs.size(path);
+    this.synced = this.size;
+    this.encoder.db = -1;
+  }
+
+  close(): void {
+    if (this.closed) return;
+    try {
+      this.syncNow();
+    } catch (err) {
+      console.error(`sluice: could not flush the AOF at close: ${describeError(err)}`);
+    }
+    this.closed = true;
+    if (this.everysecTimer !== null) clearInterval(this.everysecTimer);
+    if (this.retryTimer !== null) clearTimeout(this.retryTimer);
+    this.fs.close(this.fd);
+    for (const w of this.waiters) w.resolve();
+    this.waiters = [];
+  }
+}
