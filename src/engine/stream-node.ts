@@ -1,0 +1,400 @@
+// One stream node: up to stream-node-max-entries entries packed into a single Buffer, the
+// counterpart of Redis's listpack under a rax key.
+//
+// Layout of `buf` (all integers are LEB128 varints):
+//   master:  numMasterFields, field_1 .. field_N          (the first entry's field names)
+//   entry:   flags(1 byte), msDelta, seqPart,
+//            [numPairs, field_1 .. field_n]                 (only without SAME_FIELDS)
+//            value_1 .. value_n
+// msDelta is id.ms - master.ms; seqPart is id.seq - master.seq when msDelta is 0, else id.seq
+// (so both are small for generated ids). A field or value is a varint header h followed by
+// h/2 bytes when h is even; when h is odd it is the canonical decimal integer (h-1)/2 and no
+// bytes follow (numbers as "12345" cost 3 bytes instead of 6, as listpack's integer encoding).
+// Deleted entries stay in place with the DELETED flag until the whole node is freed.
+//
+// Besides the real bytes, a node tracks `lpBytes()`: the size Redis's listpack would have for
+// the same entries. Node boundaries are decided on it (Redis's rule), so "~" trimming removes
+// exactly the entries Redis would.
+import { type StreamId, UINT64_MAX } from './stream-id.js';
+
+export const FLAG_DELETED = 1;
+export const FLAG_SAME_FIELDS = 2;
+
+const TWO_POW_53 = 2 ** 53;
+
+// --- varints -----------------------------------------------------------------------------------
+
+function varintSize(n: number): number {
+  let size = 1;
+  while (n >= 128) {
+    n = Math.floor(n / 128);
+    size++;
+  }
+  return size;
+}
+
+function bigVarintSize(n: bigint): number {
+  if (n < TWO_POW_53) return varintSize(Number(n));
+  let size = 1;
+  while (n >= 128n) {
+    n >>= 7n;
+    size++;
+  }
+  return size;
+}
+
+function writeVarint(buf: Buffer, pos: number, n: number): number {
+  while (n >= 128) {
+    buf[pos++] = (n % 128) | 128;
+    n = Math.floor(n / 128);
+  }
+  buf[pos++] = n;
+  return pos;
+}
+
+function writeBigVarint(buf: Buffer, pos: number, n: bigint): number {
+  if (n < TWO_POW_53) return writeVarint(buf, pos, Number(n));
+  while (n >= 128n) {
+    buf[pos++] = Number(n & 127n) | 128;
+    n >>= 7n;
+  }
+  buf[pos++] = Number(n);
+  return pos;
+}
+
+/** A read cursor; `pos` advances as values are read. */
+export class Reader {
+  pos = 0;
+  constructor(public buf: Buffer) {}
+
+  varint(): number {
+    const buf = this.buf;
+    let b = buf[this.pos++]!;
+    if (b < 128) return b;
+    let result = b & 127;
+    let mul = 128;
+    do {
+      b = buf[this.pos++]!;
+      result += (b & 127) * mul;
+      mul *= 128;
+    } while (b >= 128);
+    return result;
+  }
+
+  /** A varint that may exceed 2^53 (ids). */
+  bigVarint(): bigint {
+    const start = this.pos;
+    const buf = this.buf;
+    let len = 1;
+    while (buf[start + len - 1]! >= 128) len++;
+    if (len <= 7) return BigInt(this.varint());
+    let result = 0n;
+    for (let i = len - 1; i >= 0; i--) result = (result << 7n) | BigInt(buf[start + i]! & 127);
+    this.pos = start + len;
+    return result;
+  }
+
+  /** Skips one field or value. */
+  skipValue(): void {
+    const h = this.varint();
+    if ((h & 1) === 0) this.pos += h / 2;
+  }
+
+  /** Reads one field or value as a Buffer (a view into the node for strings). */
+  value(): Buffer {
+    const h = this.varint();
+    if (h % 2 === 1) return Buffer.from(String((h - 1) / 2), 'latin1');
+    const start = this.pos;
+    this.pos += h / 2;
+    return this.buf.subarray(start, this.pos);
+  }
+}
+
+/** The value of a canonical non-negative decimal integer of at most 15 digits, else -1. */
+function canonicalInt(b: Buffer): number {
+  const len = b.length;
+  if (len === 0 || len > 15) return -1;
+  const first = b[0]!;
+  if (first === 48) return len === 1 ? 0 : -1;
+  if (first < 49 || first > 57) return -1;
+  let n = first - 48;
+  for (let i = 1; i < len; i++) {
+    const c = b[i]!;
+    if (c < 48 || c > 57) return -1;
+    n = n * 10 + (c - 48);
+  }
+  return n;
+}
+
+function valueSize(b: Buffer): number {
+  const n = canonicalInt(b);
+  if (n >= 0) return varintSize(n * 2 + 1);
+  return varintSize(b.length * 2) + b.length;
+}
+
+function writeValue(buf: Buffer, pos: number, b: Buffer): number {
+  const n = canonicalInt(b);
+  if (n >= 0) return writeVarint(buf, pos, n * 2 + 1);
+  pos = writeVarint(buf, pos, b.length * 2);
+  b.copy(buf, pos);
+  return pos + b.length;
+}
+
+// --- Redis listpack size accounting ------------------------------------------------------------
+
+function lpBacklenSize(l: number): number {
+  if (l <= 127) return 1;
+  if (l < 16383) return 2;
+  if (l < 2097151) return 3;
+  if (l < 268435455) return 4;
+  return 5;
+}
+
+/** Bytes of one listpack integer element (encoding + backlen). */
+export function lpIntSize(v: bigint | number): number {
+  let enc: number;
+  if (v >= 0 && v <= 127) enc = 1;
+  else if (v >= -4096 && v <= 4095) enc = 2;
+  else if (v >= -32768 && v <= 32767) enc = 3;
+  else if (v >= -8388608 && v <= 8388607) enc = 4;
+  else if (v >= -2147483648 && v <= 2147483647) enc = 5;
+  else enc = 9;
+  return enc + lpBacklenSize(enc);
+}
+
+const INT64_MAX = 0x7fffffffffffffffn;
+const INT64_MIN = -0x8000000000000000n;
+
+/** Bytes of one listpack string element; strings that are int64s are stored as integers. */
+function lpStringSize(b: Buffer): number {
+  const len = b.length;
+  if (len > 0 && len <= 20) {
+    const c = b[0]!;
+    if ((c >= 48 && c <= 57) || c === 45) {
+      const s = b.toString('latin1');
+      if (/^(0|-?[1-9][0-9]*)$/.test(s)) {
+        const v = BigInt(s);
+        if (v <= INT64_MAX && v >= INT64_MIN) return lpIntSize(v);
+      }
+    }
+  }
+  const enc = len < 64 ? 1 + len : len < 4096 ? 2 + len : 5 + len;
+  return enc + lpBacklenSize(enc);
+}
+
+/** uint64 difference as the int64 Redis stores (lpAppendInteger of an unsigned delta). */
+function asInt64(v: bigint): bigint {
+  v &= UINT64_MAX;
+  return v > INT64_MAX ? v - (UINT64_MAX + 1n) : v;
+}
+
+// --- the node ----------------------------------------------------------------------------------
+
+/** A decoded entry header; `pos` is where its fields (or values) start. */
+export interface EntryHeader {
+  flags: number;
+  ms: bigint;
+  seq: bigint;
+}
+
+export class StreamNode {
+  /** The master id: the first id ever stored in the node (the index key). */
+  readonly masterMs: bigint;
+  readonly masterSeq: bigint;
+  /** Id of the last entry in the node, deleted or not (as lpGetEdgeStreamID). */
+  lastMs: bigint;
+  lastSeq: bigint;
+  buf: Buffer;
+  used: number;
+  /** Live and deleted-but-present entries (Redis's count and deleted). */
+  live = 0;
+  deleted = 0;
+  readonly masterFieldCount: number;
+  /** Offset of the first entry. */
+  readonly entriesStart: number;
+  /** Listpack bytes of the master fields and all entries (without count/deleted). */
+  private lpRest: number;
+  /** Decoded master field names, kept while the node is the tail. */
+  private masterFields: Buffer[] | null;
+
+  constructor(id: StreamId, fields: Buffer[]) {
+    this.masterMs = id.ms;
+    this.masterSeq = id.seq;
+    this.lastMs = id.ms;
+    this.lastSeq = id.seq;
+    const n = fields.length / 2;
+    const names: Buffer[] = [];
+    let size = varintSize(n);
+    this.lpRest = lpIntSize(n) + lpIntSize(0); // num-fields and the master terminator
+    for (let i = 0; i < fields.length; i += 2) {
+      names.push(fields[i]!);
+      size += valueSize(fields[i]!);
+      this.lpRest += lpStringSize(fields[i]!);
+    }
+    this.buf = Buffer.allocUnsafeSlow(Math.max(64, size * 4));
+    let pos = writeVarint(this.buf, 0, n);
+    for (const name of names) pos = writeValue(this.buf, pos, name);
+    this.used = pos;
+    this.entriesStart = pos;
+    this.masterFieldCount = n;
+    this.masterFields = names;
+  }
+
+  get masterId(): StreamId {
+    return { ms: this.masterMs, seq: this.masterSeq };
+  }
+
+  get lastId(): StreamId {
+    return { ms: this.lastMs, seq: this.lastSeq };
+  }
+
+  /** What lpBytes() of Redis's listpack for this node would return. */
+  lpBytes(): number {
+    return 7 + lpIntSize(this.live) + lpIntSize(this.deleted) + this.lpRest;
+  }
+
+  private fieldNames(): Buffer[] {
+    if (this.masterFields === null) {
+      const r = new Reader(this.buf);
+      const n = r.varint();
+      const names: Buffer[] = [];
+      for (let i = 0; i < n; i++) names.push(Buffer.from(r.value()));
+      this.masterFields = names;
+    }
+    return this.masterFields;
+  }
+
+  /** Appends an entry; the caller ensures id is above every id in the node. */
+  append(id: StreamId, fields: Buffer[]): void {
+    const names = this.fieldNames();
+    const pairs = fields.length / 2;
+    let same = pairs === names.length;
+    for (let i = 0; same && i < pairs; i++) same = names[i]!.equals(fields[i * 2]!);
+    const msDelta = id.ms - this.masterMs;
+    const seqPart = msDelta === 0n ? id.seq - this.masterSeq : id.seq;
+
+    let size = 1 + bigVarintSize(msDelta) + bigVarintSize(seqPart);
+    if (!same) size += varintSize(pairs);
+    for (let i = 0; i < fields.length; i += 2) {
+      if (!same) size += valueSize(fields[i]!);
+      size += valueSize(fields[i + 1]!);
+    }
+    this.reserve(size);
+
+    const buf = this.buf;
+    let pos = this.used;
+    buf[pos++] = same ? FLAG_SAME_FIELDS : 0;
+    pos = writeBigVarint(buf, pos, msDelta);
+    pos = writeBigVarint(buf, pos, seqPart);
+    if (!same) pos = writeVarint(buf, pos, pairs);
+    for (let i = 0; i < fields.length; i += 2) {
+      if (!same) pos = writeValue(buf, pos, fields[i]!);
+      pos = writeValue(buf, pos, fields[i + 1]!);
+    }
+    this.used = pos;
+    this.live++;
+    this.lastMs = id.ms;
+    this.lastSeq = id.seq;
+
+    // Listpack: flags, ms-diff, seq-diff, [num-fields, fields], values, lp-count.
+    let lp = lpIntSize(same ? FLAG_SAME_FIELDS : 0) + lpIntSize(asInt64(msDelta)) + lpIntSize(asInt64(id.seq - this.masterSeq));
+    if (!same) lp += lpIntSize(pairs);
+    for (let i = 0; i < fields.length; i += 2) {
+      if (!same) lp += lpStringSize(fields[i]!);
+      lp += lpStringSize(fields[i + 1]!);
+    }
+    lp += lpIntSize(same ? pairs + 3 : pairs * 2 + 4);
+    this.lpRest += lp;
+  }
+
+  /** Grows the buffer geometrically so appends stay amortised O(1). */
+  private reserve(extra: number): void {
+    const need = this.used + extra;
+    if (need <= this.buf.length) return;
+    let cap = this.buf.length * 2;
+    while (cap < need) cap *= 2;
+    const next = Buffer.allocUnsafeSlow(cap);
+    this.buf.copy(next, 0, 0, this.used);
+    this.buf = next;
+  }
+
+  /** Drops spare capacity once the node is no longer the tail. */
+  seal(): void {
+    this.masterFields = null;
+    if (this.buf.length - this.used > 32 + (this.used >> 4)) {
+      const exact = Buffer.allocUnsafeSlow(this.used);
+      this.buf.copy(exact, 0, 0, this.used);
+      this.buf = exact;
+    }
+  }
+
+  /** Bytes held by the node's buffer. */
+  capacity(): number {
+    return this.buf.length;
+  }
+
+  // --- reading ---------------------------------------------------------------------------------
+
+  /** Reads an entry header at r.pos, leaving r.pos at its fields/values. */
+  readHeader(r: Reader, out: EntryHeader): void {
+    out.flags = this.buf[r.pos++]!;
+    const msDelta = r.bigVarint();
+    const seqPart = r.bigVarint();
+    out.ms = this.masterMs + msDelta;
+    out.seq = msDelta === 0n ? this.masterSeq + seqPart : seqPart;
+  }
+
+  /** Skips the body of an entry whose header was just read. */
+  skipBody(r: Reader, flags: number): void {
+    const pairs = flags & FLAG_SAME_FIELDS ? this.masterFieldCount : r.varint();
+    const values = flags & FLAG_SAME_FIELDS ? pairs : pairs * 2;
+    for (let i = 0; i < values; i++) r.skipValue();
+  }
+
+  /** Reads the body of an entry whose header was just read, as flat field/value Buffers. */
+  readBody(r: Reader, flags: number): Buffer[] {
+    const out: Buffer[] = [];
+    if (flags & FLAG_SAME_FIELDS) {
+      const names = this.masterFields ?? this.readMasterNames();
+      for (let i = 0; i < names.length; i++) out.push(names[i]!, r.value());
+    } else {
+      const pairs = r.varint();
+      for (let i = 0; i < pairs * 2; i++) out.push(r.value());
+    }
+    return out;
+  }
+
+  /** Master field names as views into the buffer (not cached: sealed nodes stay lean). */
+  private readMasterNames(): Buffer[] {
+    const r = new Reader(this.buf);
+    const n = r.varint();
+    const names: Buffer[] = [];
+    for (let i = 0; i < n; i++) names.push(r.value());
+    return names;
+  }
+
+  /** Offsets of every entry (deleted ones too), in order. */
+  entryOffsets(): number[] {
+    const offsets: number[] = [];
+    const r = new Reader(this.buf);
+    r.pos = this.entriesStart;
+    const h: EntryHeader = { flags: 0, ms: 0n, seq: 0n };
+    while (r.pos < this.used) {
+      offsets.push(r.pos);
+      this.readHeader(r, h);
+      this.skipBody(r, h.flags);
+    }
+    return offsets;
+  }
+
+  /** Marks the entry at `offset` deleted; returns false if it already was. */
+  markDeleted(offset: number): boolean {
+    const flags = this.buf[offset]!;
+    if (flags & FLAG_DELETED) return false;
+    this.buf[offset] = flags | FLAG_DELETED;
+    this.live--;
+    this.deleted++;
+    return true;
+  }
+}
+

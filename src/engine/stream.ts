@@ -1,0 +1,280 @@
+// The stream value: entries in packed nodes (stream-node.ts) found through an ordered index,
+// plus the metadata Redis keeps (last_id, max_deleted_entry_id, entries_added, groups).
+//
+// For the consumer-group and XINFO code:
+// - `length` counts live entries; deleted ones remain as tombstones inside their node until
+//   the node is freed (XDEL of a node's last live entry frees it, as Redis does).
+// - `lastId` is Redis's last_id: the top id ever added or set by XSETID, not necessarily the
+//   id of lastEntry(). `maxDeletedId` is max_deleted_entry_id (updated by delete() only,
+//   never by trimming, as in Redis). `entriesAdded` is entries_added.
+// - Redis's first_id is `firstEntry()?.id ?? MIN_ID`.
+// - range() bounds are inclusive; count 0 means no limit. Returned field Buffers are views
+//   into immutable node memory: safe to keep, never to modify.
+// - append() does not check the id: callers use generateId() (stream-id.ts) first.
+import type { ConsumerGroup } from './consumer-group.js';
+import type { TypedValue } from './keyspace.js';
+import { compareIds, MAX_ID, MIN_ID, type StreamId } from './stream-id.js';
+import { type EntryHeader, FLAG_DELETED, Reader, StreamNode } from './stream-node.js';
+
+export interface StreamEntry {
+  id: StreamId;
+  /** Flat f1, v1, f2, v2 ... */
+  fields: Buffer[];
+}
+
+/** stream-node-max-bytes / stream-node-max-entries (0 = no limit, as in Redis). */
+export interface NodeLimits {
+  maxBytes: number;
+  maxEntries: number;
+}
+
+export const DEFAULT_NODE_LIMITS: NodeLimits = { maxBytes: 4096, maxEntries: 100 };
+
+/** Redis's STREAM_LISTPACK_MAX_SIZE: the byte limit when stream-node-max-bytes is 0 or huge. */
+const LISTPACK_MAX_SIZE = 1 << 30;
+
+/** Rough per-node bookkeeping cost beyond the buffer (node object, ids, Buffer object). */
+const NODE_OVERHEAD_BYTES = 240;
+
+function lessThan(ms: bigint, seq: bigint, id: StreamId): boolean {
+  return ms < id.ms || (ms === id.ms && seq < id.seq);
+}
+
+export class Stream implements TypedValue {
+  readonly typeName = 'stream' as const;
+  /** Live entries. */
+  length = 0;
+  lastId: StreamId = MIN_ID;
+  maxDeletedId: StreamId = MIN_ID;
+  entriesAdded = 0n;
+  readonly groups = new Map<string, ConsumerGroup>();
+
+  /** Nodes ordered by master id; the live ones are nodes[head ..]. */
+  private nodes: StreamNode[] = [];
+  private head = 0;
+
+  // --- index -----------------------------------------------------------------------------------
+
+  /** Index of the last node whose master id is <= id, or head - 1 when there is none. */
+  private findNode(id: StreamId): number {
+    let lo = this.head;
+    let hi = this.nodes.length - 1;
+    let found = this.head - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      const n = this.nodes[mid]!;
+      if (lessThan(id.ms, id.seq, n.masterId)) hi = mid - 1;
+      else {
+        found = mid;
+        lo = mid + 1;
+      }
+    }
+    return found;
+  }
+
+  private removeNode(i: number): void {
+    if (i === this.head) {
+      this.nodes[i] = undefined as unknown as StreamNode; // let it be collected now
+      this.head++;
+      if (this.head === this.nodes.length) {
+        this.nodes = [];
+        this.head = 0;
+      } else if (this.head >= 64 && this.head * 2 >= this.nodes.length) {
+        this.nodes = this.nodes.slice(this.head);
+        this.head = 0;
+      }
+    } else {
+      this.nodes.splice(i, 1);
+    }
+  }
+
+  private tail(): StreamNode | undefined {
+    return this.nodes.length > this.head ? this.nodes[this.nodes.length - 1] : undefined;
+  }
+
+  nodeCount(): number {
+    return this.nodes.length - this.head;
+  }
+
+  /** Approximate bytes held by the entries (buffers plus per-node bookkeeping). */
+  estimatedBytes(): number {
+    let bytes = 128;
+    for (let i = this.head; i < this.nodes.length; i++) bytes += this.nodes[i]!.capacity() + NODE_OVERHEAD_BYTES;
+    return bytes;
+  }
+
+  // --- writing ---------------------------------------------------------------------------------
+
+  /**
+   * Appends an entry with an id above lastId (not checked). A new node starts, as in Redis's
+   * streamAppendItem, when the tail's listpack size plus the new field and value bytes would
+   * reach maxBytes, or the tail holds maxEntries entries (deleted ones included).
+   */
+  append(id: StreamId, fields: Buffer[], limits: NodeLimits = DEFAULT_NODE_LIMITS): void {
+    let node = this.tail();
+    if (node !== undefined) {
+      let maxBytes = limits.maxBytes;
+      if (maxBytes <= 0 || maxBytes > LISTPACK_MAX_SIZE) maxBytes = LISTPACK_MAX_SIZE;
+      let elementBytes = 0;
+      for (const f of fields) elementBytes += f.length;
+      if (node.lpBytes() + elementBytes >= maxBytes) node = undefined;
+      else if (limits.maxEntries > 0 && node.live + node.deleted >= limits.maxEntries) node = undefined;
+    }
+    if (node === undefined) {
+      this.tail()?.seal();
+      node = new StreamNode(id, fields);
+      this.nodes.push(node);
+    }
+    node.append(id, fields);
+    this.length++;
+    this.lastId = id;
+    this.entriesAdded++;
+  }
+
+  /**
+   * XDEL of one id: marks the entry deleted, frees its node when no live entry is left, and
+   * raises maxDeletedId. Returns false when there is no such live entry.
+   */
+  delete(id: StreamId): boolean {
+    const i = this.findNode(id);
+    if (i < this.head) return false;
+    const node = this.nodes[i]!;
+    if (lessThan(node.lastMs, node.lastSeq, id)) return false;
+    const r = new Reader(node.buf);
+    r.pos = node.entriesStart;
+    const h: EntryHeader = { flags: 0, ms: 0n, seq: 0n };
+    while (r.pos < node.used) {
+      const at = r.pos;
+      node.readHeader(r, h);
+      if (h.ms === id.ms && h.seq === id.seq) {
+        if (!node.markDeleted(at)) return false;
+        this.length--;
+        if (compareIds(id, this.maxDeletedId) > 0) this.maxDeletedId = id;
+        if (node.live === 0) this.removeNode(i);
+        return true;
+      }
+      if (!lessThan(h.ms, h.seq, id)) return false;
+      node.skipBody(r, h.flags);
+    }
+    return false;
+  }
+
+  /** Trims to at most maxLen entries; see trim(). Returns the number of entries removed. */
+  trimByMaxLen(maxLen: number, approx: boolean, limit: number): number {
+    return this.trim(maxLen, undefined, approx, limit);
+  }
+
+  /** Removes entries with ids below minId; see trim(). */
+  trimByMinId(minId: StreamId, approx: boolean, limit: number): number {
+    return this.trim(0, minId, approx, limit);
+  }
+
+  /**
+   * Redis's streamTrim: whole nodes are freed from the head while they are entirely surplus;
+   * with `approx` it stops at the first node it cannot free whole, otherwise it marks the
+   * surplus entries of that node deleted. `limit` (0 = none) caps the entries freed with whole
+   * nodes: a node that would take the count above it is left alone.
+   */
+  private trim(maxLen: number, minId: StreamId | undefined, approx: boolean, limit: number): number {
+    let deleted = 0;
+    while (this.head < this.nodes.length) {
+      if (minId === undefined && this.length <= maxLen) break;
+      const node = this.nodes[this.head]!;
+      const entries = node.live;
+      if (limit > 0 && deleted + entries > limit) break;
+      const removeNode =
+        minId === undefined ? this.length - entries >= maxLen : lessThan(node.lastMs, node.lastSeq, minId);
+      if (removeNode) {
+        this.removeNode(this.head);
+        this.length -= entries;
+        deleted += entries;
+        continue;
+      }
+      if (approx) break;
+      const r = new Reader(node.buf);
+      r.pos = node.entriesStart;
+      const h: EntryHeader = { flags: 0, ms: 0n, seq: 0n };
+      while (r.pos < node.used) {
+        const at = r.pos;
+        node.readHeader(r, h);
+        if (minId === undefined ? this.length <= maxLen : !lessThan(h.ms, h.seq, minId)) break;
+        node.skipBody(r, h.flags);
+        if (node.markDeleted(at)) {
+          this.length--;
+          deleted++;
+        }
+      }
+      break;
+    }
+    return deleted;
+  }
+
+  // --- reading ---------------------------------------------------------------------------------
+
+  /** Fields of a live entry. */
+  get(id: StreamId): Buffer[] | undefined {
+    const found = this.range(id, id, 1, false);
+    return found.length > 0 ? found[0]!.fields : undefined;
+  }
+
+  firstEntry(): StreamEntry | undefined {
+    return this.length > 0 ? this.range(MIN_ID, MAX_ID, 1, false)[0] : undefined;
+  }
+
+  lastEntry(): StreamEntry | undefined {
+    return this.length > 0 ? this.range(MIN_ID, MAX_ID, 1, true)[0] : undefined;
+  }
+
+  /**
+   * The first id still stored, tombstones included (Redis's streamGetEdgeID with
+   * skip_tombstones 0), or MAX_ID when no node is left. XADD/XTRIM propagate "MINID ~" as it.
+   */
+  firstIdWithTombstones(): StreamId {
+    const node = this.nodes[this.head];
+    return node === undefined ? MAX_ID : node.masterId;
+  }
+
+  /** Live entries with start <= id <= end, ascending (or descending), at most count (0 = all). */
+  range(start: StreamId, end: StreamId, count: number, reverse: boolean): StreamEntry[] {
+    const out: StreamEntry[] = [];
+    if (compareIds(start, end) > 0 || this.length === 0) return out;
+    const h: EntryHeader = { flags: 0, ms: 0n, seq: 0n };
+    if (!reverse) {
+      let i = Math.max(this.findNode(start), this.head);
+      for (; i < this.nodes.length; i++) {
+        const node = this.nodes[i]!;
+        if (lessThan(end.ms, end.seq, node.masterId)) break;
+        if (lessThan(node.lastMs, node.lastSeq, start) || node.live === 0) continue;
+        const r = new Reader(node.buf);
+        r.pos = node.entriesStart;
+        while (r.pos < node.used) {
+          node.readHeader(r, h);
+          if ((h.flags & FLAG_DELETED) !== 0 || lessThan(h.ms, h.seq, start)) {
+            node.skipBody(r, h.flags);
+            continue;
+          }
+          if (lessThan(end.ms, end.seq, h)) return out;
+          out.push({ id: { ms: h.ms, seq: h.seq }, fields: node.readBody(r, h.flags) });
+          if (count > 0 && out.length >= count) return out;
+        }
+      }
+      return out;
+    }
+    for (let i = this.findNode(end); i >= this.head; i--) {
+      const node = this.nodes[i]!;
+      if (lessThan(node.lastMs, node.lastSeq, start)) break;
+      if (node.live === 0) continue;
+      const offsets = node.entryOffsets();
+      const r = new Reader(node.buf);
+      for (let j = offsets.length - 1; j >= 0; j--) {
+        r.pos = offsets[j]!;
+        node.readHeader(r, h);
+        if ((h.flags & FLAG_DELETED) !== 0 || lessThan(end.ms, end.seq, h)) continue;
+        if (lessThan(h.ms, h.seq, start)) return out;
+        out.push({ id: { ms: h.ms, seq: h.seq }, fields: node.readBody(r, h.flags) });
+        if (count > 0 && out.length >= count) return out;
+      }
+    }
+    return out;
+  }
+}
