@@ -1,0 +1,54 @@
+// Byte accumulator shared by the request and reply parsers.
+//
+// Bytes live in one contiguous Buffer (an "arena") so the parsers can use indexOf and
+// index arithmetic. It is append-only: bytes already written are never overwritten, so
+// subarrays the parsers hand out (command arguments, raw replies) stay valid for ever,
+// whatever is pushed later. New data goes into the arena's free tail when it fits; when
+// it does not, the unread bytes move to a fresh arena of about twice the needed size, so
+// a large message arriving in many small chunks is copied O(1) times per byte on average.
+
+export class InputBuffer {
+  /** The arena. Valid unread bytes are buf[start, end). */
+  buf: Buffer = Buffer.alloc(0);
+  start = 0;
+  end = 0;
+
+  get length(): number {
+    return this.end - this.start;
+  }
+
+  /**
+   * Appends a chunk. The caller must not modify it afterwards: when nothing is pending the
+   * chunk itself becomes the arena (no copy), and arguments may be subarrays of it.
+   */
+  push(chunk: Buffer): void {
+    const n = chunk.length;
+    if (n === 0) return;
+    if (this.start === this.end) {
+      this.buf = chunk;
+      this.start = 0;
+      this.end = n;
+    } else if (this.buf.length - this.end >= n) {
+      chunk.copy(this.buf, this.end);
+      this.end += n;
+    } else {
+      this.grow(2 * (this.length + n));
+      chunk.copy(this.buf, this.end);
+      this.end += n;
+    }
+  }
+
+  /** Marks bytes up to absolute offset `to` as read. */
+  consume(to: number): void {
+    this.start = to;
+  }
+
+  private grow(capacity: number): void {
+    // allocUnsafe: every byte the parsers read has been written by push() first.
+    const next = Buffer.allocUnsafe(Math.max(capacity, 4096));
+    this.buf.copy(next, 0, this.start, this.end);
+    this.end -= this.start;
+    this.start = 0;
+    this.buf = next;
+  }
+}

@@ -1,0 +1,327 @@
+// Incremental parser for client requests, as Redis 7.0's networking.c reads them
+// (processInputBuffer / processMultibulkBuffer / processInlineBuffer).
+//
+// Redis's quirks are kept on purpose, because clients and the differential tests see them:
+// - lines are found with strchr, so a NUL byte before the '\r' (or inline '\n') means "no
+//   line yet": the request waits, and fails only once the 64 KiB inline limit is passed;
+// - after a count line's '\r' and after a bulk payload, the next two bytes are skipped
+//   without checking they are "\r\n";
+// - '*0', '*-N' and blank inline lines are no commands at all and are skipped;
+// - the multibulk count may be up to INT_MAX (7.0 no longer caps it at 1024*1024), so the
+//   argument array grows with the arguments actually received, never with the declared count.
+import { InputBuffer } from './input-buffer.js';
+
+/** A protocol violation. The connection must reply with `reply` (unless `silent`) and close. */
+export class ProtocolError extends Error {
+  /** The exact error reply bytes Redis sends ("-ERR Protocol error: ...\r\n"). */
+  readonly reply: Buffer;
+  /**
+   * True when Redis closes the connection without replying (query buffer limit); a server
+   * may still choose to send `reply` first.
+   */
+  readonly silent: boolean;
+
+  /** `text` is the error text without the "ERR " prefix; non-ASCII bytes are latin1 chars. */
+  constructor(text: string, silent = false) {
+    super(`ERR ${text}`);
+    this.name = 'ProtocolError';
+    this.reply = Buffer.from(`-${this.message}\r\n`, 'latin1');
+    this.silent = silent;
+  }
+}
+
+export interface ParserLimits {
+  /** proto-max-bulk-len: the largest bulk argument accepted. Default 512 MiB. */
+  maxBulkLen?: number;
+  /** The largest multibulk count accepted. Default INT_MAX (2147483647), as Redis 7.0. */
+  maxMultibulk?: number;
+  /** client-query-buffer-limit: unparsed bytes held before the client is closed. Default 1 GiB. */
+  maxQueryBuffer?: number;
+  /** PROTO_INLINE_MAX_SIZE: the longest inline request or count line. Default 64 KiB. */
+  maxInline?: number;
+}
+
+const INT_MAX = 2147483647;
+/** Limits applied while authentication is required (Redis 7.0.15's authRequired checks). */
+const UNAUTH_MAX_MULTIBULK = 10;
+const UNAUTH_MAX_BULK = 16384;
+
+const CR = 13;
+const LF = 10;
+const NUL = 0;
+const STAR = 42;
+const DOLLAR = 36;
+
+const enum ReqType {
+  Unknown,
+  Inline,
+  Multibulk,
+}
+
+export class RequestParser {
+  /**
+   * Set by the server while the client still has to AUTH (requirepass set, not yet
+   * authenticated): Redis then refuses counts above 10 and bulks above 16384 bytes.
+   */
+  authRequired = false;
+
+  private readonly input = new InputBuffer();
+  private readonly maxBulkLen: number;
+  private readonly maxMultibulk: number;
+  private readonly maxQueryBuffer: number;
+  private readonly maxInline: number;
+
+  private reqType = ReqType.Unknown;
+  /** Arguments still expected by the multibulk request in progress (0: none in progress). */
+  private multibulkLen = 0;
+  /** Length of the bulk argument whose header was read, or -1 before its header. */
+  private bulkLen = -1;
+  private argv: Buffer[] = [];
+
+  constructor(limits: ParserLimits = {}) {
+    this.maxBulkLen = limits.maxBulkLen ?? 512 * 1024 * 1024;
+    this.maxMultibulk = limits.maxMultibulk ?? INT_MAX;
+    this.maxQueryBuffer = limits.maxQueryBuffer ?? 1024 * 1024 * 1024;
+    this.maxInline = limits.maxInline ?? 64 * 1024;
+  }
+
+  /** Bytes received and not yet parsed into a complete command or argument. */
+  get bufferedBytes(): number {
+    return this.input.length;
+  }
+
+  /** Appends received bytes. The chunk must not be modified afterwards (argv may share it). */
+  push(chunk: Buffer): void {
+    if (this.input.length + chunk.length > this.maxQueryBuffer) {
+      // Redis logs "Closing client that reached max query buffer length" and closes silently.
+      throw new ProtocolError('Protocol error: client reached max query buffer length', true);
+    }
+    this.input.push(chunk);
+  }
+
+  /** The next complete command, or null until more bytes arrive. Throws ProtocolError. */
+  next(): Buffer[] | null {
+    for (;;) {
+      const input = this.input;
+      if (input.start >= input.end) return null;
+      if (this.reqType === ReqType.Unknown) {
+        this.reqType = input.buf[input.start] === STAR ? ReqType.Multibulk : ReqType.Inline;
+      }
+      const argv = this.reqType === ReqType.Multibulk ? this.multibulk() : this.inline();
+      if (argv === null) return null;
+      this.reqType = ReqType.Unknown;
+      if (argv.length > 0) return argv;
+    }
+  }
+
+  private multibulk(): Buffer[] | null {
+    const input = this.input;
+    if (this.multibulkLen === 0) {
+      const pos = input.start;
+      const cr = findByte(input.buf, pos, input.end, CR);
+      if (cr < 0) {
+        if (input.end - pos > this.maxInline) throw new ProtocolError('Protocol error: too big mbulk count string');
+        return null;
+      }
+      if (cr > input.end - 2) return null; // the byte after '\r' has not arrived
+      const count = parseLongLong(input.buf, pos + 1, cr);
+      if (count === undefined || count > INT_MAX || count > this.maxMultibulk) {
+        throw new ProtocolError('Protocol error: invalid multibulk length');
+      }
+      if (count > UNAUTH_MAX_MULTIBULK && this.authRequired) {
+        throw new ProtocolError('Protocol error: unauthenticated multibulk length');
+      }
+      input.consume(cr + 2);
+      if (count <= 0) return [];
+      this.multibulkLen = count;
+    }
+
+    while (this.multibulkLen > 0) {
+      if (this.bulkLen === -1 && !this.bulkHeader()) return null;
+      const start = input.start;
+      if (input.end - start < this.bulkLen + 2) return null;
+      this.argv.push(input.buf.subarray(start, start + this.bulkLen));
+      input.consume(start + this.bulkLen + 2);
+      this.bulkLen = -1;
+      this.multibulkLen--;
+    }
+    const argv = this.argv;
+    this.argv = [];
+    return argv;
+  }
+
+  /** Reads a "$<len>\r\n" header into bulkLen; false when it is incomplete. */
+  private bulkHeader(): boolean {
+    const input = this.input;
+    const buf = input.buf;
+    const pos = input.start;
+    const cr = findByte(buf, pos, input.end, CR);
+    if (cr < 0) {
+      if (input.end - pos > this.maxInline) throw new ProtocolError('Protocol error: too big bulk count string');
+      return false;
+    }
+    if (cr > input.end - 2) return false;
+    const first = buf[pos]!;
+    if (first !== DOLLAR) {
+      // Redis formats the byte with %c; its error replies turn '\r' and '\n' into spaces.
+      const shown = first === CR || first === LF ? ' ' : String.fromCharCode(first);
+      throw new ProtocolError(`Protocol error: expected '$', got '${shown}'`);
+    }
+    const len = parseLongLong(buf, pos + 1, cr);
+    if (len === undefined || len < 0 || len > this.maxBulkLen) {
+      throw new ProtocolError('Protocol error: invalid bulk length');
+    }
+    if (len > UNAUTH_MAX_BULK && this.authRequired) {
+      throw new ProtocolError('Protocol error: unauthenticated bulk length');
+    }
+    input.consume(cr + 2);
+    // No buffer is sized from the declared length (a client could declare 512 MiB and
+    // send nothing); the input buffer doubles as bytes really arrive.
+    this.bulkLen = len;
+    return true;
+  }
+
+  private inline(): Buffer[] | null {
+    const input = this.input;
+    const buf = input.buf;
+    const pos = input.start;
+    const lf = findByte(buf, pos, input.end, LF);
+    if (lf < 0) {
+      if (input.end - pos > this.maxInline) throw new ProtocolError('Protocol error: too big inline request');
+      return null;
+    }
+    const lineEnd = lf > pos && buf[lf - 1] === CR ? lf - 1 : lf;
+    const argv = splitArgs(buf, pos, lineEnd);
+    input.consume(lf + 1);
+    if (argv === null) throw new ProtocolError('Protocol error: unbalanced quotes in request');
+    return argv;
+  }
+}
+
+/**
+ * strchr(buf + from, byte) over buf[from, end): the first `byte`, or -1 when it is absent or a
+ * NUL comes first (Redis's query buffer is a C string to strchr).
+ */
+function findByte(buf: Buffer, from: number, end: number, byte: number): number {
+  // Count lines are a few bytes long: a short JS scan beats a native indexOf call.
+  const quick = Math.min(end, from + 24);
+  for (let i = from; i < quick; i++) {
+    const c = buf[i];
+    if (c === byte) return i;
+    if (c === NUL) return -1;
+  }
+  if (quick === end) return -1;
+  const rest = buf.subarray(quick, end);
+  const at = rest.indexOf(byte);
+  const nul = (at < 0 ? rest : rest.subarray(0, at)).indexOf(NUL);
+  if (nul >= 0 || at < 0) return -1;
+  return quick + at;
+}
+
+/**
+ * Redis's string2ll over buf[from, to): optional '-', no '+', no leading zeros, no spaces,
+ * under 21 characters, within int64. Beyond 2^53 the result is approximate, which is enough:
+ * callers only compare it with limits far below that.
+ */
+function parseLongLong(buf: Buffer, from: number, to: number): number | undefined {
+  const len = to - from;
+  if (len <= 0 || len >= 21) return undefined;
+  if (len === 1 && buf[from] === 48) return 0;
+  let i = from;
+  const negative = buf[i] === 45;
+  if (negative && ++i === to) return undefined;
+  const first = buf[i]!;
+  if (first < 49 || first > 57) return undefined;
+  let v = first - 48;
+  for (i++; i < to; i++) {
+    const c = buf[i]!;
+    if (c < 48 || c > 57) return undefined;
+    v = v * 10 + (c - 48);
+  }
+  if (len >= 19) {
+    // Exact int64 range check only where a number could overflow it.
+    const exact = BigInt(buf.toString('latin1', from, to));
+    if (exact > 9223372036854775807n || exact < -9223372036854775808n) return undefined;
+  }
+  return negative ? -v : v;
+}
+
+/** True for the bytes C's isspace() accepts in the C locale. */
+function isSpace(c: number): boolean {
+  return c === 32 || (c >= 9 && c <= 13);
+}
+
+function hexValue(c: number): number {
+  if (c >= 48 && c <= 57) return c - 48;
+  if (c >= 97 && c <= 102) return c - 87;
+  if (c >= 65 && c <= 70) return c - 55;
+  return -1;
+}
+
+/**
+ * sds.c sdssplitargs over buf[from, to): blank-separated words, "double quotes" with \n \r
+ * \t \b \a \xHH and \<any> escapes, 'single quotes' with only \' escaped; a closing quote must
+ * be followed by a blank or the end. Returns null for unbalanced quotes. Plain words are
+ * returned as subarrays of buf, quoted ones as new Buffers.
+ */
+export function splitArgs(buf: Buffer, from: number, to: number): Buffer[] | null {
+  // The line holds no NUL (see findByte), so 0 can stand for "past the end" as in C.
+  const at = (i: number): number => (i < to ? buf[i]! : 0);
+  const out: Buffer[] = [];
+  let p = from;
+  for (;;) {
+    while (p < to && isSpace(buf[p]!)) p++;
+    if (p >= to) return out;
+    const tokenStart = p;
+    let tokenEnd = -1;
+    let bytes: number[] | null = null; // set once the word needs unescaping
+    let inDouble = false;
+    let inSingle = false;
+    let done = false;
+    while (!done) {
+      const c = at(p);
+      if (inDouble) {
+        if (c === 92 && at(p + 1) === 120 && hexValue(at(p + 2)) >= 0 && hexValue(at(p + 3)) >= 0) {
+          bytes!.push(hexValue(at(p + 2)) * 16 + hexValue(at(p + 3)));
+          p += 3;
+        } else if (c === 92 && at(p + 1) !== 0) {
+          p++;
+          const e = at(p);
+          bytes!.push(e === 110 ? 10 : e === 114 ? 13 : e === 116 ? 9 : e === 98 ? 8 : e === 97 ? 7 : e);
+        } else if (c === 34) {
+          const n = at(p + 1);
+          if (n !== 0 && !isSpace(n)) return null;
+          done = true;
+        } else if (c === 0) {
+          return null;
+        } else {
+          bytes!.push(c);
+        }
+      } else if (inSingle) {
+        if (c === 92 && at(p + 1) === 39) {
+          p++;
+          bytes!.push(39);
+        } else if (c === 39) {
+          const n = at(p + 1);
+          if (n !== 0 && !isSpace(n)) return null;
+          done = true;
+        } else if (c === 0) {
+          return null;
+        } else {
+          bytes!.push(c);
+        }
+      } else if (c === 32 || c === 10 || c === 13 || c === 9 || c === 0) {
+        tokenEnd = p;
+        done = true;
+      } else if (c === 34 || c === 39) {
+        if (bytes === null) bytes = Array.from(buf.subarray(tokenStart, p));
+        if (c === 34) inDouble = true;
+        else inSingle = true;
+      } else if (bytes !== null) {
+        bytes.push(c);
+      }
+      if (at(p) !== 0) p++;
+    }
+    out.push(bytes === null ? buf.subarray(tokenStart, tokenEnd) : Buffer.from(bytes));
+  }
+}
