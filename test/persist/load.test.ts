@@ -1,0 +1,157 @@
+// Loading: every complete record survives, a torn last record is cut off at every possible
+// byte offset, and corruption anywhere else refuses to start naming the file and offset.
+import assert from 'node:assert/strict';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { basename } from 'node:path';
+import { test } from 'node:test';
+import { open } from '../../src/client/embedded.js';
+import { encodeCommand } from '../../src/resp/encoder.js';
+import { incrFile, removeDir, tempDir } from './helpers.js';
+
+async function seed(dir: string): Promise<void> {
+  const db = await open({ dir, appendfsync: 'always' });
+  for (let i = 0; i < 5; i++) await db.call('SET', `k${i}`, `value-${i}`);
+  await db.call('HSET', 'h', 'f1', 'v1', 'f2', 'v2');
+  await db.call('SELECT', 2);
+  await db.call('SADD', 'members', 'a', 'b', 'c');
+  await db.call('SELECT', 0);
+  await db.close();
+}
+
+async function expectSeed(dir: string): Promise<void> {
+  const db = await open({ dir, appendfsync: 'always' });
+  try {
+    for (let i = 0; i < 5; i++) assert.equal(await db.call('GET', `k${i}`), `value-${i}`);
+    assert.deepEqual(await db.call('HGETALL', 'h'), ['f1', 'v1', 'f2', 'v2']);
+    await db.call('SELECT', 2);
+    assert.deepEqual(((await db.call('SMEMBERS', 'members')) as string[]).sort(), ['a', 'b', 'c']);
+  } finally {
+    await db.close();
+  }
+}
+
+test('a restart loads every acknowledged command across databases', async () => {
+  const dir = tempDir('load');
+  try {
+    await seed(dir);
+    await expectSeed(dir);
+    // Loading twice changes nothing (nothing is re-logged while loading).
+    const size = statSync(incrFile(dir)).size;
+    await expectSeed(dir);
+    assert.equal(statSync(incrFile(dir)).size, size);
+  } finally {
+    removeDir(dir);
+  }
+});
+
+test('a log torn at every byte offset of its last record loads every complete record', async () => {
+  const dir = tempDir('torn');
+  try {
+    await seed(dir);
+    const db = await open({ dir, appendfsync: 'always' });
+    await db.call('SET', 'last', 'x'.repeat(40));
+    await db.close();
+    const file = incrFile(dir);
+    const full = readFileSync(file);
+    const lastRecord = encodeCommand(['SET', 'last', 'x'.repeat(40)]);
+    const start = full.length - lastRecord.length;
+    assert.deepEqual(full.subarray(start), lastRecord);
+    for (let cut = start; cut < full.length; cut++) {
+      writeFileSync(file, full.subarray(0, cut));
+      const reopened = await open({ dir, appendfsync: 'always' });
+      try {
+        assert.equal(await reopened.call('GET', 'last'), null, `cut at ${cut}`);
+        assert.equal(await reopened.call('GET', 'k4'), 'value-4', `cut at ${cut}`);
+      } finally {
+        await reopened.close();
+      }
+      // The torn bytes were cut off, so the next command is appended to a clean log.
+      assert.equal(statSync(file).size, start, `cut at ${cut}`);
+    }
+    await expectSeed(dir);
+  } finally {
+    removeDir(dir);
+  }
+});
+
+test('a MULTI/EXEC torn anywhere is reverted as a whole', async () => {
+  const dir = tempDir('torn-multi');
+  try {
+    await seed(dir);
+    const db = await open({ dir, appendfsync: 'always' });
+    const before = statSync(incrFile(dir)).size;
+    await db.call('MULTI');
+    await db.call('SET', 'm1', 'one');
+    await db.call('SET', 'm2', 'two');
+    await db.call('EXEC');
+    await db.close();
+    const file = incrFile(dir);
+    const full = readFileSync(file);
+    // A new log session starts with SELECT (written before MULTI, like Redis): it is complete.
+    const select = encodeCommand(['SELECT', '0']);
+    assert.deepEqual(full.subarray(before, before + select.length), select);
+    const multiAt = before + select.length;
+    for (let cut = multiAt + 1; cut < full.length; cut++) {
+      writeFileSync(file, full.subarray(0, cut));
+      const reopened = await open({ dir, appendfsync: 'always' });
+      try {
+        assert.deepEqual(await reopened.call('MGET', 'm1', 'm2', 'k0'), [null, null, 'value-0'], `cut at ${cut}`);
+      } finally {
+        await reopened.close();
+      }
+      assert.equal(statSync(file).size, multiAt, `cut at ${cut}`);
+    }
+    writeFileSync(file, full);
+    const whole = await open({ dir, appendfsync: 'always' });
+    assert.deepEqual(await whole.call('MGET', 'm1', 'm2'), ['one', 'two']);
+    await whole.close();
+  } finally {
+    removeDir(dir);
+  }
+});
+
+test('corruption in the middle refuses to start and names the file and byte offset', async () => {
+  const dir = tempDir('corrupt');
+  try {
+    await seed(dir);
+    const file = incrFile(dir);
+    const good = readFileSync(file);
+    // The third SET record: find it and damage its '*', then a CRLF inside it.
+    const record = encodeCommand(['SET', 'k2', 'value-2']);
+    const at = good.indexOf(record);
+    assert.ok(at > 0);
+    const cases: Array<[number, number]> = [
+      [at, 0x2b], // '*' -> '+'
+      [at + record.length - 2, 0x58], // the final CR of the record
+      [at + 5, 0x41], // a digit of the first length
+    ];
+    for (const [offset, byte] of cases) {
+      const bad = Buffer.from(good);
+      bad[offset] = byte;
+      writeFileSync(file, bad);
+      await assert.rejects(open({ dir, appendfsync: 'always' }), (err: Error) => {
+        assert.match(err.message, new RegExp(`${basename(file).replace(/\./g, '\\.')} at byte offset ${offset}\\b`));
+        assert.match(err.message, /Bad file format/);
+        return true;
+      });
+      // Refusing must not "repair" the file by truncating it.
+      assert.deepEqual(readFileSync(file), bad);
+    }
+  } finally {
+    removeDir(dir);
+  }
+});
+
+test('an unknown command in the log refuses to start', async () => {
+  const dir = tempDir('unknown');
+  try {
+    await seed(dir);
+    const file = incrFile(dir);
+    const good = readFileSync(file);
+    const offset = good.length;
+    writeFileSync(file, Buffer.concat([good, encodeCommand(['NOSUCHCMD', 'x'])]));
+    await assert.rejects(open({ dir, appendfsync: 'always' }), new RegExp(`Unknown command 'NOSUCHCMD'.*byte offset ${offset}`));
+  } finally {
+    removeDir(dir);
+  }
+});
