@@ -491,7 +491,7 @@ export const commands: CommandSpec[] = [
         }
         return new MapReply(entries);
       }, { categories: ['slow', 'connection'] }),
-      command('getkeys', -3, ['loading', 'stale'], null, commandGetKeys, { categories: ['slow', 'connection'] }),
+      command('getkeys', -4, ['loading', 'stale'], null, commandGetKeys, { categories: ['slow', 'connection'] }),
       command('help', 2, ['loading', 'stale'], null, () => helpReply('COMMAND', COMMAND_HELP), {
         categories: ['slow', 'connection'],
       }),
