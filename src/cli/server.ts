@@ -1,3 +1,76 @@
+// `sluice server`: a RESP server on the command table, with the append-only file when --dir is given.
 import type { Command } from 'commander';
+import { allCommands } from '../commands/index.js';
+import { Instance } from '../commands/instance.js';
+import { startServer } from '../server/server.js';
 
-export function register(_program: Command): void {}
+interface ServerFlags {
+  port: string;
+  bind: string;
+  dir?: string;
+  appendonly?: string;
+  appendfsync: string;
+  requirepass?: string;
+}
+
+function choice(name: string, value: string, allowed: string[]): string {
+  const v = value.toLowerCase();
+  if (!allowed.includes(v)) throw new Error(`--${name} must be one of ${allowed.join(', ')} (got '${value}')`);
+  return v;
+}
+
+export function register(program: Command): void {
+  program
+    .command('server')
+    .description('Run a RESP server (redis-cli, ioredis and node-redis connect unchanged)')
+    .option('--port <port>', 'TCP port, 0 picks a free one', '6379')
+    .option('--bind <host>', 'address to listen on', '127.0.0.1')
+    .option('--dir <path>', 'directory of the append-only file (persistence is on when given)')
+    .option('--appendonly <yes|no>', 'log writes to the append-only file (default: yes with --dir)')
+    .option('--appendfsync <policy>', 'always, everysec or no', 'everysec')
+    .option('--requirepass <password>', 'password clients must AUTH with')
+    .action(async (flags: ServerFlags) => {
+      const port = Number(flags.port);
+      if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`invalid --port '${flags.port}'`);
+      const appendfsync = choice('appendfsync', flags.appendfsync, ['always', 'everysec', 'no']) as
+        'always' | 'everysec' | 'no';
+      const appendonly = flags.appendonly === undefined ? null : choice('appendonly', flags.appendonly, ['yes', 'no']);
+      const persistent = flags.dir !== undefined && appendonly !== 'no';
+
+      const config: Record<string, string> = { appendfsync, appendonly: persistent ? 'yes' : 'no' };
+      if (flags.dir !== undefined) config['dir'] = flags.dir;
+      if (flags.requirepass !== undefined) config['requirepass'] = flags.requirepass;
+      const instance = new Instance(allCommands, { config });
+
+      // The file is loaded before the first client is accepted.
+      const closers: Array<() => Promise<void>> = [];
+      if (persistent) {
+        const { attachPersistence } = await import('../persist/attach.js');
+        await attachPersistence(instance, { dir: flags.dir!, appendfsync }, (fn) => closers.push(fn));
+      }
+
+      const server = await startServer({
+        port,
+        bind: flags.bind,
+        instance,
+        onShutdownComplete: () => process.exit(0),
+      });
+      for (const fn of closers) server.onShutdown(fn);
+
+      let signalled = false;
+      const onSignal = (): void => {
+        if (signalled) return;
+        signalled = true;
+        server.close().then(
+          () => process.exit(0),
+          (err: unknown) => {
+            console.error('sluice: shutdown failed:', err);
+            process.exit(1);
+          },
+        );
+      };
+      process.on('SIGTERM', onSignal);
+      process.on('SIGINT', onSignal);
+      console.log(`ready on ${server.host}:${server.port}`);
+    });
+}

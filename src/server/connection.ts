@@ -1,0 +1,215 @@
+// One client connection: parses requests, runs them in order through the Instance, and writes
+// the replies of everything one read produced with a single socket.write.
+import type { Socket } from 'node:net';
+import type { ClientState } from '../commands/client-state.js';
+import type { Instance } from '../commands/instance.js';
+import { Encoder, type Protocol } from '../resp/encoder.js';
+import { ProtocolError, RequestParser } from '../resp/parser.js';
+import { ErrorReply, type Reply } from '../resp/reply.js';
+
+/** Pause reading from a client whose unsent replies exceed this (its socket buffer is full). */
+const OUTPUT_HIGH_WATER = 1 << 20;
+
+/** Formats an address as Redis does: "ip:port", IPv6 in brackets, IPv4-mapped shown as IPv4. */
+export function formatAddr(ip: string | undefined, port: number | undefined): string {
+  let host = ip ?? '';
+  if (host.startsWith('::ffff:') && host.includes('.')) host = host.slice(7);
+  return host.includes(':') ? `[${host}]:${port ?? 0}` : `${host}:${port ?? 0}`;
+}
+
+export class Connection {
+  readonly client: ClientState;
+  private readonly parser: RequestParser;
+  private readonly encoders: { 2?: Encoder; 3?: Encoder } = {};
+  /** Replies encoded under an earlier protocol in this batch (HELLO switched it). */
+  private readonly pendingChunks: Buffer[] = [];
+  private encoder: Encoder | null = null;
+  private pendingCount = 0;
+  /** Waiting for a blocking command or for the persistence barrier: do not run more commands. */
+  private busy = false;
+  /** No more commands are run: QUIT, a protocol error, or the connection is going away. */
+  private stopped = false;
+  private closed = false;
+  private readonly onCloseHooks: Array<() => void> = [];
+
+  constructor(
+    private readonly instance: Instance,
+    private readonly socket: Socket,
+  ) {
+    const fd = (socket as unknown as { _handle?: { fd?: number } })._handle?.fd ?? -1;
+    this.client = instance.newClient(
+      'tcp',
+      formatAddr(socket.remoteAddress, socket.remotePort),
+      formatAddr(socket.localAddress, socket.localPort),
+      fd,
+    );
+    this.client.kill = () => this.destroy();
+    const config = instance.config;
+    this.parser = new RequestParser({
+      maxBulkLen: config.getNumber('proto-max-bulk-len'),
+      maxQueryBuffer: config.getNumber('client-query-buffer-limit'),
+    });
+    socket.setNoDelay(true);
+    socket.on('data', (chunk: Buffer) => this.onData(chunk));
+    socket.on('error', () => this.destroy());
+    socket.on('close', () => this.cleanup());
+    socket.on('drain', () => {
+      if (!this.closed) socket.resume();
+    });
+  }
+
+  /** Called once the connection is gone, however it ended. */
+  onClose(fn: () => void): void {
+    this.onCloseHooks.push(fn);
+  }
+
+  /** Drops the connection at once (CLIENT KILL, timeout, shutdown). */
+  destroy(): void {
+    this.stopped = true;
+    this.socket.destroy();
+    this.cleanup();
+  }
+
+  private cleanup(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.stopped = true;
+    this.instance.removeClient(this.client);
+    for (const fn of this.onCloseHooks) fn();
+  }
+
+  private onData(chunk: Buffer): void {
+    if (this.stopped) return;
+    this.instance.stats.netInputBytes += chunk.length;
+    try {
+      this.parser.push(chunk);
+    } catch (err) {
+      this.protocolError(err);
+      return;
+    }
+    if (!this.busy) this.run();
+  }
+
+  /** Runs every complete request buffered, in order, then writes their replies. */
+  private run(): void {
+    while (!this.stopped && !this.busy) {
+      let argv: Buffer[] | null;
+      try {
+        // Before AUTH, Redis caps request sizes (10 arguments, 16 KiB bulks).
+        this.parser.authRequired = !this.client.authenticated;
+        argv = this.parser.next();
+      } catch (err) {
+        this.protocolError(err);
+        return;
+      }
+      if (argv === null) break;
+      if (argv.length === 0) continue;
+      let reply: Reply | Promise<Reply>;
+      try {
+        reply = this.instance.execute(this.client, argv);
+      } catch (err) {
+        // Instance.call already turns handler exceptions into replies; this is a last resort.
+        console.error('sluice: internal error while dispatching a command:', err);
+        reply = new ErrorReply('ERR internal error');
+      }
+      if (reply instanceof Promise) {
+        // A blocked command: send what came before it, and resume after it answers.
+        this.busy = true;
+        this.flush();
+        reply.then(
+          (r) => this.resume(r),
+          () => this.resume(new ErrorReply('ERR internal error')),
+        );
+        return;
+      }
+      this.append(reply);
+      if (this.client.closeAfterReply) this.stopped = true;
+    }
+    this.flush();
+  }
+
+  private resume(reply: Reply): void {
+    this.busy = false;
+    if (this.closed) return;
+    this.append(reply);
+    if (this.client.closeAfterReply) this.stopped = true;
+    this.run();
+  }
+
+  private append(reply: Reply): void {
+    const protocol: Protocol = this.client.resp;
+    let encoder = this.encoders[protocol];
+    if (encoder === undefined) encoder = this.encoders[protocol] = new Encoder(protocol);
+    if (this.encoder !== null && this.encoder !== encoder) this.pendingChunks.push(this.encoder.take());
+    this.encoder = encoder;
+    encoder.write(reply);
+    this.pendingCount++;
+  }
+
+  /** Writes the batch, after the persistence barrier when one is pending (appendfsync always). */
+  private flush(): void {
+    if (this.pendingCount === 0) {
+      if (this.stopped && !this.busy) this.end();
+      return;
+    }
+    this.pendingCount = 0;
+    let out: Buffer;
+    if (this.pendingChunks.length === 0) {
+      out = this.encoder!.take();
+    } else {
+      this.pendingChunks.push(this.encoder!.take());
+      out = Buffer.concat(this.pendingChunks);
+      this.pendingChunks.length = 0;
+    }
+    const barrier = this.instance.persistence?.barrier() ?? null;
+    if (barrier === null) {
+      this.write(out);
+      if (this.stopped && !this.busy) this.end();
+      return;
+    }
+    const wasBusy = this.busy;
+    this.busy = true;
+    barrier.then(
+      () => this.afterBarrier(out, wasBusy),
+      () => this.afterBarrier(out, wasBusy),
+    );
+  }
+
+  private afterBarrier(out: Buffer, stillBlocked: boolean): void {
+    if (this.closed) return;
+    this.write(out);
+    // A blocked command keeps the connection busy until it answers (see run()).
+    if (stillBlocked) return;
+    this.busy = false;
+    if (this.stopped) this.end();
+    else this.run();
+  }
+
+  private write(out: Buffer): void {
+    if (this.closed) return;
+    this.instance.stats.netOutputBytes += out.length;
+    this.socket.write(out);
+    // Backpressure: stop reading until the client has taken its replies.
+    if (this.socket.writableLength > OUTPUT_HIGH_WATER) this.socket.pause();
+  }
+
+  private end(): void {
+    if (this.closed) return;
+    this.socket.end();
+  }
+
+  /** Replies with the parser's error (Redis's text) and closes this connection only. */
+  private protocolError(err: unknown): void {
+    if (!(err instanceof ProtocolError)) console.error('sluice: request parser failed:', err);
+    const message = err instanceof Error ? err.message : String(err);
+    // Past the query buffer limit Redis closes silently. While a command is blocked its reply
+    // must come first, so such a client is simply dropped too.
+    if (this.busy || (err instanceof ProtocolError && err.silent)) {
+      this.destroy();
+      return;
+    }
+    this.stopped = true;
+    this.append(new ErrorReply(message.startsWith('ERR') ? message : `ERR Protocol error: ${message}`));
+    this.flush();
+  }
+}

@@ -1,0 +1,125 @@
+// The TCP listener over an Instance: accepts connections (up to maxclients), closes idle ones
+// ('timeout'), and shuts down in order: stop accepting, drop clients, run the shutdown hooks
+// (the persistence layer flushes its file there), stop the instance.
+import * as net from 'node:net';
+import { allCommands } from '../commands/index.js';
+import { Instance } from '../commands/instance.js';
+import { Connection } from './connection.js';
+
+export interface ServerOptions {
+  /** 0 picks a free port; RunningServer.port is the real one. Default 6379. */
+  port?: number;
+  /** Default 127.0.0.1. */
+  bind?: string;
+  /** An existing instance (with persistence attached, say); a fresh one otherwise. */
+  instance?: Instance;
+  /** Sets requirepass on the instance. */
+  requirepass?: string;
+  /**
+   * Called after SHUTDOWN has closed the server (the CLI exits the process here). Without it
+   * SHUTDOWN only closes the server, which suits servers started inside tests.
+   */
+  onShutdownComplete?: () => void;
+}
+
+export interface RunningServer {
+  readonly instance: Instance;
+  readonly port: number;
+  readonly host: string;
+  /** Registers a hook run (and awaited) during shutdown, after clients are dropped. */
+  onShutdown(fn: () => Promise<void> | void): void;
+  /** Stops accepting, drops every client, runs the shutdown hooks. Idempotent. */
+  close(): Promise<void>;
+  /** Resolves once the server has closed (by close(), SHUTDOWN or a signal). */
+  readonly closed: Promise<void>;
+  /** Number of open client connections. */
+  connectionCount(): number;
+}
+
+const MAX_CLIENTS_ERROR = '-ERR max number of clients reached\r\n';
+
+export async function startServer(options: ServerOptions = {}): Promise<RunningServer> {
+  const instance = options.instance ?? new Instance(allCommands);
+  const host = options.bind ?? '127.0.0.1';
+  if (options.requirepass !== undefined) instance.config.setRaw('requirepass', options.requirepass);
+  instance.startActiveExpiry();
+
+  const connections = new Set<Connection>();
+  const hooks: Array<() => Promise<void> | void> = [];
+  let closing: Promise<void> | null = null;
+  let resolveClosed!: () => void;
+  const closed = new Promise<void>((resolve) => (resolveClosed = resolve));
+
+  const listener = net.createServer({ noDelay: true }, (socket) => {
+    instance.stats.connectionsReceived++;
+    if (closing !== null || connections.size >= instance.config.getNumber('maxclients')) {
+      instance.stats.rejectedConnections++;
+      socket.on('error', () => {});
+      socket.end(MAX_CLIENTS_ERROR);
+      return;
+    }
+    const connection = new Connection(instance, socket);
+    connections.add(connection);
+    connection.onClose(() => connections.delete(connection));
+  });
+
+  // 'timeout' (seconds): close clients idle that long; blocked clients wait for their own timeout.
+  const idleSweeper = setInterval(() => {
+    const timeout = instance.config.getNumber('timeout');
+    if (timeout <= 0) return;
+    const limit = Date.now() - timeout * 1000;
+    for (const c of [...connections]) {
+      if (c.client.blocked === null && c.client.lastInteraction < limit) c.destroy();
+    }
+  }, 1000);
+  idleSweeper.unref();
+
+  const close = (): Promise<void> => {
+    if (closing !== null) return closing;
+    closing = (async () => {
+      clearInterval(idleSweeper);
+      const stopped = new Promise<void>((resolve) => listener.close(() => resolve()));
+      for (const c of [...connections]) c.destroy();
+      await stopped;
+      for (const fn of hooks) {
+        try {
+          await fn();
+        } catch (err) {
+          console.error('sluice: shutdown hook failed:', err);
+        }
+      }
+      instance.stop();
+      resolveClosed();
+    })();
+    return closing;
+  };
+
+  instance.shutdownHandler = async () => {
+    // Closing drops the SHUTDOWN caller too, as Redis does on success (no reply is sent).
+    await close();
+    options.onShutdownComplete?.();
+    return null;
+  };
+
+  await new Promise<void>((resolve, reject) => {
+    listener.once('error', reject);
+    listener.listen(options.port ?? 6379, host, () => {
+      listener.off('error', reject);
+      resolve();
+    });
+  });
+  listener.on('error', (err) => console.error('sluice: listener error:', err));
+  const port = (listener.address() as net.AddressInfo).port;
+  instance.config.setRaw('port', String(port));
+  instance.config.setRaw('bind', host);
+
+  return {
+    instance,
+    port,
+    host,
+    onShutdown: (fn) => void hooks.push(fn),
+    close,
+    closed,
+    connectionCount: () => connections.size,
+  };
+}
