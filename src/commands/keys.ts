@@ -90,6 +90,8 @@ const MAX_PARKED_SCANS = 4096;
 interface ParkedScan {
   db: number;
   iterator: Iterator<string>;
+  /** The next key, read ahead so a scan that has seen everything can reply cursor 0. */
+  lookahead: IteratorResult<string>;
 }
 
 interface ScanState {
@@ -146,16 +148,14 @@ function scan(ctx: Context, argv: Buffer[]): Reply {
   let parked = cursor === '0' ? undefined : state.parked.get(cursor);
   if (parked !== undefined) state.parked.delete(cursor);
   if (parked === undefined || parked.db !== db.index) {
-    parked = { db: db.index, iterator: db.values.keys() };
+    const iterator = db.values.keys();
+    parked = { db: db.index, iterator, lookahead: iterator.next() };
   }
   const found: Reply[] = [];
-  let finished = false;
   for (let examined = 0; examined < count; examined++) {
-    const step = parked.iterator.next();
-    if (step.done === true) {
-      finished = true;
-      break;
-    }
+    const step = parked.lookahead;
+    if (step.done === true) break;
+    parked.lookahead = parked.iterator.next();
     const key = step.value;
     if (pattern !== null && !globMatch(pattern, key)) continue;
     const value = db.get(key);
@@ -164,7 +164,7 @@ function scan(ctx: Context, argv: Buffer[]): Reply {
     found.push(keyBytes(key));
   }
   let next = '0';
-  if (!finished) {
+  if (parked.lookahead.done !== true) {
     next = (state.nextCursor++).toString();
     state.parked.set(next, parked);
     if (state.parked.size > MAX_PARKED_SCANS) {

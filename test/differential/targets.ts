@@ -1,0 +1,170 @@
+// The two servers under comparison: a real redis-server on a free loopback port, and sluice
+// (its TCP server when src/server is built, else the in-process instance behind the same
+// encoder). Both are driven through `RawConnection`s that send RESP commands and return the
+// exact reply bytes.
+import { spawn, type ChildProcess } from 'node:child_process';
+import * as net from 'node:net';
+import { encodeCommand, encodeReply } from '../../src/resp/encoder.js';
+import { FrameSplitter, type Frame, parseFrame } from './frames.js';
+
+export interface RawConnection {
+  /** Sends one command and resolves to its reply frame. */
+  command(argv: string[]): Promise<Frame>;
+  close(): void;
+}
+
+export interface Target {
+  readonly name: string;
+  connect(): Promise<RawConnection>;
+  stop(): Promise<void>;
+}
+
+/** A socket connection: commands are sent one at a time, replies split into frames. */
+export async function connectSocket(port: number, host = '127.0.0.1'): Promise<RawConnection> {
+  const socket = net.createConnection({ port, host });
+  socket.setNoDelay(true);
+  await new Promise<void>((resolve, reject) => {
+    socket.once('connect', resolve);
+    socket.once('error', reject);
+  });
+  const splitter = new FrameSplitter();
+  const waiting: Array<{ resolve: (f: Frame) => void; reject: (e: Error) => void }> = [];
+  let failure: Error | null = null;
+  const failAll = (err: Error) => {
+    failure = err;
+    for (const w of waiting.splice(0)) w.reject(err);
+  };
+  socket.on('data', (chunk) => {
+    splitter.push(chunk);
+    for (let f = splitter.next(); f !== undefined; f = splitter.next()) {
+      const w = waiting.shift();
+      if (w === undefined) {
+        failAll(new Error(`unsolicited reply ${f.raw.toString('latin1')}`));
+        return;
+      }
+      w.resolve(f);
+    }
+  });
+  socket.on('error', (err) => failAll(err));
+  socket.on('close', () => failAll(new Error(`connection to port ${port} closed`)));
+  return {
+    command(argv) {
+      if (failure !== null) return Promise.reject(failure);
+      return new Promise<Frame>((resolve, reject) => {
+        waiting.push({ resolve, reject });
+        socket.write(encodeCommand(argv));
+      });
+    },
+    close() {
+      socket.removeAllListeners('close');
+      socket.destroy();
+    },
+  };
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const port = (srv.address() as net.AddressInfo).port;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * Starts `redis-server` on a free port. Rejects (the test then fails, it does not skip) when
+ * the binary is missing or the server does not come up.
+ */
+export async function startRedis(binary = process.env.SLUICE_REDIS_SERVER ?? 'redis-server'): Promise<Target> {
+  const port = await freePort();
+  const child: ChildProcess = spawn(
+    binary,
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no'],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let output = '';
+  child.stdout!.on('data', (d) => (output += d));
+  child.stderr!.on('data', (d) => (output += d));
+  const exited = new Promise<never>((_, reject) => {
+    child.once('error', (err) =>
+      reject(new Error(`cannot start ${binary} (is redis-server installed? apt-get install redis-server): ${err.message}`)),
+    );
+    child.once('exit', (code) => reject(new Error(`${binary} exited with code ${code}: ${output}`)));
+  });
+  exited.catch(() => {});
+  // Poll until it accepts connections and answers PING.
+  const ready = (async () => {
+    for (let attempt = 0; attempt < 200; attempt++) {
+      try {
+        const conn = await connectSocket(port);
+        const pong = await conn.command(['PING']);
+        conn.close();
+        if (pong.raw.toString() === '+PONG\r\n') return;
+      } catch {
+        await new Promise((r) => setTimeout(r, 25));
+      }
+    }
+    throw new Error(`${binary} did not answer on port ${port}: ${output}`);
+  })();
+  await Promise.race([ready, exited]);
+  return {
+    name: `redis-server:${port}`,
+    connect: () => connectSocket(port),
+    async stop() {
+      if (child.exitCode !== null) return;
+      const gone = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await gone;
+    },
+  };
+}
+
+// The server module is loaded by a computed path so this harness compiles (and falls back to
+// the embedded instance) in a tree where src/server has not landed.
+const SERVER_MODULE = '../../src/server/server.js';
+
+interface ServerModule {
+  startServer(options: { port: number; bind?: string }): Promise<{ port: number; close(): Promise<void> }>;
+}
+
+/** Starts sluice: over TCP when the server module exists, else in process. */
+export async function startSluice(): Promise<Target> {
+  let mod: ServerModule | null = null;
+  try {
+    mod = (await import(new URL(SERVER_MODULE, import.meta.url).href)) as ServerModule;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND') throw err;
+  }
+  if (mod !== null) {
+    const server = await mod.startServer({ port: 0, bind: '127.0.0.1' });
+    return {
+      name: `sluice:${server.port}`,
+      connect: () => connectSocket(server.port),
+      stop: () => server.close(),
+    };
+  }
+  return startEmbeddedSluice();
+}
+
+/** The in-process instance, its replies encoded as the server would send them. */
+export async function startEmbeddedSluice(): Promise<Target> {
+  const { open } = await import('../../src/client/embedded.js');
+  const db = await open();
+  return {
+    name: 'sluice:embedded',
+    async connect() {
+      const session = db.session();
+      return {
+        async command(argv) {
+          const reply = await session.callRaw(...argv);
+          const raw = encodeReply(reply, session.client.resp);
+          return parseFrame(raw, 0)!.frame;
+        },
+        close: () => session.close(),
+      };
+    },
+    stop: () => db.close(),
+  };
+}
