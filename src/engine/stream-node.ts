@@ -227,7 +227,7 @@ export class StreamNode {
     let size = varintSize(n);
     this.lpRest = lpIntSize(n) + lpIntSize(0); // num-fields and the master terminator
     for (let i = 0; i < fields.length; i += 2) {
-      names.push(fields[i]!);
+      names.push(Buffer.from(fields[i]!)); // a copy: argv buffers may be reused by the parser
       size += valueSize(fields[i]!);
       this.lpRest += lpStringSize(fields[i]!);
     }
