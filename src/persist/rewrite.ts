@@ -7,13 +7,14 @@
 //   - a batch touching a pending key needs nothing for that key (its slice will see the new
 //     state), but any serialised key in the same batch can no longer be replayed from the tail:
 //     it becomes "redo" (re-serialised from its final state at the end), together with every
-//     key of the tail batches it was in, transitively.
+//     key of the tail batches it was in, transitively. A redo key is written as DEL + its
+//     final state, replacing what its slice wrote earlier.
 // Commands whose keys cannot be known from the command table (FLUSHALL, SWAPDB, MOVE, COPY DB)
 // abort the rewrite; it is retried later. The result equals the state at the moment finish()
 // runs, which happens synchronously with the switch to the new files.
 import { join } from 'node:path';
 import type { Instance, Propagated } from '../commands/instance.js';
-import { keyOf } from '../engine/keyspace.js';
+import { keyBytes, keyOf } from '../engine/keyspace.js';
 import type { AofFs } from './fs-layer.js';
 import { serializeKey, type Argv } from './serialize.js';
 import { BatchEncoder } from './writer.js';
@@ -181,8 +182,12 @@ export class Rewrite {
    */
   finish(): number {
     for (const [id, st] of this.status) {
-      if (st === 'redo') this.serialize(id);
-      else throw new Error('rewrite finished with pending keys');
+      if (st !== 'redo') throw new Error('rewrite finished with pending keys');
+      // The file may already hold an older state of this key: replace it, do not merge.
+      const sep = id.indexOf(':');
+      const argv = ['DEL', keyBytes(id.slice(sep + 1))];
+      this.chunksBytes += this.encoder.encode([{ db: Number(id.slice(0, sep)), argv }], this.chunks);
+      this.serialize(id);
     }
     this.status.clear();
     for (const entry of this.tail) {
