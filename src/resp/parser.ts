@@ -136,16 +136,51 @@ export class RequestParser {
       this.multibulkLen = count;
     }
 
-    while (this.multibulkLen > 0) {
-      if (this.bulkLen === -1 && !this.bulkHeader()) return null;
-      const start = input.start;
-      if (input.end - start < this.bulkLen + 2) return null;
-      this.argv.push(input.buf.subarray(start, start + this.bulkLen));
-      input.consume(start + this.bulkLen + 2);
-      this.bulkLen = -1;
-      this.multibulkLen--;
-    }
+    // Hot loop: locals instead of fields; well-formed "$<digits>\r" headers are read inline,
+    // anything else goes through bulkHeader(), which has all of Redis's cases.
+    const buf = input.buf;
+    const end = input.end;
     const argv = this.argv;
+    const maxBulk = this.authRequired ? Math.min(this.maxBulkLen, UNAUTH_MAX_BULK) : this.maxBulkLen;
+    let pos = input.start;
+    let remaining = this.multibulkLen;
+    let bulkLen = this.bulkLen;
+    while (remaining > 0) {
+      if (bulkLen === -1) {
+        let i = pos + 1;
+        let v = 0;
+        let c = 0;
+        if (buf[pos] === DOLLAR) {
+          while (i < end && (c = buf[i]!) >= 48 && c <= 57) {
+            v = v * 10 + (c - 48);
+            i++;
+          }
+        }
+        const digits = i - pos - 1;
+        if (c === CR && i < end - 1 && digits > 0 && digits < 16 && (digits === 1 || buf[pos + 1] !== 48) && v <= maxBulk) {
+          bulkLen = v;
+          pos = i + 2;
+        } else {
+          input.consume(pos);
+          if (!this.bulkHeader()) {
+            this.multibulkLen = remaining;
+            this.bulkLen = -1;
+            return null;
+          }
+          bulkLen = this.bulkLen;
+          pos = input.start;
+        }
+      }
+      if (end - pos < bulkLen + 2) break;
+      argv.push(buf.subarray(pos, pos + bulkLen));
+      pos += bulkLen + 2;
+      bulkLen = -1;
+      remaining--;
+    }
+    input.consume(pos);
+    this.multibulkLen = remaining;
+    this.bulkLen = bulkLen;
+    if (remaining > 0) return null;
     this.argv = [];
     return argv;
   }
