@@ -1,0 +1,42 @@
+// Shared set-up for the keyspace/string/hash/set tests: an embedded database on a clock the
+// test moves by hand, and a recorder of what the database propagates to the AOF.
+import { open, type EmbeddedDatabase } from '../../src/client/embedded.js';
+import type { Propagated } from '../../src/commands/instance.js';
+
+export interface Clock {
+  now: number;
+  advance(ms: number): void;
+}
+
+export async function openWithClock(start = 1_700_000_000_000): Promise<{ db: EmbeddedDatabase; clock: Clock }> {
+  const clock: Clock = {
+    now: start,
+    advance(ms) {
+      this.now += ms;
+    },
+  };
+  const db = await open({ now: () => clock.now });
+  return { db, clock };
+}
+
+/** Records each propagated batch as readable command lines, e.g. "PEXPIREAT k 1700000010000". */
+export function recordPropagation(db: EmbeddedDatabase): string[] {
+  const lines: string[] = [];
+  db.instance.persistence = {
+    append(batch: Propagated[]) {
+      for (const p of batch) lines.push(p.argv.map((a) => (Buffer.isBuffer(a) ? a.toString('latin1') : a)).join(' '));
+    },
+    barrier: () => null,
+    writeError: () => null,
+  };
+  return lines;
+}
+
+/** Resolves once `check` holds, polling; rejects after `limitMs` (a generous bound, not a timing assertion). */
+export async function eventually(check: () => Promise<boolean>, limitMs = 10_000): Promise<void> {
+  const deadline = Date.now() + limitMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('condition not reached');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
