@@ -40,7 +40,7 @@ import {
   type Reply,
   SimpleString,
 } from '../resp/reply.js';
-import { blockTimeoutMs, int64Arg, isKeyword, lower, parseInt64 } from './args.js';
+import { int64Arg, isKeyword, lower, parseInt64 } from './args.js';
 import { command, type CommandSpec, container, type Context } from './types.js';
 
 // --- shared helpers (also used by stream-info.ts) -------------------------------------------
@@ -215,16 +215,17 @@ function xgroupCreate(ctx: Context, argv: Buffer[]): Reply {
 }
 
 function xgroupSetId(ctx: Context, argv: Buffer[]): Reply {
+  // Options are parsed before the key is looked up, as for CREATE.
+  let entriesRead = INVALID_ENTRIES_READ;
+  for (let i = 5; i < argv.length; i += 2) {
+    if (!isKeyword(argv[i], 'entriesread') || i + 1 >= argv.length) fail(subcommandSyntaxError(argv[1]!, 'XGROUP'));
+    entriesRead = parseEntriesRead(argv[i + 1]!);
+  }
   const { key, stream, group } = groupTarget(ctx, argv, false, true);
   if (argv.length !== 5 && argv.length !== 7) fail(subcommandSyntaxError(argv[1]!, 'XGROUP'));
   let id: StreamId;
   if (argv[4]!.toString('latin1') === '$') id = stream!.lastId;
   else id = parseStreamId(argv[4]!);
-  let entriesRead = INVALID_ENTRIES_READ;
-  if (argv.length === 7) {
-    if (!isKeyword(argv[5], 'entriesread')) fail(subcommandSyntaxError(argv[1]!, 'XGROUP'));
-    entriesRead = parseEntriesRead(argv[6]!);
-  }
   group!.lastId = id;
   group!.entriesRead = entriesRead;
   ctx.modified(key);
@@ -324,7 +325,10 @@ function parseReadGroup(ctx: Context, argv: Buffer[]): ReadRequest {
     const more = argv.length - i - 1;
     const opt = lower(argv[i]!);
     if (opt === 'block' && more > 0) {
-      block = blockTimeoutMs(argv[++i]!);
+      const v = parseInt64(argv[++i]!);
+      if (v === undefined) fail('ERR timeout is not an integer or out of range');
+      if (v < 0n) fail(Errors.timeoutNegative);
+      block = v > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(v);
     } else if (opt === 'count' && more > 0) {
       const v = int64Arg(argv[++i]!);
       count = v < 0n ? 0 : v > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(v);

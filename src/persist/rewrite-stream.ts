@@ -1,0 +1,47 @@
+// The commands that recreate one stream exactly, as Redis 7.0's rewriteStreamObject (aof.c):
+// an XADD per entry (or XADD MAXLEN 0 for an empty stream, which still exists), XSETID with
+// the last id, entries-added and max-deleted-id, then per group (in name order) XGROUP CREATE
+// with its last id and ENTRIESREAD, and per consumer either XGROUP CREATECONSUMER (no pending
+// entries) or one XCLAIM ... FORCE per pending entry, carrying its owner, delivery time and
+// delivery count. Consumers' seen/active times are not kept, as in Redis.
+import { INVALID_ENTRIES_READ } from '../engine/consumer-group.js';
+import type { Stream } from '../engine/stream.js';
+import { formatId, MAX_ID, MIN_ID } from '../engine/stream-id.js';
+
+export type Argv = Array<Buffer | string>;
+
+export function rewriteStream(key: Buffer, s: Stream): Argv[] {
+  const out: Argv[] = [];
+  if (s.length > 0) {
+    for (const entry of s.range(MIN_ID, MAX_ID, 0, false)) {
+      out.push(['XADD', key, formatId(entry.id), ...entry.fields]);
+    }
+  } else {
+    // Adds and trims away one entry: the key then holds an empty stream.
+    out.push(['XADD', key, 'MAXLEN', '0', '0-1', 'x', 'y']);
+  }
+  out.push([
+    'XSETID', key, formatId(s.lastId),
+    'ENTRIESADDED', String(s.entriesAdded),
+    'MAXDELETEDID', formatId(s.maxDeletedId),
+  ]);
+  const groups = [...s.groups.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  for (const g of groups) {
+    const entriesRead = g.entriesRead === INVALID_ENTRIES_READ ? '-1' : String(g.entriesRead);
+    out.push(['XGROUP', 'CREATE', key, g.name, formatId(g.lastId), 'ENTRIESREAD', entriesRead]);
+    for (const c of g.sortedConsumers()) {
+      if (c.pel.size === 0) {
+        out.push(['XGROUP', 'CREATECONSUMER', key, g.name, c.name]);
+        continue;
+      }
+      for (const [id, nack] of c.pel.entries()) {
+        out.push([
+          'XCLAIM', key, g.name, c.name, '0', formatId(id),
+          'TIME', String(nack.deliveryTime), 'RETRYCOUNT', String(nack.deliveryCount),
+          'JUSTID', 'FORCE',
+        ]);
+      }
+    }
+  }
+  return out;
+}
