@@ -1,0 +1,57 @@
+// `sluice server` as a real process: prints one ready line, serves, and exits 0 on SHUTDOWN
+// and on SIGTERM.
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { RespClient, error, simple } from './resp-client.js';
+
+const MAIN = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
+
+async function startCli(...extra: string[]): Promise<{ child: ChildProcess; port: number; stdout: () => string }> {
+  const child = spawn(process.execPath, [MAIN, 'server', '--port', '0', ...extra], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
+  child.stderr!.resume();
+  while (!out.includes('\n')) {
+    const [exited] = await Promise.race([once(child.stdout!, 'data'), once(child, 'exit').then(() => ['exit'])]);
+    if (exited === 'exit') throw new Error('server exited before ready');
+  }
+  const m = /^ready on 127\.0\.0\.1:(\d+)\n$/.exec(out);
+  assert.ok(m, `ready line, got ${JSON.stringify(out)}`);
+  return { child, port: Number(m[1]), stdout: () => out };
+}
+
+test('SHUTDOWN makes sluice server exit 0', async () => {
+  const { child, port, stdout } = await startCli();
+  const exited = once(child, 'exit');
+  const c = await RespClient.connect(port);
+  assert.deepEqual(await c.call('SET', 'k', 'v'), simple('OK'));
+  c.send(['SHUTDOWN']);
+  const [code, signal] = await exited;
+  assert.equal(signal, null);
+  assert.equal(code, 0);
+  assert.equal(stdout().split('\n').filter(Boolean).length, 1, 'exactly one line on stdout');
+});
+
+test('SIGTERM makes sluice server exit 0', async () => {
+  const { child, port } = await startCli('--requirepass', 'pw');
+  const c = await RespClient.connect(port);
+  assert.deepEqual(await c.call('PING'), error('NOAUTH Authentication required.'));
+  assert.deepEqual(await c.call('AUTH', 'pw'), simple('OK'));
+  const exited = once(child, 'exit');
+  child.kill('SIGTERM');
+  const [code] = await exited;
+  assert.equal(code, 0);
+  await c.closedPromise;
+});
+
+test('bad flags exit non-zero with a message', async () => {
+  const child = spawn(process.execPath, [MAIN, 'server', '--appendfsync', 'sometimes'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let err = '';
+  child.stderr!.on('data', (c: Buffer) => (err += c.toString()));
+  const [code] = await once(child, 'exit');
+  assert.equal(code, 1);
+  assert.match(err, /--appendfsync must be one of always, everysec, no/);
+});
