@@ -3,6 +3,9 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { RespClient, error, simple } from './resp-client.js';
@@ -54,4 +57,27 @@ test('bad flags exit non-zero with a message', async () => {
   const [code] = await once(child, 'exit');
   assert.equal(code, 1);
   assert.match(err, /--appendfsync must be one of always, everysec, no/);
+});
+
+test('--dir: data written before SIGTERM is there after a restart', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sluice-cli-'));
+  try {
+    for (const fsync of ['always', 'everysec']) {
+      const first = await startCli('--dir', dir, '--appendfsync', fsync);
+      const c = await RespClient.connect(first.port);
+      assert.deepEqual(await c.call('SET', `k-${fsync}`, 'kept'), simple('OK'));
+      const exited = once(first.child, 'exit');
+      first.child.kill('SIGTERM');
+      assert.equal((await exited)[0], 0);
+      const second = await startCli('--dir', dir);
+      const d = await RespClient.connect(second.port);
+      assert.deepEqual(await d.call('GET', `k-${fsync}`), { t: 'bulk', v: 'kept' });
+      assert.match(((await d.call('INFO', 'persistence')) as { v: string }).v, /aof_enabled:1/);
+      const done = once(second.child, 'exit');
+      d.send(['SHUTDOWN']);
+      assert.equal((await done)[0], 0);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
