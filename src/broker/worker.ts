@@ -91,7 +91,7 @@ export class Worker<T = unknown> {
   private readonly tasks = new Set<Promise<void>>();
   private slotWaiters: Array<() => void> = [];
   private ackQueue: string[] = [];
-  private ackFlush: Promise<void> | null = null;
+  private ackFlush: Promise<boolean> | null = null;
   private readPel = true;
   private pelCursor = '0';
   private claimCursor = '0-0';
@@ -329,7 +329,7 @@ export class Worker<T = unknown> {
     const { entry, deliveries } = task;
     if (entry.fields === null) {
       // Deleted while pending: nothing to run; acknowledge so it leaves the PEL.
-      this.ack(entry.id);
+      await this.ack(entry.id);
       return;
     }
     if (deliveries > this.o.maxDeliveries) {
@@ -366,28 +366,34 @@ export class Worker<T = unknown> {
     }
     this.metrics.observe(performance.now() - started);
     this.lastErrors.delete(entry.id);
-    this.ack(entry.id);
+    // The slot is held until the ack is answered, so `processed` counts acknowledged messages
+    // and close() cannot return before every ack is out.
+    if (!(await this.ack(entry.id))) return;
     this.metrics.inc('processed');
     this.emit('processed', entry.id);
   }
 
   // --- acknowledgement (batched: one XACK per event-loop turn) --------------------------------
 
-  private ack(id: string): void {
+  /** Queues an XACK; resolves once the batch it went out in was answered (true if it succeeded). */
+  private ack(id: string): Promise<boolean> {
     this.ackQueue.push(id);
     if (this.ackFlush === null) this.ackFlush = new Promise((r) => setImmediate(r)).then(() => this.sendAcks());
+    return this.ackFlush;
   }
 
-  private async sendAcks(): Promise<void> {
+  private async sendAcks(): Promise<boolean> {
     const ids = this.ackQueue;
     this.ackQueue = [];
     this.ackFlush = null;
-    if (ids.length === 0) return;
+    if (ids.length === 0) return true;
     try {
       await this.conn.call('XACK', this.o.stream, this.o.group, ...ids);
+      return true;
     } catch (err) {
       // Still pending on the server: our PEL re-read or a claim will deliver them again.
       this.emit('error', err);
+      return false;
     }
   }
 
@@ -510,8 +516,9 @@ export class Worker<T = unknown> {
       for (let i = 0; i + 1 < row.length; i += 2) info[String(row[i])] = row[i + 1]!;
       const name = String(info['name']);
       if (name === this.consumer) continue;
-      // Redis 7.2+ reports `inactive` (since last successful read); 7.0 only `idle`.
-      const idle = Number(info['inactive'] ?? info['idle']);
+      // `idle` counts from the last attempted read, so a live consumer blocking in XREADGROUP
+      // keeps it low (7.2's `inactive` counts from the last successful one: not what we want).
+      const idle = Number(info['idle']);
       if (Number(info['pending']) === 0 && idle >= this.o.consumerIdleMs) {
         await this.conn.call('XGROUP', 'DELCONSUMER', this.o.stream, this.o.group, name);
       }

@@ -13,6 +13,9 @@ export function reconnectDelay(attempt: number): number {
 }
 
 export const defaultRedisOptions: RedisOptions = {
+  // RESP2: the reply shapes the Connection contract promises (ioredis 6 defaults to RESP3,
+  // whose XREAD map replies it reshapes only for its own xreadgroup method, not for `call`).
+  protocol: 2,
   retryStrategy: reconnectDelay,
   maxRetriesPerRequest: null,
   enableOfflineQueue: true,
@@ -54,14 +57,14 @@ export class RedisConnection implements Connection {
 
   async pipeline(commands: Arg[][]): Promise<Array<Value | Error>> {
     if (commands.length === 0) return [];
-    const results = await this.client.pipeline(commands.map((c) => c.map(toWire))).exec();
+    const results = await this.client.pipeline(commands.map((c) => ['call', ...c.map(toWire)])).exec();
     return (results ?? []).map(([err, value]) => (err ?? (value as Value)));
   }
 
   async multi(commands: Arg[][]): Promise<Value[]> {
     let results: Array<[Error | null, unknown]> | null;
     try {
-      results = await this.client.multi(commands.map((c) => c.map(toWire))).exec();
+      results = await this.client.multi(commands.map((c) => ['call', ...c.map(toWire)])).exec();
     } catch (err) {
       throw new TransactionError((err as Error).message);
     }
