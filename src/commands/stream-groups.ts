@@ -84,12 +84,15 @@ function subcommandSyntaxError(sub: Buffer, cmd: string): string {
   return `ERR unknown subcommand or wrong number of arguments for '${text(sub).slice(0, 128)}'. Try ${cmd} HELP.`;
 }
 
-/** streamPropagateXCLAIM: the deterministic form of one PEL change. */
-function xclaimArgv(key: Buffer, g: ConsumerGroup, e: ClaimEffect): Array<Buffer | string> {
+/**
+ * streamPropagateXCLAIM: the deterministic form of one PEL change. `lastId` is the group's
+ * last id at the time of the change (XREADGROUP moves it entry by entry).
+ */
+function xclaimArgv(key: Buffer, g: ConsumerGroup, e: ClaimEffect, lastId = g.lastId): Array<Buffer | string> {
   return [
     'XCLAIM', key, g.name, e.consumer, '0', formatId(e.id),
     'TIME', String(e.deliveryTime), 'RETRYCOUNT', String(e.deliveryCount),
-    'FORCE', 'JUSTID', 'LASTID', formatId(g.lastId),
+    'FORCE', 'JUSTID', 'LASTID', formatId(lastId),
   ];
 }
 
@@ -394,12 +397,10 @@ function serveStream(
     const before = g.lastId;
     const delivered = deliverNew(s, g, consumer, req.count, req.noack, now);
     reply = delivered.entries.map((e) => entryReply(e.id, e.fields));
-    for (const nack of delivered.pending) {
-      prop.add(xclaimArgv(target.keyArg, g, {
-        id: nack.id, consumer: consumer.name, deliveryTime: nack.deliveryTime,
-        deliveryCount: nack.deliveryCount, dropped: false,
-      }));
-    }
+    delivered.pending.forEach((nack, i) => {
+      const e = { id: nack.id, consumer: consumer.name, deliveryTime: nack.deliveryTime, deliveryCount: nack.deliveryCount, dropped: false };
+      prop.add(xclaimArgv(target.keyArg, g, e, delivered.lastIds[i]));
+    });
     // Without PEL entries nothing else records the group's progress (7.0: NOACK only).
     if (req.noack && compareIds(g.lastId, before) !== 0) prop.add(setIdArgv(target.keyArg, g));
     if (delivered.entries.length > 0) changed = true;

@@ -189,6 +189,8 @@ export interface Delivery {
   entries: GroupStreamEntry[];
   /** The pending entries created or reassigned, in delivery order (for XCLAIM propagation). */
   pending: PendingEntry[];
+  /** The group's last id right after each of `pending` was delivered (its LASTID). */
+  lastIds: StreamId[];
 }
 
 /**
@@ -207,6 +209,7 @@ export function deliverNew(
   const start = incrementId(g.lastId) ?? MIN_ID;
   const entries = s.range(start, MAX_ID, count, false);
   const pending: PendingEntry[] = [];
+  const lastIds: StreamId[] = [];
   for (const entry of entries) {
     const id = entry.id;
     if (compareIds(id, g.lastId) > 0) {
@@ -217,10 +220,13 @@ export function deliverNew(
       }
       g.lastId = id;
     }
-    if (!noack) pending.push(g.assign(id, consumer, now, 1));
+    if (!noack) {
+      pending.push(g.assign(id, consumer, now, 1));
+      lastIds.push(g.lastId);
+    }
   }
   if (entries.length > 0) consumer.activeTime = now;
-  return { entries, pending };
+  return { entries, pending, lastIds };
 }
 
 /** An entry of a consumer's history: fields null when the entry was deleted meanwhile. */
