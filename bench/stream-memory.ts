@@ -1,0 +1,88 @@
+// Memory per stream entry, sluice vs redis-server, for `XADD orders * order_id N total N`.
+//
+//   node dist/bench/stream-memory.js [entries=1000000]
+//
+// Redis: INFO used_memory before and after the XADDs (pipelined). sluice: the embedded engine in
+// this process, heapUsed + external after a full GC, before and after the same XADDs.
+import { spawn } from 'node:child_process';
+import * as net from 'node:net';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { Redis } from 'ioredis';
+import { open } from '../src/client/embedded.js';
+
+setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc') as () => void;
+
+const ENTRIES = Number(process.argv[2] ?? 1_000_000);
+const BATCH = 10_000;
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const port = (srv.address() as net.AddressInfo).port;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+function usedMemory(info: string): number {
+  const m = /^used_memory:(\d+)/m.exec(info);
+  if (m === null) throw new Error('no used_memory in INFO');
+  return Number(m[1]);
+}
+
+async function measureRedis(): Promise<number> {
+  const port = await freePort();
+  const child = spawn('redis-server', ['--port', String(port), '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  const redis = new Redis({ port, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: (n) => (n > 50 ? null : 50) });
+  try {
+    await redis.connect();
+    const before = usedMemory(await redis.info('memory'));
+    for (let i = 0; i < ENTRIES; i += BATCH) {
+      const p = redis.pipeline();
+      for (let j = i; j < Math.min(ENTRIES, i + BATCH); j++) p.xadd('orders', '*', 'order_id', String(j), 'total', String(j));
+      await p.exec();
+    }
+    const after = usedMemory(await redis.info('memory'));
+    return after - before;
+  } finally {
+    redis.disconnect();
+    child.kill('SIGTERM');
+  }
+}
+
+function heap(): number {
+  gc();
+  gc();
+  const m = process.memoryUsage();
+  return m.heapUsed + m.external;
+}
+
+async function measureSluice(): Promise<number> {
+  const db = await open();
+  await db.call('XADD', 'warmup', '*', 'order_id', '0', 'total', '0');
+  const before = heap();
+  for (let i = 0; i < ENTRIES; i += BATCH) {
+    const pending: Promise<unknown>[] = [];
+    for (let j = i; j < Math.min(ENTRIES, i + BATCH); j++) pending.push(db.call('XADD', 'orders', '*', 'order_id', String(j), 'total', String(j)));
+    await Promise.all(pending);
+  }
+  const after = heap();
+  const len = await db.call('XLEN', 'orders');
+  if (len !== ENTRIES) throw new Error(`expected ${ENTRIES} entries, XLEN says ${String(len)}`);
+  await db.close();
+  return after - before;
+}
+
+const started = Date.now();
+const ours = await measureSluice();
+const oursMs = Date.now() - started;
+const theirs = await measureRedis();
+const fmt = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB (${(bytes / ENTRIES).toFixed(1)} B/entry)`;
+console.log(`entries:            ${ENTRIES}  (XADD orders * order_id N total N)`);
+console.log(`redis used_memory:  ${fmt(theirs)}`);
+console.log(`sluice heap+ext:    ${fmt(ours)}   [${oursMs} ms for the XADDs, embedded]`);
+console.log(`ratio sluice/redis: ${(ours / theirs).toFixed(2)}`);
