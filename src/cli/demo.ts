@@ -166,6 +166,12 @@ async function runDemo(opts: DemoOptions): Promise<boolean> {
   try {
     await conn.call('DEL', STREAM, RECEIPTS, HANDLED, HANDLED_COUNT);
     await conn.call('XGROUP', 'CREATE', STREAM, GROUP, '0', 'MKSTREAM');
+    // Workers first, then the orders: all of them compete from the first entry on, so the one
+    // we kill is surely holding entries mid-flight.
+    const started = await Promise.all(Array.from({ length: workerCount }, (_, i) => spawnWorker(url, `worker-${i + 1}`, opts)));
+    children.push(...started);
+    console.log(`started ${workerCount} worker processes (pids ${children.map((c) => c.pid).join(', ')})`);
+
     const producer = new Producer(conn, { stream: STREAM });
     for (let i = 0; i < orders; i += 1000) {
       const batch: Order[] = [];
@@ -173,9 +179,6 @@ async function runDemo(opts: DemoOptions): Promise<boolean> {
       await producer.addMany(batch);
     }
     console.log(`seeded ${orders} orders into ${STREAM}`);
-
-    for (let i = 1; i <= workerCount; i++) children.push(await spawnWorker(url, `worker-${i}`, opts));
-    console.log(`started ${workerCount} worker processes (pids ${children.map((c) => c.pid).join(', ')})`);
 
     const victim = workerCount > 1 ? children[0]! : null;
     let killed: { held: number } | null = null;
@@ -199,7 +202,7 @@ async function runDemo(opts: DemoOptions): Promise<boolean> {
         killed = { held: 0 };
         console.log('all orders were handled before worker-1 could be killed mid-flight; use more --orders');
       }
-      if (killed && !recovered && (pending.byConsumer.get('worker-1') ?? 0) === 0) {
+      if (killed && killed.held > 0 && !recovered && (pending.byConsumer.get('worker-1') ?? 0) === 0) {
         recovered = true;
         console.log(`recovered: worker-1's ${killed.held} entries were claimed by the surviving workers`);
       }

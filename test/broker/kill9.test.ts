@@ -1,0 +1,57 @@
+// kill -9 of a real worker process: `sluice demo` starts worker child processes, SIGKILLs one
+// while it holds pending entries, and the survivors claim them. Checked from the outside too.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { after, describe, test } from 'node:test';
+import type { Value } from '../../src/client/connection.js';
+import { type Backend, CLI, redisServer, sluiceServer } from './backends.js';
+
+function runDemo(args: string[]): Promise<{ code: number | null; out: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [CLI, 'demo', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (out += c.toString()));
+    child.on('exit', (code) => resolve({ code, out }));
+  });
+}
+
+const ORDERS = 3000;
+
+for (const factory of [redisServer, sluiceServer]) {
+  const backend = await factory.start().catch((e: Error) => `failed to start: ${e.message}`);
+  describe(`kill -9 on ${factory.name}`, { skip: typeof backend === 'string' ? backend : false }, () => {
+    const b = backend as Backend;
+    after(() => b.stop());
+
+    test('a SIGKILLed worker process loses no order', async () => {
+      const { code, out } = await runDemo(['--orders', String(ORDERS), '--workers', '3', '--url', b.url!, '--claim-idle-ms', '500', '--timeout-ms', '60000']);
+      assert.equal(code, 0, out);
+      const killed = out.match(/SIGKILLed worker-1 \(pid \d+\) mid-flight, holding (\d+) pending entries/);
+      assert.ok(killed, out);
+      assert.ok(Number(killed[1]) > 0, out);
+      assert.match(out, /recovered: worker-1's \d+ entries were claimed/);
+      assert.match(out, new RegExp(`^receipts ${ORDERS} distinct ${ORDERS} pending 0$`, 'm'));
+      // Independently of the demo's own report:
+      const conn = await b.connect();
+      assert.equal(Number(await conn.call('HLEN', 'demo:receipts')), ORDERS);
+      assert.equal(Number(await conn.call('SCARD', 'demo:handled')), ORDERS);
+      const [pending] = (await conn.call('XPENDING', 'demo:orders', 'fulfilment')) as Value[];
+      assert.equal(Number(pending), 0);
+      await conn.close();
+    });
+  });
+}
+
+describe('sluice demo with no --url (its own sluice server with AOF)', () => {
+  test('prints receipts N distinct N pending 0 and exits 0', async (t) => {
+    const probe = await sluiceServer.start();
+    if (typeof probe === 'string') return t.skip(probe);
+    await probe.stop();
+    const { code, out } = await runDemo(['--orders', '3000', '--claim-idle-ms', '500', '--timeout-ms', '60000']);
+    assert.equal(code, 0, out);
+    assert.match(out, /^sluice server on redis:\/\//m);
+    assert.match(out, /SIGKILLed worker-1 \(pid \d+\) mid-flight, holding [1-9]\d* pending entries/);
+    assert.match(out, /^receipts 3000 distinct 3000 pending 0$/m);
+  });
+});
