@@ -7,6 +7,7 @@
 // a chunk of at most CHUNK_MAX entries, so acknowledging the oldest entries stays cheap too.
 import { compareIds, type StreamId } from './stream-id.js';
 
+/** Chunk size; a chunk grown past twice this by inserts in the middle is split. */
 const CHUNK_MAX = 256;
 
 interface Chunk<V> {
