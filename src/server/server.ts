@@ -51,13 +51,14 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   const closed = new Promise<void>((resolve) => (resolveClosed = resolve));
 
   const listener = net.createServer({ noDelay: true }, (socket) => {
-    instance.stats.connectionsReceived++;
     if (closing !== null || connections.size >= instance.config.getNumber('maxclients')) {
+      // As Redis: counted as rejected, not as received.
       instance.stats.rejectedConnections++;
       socket.on('error', () => {});
       socket.end(MAX_CLIENTS_ERROR);
       return;
     }
+    instance.stats.connectionsReceived++;
     const connection = new Connection(instance, socket);
     connections.add(connection);
     connection.onClose(() => connections.delete(connection));
