@@ -73,3 +73,18 @@ test('a pending entry is shared by the group PEL and its owner, and moves on rea
   assert.equal(g.pel.size, 0);
   assert.deepEqual(g.sortedConsumers().map((c) => c.name.toString()), ['b']);
 });
+
+test('IdOrderedMap keeps order when inserts in the middle split a chunk', () => {
+  const map = new IdOrderedMap<number>();
+  for (let n = 0; n < 10_000; n += 10) map.set(id(n), n);
+  // 900 inserts inside the first chunk's range (0 .. 2550) force it to split.
+  for (let n = 1; n < 1000; n++) if (n % 10 !== 0) map.set(id(n), n);
+  const keys = [...map.entries()].map(([, v]) => v);
+  assert.equal(map.size, 1000 + 900);
+  assert.deepEqual(keys, [...keys].sort((a, b) => a - b));
+  assert.equal(map.get(id(555)), 555);
+  assert.deepEqual(map.ceiling(id(1000))?.[1], 1000);
+  for (let n = 0; n < 1000; n++) map.delete(id(n));
+  assert.equal(map.first()?.[1], 1000);
+  assert.equal(map.size, 900);
+});
