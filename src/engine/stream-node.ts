@@ -169,13 +169,18 @@ const INT64_MIN = -0x8000000000000000n;
 function lpStringSize(b: Buffer): number {
   const len = b.length;
   if (len > 0 && len <= 20) {
+    const n = canonicalInt(b);
+    if (n >= 0) return lpIntSize(n);
     const c = b[0]!;
-    if ((c >= 48 && c <= 57) || c === 45) {
+    if (len >= 15 && ((c >= 48 && c <= 57) || c === 45)) {
+      // Long or negative numbers: the exact int64 check.
       const s = b.toString('latin1');
       if (/^(0|-?[1-9][0-9]*)$/.test(s)) {
         const v = BigInt(s);
         if (v <= INT64_MAX && v >= INT64_MIN) return lpIntSize(v);
       }
+    } else if (c === 45 && len >= 2 && canonicalInt(b.subarray(1)) > 0) {
+      return lpIntSize(-canonicalInt(b.subarray(1)));
     }
   }
   const enc = len < 64 ? 1 + len : len < 4096 ? 2 + len : 5 + len;
@@ -183,7 +188,8 @@ function lpStringSize(b: Buffer): number {
 }
 
 /** uint64 difference as the int64 Redis stores (lpAppendInteger of an unsigned delta). */
-function asInt64(v: bigint): bigint {
+function asInt64(v: bigint): bigint | number {
+  if (v >= 0n && v < 0x20000000000000n) return Number(v);
   v &= UINT64_MAX;
   return v > INT64_MAX ? v - (UINT64_MAX + 1n) : v;
 }
