@@ -106,7 +106,9 @@ export class AofWriter {
    * must wait for the disk.
    */
   barrier(): Promise<void> | null {
-    if (this.closed) return null;
+    // While the disk refuses writes, write commands are rejected before they run, so nothing
+    // new needs the disk: replies (reads) go out now; writes already waiting keep waiting.
+    if (this.closed || this.error !== null) return null;
     const always = this.policy() === 'always';
     if (always) {
       const target = this.logicalSize;
