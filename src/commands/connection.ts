@@ -154,8 +154,9 @@ function clientFlags(client: ClientState): string {
 
 /** One CLIENT LIST line. `current` is the command the caller is running (Redis shows it). */
 export function clientInfoLine(client: ClientState, now: number, current?: string): string {
-  const age = Math.floor((now - client.createdAt) / 1000);
-  const idle = Math.floor((now - client.lastInteraction) / 1000);
+  // lastInteraction comes from the monotonic clock, which may run a hair ahead of Date.now().
+  const age = Math.max(0, Math.floor((now - client.createdAt) / 1000));
+  const idle = Math.max(0, Math.floor((now - client.lastInteraction) / 1000));
   const cmd = current ?? client.lastCommand;
   return (
     `id=${client.id} addr=${client.addr} laddr=${client.laddr} fd=${client.fd} name=${client.name} ` +

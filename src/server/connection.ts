@@ -81,6 +81,8 @@ export class Connection {
   private onData(chunk: Buffer): void {
     if (this.stopped) return;
     this.instance.stats.netInputBytes += chunk.length;
+    // As Redis, any input counts as interaction ('timeout'), even commands that are rejected.
+    this.client.lastInteraction = Date.now();
     try {
       this.parser.push(chunk);
     } catch (err) {
