@@ -32,13 +32,28 @@ export function formatDouble(value: number): string {
   return s;
 }
 
+/** Smallest output arena; replies are written straight into it. */
+const MIN_ARENA = 16 * 1024;
+/** Strings up to this many UTF-16 units are scanned for ASCII in JS instead of byteLength(). */
+const SHORT_STRING = 256;
+/** Buffers up to this size are copied byte by byte; a native copy costs more than that. */
+const SHORT_BUFFER = 32;
+const CRLF_BYTES = 2;
+/** Room for a type byte, a 64-bit length and CRLF. */
+const HEADER_ROOM = 24;
+const EMPTY = Buffer.alloc(0);
+
 /**
- * Serialises replies into RESP. Protocol text accumulates in a string and binary bulk
- * payloads are kept as Buffers, so a large reply is joined once at the end.
+ * Serialises replies into RESP, straight into a Buffer arena (no intermediate strings or
+ * chunk lists). take() returns a view of the bytes written since the last take() and later
+ * writes continue after them, so a returned Buffer is never overwritten; a full arena is
+ * replaced by a fresh one, twice the size of what is pending.
  */
 export class Encoder {
-  private chunks: Buffer[] = [];
-  private text = '';
+  private buf: Buffer = EMPTY;
+  private pos = 0;
+  /** Start of the bytes not yet handed out by take(). */
+  private mark = 0;
 
   constructor(private readonly protocol: Protocol) {}
 
@@ -47,80 +62,183 @@ export class Encoder {
     return this;
   }
 
-  /** Returns everything written so far and resets the encoder. */
+  /** Returns everything written since the last take(). */
   take(): Buffer {
-    this.flushText();
-    const out = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks);
-    this.chunks = [];
+    const out = this.buf.subarray(this.mark, this.pos);
+    this.mark = this.pos;
     return out;
   }
 
-  private flushText(): void {
-    if (this.text.length > 0) {
-      this.chunks.push(Buffer.from(this.text, 'utf8'));
-      this.text = '';
-    }
+  private ensure(n: number): void {
+    if (this.buf.length - this.pos >= n) return;
+    const pending = this.pos - this.mark;
+    const next = Buffer.allocUnsafe(Math.max(MIN_ARENA, 2 * (pending + n)));
+    this.buf.copy(next, 0, this.mark, this.pos);
+    this.buf = next;
+    this.pos = pending;
+    this.mark = 0;
   }
 
-  private bulk(buf: Buffer): void {
-    // Small payloads are cheaper to copy into the text than to keep as a separate chunk,
-    // but only when they are valid as latin1 round trip; keep binary data as Buffers.
-    this.text += `$${buf.length}\r\n`;
-    this.flushText();
-    this.chunks.push(buf);
-    this.text += '\r\n';
+  /** Writes a non-negative or negative safe integer in decimal (room already ensured). */
+  private digits(n: number): void {
+    const buf = this.buf;
+    if (n < 0) {
+      buf[this.pos++] = 45;
+      n = -n;
+    }
+    if (n < 10) {
+      buf[this.pos++] = 48 + n;
+      return;
+    }
+    let count = 1;
+    for (let t = n; t >= 10; t = Math.floor(t / 10)) count++;
+    let p = this.pos + count;
+    this.pos = p;
+    while (n >= 10) {
+      const q = Math.floor(n / 10);
+      buf[--p] = 48 + (n - q * 10);
+      n = q;
+    }
+    buf[--p] = 48 + n;
+  }
+
+  /** Type byte, decimal integer, CRLF: aggregate and bulk headers, integers. */
+  private header(type: number, n: number): void {
+    this.ensure(HEADER_ROOM);
+    this.buf[this.pos++] = type;
+    this.digits(n);
+    this.buf[this.pos++] = 13;
+    this.buf[this.pos++] = 10;
+  }
+
+  private crlf(): void {
+    this.buf[this.pos++] = 13;
+    this.buf[this.pos++] = 10;
+  }
+
+  /** Type byte, text (UTF-8), CRLF: simple strings, errors, doubles, big integers. */
+  private line(type: number, text: string): void {
+    this.ensure(text.length * 3 + HEADER_ROOM);
+    this.buf[this.pos++] = type;
+    this.text(text);
+    this.crlf();
+  }
+
+  /** Writes text as UTF-8 (room for 3 bytes per UTF-16 unit already ensured). */
+  private text(s: string): void {
+    const buf = this.buf;
+    const start = this.pos;
+    if (s.length <= SHORT_STRING) {
+      let p = start;
+      for (let i = 0; i < s.length; i++) {
+        const c = s.charCodeAt(i);
+        if (c >= 0x80) {
+          this.pos = start + buf.write(s, start, 'utf8');
+          return;
+        }
+        buf[p++] = c;
+      }
+      this.pos = p;
+      return;
+    }
+    this.pos = start + buf.write(s, start, 'utf8');
+  }
+
+  /** A bulk string from JS text. */
+  private bulkText(s: string): void {
+    let ascii = s.length <= SHORT_STRING;
+    if (ascii) {
+      for (let i = 0; i < s.length; i++) {
+        if (s.charCodeAt(i) >= 0x80) {
+          ascii = false;
+          break;
+        }
+      }
+    }
+    const len = ascii ? s.length : Buffer.byteLength(s, 'utf8');
+    this.header(36, len);
+    this.ensure(len + CRLF_BYTES);
+    if (ascii) {
+      const buf = this.buf;
+      let p = this.pos;
+      for (let i = 0; i < s.length; i++) buf[p++] = s.charCodeAt(i);
+      this.pos = p;
+    } else {
+      this.pos += this.buf.write(s, this.pos, 'utf8');
+    }
+    this.crlf();
+  }
+
+  private bulk(src: Buffer): void {
+    const len = src.length;
+    this.header(36, len);
+    this.ensure(len + CRLF_BYTES);
+    const buf = this.buf;
+    if (len <= SHORT_BUFFER) {
+      let p = this.pos;
+      for (let i = 0; i < len; i++) buf[p++] = src[i]!;
+      this.pos = p;
+    } else {
+      src.copy(buf, this.pos);
+      this.pos += len;
+    }
+    this.crlf();
+  }
+
+  private integer(n: number | bigint): void {
+    if (typeof n === 'number' && Number.isSafeInteger(n)) this.header(58, n);
+    else this.line(58, String(n));
   }
 
   private encode(r: Reply): void {
     if (typeof r === 'string') {
-      this.text += `$${Buffer.byteLength(r, 'utf8')}\r\n${r}\r\n`;
-    } else if (typeof r === 'number') {
-      this.text += `:${r}\r\n`;
-    } else if (typeof r === 'bigint') {
-      this.text += `:${r}\r\n`;
-    } else if (r === null) {
-      this.text += this.protocol === 3 ? '_\r\n' : '$-1\r\n';
-    } else if (r === NULL_ARRAY) {
-      this.text += this.protocol === 3 ? '_\r\n' : '*-1\r\n';
+      this.bulkText(r);
     } else if (Buffer.isBuffer(r)) {
       this.bulk(r);
+    } else if (typeof r === 'number' || typeof r === 'bigint') {
+      this.integer(r);
+    } else if (r === null) {
+      this.line(this.protocol === 3 ? 95 : 36, this.protocol === 3 ? '' : '-1');
+    } else if (r === NULL_ARRAY) {
+      this.line(this.protocol === 3 ? 95 : 42, this.protocol === 3 ? '' : '-1');
     } else if (Array.isArray(r)) {
-      this.text += `*${r.length}\r\n`;
+      this.header(42, r.length);
       for (const item of r) this.encode(item);
     } else if (r instanceof SimpleString) {
-      this.text += `+${r.value}\r\n`;
+      this.line(43, r.value);
     } else if (r instanceof ErrorReply) {
       // Errors must stay on one line or the client loses protocol sync.
-      this.text += `-${r.message.replace(/[\r\n]+/g, ' ')}\r\n`;
+      const m = r.message;
+      this.line(45, m.includes('\r') || m.includes('\n') ? m.replace(/[\r\n]+/g, ' ') : m);
     } else if (r instanceof MapReply) {
-      if (this.protocol === 3) {
-        this.text += `%${r.entries.length}\r\n`;
-      } else {
-        this.text += `*${r.entries.length * 2}\r\n`;
-      }
+      if (this.protocol === 3) this.header(37, r.entries.length);
+      else this.header(42, r.entries.length * 2);
       for (const [k, v] of r.entries) {
         this.encode(k);
         this.encode(v);
       }
     } else if (r instanceof SetReply) {
-      this.text += `${this.protocol === 3 ? '~' : '*'}${r.items.length}\r\n`;
+      this.header(this.protocol === 3 ? 126 : 42, r.items.length);
       for (const item of r.items) this.encode(item);
     } else if (r instanceof PushReply) {
-      this.text += `${this.protocol === 3 ? '>' : '*'}${r.items.length}\r\n`;
+      this.header(this.protocol === 3 ? 62 : 42, r.items.length);
       for (const item of r.items) this.encode(item);
     } else if (r instanceof DoubleReply) {
       const s = formatDouble(r.value);
-      if (this.protocol === 3) this.text += `,${s}\r\n`;
-      else this.text += `$${s.length}\r\n${s}\r\n`;
+      if (this.protocol === 3) this.line(44, s);
+      else this.bulkText(s);
     } else if (r instanceof BooleanReply) {
-      if (this.protocol === 3) this.text += r.value ? '#t\r\n' : '#f\r\n';
-      else this.text += r.value ? ':1\r\n' : ':0\r\n';
+      if (this.protocol === 3) this.line(35, r.value ? 't' : 'f');
+      else this.header(58, r.value ? 1 : 0);
     } else if (r instanceof VerbatimReply) {
       if (this.protocol === 3) {
         const body = `${r.format}:${r.text}`;
-        this.text += `=${Buffer.byteLength(body, 'utf8')}\r\n${body}\r\n`;
+        this.header(61, Buffer.byteLength(body, 'utf8'));
+        this.ensure(body.length * 3 + CRLF_BYTES);
+        this.text(body);
+        this.crlf();
       } else {
-        this.text += `$${Buffer.byteLength(r.text, 'utf8')}\r\n${r.text}\r\n`;
+        this.bulkText(r.text);
       }
     } else {
       throw new TypeError(`cannot encode reply ${String(r)}`);
@@ -134,17 +252,24 @@ export function encodeReply(reply: Reply, protocol: Protocol): Buffer {
 
 /** Encodes a command (argument vector) as a RESP array of bulk strings, as clients and the AOF do. */
 export function encodeCommand(argv: ReadonlyArray<Buffer | string>): Buffer {
-  const parts: Buffer[] = [];
-  let head = `*${argv.length}\r\n`;
-  for (const arg of argv) {
-    if (typeof arg === 'string') {
-      head += `$${Buffer.byteLength(arg, 'utf8')}\r\n${arg}\r\n`;
-    } else {
-      head += `$${arg.length}\r\n`;
-      parts.push(Buffer.from(head, 'utf8'), arg);
-      head = '\r\n';
-    }
+  // Exact size first, then one allocation.
+  let size = 3 + String(argv.length).length;
+  const lengths = new Array<number>(argv.length);
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    const len = typeof arg === 'string' ? Buffer.byteLength(arg, 'utf8') : arg.length;
+    lengths[i] = len;
+    size += 5 + String(len).length + len;
   }
-  parts.push(Buffer.from(head, 'utf8'));
-  return parts.length === 1 ? parts[0]! : Buffer.concat(parts);
+  const out = Buffer.allocUnsafe(size);
+  let pos = out.write(`*${argv.length}\r\n`, 0, 'latin1');
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    pos += out.write(`$${lengths[i]}\r\n`, pos, 'latin1');
+    if (typeof arg === 'string') pos += out.write(arg, pos, 'utf8');
+    else pos += arg.copy(out, pos);
+    out[pos++] = 13;
+    out[pos++] = 10;
+  }
+  return out;
 }

@@ -1,0 +1,124 @@
+// Encoder: golden bytes for every reply type, byte equality with the original encoder on
+// random reply trees, and take() views that later writes never overwrite.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { Encoder, encodeCommand, encodeReply } from '../../src/resp/encoder.js';
+import {
+  BooleanReply,
+  DoubleReply,
+  ErrorReply,
+  MapReply,
+  NULL_ARRAY,
+  OK,
+  PushReply,
+  type Reply,
+  SetReply,
+  SimpleString,
+  VerbatimReply,
+} from '../../src/resp/reply.js';
+import { ReferenceEncoder } from './reference-encoder.js';
+
+const enc = (r: Reply, p: 2 | 3) => encodeReply(r, p).toString('latin1');
+
+test('golden bytes, RESP2 and RESP3', () => {
+  const cases: Array<[Reply, string, string]> = [
+    ['abc', '$3\r\nabc\r\n', '$3\r\nabc\r\n'],
+    ['', '$0\r\n\r\n', '$0\r\n\r\n'],
+    ['é€', '$5\r\n\xc3\xa9\xe2\x82\xac\r\n', '$5\r\n\xc3\xa9\xe2\x82\xac\r\n'],
+    [Buffer.from([0, 255, 13, 10]), '$4\r\n\x00\xff\r\n\r\n', '$4\r\n\x00\xff\r\n\r\n'],
+    [0, ':0\r\n', ':0\r\n'],
+    [-0, ':0\r\n', ':0\r\n'],
+    [-12345, ':-12345\r\n', ':-12345\r\n'],
+    [Number.MAX_SAFE_INTEGER, ':9007199254740991\r\n', ':9007199254740991\r\n'],
+    [18446744073709551615n, ':18446744073709551615\r\n', ':18446744073709551615\r\n'],
+    [null, '$-1\r\n', '_\r\n'],
+    [NULL_ARRAY, '*-1\r\n', '_\r\n'],
+    [[], '*0\r\n', '*0\r\n'],
+    [[1, ['a']], '*2\r\n:1\r\n*1\r\n$1\r\na\r\n', '*2\r\n:1\r\n*1\r\n$1\r\na\r\n'],
+    [OK, '+OK\r\n', '+OK\r\n'],
+    [new ErrorReply('ERR bad\r\nthing\nhere'), '-ERR bad thing here\r\n', '-ERR bad thing here\r\n'],
+    [new MapReply([['k', 1]]), '*2\r\n$1\r\nk\r\n:1\r\n', '%1\r\n$1\r\nk\r\n:1\r\n'],
+    [new SetReply(['a']), '*1\r\n$1\r\na\r\n', '~1\r\n$1\r\na\r\n'],
+    [new PushReply(['a']), '*1\r\n$1\r\na\r\n', '>1\r\n$1\r\na\r\n'],
+    [new DoubleReply(1.5), '$3\r\n1.5\r\n', ',1.5\r\n'],
+    [new DoubleReply(Infinity), '$3\r\ninf\r\n', ',inf\r\n'],
+    [new DoubleReply(0.1), '$19\r\n0.10000000000000001\r\n', ',0.10000000000000001\r\n'],
+    [new BooleanReply(true), ':1\r\n', '#t\r\n'],
+    [new BooleanReply(false), ':0\r\n', '#f\r\n'],
+    [new VerbatimReply('txt', 'héllo'), '$6\r\nh\xc3\xa9llo\r\n', '=10\r\ntxt:h\xc3\xa9llo\r\n'],
+  ];
+  for (const [reply, resp2, resp3] of cases) {
+    assert.equal(enc(reply, 2), resp2, `RESP2 ${resp2}`);
+    assert.equal(enc(reply, 3), resp3, `RESP3 ${resp3}`);
+  }
+});
+
+test('long strings and buffers are written whole', () => {
+  const s = 'x'.repeat(100_000) + 'é';
+  assert.equal(enc(s, 2), `$100002\r\n${'x'.repeat(100_000)}\xc3\xa9\r\n`);
+  const b = Buffer.alloc(70_000, 7);
+  assert.deepEqual(encodeReply(b, 2), Buffer.concat([Buffer.from('$70000\r\n'), b, Buffer.from('\r\n')]));
+});
+
+const leaf: fc.Arbitrary<Reply> = fc.oneof(
+  fc.uint8Array({ maxLength: 80 }).map((a) => Buffer.from(a)),
+  fc.string({ unit: 'binary', maxLength: 300 }),
+  fc.oneof(fc.integer(), fc.double(), fc.maxSafeInteger()),
+  fc.bigInt({ min: -(2n ** 64n), max: 2n ** 64n }),
+  fc.constantFrom<Reply>(null, NULL_ARRAY, OK),
+  fc.string({ unit: 'binary', maxLength: 300 }).map((s) => new SimpleString(s)),
+  fc.string({ maxLength: 40 }).map((s) => new ErrorReply(`ERR ${s}`)),
+  fc.double().map((d) => new DoubleReply(d)),
+  fc.boolean().map((b) => new BooleanReply(b)),
+  fc.string({ unit: 'binary', maxLength: 300 }).map((t) => new VerbatimReply('txt', t)),
+);
+const { tree } = fc.letrec<{ tree: Reply }>((tie) => ({
+  tree: fc.oneof(
+    { depthSize: 'small' },
+    leaf,
+    fc.array(tie('tree'), { maxLength: 6 }),
+    fc.array(fc.tuple(tie('tree'), tie('tree')), { maxLength: 4 }).map((e) => new MapReply(e)),
+    fc.array(tie('tree'), { maxLength: 4 }).map((i) => new SetReply(i)),
+    fc.array(tie('tree'), { maxLength: 4 }).map((i) => new PushReply(i)),
+  ),
+}));
+
+test('byte for byte the same as the original encoder, with interleaved take()s', () => {
+  for (const protocol of [2, 3] as const) {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(tree, fc.boolean()), { minLength: 1, maxLength: 8 }), (writes) => {
+        const encoder = new Encoder(protocol);
+        const reference = new ReferenceEncoder(protocol);
+        const taken: Buffer[] = [];
+        const expected: Buffer[] = [];
+        for (const [reply, takeNow] of writes) {
+          encoder.write(reply);
+          reference.write(reply);
+          if (takeNow) {
+            taken.push(encoder.take());
+            expected.push(reference.take());
+          }
+        }
+        taken.push(encoder.take());
+        expected.push(reference.take());
+        // Compared only at the end: a view overwritten by a later write would show here.
+        assert.deepEqual(taken, expected);
+      }),
+      { numRuns: 500 },
+    );
+  }
+});
+
+test('take() with nothing written is empty; views survive the arena filling up', () => {
+  const encoder = new Encoder(2);
+  assert.equal(encoder.take().length, 0);
+  const views: Buffer[] = [];
+  for (let i = 0; i < 2000; i++) views.push(encoder.write(`value-${i}`).take());
+  views.forEach((v, i) => assert.equal(v.toString(), `$${`value-${i}`.length}\r\nvalue-${i}\r\n`));
+});
+
+test('encodeCommand writes a RESP array of bulk strings', () => {
+  assert.equal(encodeCommand(['SET', Buffer.from('k'), 'é']).toString('latin1'), '*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$2\r\n\xc3\xa9\r\n');
+  assert.equal(encodeCommand([]).toString('latin1'), '*0\r\n');
+});
