@@ -79,7 +79,7 @@ export function isKeyword(arg: Buffer | undefined, keyword: string): boolean {
  */
 export function blockTimeoutMs(arg: Buffer): number {
   const v = parseInt64(arg);
-  if (v === undefined) fail(Errors.timeoutNotFloat.replace('float', 'integer'));
+  if (v === undefined) fail('ERR timeout is not an integer or out of range');
   if (v < 0n) fail(Errors.timeoutNegative);
   return Number(v);
 }
