@@ -8,6 +8,9 @@
 // - XCLAIM / XAUTOCLAIM propagate the claims (and drops of deleted ids) as XCLAIM with explicit
 //   TIME and RETRYCOUNT; XCLAIM's LASTID alone propagates as XGROUP SETID.
 // - XGROUP subcommands and XACK propagate themselves.
+// Group state changes count as dirty (ctx.addDirty) without ctx.modified: in Redis 7.0 none of
+// these commands touches WATCHed keys (checked on redis-server). Only a stream created by
+// MKSTREAM and XGROUP DESTROY (which must wake blocked XREADGROUPs with NOGROUP) signal the key.
 import {
   type Consumer,
   ConsumerGroup,
@@ -213,7 +216,7 @@ function xgroupCreate(ctx: Context, argv: Buffer[]): Reply {
   const name = argv[3]!.toString('latin1');
   if (stream.groups.has(name)) return new ErrorReply('BUSYGROUP Consumer Group name already exists');
   stream.groups.set(name, new ConsumerGroup(Buffer.from(argv[3]!), id, entriesRead));
-  ctx.modified(target.key);
+  ctx.addDirty(1);
   return OK;
 }
 
@@ -231,7 +234,7 @@ function xgroupSetId(ctx: Context, argv: Buffer[]): Reply {
   else id = parseStreamId(argv[4]!);
   group!.lastId = id;
   group!.entriesRead = entriesRead;
-  ctx.modified(key);
+  ctx.addDirty(1);
   return OK;
 }
 
@@ -248,7 +251,7 @@ function xgroupCreateConsumer(ctx: Context, argv: Buffer[]): Reply {
   const { key, group } = groupTarget(ctx, argv, false, true);
   const created = group!.createConsumer(argv[4]!, nowMs(ctx));
   if (created === undefined) return 0;
-  ctx.modified(key);
+  ctx.addDirty(1);
   return 1;
 }
 
@@ -257,7 +260,7 @@ function xgroupDelConsumer(ctx: Context, argv: Buffer[]): Reply {
   const consumer = group!.consumer(argv[4]!);
   if (consumer === undefined) return 0;
   const pending = group!.deleteConsumer(consumer);
-  ctx.modified(key);
+  ctx.addDirty(1);
   return pending;
 }
 
@@ -409,7 +412,7 @@ function serveStream(
     reply = history.map((h) => entryReply(h.id, h.fields));
     if (history.some((h) => h.fields !== null)) changed = true;
   }
-  if (changed) ctx.modified(target.key);
+  if (changed) ctx.addDirty(1);
   return reply;
 }
 
@@ -469,7 +472,7 @@ function xack(ctx: Context, argv: Buffer[]): Reply {
   for (const id of ids) {
     if (g.ack(id)) {
       acked++;
-      ctx.modified(key);
+      ctx.addDirty(1);
     }
   }
   return acked;
@@ -579,7 +582,7 @@ function xclaimCommand(ctx: Context, argv: Buffer[]): Reply {
   if (compareIds(lastId, g.lastId) > 0) {
     g.lastId = lastId;
     lastIdMoved = true;
-    ctx.modified(key);
+    ctx.addDirty(1);
   }
   // A bogus delivery time (negative, or in the future) becomes now rather than an error.
   if (deliveryTime === undefined || deliveryTime < 0n || deliveryTime > BigInt(now)) deliveryTime = BigInt(now);
@@ -593,7 +596,7 @@ function xclaimCommand(ctx: Context, argv: Buffer[]): Reply {
   });
   for (const e of result.effects) {
     prop.add(xclaimArgv(argv[1]!, g, e));
-    ctx.modified(key);
+    ctx.addDirty(1);
   }
   if (lastIdMoved && result.effects.length === 0) prop.add(setIdArgv(argv[1]!, g));
   prop.finish();
@@ -642,7 +645,7 @@ function xautoclaim(ctx: Context, argv: Buffer[]): Reply {
   const prop = new Propagation(ctx);
   for (const e of result.effects) {
     prop.add(xclaimArgv(argv[1]!, g, e));
-    ctx.modified(key);
+    ctx.addDirty(1);
   }
   prop.finish();
   return [
