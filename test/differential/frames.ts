@@ -1,6 +1,6 @@
-// Splits a byte stream of RESP2/RESP3 replies into frames, keeping each frame's exact bytes
-// and its children (for normalisers that reorder an array). Deliberately independent of
-// src/resp: the judge must not share code with what it judges.
+// Reads one RESP2/RESP3 reply into a tree of frames, keeping each frame's exact bytes and its
+// children (for normalisers that reorder an array). Independent of src/resp on purpose, so
+// it doubles as a check of the reply parser that splits the stream (see targets.ts).
 
 export interface Frame {
   /** The type byte: + - : $ * % ~ > _ # , ( = ! | */
@@ -67,28 +67,6 @@ export function parseFrame(buf: Buffer, offset = 0): { frame: Frame; end: number
     default:
       throw new Error(`unknown RESP type byte ${JSON.stringify(type)} at ${offset}`);
   }
-}
-
-/** Accumulates socket chunks and yields whole frames. */
-export class FrameSplitter {
-  private buf: Buffer = Buffer.alloc(0);
-
-  push(chunk: Buffer): void {
-    this.buf = this.buf.length === 0 ? chunk : Buffer.concat([this.buf, chunk]);
-  }
-
-  next(): Frame | undefined {
-    const parsed = parseFrame(this.buf, 0);
-    if (parsed === undefined) return undefined;
-    // Copy so later chunks do not alias the frame's bytes.
-    const frame = reparse(Buffer.from(parsed.frame.raw));
-    this.buf = this.buf.subarray(parsed.end);
-    return frame;
-  }
-}
-
-function reparse(raw: Buffer): Frame {
-  return parseFrame(raw, 0)!.frame;
 }
 
 /** A readable rendering of raw RESP for failure messages. */

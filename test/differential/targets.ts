@@ -1,11 +1,13 @@
-// The two servers under comparison: a real redis-server on a free loopback port, and sluice
-// (its TCP server when src/server is built, else the in-process instance behind the same
-// encoder). Both are driven through `RawConnection`s that send RESP commands and return the
-// exact reply bytes.
+// The two servers under comparison: a real redis-server on a free loopback port, and sluice's
+// TCP server (or, with SLUICE_DIFF_TARGET=embedded, the in-process instance behind the same
+// encoder, to tell an engine difference from a transport one). Both are driven through
+// `RawConnection`s that send RESP commands and return the exact reply bytes.
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as net from 'node:net';
 import { encodeCommand, encodeReply } from '../../src/resp/encoder.js';
-import { FrameSplitter, type Frame, parseFrame } from './frames.js';
+import { ReplyParser } from '../../src/resp/reply-parser.js';
+import { startServer } from '../../src/server/server.js';
+import { type Frame, parseFrame } from './frames.js';
 
 export interface RawConnection {
   /** Sends one command and resolves to its reply frame. */
@@ -19,7 +21,11 @@ export interface Target {
   stop(): Promise<void>;
 }
 
-/** A socket connection: commands are sent one at a time, replies split into frames. */
+/**
+ * A socket connection: commands are sent one at a time. The client-side ReplyParser splits the
+ * stream; each reply is parsed again by the harness's own frame reader, which must agree on
+ * where the reply ends.
+ */
 export async function connectSocket(port: number, host = '127.0.0.1'): Promise<RawConnection> {
   const socket = net.createConnection({ port, host });
   socket.setNoDelay(true);
@@ -27,7 +33,7 @@ export async function connectSocket(port: number, host = '127.0.0.1'): Promise<R
     socket.once('connect', resolve);
     socket.once('error', reject);
   });
-  const splitter = new FrameSplitter();
+  const parser = new ReplyParser();
   const waiting: Array<{ resolve: (f: Frame) => void; reject: (e: Error) => void }> = [];
   let failure: Error | null = null;
   const failAll = (err: Error) => {
@@ -35,8 +41,15 @@ export async function connectSocket(port: number, host = '127.0.0.1'): Promise<R
     for (const w of waiting.splice(0)) w.reject(err);
   };
   socket.on('data', (chunk) => {
-    splitter.push(chunk);
-    for (let f = splitter.next(); f !== undefined; f = splitter.next()) {
+    parser.push(chunk);
+    for (let r = parser.next(); r !== undefined; r = parser.next()) {
+      const raw = Buffer.from(r.raw);
+      const parsed = parseFrame(raw, 0);
+      if (parsed === undefined || parsed.end !== raw.length) {
+        failAll(new Error(`reply parser and frame reader disagree on ${raw.toString('latin1')}`));
+        return;
+      }
+      const f = parsed.frame;
       const w = waiting.shift();
       if (w === undefined) {
         failAll(new Error(`unsolicited reply ${f.raw.toString('latin1')}`));
@@ -121,31 +134,15 @@ export async function startRedis(binary = process.env.SLUICE_REDIS_SERVER ?? 're
   };
 }
 
-// The server module is loaded by a computed path so this harness compiles (and falls back to
-// the embedded instance) in a tree where src/server has not landed.
-const SERVER_MODULE = '../../src/server/server.js';
-
-interface ServerModule {
-  startServer(options: { port: number; bind?: string }): Promise<{ port: number; close(): Promise<void> }>;
-}
-
-/** Starts sluice: over TCP when the server module exists, else in process. */
+/** Starts sluice's TCP server on a free port (or the embedded instance, see above). */
 export async function startSluice(): Promise<Target> {
-  let mod: ServerModule | null = null;
-  try {
-    mod = (await import(new URL(SERVER_MODULE, import.meta.url).href)) as ServerModule;
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND') throw err;
-  }
-  if (mod !== null) {
-    const server = await mod.startServer({ port: 0, bind: '127.0.0.1' });
-    return {
-      name: `sluice:${server.port}`,
-      connect: () => connectSocket(server.port),
-      stop: () => server.close(),
-    };
-  }
-  return startEmbeddedSluice();
+  if (process.env.SLUICE_DIFF_TARGET === 'embedded') return startEmbeddedSluice();
+  const server = await startServer({ port: 0, bind: '127.0.0.1' });
+  return {
+    name: `sluice:${server.port}`,
+    connect: () => connectSocket(server.port),
+    stop: () => server.close(),
+  };
 }
 
 /** The in-process instance, its replies encoded as the server would send them. */
