@@ -149,7 +149,8 @@ function hincrbyfloat(ctx: Context, argv: Buffer[]): Reply {
 }
 
 const ONE_KEY = { first: 1, last: 1, step: 1 };
-const cat = (...c: string[]) => ({ categories: ['hash', ...c] });
+// ACL categories in Redis's order (read/write, then the family, then fast/slow), as COMMAND INFO lists them.
+const cat = (access: string, speed: string) => ({ categories: [access, 'hash', speed] });
 
 export const commands: CommandSpec[] = [
   command('hset', -4, ['write', 'denyoom', 'fast'], ONE_KEY, hsetGeneric('hset'), cat('write', 'fast')),

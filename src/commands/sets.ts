@@ -63,7 +63,8 @@ function smembers(ctx: Context, argv: Buffer[]): Reply {
 }
 
 const ONE_KEY = { first: 1, last: 1, step: 1 };
-const cat = (...c: string[]) => ({ categories: ['set', ...c] });
+// ACL categories in Redis's order (read/write, then the family, then fast/slow), as COMMAND INFO lists them.
+const cat = (access: string, speed: string) => ({ categories: [access, 'set', speed] });
 
 export const commands: CommandSpec[] = [
   command('sadd', -3, ['write', 'denyoom', 'fast'], ONE_KEY, sadd, cat('write', 'fast')),

@@ -296,7 +296,8 @@ function setrange(ctx: Context, argv: Buffer[]): Reply {
 const ONE_KEY = { first: 1, last: 1, step: 1 };
 const ALL_KEYS = { first: 1, last: -1, step: 1 };
 const KEY_VALUE_PAIRS = { first: 1, last: -1, step: 2 };
-const cat = (...c: string[]) => ({ categories: ['string', ...c] });
+// ACL categories in Redis's order (read/write, then the family, then fast/slow), as COMMAND INFO lists them.
+const cat = (access: string, speed: string) => ({ categories: [access, 'string', speed] });
 
 export const commands: CommandSpec[] = [
   command('get', 2, ['readonly', 'fast'], ONE_KEY, get, cat('read', 'fast')),

@@ -1,5 +1,6 @@
 // Generic keyspace commands, compared byte for byte with redis-server.
 import type { DiffCase } from './case-types.js';
+import type { Normaliser } from './normalize.js';
 
 export const cases: DiffCase[] = [
   {
@@ -189,3 +190,22 @@ export const cases: DiffCase[] = [
     steps: [['DEL'], ['EXISTS'], ['KEYS'], ['KEYS', 'a', 'b'], ['SCAN'], ['RENAME', 'a'], ['DBSIZE', 'x'], ['TTL'], ['PERSIST'], ['RANDOMKEY', 'x']],
   },
 ];
+
+/** COMMAND INFO without the key specs and tips (owned by COMMAND's implementation, not by the specs). */
+const specHead: Normaliser = (frame) => {
+  const info = frame.children?.[0];
+  if (info?.children === undefined) return frame.raw;
+  return info.children.slice(0, 7).map((c) => c.raw.toString('latin1')).join('');
+};
+
+const families = [
+  'del unlink exists type keys scan rename renamenx dbsize flushdb flushall randomkey expire pexpire expireat pexpireat ttl pttl expiretime pexpiretime persist',
+  'get set setnx setex psetex getdel getex mget mset msetnx incr decr incrby decrby incrbyfloat append strlen getrange setrange',
+  'hset hmset hsetnx hget hmget hgetall hdel hlen hstrlen hexists hkeys hvals hincrby hincrbyfloat',
+  'sadd srem scard sismember smismember smembers',
+];
+
+cases.push({
+  name: 'COMMAND INFO: arity, flags, key positions and ACL categories of every command here',
+  steps: families.flatMap((f) => f.split(' ')).map((name) => ({ argv: ['COMMAND', 'INFO', name], mask: specHead })),
+});
