@@ -367,7 +367,9 @@ function parseReadGroup(ctx: Context, argv: Buffer[]): ReadRequest {
     }
     const idText = idArg.toString('latin1');
     if (idText === '$') fail(DOLLAR_IN_XREADGROUP);
-    const after = idText === '>' ? NEW_ENTRIES : parseStrictId(idArg);
+    // Redis marks ">" with the maximal id, so that id given explicitly also means ">".
+    const parsed = idText === '>' ? MAX_ID : parseStrictId(idArg);
+    const after = compareIds(parsed, MAX_ID) === 0 ? NEW_ENTRIES : parsed;
     targets.push({ keyArg, key, after });
   }
   return { group, consumer, count, noack, block, targets };

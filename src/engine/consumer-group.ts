@@ -246,7 +246,7 @@ export function readHistory(
   count: number,
   now: number,
 ): HistoryEntry[] {
-  // streamIncrID wraps MAX_ID to 0-0 and Redis ignores the error here.
+  // XREADGROUP treats MAX_ID as ">", so `after` is below it; ?? only mirrors streamIncrID's wrap.
   const start = incrementId(after) ?? MIN_ID;
   const out: HistoryEntry[] = [];
   for (const [id, nack] of consumer.pel.range(start)) {
