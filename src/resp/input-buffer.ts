@@ -7,9 +7,11 @@
 // it does not, the unread bytes move to a fresh arena of about twice the needed size, so
 // a large message arriving in many small chunks is copied O(1) times per byte on average.
 
+const EMPTY = Buffer.alloc(0);
+
 export class InputBuffer {
   /** The arena. Valid unread bytes are buf[start, end). */
-  buf: Buffer = Buffer.alloc(0);
+  buf: Buffer = EMPTY;
   start = 0;
   end = 0;
 
@@ -41,6 +43,17 @@ export class InputBuffer {
   /** Marks bytes up to absolute offset `to` as read. */
   consume(to: number): void {
     this.start = to;
+  }
+
+  /**
+   * Drops the arena once everything is read, so an idle connection holds no buffer (the
+   * next chunk is adopted without a copy anyway). Views handed out keep their own memory.
+   */
+  releaseIfEmpty(): void {
+    if (this.start === this.end && this.buf.length > 0) {
+      this.buf = EMPTY;
+      this.start = this.end = 0;
+    }
   }
 
   private grow(capacity: number): void {

@@ -103,7 +103,10 @@ export class RequestParser {
   next(): Buffer[] | null {
     for (;;) {
       const input = this.input;
-      if (input.start >= input.end) return null;
+      if (input.start >= input.end) {
+        input.releaseIfEmpty();
+        return null;
+      }
       if (this.reqType === ReqType.Unknown) {
         this.reqType = input.buf[input.start] === STAR ? ReqType.Multibulk : ReqType.Inline;
       }

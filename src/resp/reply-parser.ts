@@ -98,7 +98,10 @@ export class ReplyParser {
       const buf = input.buf;
       const end = input.end;
       const pos = input.start + this.offset;
-      if (pos >= end) return undefined;
+      if (pos >= end) {
+        input.releaseIfEmpty();
+        return undefined;
+      }
       const cr = lineEnd(buf, pos, end);
       if (cr < 0) return undefined;
       const type = buf[pos]!;
