@@ -6,7 +6,6 @@ import { AofPersistence } from './aof.js';
 import { nodeFs, type AofFs } from './fs-layer.js';
 import { loadFiles } from './loader.js';
 import { incrName, manifestName, parseManifest, writeManifest, type Manifest } from './manifest.js';
-import { loadStreamRewriter } from './serialize.js';
 import type { FsyncPolicy } from './writer.js';
 
 export interface PersistOptions {
@@ -28,7 +27,6 @@ export async function attachPersistence(
   instance.config.setRaw('dir', options.dir);
   instance.config.setRaw('appendonly', 'yes');
   instance.config.setRaw('appendfsync', options.appendfsync);
-  await loadStreamRewriter();
   fs.mkdir(aofDir);
   // Leftovers of a rewrite or manifest update interrupted by a crash; never referenced.
   for (const name of fs.readdir(aofDir)) if (name.startsWith('temp-')) fs.unlink(join(aofDir, name));

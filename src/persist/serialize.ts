@@ -2,26 +2,12 @@
 // strings SET, hashes HSET, sets SADD (in chunks of 64 items, Redis's AOF_REWRITE_ITEMS_PER_CMD),
 // streams through rewriteStream(), then PEXPIREAT with the absolute expiry time.
 import { keyBytes, type Value } from '../engine/keyspace.js';
+import type { Stream } from '../engine/stream.js';
+import { rewriteStream } from './rewrite-stream.js';
 
 export type Argv = Array<Buffer | string>;
 
-/** rewrite-stream.ts's contract (the consumer-group engineer owns it). */
-export type StreamRewriter = (key: Buffer, stream: never) => Argv[];
-
 const ITEMS_PER_COMMAND = 64;
-
-let streamRewriter: StreamRewriter | null = null;
-let streamRewriterLoad: Promise<void> | null = null;
-
-/** Loads rewrite-stream.ts when it is there; until it is, a rewrite with streams fails cleanly. */
-export function loadStreamRewriter(): Promise<void> {
-  streamRewriterLoad ??= import('./rewrite-stream' + '.js' as string)
-    .then((mod: { rewriteStream?: StreamRewriter }) => {
-      if (typeof mod.rewriteStream === 'function') streamRewriter = mod.rewriteStream;
-    })
-    .catch(() => undefined);
-  return streamRewriterLoad;
-}
 
 export class UnsupportedValueError extends Error {}
 
@@ -53,8 +39,7 @@ export function serializeKey(key: string, value: Value, expireAt: number | undef
     }
     if (cmd.length > 2) out.push(cmd);
   } else if (value.typeName === 'stream') {
-    if (streamRewriter === null) throw new UnsupportedValueError('stream rewriting is not available yet (src/persist/rewrite-stream.ts)');
-    for (const cmd of streamRewriter(k, value as never)) out.push(cmd);
+    for (const cmd of rewriteStream(k, value as unknown as Stream)) out.push(cmd);
   } else {
     throw new UnsupportedValueError(`cannot rewrite a value of type ${(value as { typeName: string }).typeName}`);
   }
