@@ -58,6 +58,8 @@ export function parseLongDouble(arg: Buffer | string): LongDouble | undefined {
   if (s.length === 0 || s.length >= MAX_CHARS) return undefined;
   const inf = /^([+-]?)inf(inity)?$/i.exec(s);
   if (inf !== null) return { neg: inf[1] === '-', m: 0n, e: 0, inf: true };
+  const hex = /^([+-]?)0[xX]([0-9a-fA-F]*)(?:\.([0-9a-fA-F]*))?(?:[pP]([+-]?[0-9]+))?$/.exec(s);
+  if (hex !== null) return parseHex(hex);
   const m = /^([+-]?)([0-9]*)(?:\.([0-9]*))?(?:[eE]([+-]?[0-9]+))?$/.exec(s);
   if (m === null) return undefined;
   const intPart = m[2] ?? '';
@@ -71,6 +73,21 @@ export function parseLongDouble(arg: Buffer | string): LongDouble | undefined {
   if (exp10 < -6000 - intPart.length - fracPart.length) return undefined; // underflow
   const ld =
     exp10 >= 0 ? fromRational(neg, digits * 10n ** BigInt(exp10), 1n) : fromRational(neg, digits, 10n ** BigInt(-exp10));
+  if (ld === undefined || ld.inf) return undefined;
+  return ld;
+}
+
+/** strtold's hexadecimal form, 0x1.8p3: hex digits scaled by a binary exponent. */
+function parseHex(m: RegExpExecArray): LongDouble | undefined {
+  const intPart = m[2] ?? '';
+  const fracPart = m[3] ?? '';
+  if (intPart.length + fracPart.length === 0) return undefined;
+  const neg = m[1] === '-';
+  const digits = BigInt(`0x${intPart}${fracPart}`);
+  if (digits === 0n) return { neg, m: 0n, e: 0, inf: false };
+  const exp2 = (m[4] === undefined ? 0 : Number(m[4])) - 4 * fracPart.length;
+  if (Math.abs(exp2) > 20000 + 4 * (intPart.length + fracPart.length)) return undefined;
+  const ld = exp2 >= 0 ? fromRational(neg, digits << BigInt(exp2), 1n) : fromRational(neg, digits, 1n << BigInt(-exp2));
   if (ld === undefined || ld.inf) return undefined;
   return ld;
 }

@@ -1,5 +1,5 @@
 // String commands, compared byte for byte with redis-server.
-import type { DiffCase } from './case-types.js';
+import { type DiffCase, Rng } from './case-types.js';
 
 export const cases: DiffCase[] = [
   {
@@ -241,3 +241,56 @@ export const cases: DiffCase[] = [
     ],
   },
 ];
+
+// A long deterministic walk of INCRBYFLOAT over mixed magnitudes: checks the long double
+// emulation (rounding of every sum and the %.17Lf printing) against Redis's x87 arithmetic.
+const floatWalk = (() => {
+  const rng = new Rng(20240601);
+  const steps: string[][] = [];
+  for (let i = 0; i < 300; i++) {
+    const mantissa = (rng.int(2_000_000) - 1_000_000) / 10 ** rng.int(9);
+    const exp = rng.chance(0.2) ? `e${rng.int(40) - 20}` : '';
+    steps.push(['INCRBYFLOAT', `f${i % 4}`, `${mantissa}${exp}`]);
+  }
+  return steps;
+})();
+
+cases.push(
+  { name: 'INCRBYFLOAT walk over mixed magnitudes (long double emulation)', steps: floatWalk, protocols: [2] },
+  {
+    name: 'INCRBYFLOAT precision edges',
+    protocols: [2],
+    steps: [
+      ['SET', 'f', '3.14159265358979323846264338327950288'],
+      ['INCRBYFLOAT', 'f', '0'],
+      ['SET', 'f', '18446744073709551616'],
+      ['INCRBYFLOAT', 'f', '1'],
+      ['SET', 'f', '9223372036854775807'],
+      ['INCRBYFLOAT', 'f', '0.5'],
+      ['SET', 'f', '1e-20'],
+      ['INCRBYFLOAT', 'f', '1e-20'],
+      ['SET', 'f', '-1e-18'],
+      ['INCRBYFLOAT', 'f', '0'],
+      ['SET', 'f', '0.000000000000000005'],
+      ['INCRBYFLOAT', 'f', '0'],
+      ['SET', 'f', '0.000000000000000015'],
+      ['INCRBYFLOAT', 'f', '0'],
+      ['SET', 'f', '1e4000'],
+      ['INCRBYFLOAT', 'f', '1'],
+      ['SET', 'f', '1e5000'],
+      ['INCRBYFLOAT', 'f', '1'],
+      ['SET', 'f', '1e-5000'],
+      ['INCRBYFLOAT', 'f', '1'],
+      ['SET', 'f', '0x10'],
+      ['INCRBYFLOAT', 'f', '1'],
+      ['INCRBYFLOAT', 'f', '0x1.8p-3'],
+      ['INCRBYFLOAT', 'f', '-0X.4P2'],
+      ['INCRBYFLOAT', 'f', '0x'],
+      ['INCRBYFLOAT', 'f', '0xg'],
+      ['SET', 'f', 'Infinity'],
+      ['INCRBYFLOAT', 'f', '1'],
+      ['SET', 'f', '1.18973149535723176502e+4932'],
+      ['INCRBYFLOAT', 'f', '1.18973149535723176502e+4932'],
+    ],
+  },
+);
