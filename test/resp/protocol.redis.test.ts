@@ -7,6 +7,8 @@ import assert from 'node:assert/strict';
 import * as net from 'node:net';
 import { startServer, type RunningServer } from '../../src/server/server.js';
 import { startRedis, type Target } from '../differential/targets.js';
+import fc from 'fast-check';
+import { ReplyParser } from '../../src/resp/reply-parser.js';
 import { parseChunks } from './helpers.js';
 import { CASES } from './request-cases.js';
 
@@ -65,3 +67,33 @@ for (const c of CASES) {
     assert.equal(fromSluice, fromRedis);
   });
 }
+
+// Random protocol-flavoured garbage ending in "*x\r\n", kept when our parser ends it with a
+// ProtocolError: redis-server must split it into as many commands (one reply each: the
+// alphabet cannot spell a blocking or multi-reply command) and close with the same error.
+const garbageByte = fc.oneof(
+  fc.constantFrom(...'*$\r\n\r\n0123456789-+"\'\\ x\t'.split('').map((ch) => ch.charCodeAt(0))),
+  fc.integer({ min: 0, max: 255 }),
+);
+
+test('redis-server splits random garbage into the same commands and the same protocol error', { timeout: 120_000 }, async (t) => {
+  let compared = 0;
+  await fc.assert(
+    fc.asyncProperty(fc.array(garbageByte, { maxLength: 120 }), async (garbage) => {
+      const bytes = Buffer.concat([Buffer.from(garbage), Buffer.from('*x\r\n')]);
+      const ours = parseChunks([bytes]);
+      if (ours.error === undefined) return; // still waiting for bytes: no deterministic end
+      compared++;
+      const replies = new ReplyParser();
+      replies.push(Buffer.from(await exchange(redisPort, bytes), 'latin1'));
+      const raws: string[] = [];
+      for (let r = replies.next(); r !== undefined; r = replies.next()) raws.push(r.raw.toString('latin1'));
+      assert.equal(raws.length, ours.commands.length + 1, `commands ${JSON.stringify(ours.commands)}`);
+      // Compared as bytes: Redis echoes a non-ASCII byte raw in "expected '$', got 'X'".
+      assert.equal(raws.at(-1), `-${ours.error}\r\n`);
+    }),
+    { numRuns: 1000 },
+  );
+  assert.ok(compared > 150, `only ${compared} samples ended in an error`);
+  t.diagnostic(`${compared} garbage samples compared`);
+});
