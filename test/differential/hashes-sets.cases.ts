@@ -138,3 +138,69 @@ export const cases: DiffCase[] = [
     ],
   },
 ];
+
+const range = <T>(n: number, f: (i: number) => T): T[] => Array.from({ length: n }, (_, i) => f(i));
+
+cases.push(
+  {
+    name: 'a 512-member integer set is still an intset (sorted); the 513th member makes it a hashtable',
+    steps: [
+      ['SADD', 'big', ...range(512, (i) => String((i * 7919) % 100003))],
+      ['SMEMBERS', 'big'],
+      ['SCARD', 'big'],
+      ['SADD', 'big', '-1'],
+      { argv: ['SMEMBERS', 'big'], mask: 'sorted' },
+      ['SREM', 'big', '-1'],
+      { argv: ['SMEMBERS', 'big'], mask: 'sorted' },
+    ],
+  },
+  {
+    name: 'large hashes (over 128 fields or a 65-byte value) leave listpack order: masked',
+    steps: [
+      ['HSET', 'h', ...range(128, (i) => [`f${i}`, String(i)]).flat()],
+      ['HGETALL', 'h'],
+      ['HSET', 'h', 'one-more', 'x'],
+      { argv: ['HGETALL', 'h'], mask: 'sortedMap' },
+      { argv: ['HKEYS', 'h'], mask: 'sorted' },
+      ['HLEN', 'h'],
+      ['HSET', 'w', 'a', '1', 'b', 'x'.repeat(64)],
+      ['HGETALL', 'w'],
+      ['HSET', 'w', 'c', 'x'.repeat(65)],
+      { argv: ['HGETALL', 'w'], mask: 'sortedMap' },
+    ],
+  },
+  {
+    name: 'databases are separate; FLUSHALL clears them all',
+    steps: [
+      ['SET', 'k', 'db0'],
+      ['SELECT', '1'],
+      ['GET', 'k'],
+      ['HSET', 'k', 'f', 'db1'],
+      ['DBSIZE'],
+      ['SELECT', '0'],
+      ['GET', 'k'],
+      ['FLUSHDB'],
+      ['SELECT', '1'],
+      ['HGETALL', 'k'],
+      ['FLUSHALL'],
+      ['EXISTS', 'k'],
+    ],
+  },
+  {
+    name: 'MULTI / EXEC of keyspace, string, hash and set commands, errors inside included',
+    steps: [
+      ['MULTI'],
+      ['SET', 'k', '1'],
+      ['INCR', 'k'],
+      ['HSET', 'k', 'f', 'v'],
+      ['SADD', 's', 'a', 'b'],
+      ['EXPIRE', 'k', '100'],
+      ['TTL', 'k'],
+      ['RENAME', 'nokey', 'x'],
+      ['EXEC'],
+      ['MULTI'],
+      ['SET', 'k'],
+      ['EXEC'],
+    ],
+  },
+);
