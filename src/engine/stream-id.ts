@@ -156,8 +156,8 @@ export function parseStrictId(arg: Buffer | string): StreamId {
 /**
  * One bound of XRANGE/XREVRANGE (streamParseIntervalIDOrReply plus the Incr/Decr of
  * xrangeGenericCommand): "(" makes it exclusive; an exclusive bound must be a strict id.
- * Returns the inclusive bound, or undefined when the exclusive range is empty by construction
- * never happens: Redis errors instead ("invalid start/end ID for the interval").
+ * Returns the equivalent inclusive bound; an exclusive bound past either end of the id space
+ * fails as Redis does ("invalid start/end ID for the interval").
  */
 export function parseRangeBound(arg: Buffer | string, end: boolean): StreamId {
   const s = asText(arg);

@@ -97,7 +97,7 @@ export class Reader {
   /** Skips one field or value. */
   skipValue(): void {
     const h = this.varint();
-    if ((h & 1) === 0) this.pos += h / 2;
+    if (h % 2 === 0) this.pos += h / 2;
   }
 
   /** Reads one field or value as a Buffer (a view into the node for strings). */
