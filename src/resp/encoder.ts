@@ -41,6 +41,8 @@ const SHORT_BUFFER = 32;
 const CRLF_BYTES = 2;
 /** Room for a type byte, a 64-bit length and CRLF. */
 const HEADER_ROOM = 24;
+/** take() drops the arena when less than this is left in it. */
+const RELEASE_BELOW = 1024;
 const EMPTY = Buffer.alloc(0);
 
 /**
@@ -66,6 +68,11 @@ export class Encoder {
   take(): Buffer {
     const out = this.buf.subarray(this.mark, this.pos);
     this.mark = this.pos;
+    // A nearly full arena is let go now rather than held by an idle connection.
+    if (this.buf.length - this.pos < RELEASE_BELOW) {
+      this.buf = EMPTY;
+      this.pos = this.mark = 0;
+    }
     return out;
   }
 
