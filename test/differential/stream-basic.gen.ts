@@ -29,7 +29,7 @@ function fieldName(rng: Rng): string {
 function value(rng: Rng): string {
   const r = rng.int(10);
   if (r < 4) return String(rng.int(100000));
-  if (r < 7) return rng.pick(['', 'a', 'hello', '-5', '007', '12345678901234567890', ' 1']);
+  if (r < 7) return rng.pick(['', 'a', 'hello', '-5', '-0', '007', ' 1', '-4097', '70000', '-9000000', '2147483648', '1234567890123456', '9223372036854775807', '-9223372036854775808', '9223372036854775808', '12345678901234567890']);
   // Large values make the 4096-byte node limit (and listpack size classes) matter.
   return 'v'.repeat(rng.pick([60, 63, 64, 200, 700, 1000]));
 }
