@@ -159,7 +159,7 @@ export class Connection {
     if (this.pendingChunks.length === 0) {
       out = this.encoder!.take();
     } else {
-      this.pendingChunks.push(this.encoder!.take());
+      if (this.encoder !== null) this.pendingChunks.push(this.encoder.take());
       out = Buffer.concat(this.pendingChunks);
       this.pendingChunks.length = 0;
     }
@@ -211,7 +211,14 @@ export class Connection {
       return;
     }
     this.stopped = true;
-    this.append(new ErrorReply(message.startsWith('ERR') ? message : `ERR Protocol error: ${message}`));
+    if (err instanceof ProtocolError) {
+      // The parser's exact bytes: the message may quote non-UTF-8 input as Redis does.
+      if (this.encoder !== null) this.pendingChunks.push(this.encoder.take());
+      this.pendingChunks.push(err.reply);
+      this.pendingCount++;
+    } else {
+      this.append(new ErrorReply(`ERR Protocol error: ${message}`));
+    }
     this.flush();
   }
 }
