@@ -153,26 +153,31 @@ export class Encoder {
 
   /** A bulk string from JS text. */
   private bulkText(s: string): void {
-    let ascii = s.length <= SHORT_STRING;
-    if (ascii) {
-      for (let i = 0; i < s.length; i++) {
-        if (s.charCodeAt(i) >= 0x80) {
-          ascii = false;
-          break;
-        }
-      }
-    }
-    const len = ascii ? s.length : Buffer.byteLength(s, 'utf8');
-    this.header(36, len);
-    this.ensure(len + CRLF_BYTES);
-    if (ascii) {
+    const n = s.length;
+    if (n <= SHORT_STRING) {
+      // One pass, assuming ASCII (byte length = s.length); rewound on the first other char.
+      this.ensure(n + HEADER_ROOM + CRLF_BYTES);
+      const start = this.pos;
+      this.header(36, n);
       const buf = this.buf;
       let p = this.pos;
-      for (let i = 0; i < s.length; i++) buf[p++] = s.charCodeAt(i);
-      this.pos = p;
-    } else {
-      this.pos += this.buf.write(s, this.pos, 'utf8');
+      let i = 0;
+      for (; i < n; i++) {
+        const c = s.charCodeAt(i);
+        if (c >= 0x80) break;
+        buf[p++] = c;
+      }
+      if (i === n) {
+        this.pos = p;
+        this.crlf();
+        return;
+      }
+      this.pos = start;
     }
+    const len = Buffer.byteLength(s, 'utf8');
+    this.header(36, len);
+    this.ensure(len + CRLF_BYTES);
+    this.pos += this.buf.write(s, this.pos, 'utf8');
     this.crlf();
   }
 
