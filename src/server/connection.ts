@@ -89,7 +89,21 @@ export class Connection {
       this.protocolError(err);
       return;
     }
-    if (!this.busy) this.run();
+    if (!this.busy) this.guarded(() => this.run());
+  }
+
+  /**
+   * Runs server-side work for this connection. A failure here is a bug (a reply the encoder
+   * cannot encode, say): the output may be half-written, so the connection is dropped, but the
+   * process and the other clients carry on.
+   */
+  private guarded(fn: () => void): void {
+    try {
+      fn();
+    } catch (err) {
+      console.error('sluice: internal error on a connection, closing it:', err);
+      this.destroy();
+    }
   }
 
   /** Runs every complete request buffered, in order, then writes their replies. */
@@ -119,8 +133,8 @@ export class Connection {
         this.busy = true;
         this.flush();
         reply.then(
-          (r) => this.resume(r),
-          () => this.resume(new ErrorReply('ERR internal error')),
+          (r) => this.guarded(() => this.resume(r)),
+          () => this.guarded(() => this.resume(new ErrorReply('ERR internal error'))),
         );
         return;
       }
@@ -172,8 +186,8 @@ export class Connection {
     const wasBusy = this.busy;
     this.busy = true;
     barrier.then(
-      () => this.afterBarrier(out, wasBusy),
-      () => this.afterBarrier(out, wasBusy),
+      () => this.guarded(() => this.afterBarrier(out, wasBusy)),
+      () => this.guarded(() => this.afterBarrier(out, wasBusy)),
     );
   }
 
