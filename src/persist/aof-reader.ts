@@ -4,7 +4,9 @@
 // cannot be there), which must refuse to start.
 
 export interface AofRecord {
-  argv: Buffer[];
+  /** Where each argument's bytes start in the data, and how long they are. */
+  starts: number[];
+  lengths: number[];
   /** Byte offset of the record's first byte ('*'). */
   offset: number;
   /** Byte offset just past the record. */
@@ -59,20 +61,22 @@ export class AofReader {
       const [argc, afterCount] = this.number(p);
       if (argc < 1) throw new AofFormatError(p, 'command with no arguments');
       p = afterCount;
-      const argv: Buffer[] = new Array(argc);
+      const starts: number[] = new Array(argc);
+      const lengths: number[] = new Array(argc);
       for (let i = 0; i < argc; i++) {
         if (p >= data.length) throw TRUNCATED;
         if (data[p] !== 0x24) throw new AofFormatError(p, "expected '$' before an argument");
         const [len, afterLen] = this.number(p + 1);
         p = afterLen;
         if (p + len + 2 > data.length) throw TRUNCATED;
-        argv[i] = data.subarray(p, p + len);
+        starts[i] = p;
+        lengths[i] = len;
         p += len;
         if (data[p] !== CR || data[p + 1] !== LF) throw new AofFormatError(p, 'expected CRLF after an argument');
         p += 2;
       }
       this.pos = p;
-      return { argv, offset: start, end: p };
+      return { starts, lengths, offset: start, end: p };
     } catch (err) {
       if (err === TRUNCATED) {
         this.pos = start;
@@ -104,4 +108,19 @@ export class AofReader {
       throw new AofFormatError(p, 'invalid character in a length');
     }
   }
+}
+
+/**
+ * A record's arguments as Buffers over one private copy of its bytes: one allocation per
+ * record, and stored values never pin the whole file in memory.
+ */
+export function recordArgv(data: Buffer, rec: AofRecord): Buffer[] {
+  const copy = Buffer.allocUnsafe(rec.end - rec.offset);
+  data.copy(copy, 0, rec.offset, rec.end);
+  const argv: Buffer[] = new Array(rec.starts.length);
+  for (let i = 0; i < argv.length; i++) {
+    const from = rec.starts[i]! - rec.offset;
+    argv[i] = copy.subarray(from, from + rec.lengths[i]!);
+  }
+  return argv;
 }

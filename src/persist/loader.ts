@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import type { Instance } from '../commands/instance.js';
 import { ErrorReply } from '../resp/reply.js';
-import { AofFormatError, AofReader } from './aof-reader.js';
+import { AofFormatError, AofReader, recordArgv } from './aof-reader.js';
 import type { AofFs } from './fs-layer.js';
 
 export class AofLoadError extends Error {}
@@ -64,7 +64,8 @@ async function loadOne(
         `Refusing to start; make a backup of the file and repair or truncate it at that offset.`,
     );
   const run = async (argv: Buffer[], offset: number) => {
-    const reply = await instance.execute(client, argv);
+    let reply = instance.execute(client, argv);
+    if (reply instanceof Promise) reply = await reply;
     stats.commands++;
     if (reply instanceof ErrorReply) {
       if (reply.message.startsWith('ERR unknown command')) {
@@ -96,8 +97,7 @@ async function loadOne(
       stats.truncated = { file: name, offset: cut, size: data.length };
       return;
     }
-    // Copy the arguments out of the file buffer so stored values do not pin it in memory.
-    const argv = record.argv.map((a) => Buffer.from(a));
+    const argv = recordArgv(data, record);
     const cmd = lowerName(argv[0]!);
     if (cmd === 'select') {
       const db = Number(argv[1]?.toString('latin1'));
