@@ -19,8 +19,9 @@
 //   An attribute map applies to the reply that follows it: that reply is delivered wrapped
 //   as Attributed { attributes, value } (at top level or inside an aggregate), and it does
 //   not count as an element of the enclosing aggregate. Bulk payloads are subarrays of the
-//   received bytes (not copies). Streamed RESP3 strings/aggregates ($? *? ; .) are refused:
-//   Redis never sends them.
+//   received bytes (not copies). Streamed RESP3 strings ($? then ;len chunks, one Buffer)
+//   and aggregates (*? %? ~? ended by '.') decode like their fixed-length forms; Redis never
+//   sends them, the specification allows them.
 import { InputBuffer } from './input-buffer.js';
 import {
   BooleanReply,
@@ -61,11 +62,13 @@ export interface ParsedReply {
 
 const CR = 13;
 const LF = 10;
+/** Frame type of a streamed string ("$?" followed by ";len" chunks); not a RESP type byte. */
+const STREAMED_STRING = -1;
 
 interface Frame {
-  /** The aggregate's type byte: * % ~ > | */
+  /** The aggregate's type byte (* % ~ > |) or STREAMED_STRING. */
   type: number;
-  /** Elements still to come (maps and attributes count keys and values). */
+  /** Elements still to come (maps and attributes count keys and values); Infinity if streamed. */
   remaining: number;
   items: ParsedValue[];
   /** An attribute map waiting for the next element of this aggregate. */
@@ -108,6 +111,16 @@ export class ReplyParser {
       let after = cr + 2;
       let value: ParsedValue;
       let isAttribute = false;
+      const open = this.stack[this.stack.length - 1];
+      if (open !== undefined && open.type === STREAMED_STRING && type !== 59) {
+        throw new ReplyParseError('streamed string chunk expected');
+      }
+      if (cr === pos + 2 && buf[pos + 1] === 63 && (type === 36 || type === 42 || type === 37 || type === 126)) {
+        // "$?", "*?", "%?", "~?": a streamed string or aggregate of unknown length.
+        this.stack.push({ type: type === 36 ? STREAMED_STRING : type, remaining: Infinity, items: [], attributes: null });
+        this.offset = after - input.start;
+        continue;
+      }
       switch (type) {
         case 43: // + simple string
           value = new SimpleString(buf.toString('utf8', pos + 1, cr));
@@ -178,6 +191,33 @@ export class ReplyParser {
             continue;
           }
           [value, isAttribute] = build(type, []);
+          break;
+        }
+        case 59: {
+          // ; a chunk of a streamed string, ";0" ends it
+          if (open === undefined || open.type !== STREAMED_STRING) throw new ReplyParseError('unexpected string chunk');
+          const len = parseLength(buf, pos + 1, cr);
+          if (len < 0) throw new ReplyParseError('invalid chunk length');
+          if (len === 0) {
+            this.stack.pop();
+            value = Buffer.concat(open.items as Buffer[]);
+            break;
+          }
+          const from = cr + 2;
+          if (end - from < len + 2) return undefined;
+          if (buf[from + len] !== CR || buf[from + len + 1] !== LF) throw new ReplyParseError('chunk not followed by CRLF');
+          open.items.push(buf.subarray(from, from + len));
+          this.offset = from + len + 2 - input.start;
+          continue;
+        }
+        case 46: {
+          // . ends a streamed aggregate
+          if (cr !== pos + 1 || open === undefined || open.remaining !== Infinity || open.attributes !== null) {
+            throw new ReplyParseError('unexpected end of aggregate');
+          }
+          if (open.type === 37 && open.items.length % 2 !== 0) throw new ReplyParseError('streamed map with a key and no value');
+          this.stack.pop();
+          [value, isAttribute] = build(open.type, open.items);
           break;
         }
         default:

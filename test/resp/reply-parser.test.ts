@@ -166,6 +166,23 @@ test('attributes wrap the reply that follows them, at top level and inside aggre
   assert.deepEqual(nested.value, [1, new Attributed(new MapReply([[new SimpleString('ttl'), 3600]]), 2)]);
 });
 
+test('streamed strings and aggregates (RESP3 "?" lengths) decode like fixed-length ones', () => {
+  assert.deepEqual(parseOne('$?\r\n;4\r\nHell\r\n;5\r\no wor\r\n;1\r\nd\r\n;0\r\n').value, Buffer.from('Hello word'));
+  assert.deepEqual(parseOne('*?\r\n:1\r\n:2\r\n:3\r\n.\r\n').value, [1, 2, 3]);
+  assert.deepEqual(parseOne('%?\r\n+a\r\n:1\r\n+b\r\n:2\r\n.\r\n').value, new MapReply([[new SimpleString('a'), 1], [new SimpleString('b'), 2]]));
+  assert.deepEqual(parseOne('~?\r\n*?\r\n.\r\n$?\r\n;0\r\n.\r\n').value, new SetReply([[], Buffer.alloc(0)]));
+  const bytes = Buffer.from('*2\r\n$?\r\n;2\r\nab\r\n;0\r\n*?\r\n#t\r\n.\r\n', 'latin1');
+  for (let i = 0; i <= bytes.length; i++) {
+    const parsed = parseAll(splitAt(bytes, [i, i + 3]));
+    assert.deepEqual(parsed.map((p) => p.value), [[Buffer.from('ab'), [new BooleanReply(true)]]]);
+  }
+  for (const bad of ['$?\r\n:1\r\n', ';3\r\nabc\r\n', '.\r\n', '*1\r\n.\r\n', '%?\r\n:1\r\n.\r\n']) {
+    const parser = new ReplyParser();
+    parser.push(Buffer.from(bad, 'latin1'));
+    assert.throws(() => parser.next(), ReplyParseError, JSON.stringify(bad));
+  }
+});
+
 test('a push and a reply arriving together are two top-level replies', () => {
   const parsed = parseAll([Buffer.from('>3\r\n$7\r\nmessage\r\n$2\r\nch\r\n$2\r\nhi\r\n+OK\r\n', 'latin1')]);
   assert.deepEqual(parsed.map((p) => p.value), [
