@@ -167,21 +167,31 @@ export class AofPersistence implements Persistence {
     const size = rw.finish();
     this.fs.rename(rw.tempPath, join(this.dir, newBase));
     this.fs.unlink(join(this.dir, newIncr));
-    this.fs.close(this.fs.openAppend(join(this.dir, newIncr)));
+    const incrFd = this.fs.openAppend(join(this.dir, newIncr));
     const old = this.manifest;
     const next: Manifest = {
       base: { name: newBase, seq: baseSeq, type: 'b' },
       incrs: [{ name: newIncr, seq: incrSeq, type: 'i' }],
       history: [],
     };
-    // The manifest flips atomically; only then does logging move to the new incr, so a failure
-    // here leaves the old files in force and the writer still appending to them.
-    writeManifest(this.fs, this.dir, this.prefix, next);
+    // The manifest flips atomically; a failure before that leaves the old files in force and
+    // the writer still appending to them. After it, adopt() cannot fail.
+    try {
+      writeManifest(this.fs, this.dir, this.prefix, next);
+    } catch (err) {
+      this.fs.close(incrFd);
+      throw err;
+    }
     this.manifest = next;
-    this.writer.switchTo(join(this.dir, newIncr));
+    this.writer.adopt(incrFd, join(this.dir, newIncr));
     // The old files are no longer referenced; a crash before this leaves only garbage.
-    if (old.base !== null) this.fs.unlink(join(this.dir, old.base.name));
-    for (const f of [...old.incrs, ...old.history]) this.fs.unlink(join(this.dir, f.name));
+    for (const f of [...(old.base !== null ? [old.base] : []), ...old.incrs, ...old.history]) {
+      try {
+        this.fs.unlink(join(this.dir, f.name));
+      } catch (err) {
+        console.error(`sluice: could not remove the old AOF file ${f.name}: ${describeError(err)}`);
+      }
+    }
     this.baseSize = size;
     this.rewriteBaseSize = size;
     this.rewrite = null;

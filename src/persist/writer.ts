@@ -220,14 +220,21 @@ export class AofWriter {
     this.resolveWaiters();
   }
 
-  /** After a rewrite: continue in a new (empty) incr file. The current one must be synced. */
-  switchTo(path: string): void {
-    this.syncNow();
-    this.fs.close(this.fd);
+  /**
+   * After a rewrite: continue in the new (empty) incr file already opened as `fd`. Nothing can
+   * fail here, so once the manifest names the new file, logging is guaranteed to go there.
+   * The caller synced the current file before the manifest flipped.
+   */
+  adopt(fd: number, path: string): void {
+    try {
+      this.fs.close(this.fd);
+    } catch {
+      // the old file is no longer part of the log
+    }
+    this.fd = fd;
     this.path = path;
-    this.fd = this.fs.openAppend(path);
-    this.size = this.fs.size(path);
-    this.synced = this.size;
+    this.size = 0;
+    this.synced = 0;
     this.encoder.db = -1;
   }
 
