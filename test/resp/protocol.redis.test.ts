@@ -94,3 +94,21 @@ test('redis-server splits random garbage into the same commands and the same pro
   assert.ok(compared > 150, `only ${compared} samples ended in an error`);
   t.diagnostic(`${compared} garbage samples compared`);
 });
+
+test('unauthenticated clients get the same limits and errors', { timeout: 30_000 }, async () => {
+  const admin = await redis.connect();
+  const guarded = await startServer({ port: 0, bind: '127.0.0.1', requirepass: 'pw' });
+  try {
+    assert.equal((await admin.command(['CONFIG', 'SET', 'requirepass', 'pw'])).raw.toString(), '+OK\r\n');
+    for (const input of ['*11\r\n', '*10\r\n$16385\r\n', '*2\r\n$4\r\nAUTH\r\n$2\r\nno\r\n*11\r\n', '*1\r\n$4\r\nPING\r\n' + QUIT]) {
+      const bytes = Buffer.from(input, 'latin1');
+      const [fromRedis, fromSluice] = await Promise.all([exchange(redisPort, bytes), exchange(guarded.port, bytes)]);
+      assert.match(fromRedis, /unauthenticated|NOAUTH/);
+      assert.equal(fromSluice, fromRedis, JSON.stringify(input));
+    }
+  } finally {
+    await admin.command(['CONFIG', 'SET', 'requirepass', '']);
+    admin.close();
+    await guarded.close();
+  }
+});
