@@ -1,7 +1,11 @@
 // redis-benchmark against `sluice server` and redis-server side by side:
-//   node dist/bench/redis-benchmark.js [--requests 100000] [--clients 50] [--tests ping,set,get] [--rounds 1]
-// Runs each configuration (without and with -P 16) on both servers, alternating, and prints the
-// requests per second with the sluice/redis ratio. Both servers run without persistence.
+//   node dist/bench/redis-benchmark.js [--requests 100000] [--clients 50]
+//     [--tests ping_inline,ping_mbulk,set,get] [--rounds 1]
+// Runs each test (without and with -P 16) on both servers, alternating, and prints the requests
+// per second with the sluice/redis ratio, and the server CPU time per request (from
+// /proc/PID/stat: on a busy machine requests/s swing with the scheduler, CPU per request does
+// not). Both servers run without persistence.
+import { readFileSync } from 'node:fs';
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import * as net from 'node:net';
 import { fileURLToPath } from 'node:url';
@@ -16,7 +20,7 @@ function arg(name: string, fallback: string): string {
 
 const requests = arg('requests', '100000');
 const clients = arg('clients', '50');
-const tests = arg('tests', 'ping,set,get');
+const tests = arg('tests', 'ping_inline,ping_mbulk,set,get').split(',');
 const rounds = Number(arg('rounds', '1'));
 
 async function freePort(): Promise<number> {
@@ -59,37 +63,65 @@ async function startRedis(): Promise<{ child: ChildProcess; port: number }> {
   throw new Error('redis-server did not start');
 }
 
-/** Runs redis-benchmark -q and returns requests per second by test name. */
-async function benchmark(port: number, pipeline: number): Promise<Map<string, number>> {
-  const args = ['-p', String(port), '-t', tests, '-q', '-c', clients, '-n', requests];
+/** CPU time (user + system) a process has used, in seconds; NaN where /proc is unavailable. */
+function cpuSeconds(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // utime and stime are fields 14 and 15 of stat, in clock ticks (100 per second on Linux).
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return NaN;
+  }
+}
+
+interface Result {
+  rps: number;
+  /** Server CPU microseconds per request. */
+  cpuUs: number;
+}
+
+/** Runs one redis-benchmark test (-q) and measures the server's CPU time meanwhile. */
+async function benchmark(port: number, pid: number, test: string, pipeline: number): Promise<Result> {
+  const args = ['-p', String(port), '-t', test, '-q', '-c', clients, '-n', requests];
   if (pipeline > 1) args.push('-P', String(pipeline));
+  const before = cpuSeconds(pid);
   const { stdout } = await run('redis-benchmark', args, { maxBuffer: 16 << 20 });
-  const out = new Map<string, number>();
-  // -q prints progress lines ending in \r; the final line per test is "NAME: N requests per second".
-  for (const m of stdout.matchAll(/([A-Z_]+): ([\d.]+) requests per second/g)) out.set(m[1]!, Number(m[2]));
-  return out;
+  const cpu = cpuSeconds(pid) - before;
+  // -q prints progress lines ending in \r; the final line is "NAME: N requests per second".
+  const m = /([A-Z_]+): ([\d.]+) requests per second/.exec(stdout);
+  if (m === null) throw new Error(`no result from redis-benchmark ${args.join(' ')}: ${stdout}`);
+  return { rps: Number(m[2]), cpuUs: (cpu * 1e6) / Number(requests) };
 }
 
 async function main(): Promise<void> {
   const sluice = await startSluice();
   const redis = await startRedis();
   try {
-    console.log(`redis-benchmark -t ${tests} -c ${clients} -n ${requests} (best of ${rounds} round(s))`);
-    console.log(`${'test'.padEnd(22)}${'sluice'.padStart(12)}${'redis'.padStart(12)}${'ratio'.padStart(8)}`);
+    console.log(`redis-benchmark -c ${clients} -n ${requests}, best of ${rounds} round(s); cpu = server CPU µs/request`);
+    console.log(
+      `${'test'.padEnd(18)}${'sluice rps'.padStart(12)}${'redis rps'.padStart(12)}${'ratio'.padStart(7)}` +
+        `${'sluice cpu'.padStart(12)}${'redis cpu'.padStart(11)}${'ratio'.padStart(7)}`,
+    );
     for (const pipeline of [1, 16]) {
-      const best = { sluice: new Map<string, number>(), redis: new Map<string, number>() };
-      for (let r = 0; r < rounds; r++) {
-        // Alternate servers so a noisy machine affects both alike.
-        for (const [name, port] of [['sluice', sluice.port], ['redis', redis.port]] as const) {
-          for (const [test, rps] of await benchmark(port, pipeline)) {
-            best[name].set(test, Math.max(best[name].get(test) ?? 0, rps));
+      for (const test of tests) {
+        const best = { sluice: { rps: 0, cpuUs: Infinity }, redis: { rps: 0, cpuUs: Infinity } };
+        for (let r = 0; r < rounds; r++) {
+          // Alternate servers so a noisy machine affects both alike.
+          for (const [name, server] of [['sluice', sluice], ['redis', redis]] as const) {
+            const result = await benchmark(server.port, server.child.pid!, test, pipeline);
+            best[name].rps = Math.max(best[name].rps, result.rps);
+            best[name].cpuUs = Math.min(best[name].cpuUs, result.cpuUs);
           }
         }
-      }
-      for (const [test, s] of best.sluice) {
-        const r = best.redis.get(test) ?? NaN;
+        const s = best.sluice;
+        const r = best.redis;
         const label = `${test}${pipeline > 1 ? ` -P ${pipeline}` : ''}`;
-        console.log(`${label.padEnd(22)}${s.toFixed(0).padStart(12)}${r.toFixed(0).padStart(12)}${(s / r).toFixed(2).padStart(8)}`);
+        console.log(
+          `${label.padEnd(18)}${s.rps.toFixed(0).padStart(12)}${r.rps.toFixed(0).padStart(12)}` +
+            `${(s.rps / r.rps).toFixed(2).padStart(7)}${s.cpuUs.toFixed(2).padStart(12)}` +
+            `${r.cpuUs.toFixed(2).padStart(11)}${(r.cpuUs / s.cpuUs).toFixed(2).padStart(7)}`,
+        );
       }
     }
   } finally {
