@@ -43,13 +43,19 @@ test('blocked readers of one group are served first come first served, COUNT eac
   await t.db.close();
 });
 
-test('deleting the key unblocks with UNBLOCKED, destroying the group with NOGROUP', async () => {
+test('deleting or overwriting the key unblocks with UNBLOCKED, destroying the group with NOGROUP', async () => {
   const t = await groupDb();
   await t.call('XGROUP', 'CREATE', 's', 'g', '$', 'MKSTREAM');
   const onDelete = t.db.session().call('XREADGROUP', 'GROUP', 'g', 'c', 'BLOCK', 0, 'STREAMS', 's', '>');
   await t.call('DEL', 's');
   await assert.rejects(onDelete, new ReplyError('UNBLOCKED the stream key no longer exists'));
 
+  await t.call('XGROUP', 'CREATE', 's', 'g', '$', 'MKSTREAM');
+  const onOverwrite = t.db.session().call('XREADGROUP', 'GROUP', 'g', 'c', 'BLOCK', 0, 'STREAMS', 's', '>');
+  await t.call('SET', 's', 'x');
+  await assert.rejects(onOverwrite, new ReplyError('UNBLOCKED the stream key no longer exists'));
+
+  await t.call('DEL', 's');
   await t.call('XGROUP', 'CREATE', 's', 'g', '$', 'MKSTREAM');
   const onDestroy = t.db.session().call('XREADGROUP', 'GROUP', 'g', 'c', 'BLOCK', 0, 'STREAMS', 's', '>');
   await t.call('XGROUP', 'DESTROY', 's', 'g');
