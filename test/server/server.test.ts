@@ -225,3 +225,24 @@ test('SHUTDOWN closes the server and runs the shutdown hooks', async () => {
   assert.deepEqual(ran, ['flush']);
   await assert.rejects(RespClient.connect(s.port));
 });
+
+test('a slow reader of large replies gets them all, in order, while others are served', async () => {
+  const c = await connect();
+  const other = await connect();
+  const value = 'x'.repeat(1 << 20);
+  assert.deepEqual(await c.call('SET', 'big', value), simple('OK'));
+  // Stop reading, then ask for ~64 MiB of replies: the server must buffer or pause, not fail.
+  c.socket.pause();
+  for (let i = 0; i < 64; i++) c.send(['GET', 'big']);
+  c.send(['PING', 'last']);
+  assert.deepEqual(await other.call('PING'), simple('PONG'));
+  c.socket.resume();
+  for (let i = 0; i < 64; i++) {
+    const r = (await c.read()) as { t: string; v: string };
+    assert.equal(r.t, 'bulk');
+    assert.equal(r.v.length, value.length);
+  }
+  assert.deepEqual(await c.read(), bulk('last'));
+  c.close();
+  other.close();
+});
