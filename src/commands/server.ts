@@ -420,16 +420,24 @@ const COMMAND_HELP = [
 // --- SHUTDOWN, TIME, DEBUG ---------------------------------------------------------------
 
 async function shutdown(ctx: Context, argv: Buffer[]): Promise<Reply> {
-  let save: boolean | null = null;
+  let nosave = false;
+  let save = false;
+  let other = false;
+  let abort = false;
   for (const arg of argv.slice(1)) {
     const opt = lower(arg);
-    if (opt === 'nosave') save = false;
+    if (opt === 'nosave') nosave = true;
     else if (opt === 'save') save = true;
-    else if (opt !== 'now' && opt !== 'force') fail(Errors.syntax);
+    else if (opt === 'now' || opt === 'force') other = true;
+    else if (opt === 'abort') abort = true;
+    else fail(Errors.syntax);
   }
+  if ((abort && (nosave || save || other)) || (nosave && save)) fail(Errors.syntax);
+  // sluice shuts down at once, so there is never a shutdown in progress to abort.
+  if (abort) fail('ERR No shutdown in progress.');
   const handler = ctx.instance.shutdownHandler;
   if (handler === null) fail('ERR SHUTDOWN is not available in this process');
-  const error = await handler({ save });
+  const error = await handler({ save: nosave ? false : save ? true : null });
   // On success the transport closes every connection before this reply could be written.
   return error === null ? OK : new ErrorReply(error);
 }

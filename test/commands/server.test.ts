@@ -133,6 +133,9 @@ test('TIME, DEBUG SLEEP, SHUTDOWN without a server', async () => {
   await rejects(db.call('DEBUG', 'SLEEP', 'x'), 'ERR value is not a valid float');
   await rejects(db.call('DEBUG', 'nosuch'), "ERR unknown subcommand 'nosuch'. Try DEBUG HELP.");
   await rejects(db.call('SHUTDOWN', 'maybe'), 'ERR syntax error');
+  await rejects(db.call('SHUTDOWN', 'NOSAVE', 'SAVE'), 'ERR syntax error');
+  await rejects(db.call('SHUTDOWN', 'ABORT', 'NOW'), 'ERR syntax error');
+  await rejects(db.call('SHUTDOWN', 'ABORT'), 'ERR No shutdown in progress.');
   await rejects(db.call('SHUTDOWN'), 'ERR SHUTDOWN is not available in this process');
   let called: unknown = undefined;
   db.instance.shutdownHandler = async (opts) => {
