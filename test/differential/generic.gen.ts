@@ -29,6 +29,8 @@ export const generators: StepGenerator[] = [
   })),
   gen('rename', 2, (r, s) => [r.pick(['RENAME', 'RENAMENX']), s.key(r.pick(['string', 'hash', 'set'])), s.key()]),
   gen('dbsize', 1, () => ['DBSIZE']),
+  // Moves the rest of the script between two databases, so commands meet per-db keyspaces.
+  gen('select', 0.5, (r) => ['SELECT', r.pick(['0', '1'])]),
   gen('flushdb', 0.2, () => ['FLUSHDB']),
   gen('randomkey', 0.5, () => ({ argv: ['RANDOMKEY'], mask: 'typeOnly' })),
   gen('expire', 3, (r, s) => {

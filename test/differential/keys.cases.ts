@@ -209,3 +209,55 @@ cases.push({
   name: 'COMMAND INFO: arity, flags, key positions and ACL categories of every command here',
   steps: families.flatMap((f) => f.split(' ')).map((name) => ({ argv: ['COMMAND', 'INFO', name], mask: specHead })),
 });
+
+// Which commands touch a WATCHed key: a client's own write invalidates its WATCH too, so one
+// connection shows it: WATCH, the command, then MULTI/EXEC is null exactly when Redis signalled
+// the key as modified. Each pair is [set-up, command under test].
+const touchProbes: Array<[string[][], string[]]> = [
+  [[['SET', 'k', 'v']], ['DEL', 'k']],
+  [[], ['DEL', 'k']],
+  [[['SET', 'k', 'v']], ['EXPIRE', 'k', '100']],
+  [[['SET', 'k', 'v', 'EX', '100']], ['EXPIRE', 'k', '200', 'NX']],
+  [[['SET', 'k', 'v', 'EX', '100']], ['EXPIRE', 'k', '50', 'GT']],
+  [[['SET', 'k', 'v']], ['EXPIRE', 'k', '-1']],
+  [[['SET', 'k', 'v']], ['PERSIST', 'k']],
+  [[['SET', 'k', 'v', 'EX', '100']], ['PERSIST', 'k']],
+  [[['SET', 'k', 'v']], ['RENAME', 'k', 'other']],
+  [[['SET', 'k', 'v'], ['SET', 'other', 'v']], ['RENAMENX', 'other', 'k']],
+  [[['SET', 'k', 'v']], ['RENAME', 'k', 'k']],
+  [[['SET', 'k', 'v']], ['SET', 'k', 'v2', 'NX']],
+  [[['SET', 'k', 'v']], ['SET', 'k', 'v']],
+  [[['SET', 'k', 'v']], ['GETEX', 'k']],
+  [[['SET', 'k', 'v']], ['GETEX', 'k', 'PERSIST']],
+  [[['SET', 'k', 'v']], ['GETEX', 'k', 'EX', '100']],
+  [[['SET', 'k', 'v']], ['MSETNX', 'k', '1', 'z', '2']],
+  [[['SET', 'k', '1']], ['INCRBY', 'k', '0']],
+  [[['SET', 'k', 'v']], ['APPEND', 'k', '']],
+  [[['SET', 'k', 'v']], ['SETRANGE', 'k', '0', '']],
+  [[['SET', 'k', 'v']], ['GETDEL', 'k']],
+  [[['HSET', 'k', 'f', 'v']], ['HSET', 'k', 'f', 'v']],
+  [[['HSET', 'k', 'f', 'v']], ['HSETNX', 'k', 'f', 'x']],
+  [[['HSET', 'k', 'f', 'v']], ['HDEL', 'k', 'nofield']],
+  [[['HSET', 'k', 'f', 'v']], ['HDEL', 'k', 'f']],
+  [[['HSET', 'k', 'f', '1']], ['HINCRBY', 'k', 'f', '0']],
+  [[['SADD', 'k', 'a']], ['SADD', 'k', 'a']],
+  [[['SADD', 'k', 'a']], ['SREM', 'k', 'b']],
+  [[['SADD', 'k', 'a', 'b']], ['SREM', 'k', 'a']],
+  [[['SET', 'k', 'v']], ['FLUSHDB']],
+  [[], ['FLUSHALL']],
+  [[['SET', 'k', 'v']], ['FLUSHALL']],
+];
+
+cases.push({
+  name: 'WATCH sees exactly the commands that really change a key',
+  protocols: [2],
+  steps: touchProbes.flatMap(([setup, probe]) => [
+    ['FLUSHALL'],
+    ...setup,
+    ['WATCH', 'k'],
+    probe,
+    ['MULTI'],
+    ['PING'],
+    ['EXEC'],
+  ]),
+});
