@@ -4,7 +4,8 @@
 // fails with the same error), builds replies and propagates deterministic effects:
 // - XREADGROUP ">" propagates one XCLAIM ... FORCE JUSTID LASTID per delivered entry, and
 //   with NOACK an XGROUP CREATECONSUMER for a new consumer and an XGROUP SETID ... ENTRIESREAD;
-//   it never propagates itself (Redis's preventCommandPropagation).
+//   a history read by a new consumer propagates XGROUP CREATECONSUMER (Redis 7.0 does not,
+//   and loses that consumer on replay); it never propagates itself (preventCommandPropagation).
 // - XCLAIM / XAUTOCLAIM propagate the claims (and drops of deleted ids) as XCLAIM with explicit
 //   TIME and RETRYCOUNT; XCLAIM's LASTID alone propagates as XGROUP SETID.
 // - XGROUP subcommands and XACK propagate themselves.
@@ -393,7 +394,10 @@ function serveStream(
   if (consumer === undefined) {
     consumer = g.createConsumer(req.consumer, now)!;
     changed = true;
-    if (req.noack) prop.add(createConsumerArgv(target.keyArg, g, consumer));
+    // Redis 7.0 propagates this only with NOACK; a history read by a new consumer would then
+    // lose the consumer on replay, so sluice propagates it there too. ">" reads without NOACK
+    // need nothing: their XCLAIM ... FORCE recreates the consumer.
+    if (req.noack || target.after !== NEW_ENTRIES) prop.add(createConsumerArgv(target.keyArg, g, consumer));
   } else {
     consumer.seenTime = now;
   }

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import { open } from '../../src/client/embedded.js';
 import { groupDb, seedStream, T0 } from './stream-groups-helpers.js';
 
-test('XREADGROUP ">" propagates one XCLAIM per entry; history reads propagate nothing', async () => {
+test('XREADGROUP ">" propagates one XCLAIM per entry; history reads only a new consumer', async () => {
   const t = await groupDb();
   await seedStream(t, 's', 3);
   await t.call('XGROUP', 'CREATE', 's', 'g', '0');
@@ -19,7 +19,8 @@ test('XREADGROUP ">" propagates one XCLAIM per entry; history reads propagate no
   t.log.length = 0;
   await t.call('XREADGROUP', 'GROUP', 'g', 'c1', 'STREAMS', 's', '0');
   await t.call('XREADGROUP', 'GROUP', 'g', 'c9', 'STREAMS', 's', '0');
-  assert.deepEqual(t.log, []);
+  // Redis 7.0 logs nothing here and forgets c9 on replay; sluice keeps it.
+  assert.deepEqual(t.log, ['XGROUP CREATECONSUMER s g c9']);
   await t.db.close();
 });
 
@@ -77,6 +78,7 @@ test('replaying the propagated commands rebuilds the same groups, PELs and consu
   await t.call('XDEL', 's', '5-1');
   await t.call('XAUTOCLAIM', 's', 'g', 'd', 0, '0', 'COUNT', 2);
   await t.call('XGROUP', 'CREATECONSUMER', 's', 'h', 'idle');
+  await t.call('XREADGROUP', 'GROUP', 'h', 'historian', 'STREAMS', 's', '0');
   const expected = await t.call('XINFO', 'STREAM', 's', 'FULL');
 
   const copy = await open({ now: () => t.clock.now });
