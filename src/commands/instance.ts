@@ -155,12 +155,14 @@ export class Instance {
     const resolved = this.resolve(argv);
     if (resolved instanceof ErrorReply) {
       if (client.multi !== null) client.multiAborted = true;
-      this.stats.countError(resolved.message);
-      return resolved;
+      const reply = this.table.lookup(argv[0]!)?.name === 'exec' ? this.abortExec(client, resolved.message) : resolved;
+      this.stats.countError(reply.message);
+      return reply;
     }
     const { spec, fullName } = resolved;
     if (!client.authenticated && !spec.flags.includes('no_auth')) {
       if (client.multi !== null) client.multiAborted = true;
+      if (fullName === 'exec') return this.reject(fullName, this.abortExec(client, Errors.noAuth).message);
       return this.reject(fullName, Errors.noAuth);
     }
     if (client.multi !== null && !NOT_QUEUED.has(fullName)) {
@@ -176,6 +178,15 @@ export class Instance {
       if (err !== null) return this.reject(fullName, err);
     }
     return this.call(client, spec, fullName, argv, false);
+  }
+
+  /** A rejected EXEC discards the transaction, as Redis's execCommandAbort. */
+  private abortExec(client: ClientState, message: string): ErrorReply {
+    client.multi = null;
+    client.multiAborted = false;
+    this.unwatchAll(client);
+    const reason = message.startsWith('ERR ') ? message.slice(4) : message;
+    return new ErrorReply(`EXECABORT Transaction discarded because of: ${reason}`);
   }
 
   /** Finds a command's spec, checking existence and arity. */

@@ -125,3 +125,26 @@ test('WATCH arity', () => {
   const { a, run } = setup();
   assert.deepEqual(run(a, 'WATCH'), err("ERR wrong number of arguments for 'watch' command"));
 });
+
+test('a rejected EXEC discards the transaction (execCommandAbort)', () => {
+  const { a, run } = setup();
+  assert.deepEqual(
+    run(a, 'EXEC', 'x'),
+    err("EXECABORT Transaction discarded because of: wrong number of arguments for 'exec' command"),
+  );
+  run(a, 'MULTI');
+  run(a, 'tset', 'k', 'v');
+  run(a, 'EXEC', 'extra');
+  assert.equal(a.multi, null);
+  assert.equal(run(a, 'tget', 'k'), null, 'nothing ran');
+  assert.deepEqual(run(a, 'EXEC'), err('ERR EXEC without MULTI'));
+});
+
+test('EXEC before AUTH is an EXECABORT carrying the NOAUTH text', () => {
+  const instance = new Instance([...connection, ...transactions], { config: { requirepass: 'pw' } });
+  const c = instance.newClient('embedded');
+  assert.deepEqual(
+    instance.execute(c, [Buffer.from('EXEC')]),
+    err('EXECABORT Transaction discarded because of: NOAUTH Authentication required.'),
+  );
+});
