@@ -503,4 +503,17 @@ export const cases: DiffCase[] = [
       ['XPENDING', 'big', 'h'],
     ],
   },
+  {
+    name: 'XREADGROUP BLOCK inside MULTI never blocks',
+    steps: [
+      ['XGROUP', 'CREATE', 's', 'g', '$', 'MKSTREAM'],
+      ['MULTI'],
+      ['XREADGROUP', 'GROUP', 'g', 'c', 'BLOCK', '0', 'STREAMS', 's', '>'],
+      ['XADD', 's', '1-1', 'f', 'v'],
+      ['XREADGROUP', 'GROUP', 'g', 'c', 'BLOCK', '0', 'STREAMS', 's', '>'],
+      ['XREADGROUP', 'GROUP', 'g', 'c', 'BLOCK', '0', 'STREAMS', 's', '>'],
+      ['EXEC'],
+      ['XPENDING', 's', 'g'],
+    ],
+  },
 ];
