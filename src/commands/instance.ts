@@ -341,6 +341,8 @@ export class Instance {
   }
 
   private onKeyModified(db: number, key: string): void {
+    // Most writes happen with nobody watching or blocked: skip building the "db:key" id.
+    if (this.watchers.size === 0 && this.waitersByKey.size === 0) return;
     const id = `${db}:${key}`;
     const watching = this.watchers.get(id);
     if (watching !== undefined) for (const c of watching) c.dirtyCas = true;
