@@ -137,10 +137,19 @@ export class ConsumerGroup {
 
 // --- lag and entries_read (streamRangeHasTombstones, streamEstimateDistance..., streamCGLag) ---
 
+/** Redis's s->first_id. Callers looping over one unchanged stream pass it in once. */
+function firstId(s: StreamView): StreamId {
+  return s.firstEntry()?.id ?? MIN_ID;
+}
+
 /** True when [start, end] may contain a deleted entry (only max_deleted_entry_id is known). */
-export function rangeHasTombstones(s: StreamView, start: StreamId | null, end: StreamId | null): boolean {
+export function rangeHasTombstones(
+  s: StreamView,
+  start: StreamId | null,
+  end: StreamId | null,
+  first: StreamId = firstId(s),
+): boolean {
   if (s.length === 0 || isZeroId(s.maxDeletedId)) return false;
-  const first = s.firstEntry()?.id ?? MIN_ID;
   if (compareIds(first, s.maxDeletedId) > 0) return false;
   const from = start ?? MIN_ID;
   const to = end ?? MAX_ID;
@@ -151,13 +160,12 @@ export function rangeHasTombstones(s: StreamView, start: StreamId | null, end: S
  * The logical read counter of `id` (its distance from the first entry ever added), or
  * INVALID_ENTRIES_READ when it cannot be known (an id inside a fragmented stream, or future).
  */
-export function estimateDistanceFromFirstEverEntry(s: StreamView, id: StreamId): bigint {
+export function estimateDistanceFromFirstEverEntry(s: StreamView, id: StreamId, first: StreamId = firstId(s)): bigint {
   if (s.entriesAdded === 0n) return 0n;
   if (s.length === 0 && compareIds(id, s.lastId) < 1) return s.entriesAdded;
   const cmpLast = compareIds(id, s.lastId);
   if (cmpLast === 0) return s.entriesAdded;
   if (cmpLast > 0) return INVALID_ENTRIES_READ;
-  const first = s.firstEntry()?.id ?? MIN_ID;
   const cmpFirst = compareIds(id, first);
   if (isZeroId(s.maxDeletedId) || compareIds(s.maxDeletedId, first) < 0) {
     if (cmpFirst < 0) return s.entriesAdded - BigInt(s.length);
@@ -210,13 +218,14 @@ export function deliverNew(
   const entries = s.range(start, MAX_ID, count, false);
   const pending: PendingEntry[] = [];
   const lastIds: StreamId[] = [];
+  const first = firstId(s);
   for (const entry of entries) {
     const id = entry.id;
     if (compareIds(id, g.lastId) > 0) {
-      if (g.entriesRead !== INVALID_ENTRIES_READ && !rangeHasTombstones(s, id, null)) {
+      if (g.entriesRead !== INVALID_ENTRIES_READ && !rangeHasTombstones(s, id, null, first)) {
         g.entriesRead++;
       } else if (s.entriesAdded !== 0n) {
-        g.entriesRead = estimateDistanceFromFirstEverEntry(s, id);
+        g.entriesRead = estimateDistanceFromFirstEverEntry(s, id, first);
       }
       g.lastId = id;
     }
