@@ -20,6 +20,16 @@ export function rewriteStream(key: Buffer, s: Stream): Argv[] {
     // Adds and trims away one entry: the key then holds an empty stream.
     out.push(['XADD', key, 'MAXLEN', '0', '0-1', 'x', 'y']);
   }
+  out.push(...rewriteStreamMeta(key, s));
+  return out;
+}
+
+/**
+ * The part after the entries: XSETID and the groups. Exported for the incremental rewrite,
+ * which writes a big stream's entries in slices (src/persist/rewrite.ts).
+ */
+export function rewriteStreamMeta(key: Buffer, s: Stream): Argv[] {
+  const out: Argv[] = [];
   out.push([
     'XSETID', key, formatId(s.lastId),
     'ENTRIESADDED', String(s.entriesAdded),
