@@ -9,17 +9,45 @@
 //     it becomes "redo" (re-serialised from its final state at the end), together with every
 //     key of the tail batches it was in, transitively. A redo key is written as DEL + its
 //     final state, replacing what its slice wrote earlier.
+// A stream longer than STREAM_CHUNK entries is written in slices too ("active"): its entries in
+// id order from a cursor, then XSETID and its groups from their state at the end. While it is
+// active, XADD (entries land after the cursor), group commands and expiry changes need nothing;
+// XDEL's ids are deleted again at the end and a trim is redone by XTRIM MINID <first id>;
+// anything else touching it (DEL, RENAME ...) makes it a redo key.
 // Commands whose keys cannot be known from the command table (FLUSHALL, SWAPDB, MOVE, COPY DB)
 // abort the rewrite; it is retried later. The result equals the state at the moment finish()
 // runs, which happens synchronously with the switch to the new files.
 import { join } from 'node:path';
 import type { Instance, Propagated } from '../commands/instance.js';
 import { keyBytes, keyOf } from '../engine/keyspace.js';
+import type { Stream } from '../engine/stream.js';
+import { formatId, incrementId, MAX_ID, MIN_ID, type StreamId } from '../engine/stream-id.js';
+import { rewriteStreamMeta } from './rewrite-stream.js';
 import type { AofFs } from './fs-layer.js';
 import { serializeKey, type Argv } from './serialize.js';
 import { BatchEncoder } from './writer.js';
 
-type KeyStatus = 'pending' | 'redo';
+type KeyStatus = 'pending' | 'redo' | 'active';
+
+/** Entries per range() call when a big stream is written in slices. */
+const STREAM_CHUNK = 1000;
+
+/** Commands that leave an active stream's written entries valid (state read at the end). */
+const STREAM_SAFE = new Set([
+  'xadd', 'xgroup', 'xclaim', 'xautoclaim', 'xack', 'xsetid',
+  'expire', 'pexpire', 'expireat', 'pexpireat', 'persist',
+]);
+
+interface ActiveStream {
+  id: string;
+  db: number;
+  key: string;
+  stream: Stream;
+  /** The next id to write from. */
+  cursor: StreamId;
+  trimmed: boolean;
+  deleted: Buffer[];
+}
 
 interface TailEntry {
   batch: Propagated[];
@@ -34,6 +62,7 @@ export class Rewrite {
   /** "db:key" -> status; absent means serialised (or created after the start). */
   private readonly status = new Map<string, KeyStatus>();
   private iterator: Iterator<[string, KeyStatus]> | null = null;
+  private active: ActiveStream | null = null;
   private tail: Array<TailEntry | null> = [];
   private readonly tailByKey = new Map<string, number[]>();
   private readonly encoder = new BatchEncoder();
@@ -67,7 +96,19 @@ export class Rewrite {
   step(budgetMs: number): boolean {
     const until = performance.now() + budgetMs;
     let n = 0;
-    while (this.iterator !== null) {
+    const overBudget = () => performance.now() >= until || this.chunksBytes > 1 << 20;
+    for (;;) {
+      if (this.active !== null) {
+        if (!this.stepActive()) {
+          if (overBudget()) break;
+          continue;
+        }
+        this.active = null;
+        this.keysDone++;
+        if (overBudget()) break;
+        continue;
+      }
+      if (this.iterator === null) break;
       const next = this.iterator.next();
       if (next.done) {
         this.iterator = null;
@@ -75,13 +116,61 @@ export class Rewrite {
       }
       const [id, st] = next.value;
       if (st !== 'pending') continue;
+      if (this.startActive(id)) continue;
       this.status.delete(id);
       this.serialize(id);
       this.keysDone++;
-      if (++n % 16 === 0 && (performance.now() >= until || this.chunksBytes > 1 << 20)) break;
+      if (++n % 16 === 0 && overBudget()) break;
     }
     this.writeChunks();
-    return this.iterator === null;
+    return this.iterator === null && this.active === null;
+  }
+
+  /** Starts writing a big stream in slices; false for any other value. */
+  private startActive(id: string): boolean {
+    const sep = id.indexOf(':');
+    const dbIndex = Number(id.slice(0, sep));
+    const key = id.slice(sep + 1);
+    const db = this.instance.keyspace.db(dbIndex);
+    const value = db.values.get(key);
+    if (value === undefined || Buffer.isBuffer(value) || value.typeName !== 'stream') return false;
+    const stream = value as unknown as Stream;
+    if (stream.length <= STREAM_CHUNK) return false;
+    const expireAt = db.expires.get(key);
+    if (expireAt !== undefined && expireAt <= Date.now()) return false;
+    this.status.set(id, 'active');
+    this.active = { id, db: dbIndex, key, stream, cursor: MIN_ID, trimmed: false, deleted: [] };
+    return true;
+  }
+
+  /** Writes the active stream's next entries; returns true when it is complete. */
+  private stepActive(): boolean {
+    const a = this.active!;
+    if (this.status.get(a.id) !== 'active') return true; // became a redo key
+    const k = keyBytes(a.key);
+    const entries = a.stream.range(a.cursor, MAX_ID, STREAM_CHUNK, false);
+    for (const e of entries) this.emit(a.db, ['XADD', k, formatId(e.id), ...e.fields]);
+    const last = entries[entries.length - 1];
+    const next = last === undefined ? undefined : incrementId(last.id);
+    if (entries.length === STREAM_CHUNK && next !== undefined) {
+      a.cursor = next;
+      return false;
+    }
+    // Entries done: undo what happened behind the cursor, then the state at this moment.
+    for (let i = 0; i < a.deleted.length; i += 64) this.emit(a.db, ['XDEL', k, ...a.deleted.slice(i, i + 64)]);
+    if (a.trimmed) {
+      const first = a.stream.range(MIN_ID, MAX_ID, 1, false)[0];
+      this.emit(a.db, first === undefined ? ['XTRIM', k, 'MAXLEN', '0'] : ['XTRIM', k, 'MINID', formatId(first.id)]);
+    }
+    for (const argv of rewriteStreamMeta(k, a.stream)) this.emit(a.db, argv);
+    const expireAt = this.instance.keyspace.db(a.db).expires.get(a.key);
+    if (expireAt !== undefined) this.emit(a.db, ['PEXPIREAT', k, String(expireAt)]);
+    this.status.delete(a.id);
+    return true;
+  }
+
+  private emit(db: number, argv: Argv): void {
+    this.chunksBytes += this.encoder.encode([{ db, argv }], this.chunks);
   }
 
   private chunksBytes = 0;
@@ -123,6 +212,7 @@ export class Rewrite {
       }
       for (const k of keys) ids.push(`${item.db}:${k}`);
     }
+    if (this.active !== null && ids.includes(this.active.id)) this.observeActive(batch);
     let replayable = true;
     for (const id of ids) if (this.status.has(id)) replayable = false;
     if (replayable) {
@@ -136,6 +226,30 @@ export class Rewrite {
       return;
     }
     for (const id of ids) if (!this.status.has(id)) this.markRedo(id);
+  }
+
+  /** A batch touched the stream being written in slices: note what the end must undo. */
+  private observeActive(batch: Propagated[]): void {
+    const a = this.active!;
+    for (const item of batch) {
+      if (item.db !== a.db) continue;
+      const argv = item.argv.map((x) => (typeof x === 'string' ? Buffer.from(x, 'utf8') : x));
+      if (argv.length < 2 || keyOf(argv[1]!) !== a.key) {
+        // The key is elsewhere in this command (RENAME dst, COPY ...): not an append.
+        if (argv.slice(2).some((x) => keyOf(x) === a.key)) this.status.set(a.id, 'redo');
+        continue;
+      }
+      const name = argv[0]!.toString('latin1').toLowerCase();
+      if (name === 'xdel') {
+        a.deleted.push(...argv.slice(2).map((x) => Buffer.from(x)));
+      } else if (name === 'xtrim') {
+        a.trimmed = true;
+      } else if (STREAM_SAFE.has(name)) {
+        if (name === 'xadd' && argv.some((x) => /^(maxlen|minid)$/i.test(x.toString('latin1')))) a.trimmed = true;
+      } else {
+        this.status.set(a.id, 'redo');
+      }
+    }
   }
 
   /** Marks a serialised key for re-serialisation, dropping the tail batches that touched it. */
