@@ -120,12 +120,14 @@ async function startServer(dir: string): Promise<{ child: ChildProcess; url: str
   return { child, url };
 }
 
-function spawnWorker(url: string, consumer: string, opts: DemoOptions): Promise<ChildProcess> {
+/** Starts a worker child (registered in `children` at once, so a failure elsewhere reaps it). */
+function spawnWorker(url: string, consumer: string, opts: DemoOptions, children: ChildProcess[]): Promise<ChildProcess> {
   const child = spawn(
     process.execPath,
     [MAIN, 'demo', '--role', 'worker', '--url', url, '--consumer', consumer, '--concurrency', opts.concurrency, '--claim-idle-ms', opts.claimIdleMs],
     { stdio: ['ignore', 'pipe', 'inherit'] },
   );
+  children[Number(consumer.split('-')[1]) - 1] = child;
   return new Promise((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (chunk: Buffer) => {
@@ -153,6 +155,7 @@ async function runDemo(opts: DemoOptions): Promise<boolean> {
   const orders = positive(opts.orders, 'orders');
   const workerCount = positive(opts.workers, 'workers');
   const timeoutMs = positive(opts.timeoutMs, 'timeout-ms');
+  const concurrency = positive(opts.concurrency, 'concurrency');
   let server: { child: ChildProcess; url: string } | null = null;
   let dir: string | null = null;
   if (opts.url === undefined) {
@@ -168,8 +171,7 @@ async function runDemo(opts: DemoOptions): Promise<boolean> {
     await conn.call('XGROUP', 'CREATE', STREAM, GROUP, '0', 'MKSTREAM');
     // Workers first, then the orders: all of them compete from the first entry on, so the one
     // we kill is surely holding entries mid-flight.
-    const started = await Promise.all(Array.from({ length: workerCount }, (_, i) => spawnWorker(url, `worker-${i + 1}`, opts)));
-    children.push(...started);
+    await Promise.all(Array.from({ length: workerCount }, (_, i) => spawnWorker(url, `worker-${i + 1}`, opts, children)));
     console.log(`started ${workerCount} worker processes (pids ${children.map((c) => c.pid).join(', ')})`);
 
     const producer = new Producer(conn, { stream: STREAM });
@@ -188,7 +190,9 @@ async function runDemo(opts: DemoOptions): Promise<boolean> {
     for (;;) {
       const receipts = Number(await conn.call('HLEN', RECEIPTS));
       const pending = await pendingSummary(conn);
-      if (victim && killed === null && receipts >= orders * 0.2 && (pending.byConsumer.get('worker-1') ?? 0) > 0) {
+      // Kill while worker-1 holds at least half its concurrency in flight (re-measured after).
+      const victimHolds = pending.byConsumer.get('worker-1') ?? 0;
+      if (victim && killed === null && receipts >= orders * 0.2 && victimHolds >= Math.max(1, concurrency / 2)) {
         victim.kill('SIGKILL');
         await exited(victim);
         const held = (await pendingSummary(conn)).byConsumer.get('worker-1') ?? 0;

@@ -4,7 +4,9 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { after, describe, test } from 'node:test';
 import type { Value } from '../../src/client/connection.js';
-import { type Backend, CLI, redisServer, sluiceServer } from './backends.js';
+import { groupLag } from '../../src/broker/metrics.js';
+import { Producer } from '../../src/broker/producer.js';
+import { type Backend, CLI, redisServer, sluiceServer, waitFor } from './backends.js';
 
 function runDemo(args: string[]): Promise<{ code: number | null; out: string }> {
   return new Promise((resolve) => {
@@ -38,6 +40,27 @@ for (const factory of [redisServer, sluiceServer]) {
       assert.equal(Number(await conn.call('SCARD', 'demo:handled')), ORDERS);
       const [pending] = (await conn.call('XPENDING', 'demo:orders', 'fulfilment')) as Value[];
       assert.equal(Number(pending), 0);
+      await conn.close();
+    });
+
+    test('SIGTERM: the worker process stops reading, finishes in-flight work, acks and exits 0', async () => {
+      const conn = await b.connect();
+      await conn.call('DEL', 'demo:orders', 'demo:receipts', 'demo:handled', 'demo:handled-count');
+      await conn.call('XGROUP', 'CREATE', 'demo:orders', 'fulfilment', '0', 'MKSTREAM');
+      await new Producer(conn, { stream: 'demo:orders' }).addMany(Array.from({ length: 5000 }, (_, i) => ({ orderId: `order-${i}` })));
+      const child = spawn(process.execPath, [CLI, 'demo', '--role', 'worker', '--url', b.url!, '--consumer', 'term-1'], { stdio: ['ignore', 'pipe', 'inherit'] });
+      const exit = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+      await new Promise<void>((r) => child.stdout.on('data', (c: Buffer) => c.toString().includes('ready') && r()));
+      await waitFor(async () => Number(await conn.call('HLEN', 'demo:receipts')) >= 300, 'some receipts');
+      child.kill('SIGTERM');
+      assert.equal(await exit, 0);
+      const mine = (await conn.call('XPENDING', 'demo:orders', 'fulfilment', '-', '+', 100, 'term-1')) as Value[];
+      assert.deepEqual(mine, []);
+      const receipts = Number(await conn.call('HLEN', 'demo:receipts'));
+      assert.equal(Number(await conn.call('GET', 'demo:handled-count')), receipts, 'each handled once');
+      const [group] = await groupLag(conn, 'demo:orders');
+      assert.equal(group!.pending, 0);
+      assert.equal(group!.entriesRead, receipts, 'everything delivered was handled');
       await conn.close();
     });
   });

@@ -1,0 +1,105 @@
+// The Connection adapters: the same contract over ioredis (redis-server, sluice server) and the
+// embedded engine.
+import assert from 'node:assert/strict';
+import { after, describe, test } from 'node:test';
+import { Redis } from 'ioredis';
+import { connect } from '../../src/client/connect.js';
+import { type Connection, TransactionError } from '../../src/client/connection.js';
+import { open } from '../../src/client/embedded.js';
+import { reconnectDelay } from '../../src/client/redis-connection.js';
+import { type Backend, backends, redisServer, waitFor } from '../broker/backends.js';
+
+const started = await Promise.all(backends.map(async (f) => ({ name: f.name, backend: await f.start().catch((e: Error) => `failed to start: ${e.message}`) })));
+
+for (const { name, backend } of started) {
+  describe(`Connection on ${name}`, { skip: typeof backend === 'string' ? backend : false }, () => {
+    const b = backend as Backend;
+    after(() => b.stop());
+
+    test('call returns RESP2-shaped values and rejects with the server error text', async () => {
+      const conn = await b.connect();
+      await conn.call('DEL', 'c:s');
+      const id = await conn.call('XADD', 'c:s', '1-1', 'f', 'v');
+      assert.equal(id, '1-1');
+      assert.deepEqual(await conn.call('XRANGE', 'c:s', '-', '+'), [['1-1', ['f', 'v']]]);
+      assert.deepEqual(await conn.call('XREAD', 'STREAMS', 'c:s', '0'), [['c:s', [['1-1', ['f', 'v']]]]]);
+      assert.equal(await conn.call('XLEN', 'c:s'), 1);
+      await assert.rejects(conn.call('XADD', 'c:s', '1-1', 'f', 'v'), /^Error: ERR The ID specified in XADD is equal or smaller than the target stream top item$|ERR The ID specified in XADD is equal or smaller/);
+      await conn.close();
+    });
+
+    test('pipeline keeps order and puts errors in their slot', async () => {
+      const conn = await b.connect();
+      await conn.call('DEL', 'c:p');
+      const out = await conn.pipeline([['XADD', 'c:p', '5-1', 'a', '1'], ['XADD', 'c:p', '1-1', 'a', '2'], ['XLEN', 'c:p']]);
+      assert.equal(out[0], '5-1');
+      assert.ok(out[1] instanceof Error);
+      assert.match((out[1] as Error).message, /equal or smaller/);
+      assert.equal(out[2], 1);
+      await conn.close();
+    });
+
+    test('multi runs atomically and rejects when a command in it fails', async () => {
+      const conn = await b.connect();
+      await conn.call('DEL', 'c:m');
+      assert.deepEqual(await conn.multi([['XADD', 'c:m', '1-1', 'a', '1'], ['XLEN', 'c:m']]), ['1-1', 1]);
+      await assert.rejects(conn.multi([['XADD', 'c:m', '1-1', 'a', '1'], ['XLEN', 'c:m']]), TransactionError);
+      await conn.close();
+    });
+
+    test('a blocking read on a duplicate does not stall the original', async () => {
+      const conn = await b.connect();
+      await conn.call('DEL', 'c:b');
+      const dup = await conn.duplicate();
+      const dupId = await dup.call('CLIENT', 'ID');
+      const read = dup.call('XREAD', 'BLOCK', 0, 'STREAMS', 'c:b', '$');
+      assert.equal(await conn.call('PING'), 'PONG');
+      // Once the duplicate is blocked (CLIENT LIST shows it in XREAD), the entry is added.
+      await waitFor(async () => String(await conn.call('CLIENT', 'LIST')).includes(`id=${dupId} `) && /cmd=xread/.test(String(await conn.call('CLIENT', 'LIST'))), 'blocked');
+      await conn.call('XADD', 'c:b', '7-1', 'x', 'y');
+      assert.deepEqual(await read, [['c:b', [['7-1', ['x', 'y']]]]]);
+      await dup.close();
+      await conn.close();
+    });
+  });
+}
+
+describe('connect()', () => {
+  test("'embedded:' opens a private in-process database, closed with the connection", async () => {
+    const conn: Connection = await connect('embedded:');
+    assert.equal(conn.kind, 'embedded');
+    assert.equal(await conn.call('PING'), 'PONG');
+    await conn.close();
+    await assert.rejects(conn.call('PING'), /closed/);
+  });
+
+  test('an EmbeddedDatabase passed in is shared and left open', async () => {
+    const db = await open();
+    const conn = await connect(db);
+    await conn.call('SET', 'k', 'v');
+    await conn.close();
+    assert.equal(await db.call('GET', 'k'), 'v');
+    await db.close();
+  });
+
+  test('an ioredis client passed in is wrapped and not closed', async (t) => {
+    const redis = await redisServer.start();
+    if (typeof redis === 'string') return t.skip(redis);
+    t.after(() => redis.stop());
+    const client = new Redis(redis.url!, { protocol: 2 });
+    const conn = await connect(client);
+    assert.equal(conn.kind, 'redis');
+    assert.equal(await conn.call('PING'), 'PONG');
+    await conn.close();
+    assert.equal(await client.ping(), 'PONG');
+    client.disconnect();
+  });
+
+  test('reconnect backoff grows exponentially up to 2s, with jitter', () => {
+    for (let attempt = 1; attempt <= 20; attempt++) {
+      const base = Math.min(2000, 50 * 2 ** (attempt - 1));
+      const d = reconnectDelay(attempt);
+      assert.ok(d >= base / 2 && d <= base, `attempt ${attempt}: ${d}`);
+    }
+  });
+});
