@@ -228,7 +228,7 @@ function xgroupSetId(ctx: Context, argv: Buffer[]): Reply {
     if (!isKeyword(argv[i], 'entriesread') || i + 1 >= argv.length) fail(subcommandSyntaxError(argv[1]!, 'XGROUP'));
     entriesRead = parseEntriesRead(argv[i + 1]!);
   }
-  const { key, stream, group } = groupTarget(ctx, argv, false, true);
+  const { stream, group } = groupTarget(ctx, argv, false, true);
   if (argv.length !== 5 && argv.length !== 7) fail(subcommandSyntaxError(argv[1]!, 'XGROUP'));
   let id: StreamId;
   if (argv[4]!.toString('latin1') === '$') id = stream!.lastId;
@@ -249,7 +249,7 @@ function xgroupDestroy(ctx: Context, argv: Buffer[]): Reply {
 }
 
 function xgroupCreateConsumer(ctx: Context, argv: Buffer[]): Reply {
-  const { key, group } = groupTarget(ctx, argv, false, true);
+  const { group } = groupTarget(ctx, argv, false, true);
   const created = group!.createConsumer(argv[4]!, nowMs(ctx));
   if (created === undefined) return 0;
   ctx.addDirty(1);
@@ -257,7 +257,7 @@ function xgroupCreateConsumer(ctx: Context, argv: Buffer[]): Reply {
 }
 
 function xgroupDelConsumer(ctx: Context, argv: Buffer[]): Reply {
-  const { key, group } = groupTarget(ctx, argv, false, true);
+  const { group } = groupTarget(ctx, argv, false, true);
   const consumer = group!.consumer(argv[4]!);
   if (consumer === undefined) return 0;
   const pending = group!.deleteConsumer(consumer);
