@@ -30,7 +30,9 @@ let redis: Target;
 let sluice: Target;
 
 before(async () => {
-  [redis, sluice] = await Promise.all([startRedis(), startSluice()]);
+  // One after the other, so a failing redis-server start still leaves sluice to stop in after().
+  sluice = await startSluice();
+  redis = await startRedis();
 });
 
 after(async () => {
