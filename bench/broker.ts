@@ -1,0 +1,186 @@
+// End-to-end broker benchmark: N messages (default 100,000), handler concurrency 50. The
+// producer adds in pipelined batches of 1,000 while the worker consumes; latency is add → handler
+// start (the payload carries its add time, same process clock). Throughput is N over the time
+// from the first add to the last handler completion.
+//
+//   sluice broker on redis-server | BullMQ on the same redis-server | sluice broker on the
+//   embedded engine | sluice broker on `sluice server`
+//
+// Usage: node dist/bench/broker.js [--messages 100000] [--concurrency 50] [--only a,b]
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import * as hdr from 'hdr-histogram-js';
+import { Queue, Worker as BullWorker } from 'bullmq';
+import { connect } from '../src/client/connect.js';
+import type { Connection } from '../src/client/connection.js';
+import { Producer } from '../src/broker/producer.js';
+import { Worker } from '../src/broker/worker.js';
+
+const CLI = join(dirname(fileURLToPath(import.meta.url)), '../src/cli/main.js');
+
+function arg(name: string, fallback: string): string {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 && process.argv[i + 1] !== undefined ? process.argv[i + 1]! : fallback;
+}
+const MESSAGES = Number(arg('messages', '100000'));
+const CONCURRENCY = Number(arg('concurrency', '50'));
+const BATCH = 1000;
+const ONLY = arg('only', 'redis,bullmq,embedded,server').split(',');
+
+interface Result {
+  name: string;
+  seconds: number;
+  rate: number;
+  p50: number;
+  p99: number;
+}
+
+class Recorder {
+  readonly histogram = hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 600_000_000, numberOfSignificantValueDigits: 3 });
+  done = 0;
+  private finish!: () => void;
+  readonly finished = new Promise<void>((r) => (this.finish = r));
+  record(addedAt: number): void {
+    this.histogram.recordValue(Math.max(1, Math.round((performance.now() - addedAt) * 1000)));
+  }
+  completed(): void {
+    if (++this.done === MESSAGES) this.finish();
+  }
+  result(name: string, startedAt: number): Result {
+    const seconds = (performance.now() - startedAt) / 1000;
+    return {
+      name,
+      seconds,
+      rate: MESSAGES / seconds,
+      p50: this.histogram.getValueAtPercentile(50) / 1000,
+      p99: this.histogram.getValueAtPercentile(99) / 1000,
+    };
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const srv = createServer();
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+function spawnReady(cmd: string, args: string[], ready: RegExp): Promise<{ child: ChildProcess; match: RegExpMatchArray }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout!.on('data', (c: Buffer) => {
+      out += c.toString();
+      const m = out.match(ready);
+      if (m) resolve({ child, match: m });
+    });
+    child.once('exit', (code) => reject(new Error(`${cmd} exited with ${code}`)));
+  });
+}
+
+async function sluiceRun(name: string, conn: Connection): Promise<Result> {
+  const stream = `bench:${name}:${Date.now()}`;
+  const rec = new Recorder();
+  const worker = new Worker<{ t: number }>(conn, { stream, group: 'bench', concurrency: CONCURRENCY, blockMs: 1000 }, async (job) => {
+    rec.record(job.payload.t);
+    rec.completed();
+  });
+  await worker.start();
+  const producer = new Producer(conn, { stream });
+  const startedAt = performance.now();
+  for (let i = 0; i < MESSAGES; i += BATCH) {
+    const n = Math.min(BATCH, MESSAGES - i);
+    const now = performance.now();
+    await producer.addMany(Array.from({ length: n }, (_, j) => ({ t: now, n: i + j })));
+  }
+  await rec.finished;
+  const result = rec.result(name, startedAt);
+  await worker.close();
+  await conn.call('DEL', stream);
+  return result;
+}
+
+async function bullRun(port: number): Promise<Result> {
+  const connection = { host: '127.0.0.1', port, maxRetriesPerRequest: null };
+  const name = `bench-${Date.now()}`;
+  const queue = new Queue(name, { connection });
+  const rec = new Recorder();
+  const worker = new BullWorker(
+    name,
+    async (job) => {
+      rec.record((job.data as { t: number }).t);
+    },
+    { connection, concurrency: CONCURRENCY, removeOnComplete: { count: 0 } },
+  );
+  worker.on('completed', () => rec.completed());
+  await worker.waitUntilReady();
+  const startedAt = performance.now();
+  for (let i = 0; i < MESSAGES; i += BATCH) {
+    const n = Math.min(BATCH, MESSAGES - i);
+    const now = performance.now();
+    await queue.addBulk(Array.from({ length: n }, (_, j) => ({ name: 'm', data: { t: now, n: i + j }, opts: { removeOnComplete: true } })));
+  }
+  await rec.finished;
+  const result = rec.result('BullMQ on redis-server', startedAt);
+  await worker.close();
+  await queue.obliterate({ force: true });
+  await queue.close();
+  return result;
+}
+
+async function main(): Promise<void> {
+  const results: Result[] = [];
+  const port = await freePort();
+  const dir = mkdtempSync(join(tmpdir(), 'sluice-bench-'));
+  const { child: redis } = await spawnReady('redis-server', ['--port', String(port), '--save', '', '--appendonly', 'no', '--dir', dir], /Ready to accept/);
+  try {
+    console.log(`${MESSAGES} messages, concurrency ${CONCURRENCY}, batches of ${BATCH}`);
+    if (ONLY.includes('redis')) {
+      const conn = await connect(`redis://127.0.0.1:${port}`);
+      results.push(await sluiceRun('sluice broker on redis-server', conn));
+      await conn.close();
+      console.log(format(results[results.length - 1]!));
+    }
+    if (ONLY.includes('bullmq')) {
+      results.push(await bullRun(port));
+      console.log(format(results[results.length - 1]!));
+    }
+    if (ONLY.includes('embedded')) {
+      const conn = await connect('embedded:');
+      results.push(await sluiceRun('sluice broker on embedded', conn));
+      await conn.close();
+      console.log(format(results[results.length - 1]!));
+    }
+    if (ONLY.includes('server')) {
+      const { child, match } = await spawnReady(process.execPath, [CLI, 'server', '--port', '0'], /ready on ([^\s:]+):(\d+)/);
+      try {
+        const conn = await connect(`redis://127.0.0.1:${match[2]}`);
+        results.push(await sluiceRun('sluice broker on sluice server', conn));
+        await conn.close();
+        console.log(format(results[results.length - 1]!));
+      } finally {
+        child.kill('SIGTERM');
+      }
+    }
+  } finally {
+    redis.kill('SIGTERM');
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const ours = results.find((r) => r.name === 'sluice broker on redis-server');
+  const bull = results.find((r) => r.name.startsWith('BullMQ'));
+  if (ours && bull) console.log(`throughput ratio sluice/BullMQ on the same redis-server: ${(ours.rate / bull.rate).toFixed(2)}x`);
+  process.exit(0);
+}
+
+function format(r: Result): string {
+  return `${r.name.padEnd(34)} ${Math.round(r.rate).toString().padStart(8)} msgs/s  ${r.seconds.toFixed(2).padStart(6)} s  p50 ${r.p50.toFixed(1)} ms  p99 ${r.p99.toFixed(1)} ms`;
+}
+
+await main();
