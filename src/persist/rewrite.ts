@@ -26,8 +26,8 @@ import { rewriteStreamMeta } from './rewrite-stream.js';
 import type { AofFs } from './fs-layer.js';
 import { serializeKey, type Argv } from './serialize.js';
 import { BatchEncoder } from './writer.js';
+import { KeyStatusTable } from './key-status.js';
 
-type KeyStatus = 'pending' | 'redo' | 'active';
 
 /** Entries per range() call when a big stream is written in slices. */
 const STREAM_CHUNK = 1000;
@@ -59,9 +59,9 @@ const UNSAFE = new Set(['flushall', 'flushdb', 'swapdb', 'move']);
 
 export class Rewrite {
   readonly startedAt = Date.now();
-  /** "db:key" -> status; absent means serialised (or created after the start). */
-  private readonly status = new Map<string, KeyStatus>();
-  private iterator: Iterator<[string, KeyStatus]> | null = null;
+  /** Per "db:key": pending, redo or active; absent means serialised (or created after the start). */
+  private readonly status: KeyStatusTable;
+  private exhausted = false;
   private active: ActiveStream | null = null;
   private tail: Array<TailEntry | null> = [];
   private readonly tailByKey = new Map<string, number[]>();
@@ -81,11 +81,8 @@ export class Rewrite {
   ) {
     fs.unlink(tempPath);
     this.fd = fs.openAppend(tempPath);
-    for (const db of instance.keyspace.dbs) {
-      for (const key of db.values.keys()) this.status.set(`${db.index}:${key}`, 'pending');
-    }
-    this.keysTotal = this.status.size;
-    this.iterator = this.status[Symbol.iterator]();
+    this.status = new KeyStatusTable(instance.keyspace.dbs);
+    this.keysTotal = this.status.total;
   }
 
   static tempName(dir: string): string {
@@ -108,14 +105,12 @@ export class Rewrite {
         if (overBudget()) break;
         continue;
       }
-      if (this.iterator === null) break;
-      const next = this.iterator.next();
-      if (next.done) {
-        this.iterator = null;
+      if (this.exhausted) break;
+      const id = this.status.nextPending();
+      if (id === null) {
+        this.exhausted = true;
         break;
       }
-      const [id, st] = next.value;
-      if (st !== 'pending') continue;
       if (this.startActive(id)) continue;
       this.status.delete(id);
       this.serialize(id);
@@ -123,7 +118,7 @@ export class Rewrite {
       if (++n % 16 === 0 && overBudget()) break;
     }
     this.writeChunks();
-    return this.iterator === null && this.active === null;
+    return this.exhausted && this.active === null;
   }
 
   /** Starts writing a big stream in slices; false for any other value. */
@@ -295,7 +290,7 @@ export class Rewrite {
    * fsynced. Runs synchronously so nothing is logged between it and the switch to the new files.
    */
   finish(): number {
-    for (const [id, st] of this.status) {
+    for (const [id, st] of this.status.remaining()) {
       if (st !== 'redo') throw new Error('rewrite finished with pending keys');
       // The file may already hold an older state of this key: replace it, do not merge.
       const sep = id.indexOf(':');
@@ -303,7 +298,6 @@ export class Rewrite {
       this.chunksBytes += this.encoder.encode([{ db: Number(id.slice(0, sep)), argv }], this.chunks);
       this.serialize(id);
     }
-    this.status.clear();
     for (const entry of this.tail) {
       if (entry !== null) this.chunksBytes += this.encoder.encode(entry.batch, this.chunks);
     }
