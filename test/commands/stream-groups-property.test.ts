@@ -1,10 +1,12 @@
 // Property test of the PEL: random sequences of XREADGROUP / XACK / XCLAIM / XAUTOCLAIM / XDEL
 // and clock ticks, run through the embedded client and against a naive model (a plain map of
 // pending ids). After every step the replies, XPENDING's summary and extended form, and the
-// per-consumer counts of XINFO CONSUMERS must agree with the model.
+// per-consumer counts of XINFO CONSUMERS must agree with the model; at the end, replaying the
+// propagated commands into a fresh database must rebuild the same PEL.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
+import { open } from '../../src/client/embedded.js';
 import { groupDb } from './stream-groups-helpers.js';
 
 const N = 30;
@@ -192,6 +194,16 @@ test('the PEL agrees with a naive model under random group operations', async ()
             const owned = [...model.pending.values()].filter((p) => p.owner === c[1]).length;
             assert.equal(c[3], owned, `pending of ${String(c[1])}`);
           }
+        }
+        // Replaying what was propagated rebuilds the same PEL: owners, delivery times, counts.
+        const copy = await open({ now: () => t.clock.now });
+        try {
+          for (const line of t.log) await copy.call(...line.split(' '));
+          assert.deepEqual(await copy.call('XPENDING', 's', 'g', '-', '+', 1000), model.extended());
+          const infoGroup = async (d: { call(...a: string[]): Promise<unknown> }) => ((await d.call('XINFO', 'GROUPS', 's')) as unknown[][])[0]!.slice(0, 8);
+          assert.deepEqual(await infoGroup(copy), await infoGroup(t.db));
+        } finally {
+          await copy.close();
         }
       } finally {
         await t.db.close();
