@@ -3,7 +3,8 @@
 // equal, in RESP2 and RESP3. A missing redis-server is a failure, not a skip.
 //
 //   SLUICE_DIFF_SEED=123 node --test dist/test/differential/   reproduces a randomized run
-//   SLUICE_DIFF_SCRIPTS=200 ...                                 runs more random scripts
+//   SLUICE_DIFF_SCRIPTS=200 SLUICE_DIFF_STEPS=300 ...           runs more / longer random scripts
+//   SLUICE_DIFF_TARGET=embedded ...                             sluice in process instead of over TCP
 import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
@@ -75,13 +76,15 @@ test('randomized command sequences match redis-server', async () => {
   assert.ok(generators.length > 0, 'no *.gen.js generator files found');
   const seed = process.env.SLUICE_DIFF_SEED !== undefined ? Number(process.env.SLUICE_DIFF_SEED) : (Math.random() * 2 ** 32) >>> 0;
   const count = Number(process.env.SLUICE_DIFF_SCRIPTS ?? 40);
-  const scripts = randomScripts(seed, count, 80);
+  const length = Number(process.env.SLUICE_DIFF_STEPS ?? 80);
+  const scripts = randomScripts(seed, count, length);
   for (let i = 0; i < scripts.length; i++) {
     const protocol = i % 2 === 0 ? 2 : 3;
     const mismatch = await runScript(redis, sluice, scripts[i]!, protocol);
     if (mismatch !== null) {
       assert.fail(
-        `randomized run failed: reproduce with SLUICE_DIFF_SEED=${seed} (script ${i}, RESP${protocol})\n` +
+        `randomized run failed: reproduce with SLUICE_DIFF_SEED=${seed} SLUICE_DIFF_SCRIPTS=${count} ` +
+          `SLUICE_DIFF_STEPS=${length} (script ${i}, RESP${protocol})\n` +
           formatMismatch(mismatch, scripts[i]!),
       );
     }
