@@ -77,6 +77,8 @@ interface Waiter {
 /** Read once: the getter is not free, and the origin never changes. */
 const TIME_ORIGIN = performance.timeOrigin;
 
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /** Commands that run even inside MULTI instead of being queued. */
 const NOT_QUEUED = new Set(['exec', 'discard', 'multi', 'watch', 'quit', 'reset']);
 
@@ -382,7 +384,16 @@ export class Instance {
         if (list === undefined) this.waitersByKey.set(id, (list = []));
         list.push(waiter);
       }
-      if (timeoutMs > 0) waiter.timer = setTimeout(() => finish(onTimeout), timeoutMs);
+      if (timeoutMs > 0) {
+        // Node's timers overflow past 2^31-1 ms (they would fire at once): re-arm in slices.
+        const deadline = Date.now() + timeoutMs;
+        const arm = (): void => {
+          const left = deadline - Date.now();
+          if (left <= 0) return finish(onTimeout);
+          waiter.timer = setTimeout(arm, Math.min(left, MAX_TIMER_MS));
+        };
+        arm();
+      }
       client.blocked = { db, keys, finish, timeoutReply: onTimeout };
     });
   }

@@ -161,3 +161,13 @@ test('removing a blocked client releases it', async () => {
   assert.equal(await pending, null);
   assert.equal(instance.blockedClientCount(), 0);
 });
+
+test('a block longer than the largest timer does not time out early', async () => {
+  const { instance, client } = setup();
+  const writer = instance.newClient('embedded');
+  const pending = instance.execute(client, b('bpop', 'q', '3000000000'));
+  await new Promise((r) => setTimeout(r, 30));
+  assert.equal(instance.blockedClientCount(), 1);
+  instance.execute(writer, b('set', 'q', 'late'));
+  assert.deepEqual(await pending, Buffer.from('late'));
+});
