@@ -89,6 +89,8 @@ export class Worker<T = unknown> {
   private readonly retryReady: Array<{ id: string; deliveries: number; delay: number }> = [];
   private readonly lastErrors = new Map<string, string>();
   private readonly tasks = new Set<Promise<void>>();
+  /** Acks sent for handled messages and not yet answered. */
+  private readonly acking = new Set<Promise<void>>();
   private slotWaiters: Array<() => void> = [];
   private ackQueue: string[] = [];
   private ackFlush: Promise<boolean> | null = null;
@@ -210,6 +212,7 @@ export class Worker<T = unknown> {
     await this.loop;
     while (this.tasks.size > 0 || this.backlog.length > 0) await Promise.allSettled([...this.tasks]);
     await this.flushAcks();
+    await Promise.all([...this.acking]);
     for (const u of this.unsubscribeReconnect) u();
     await this.reader?.close();
     if (this.signalHandler) {
@@ -366,11 +369,15 @@ export class Worker<T = unknown> {
     }
     this.metrics.observe(performance.now() - started);
     this.lastErrors.delete(entry.id);
-    // The slot is held until the ack is answered, so `processed` counts acknowledged messages
-    // and close() cannot return before every ack is out.
-    if (!(await this.ack(entry.id))) return;
-    this.metrics.inc('processed');
-    this.emit('processed', entry.id);
+    // The slot is freed now, so the next read does not wait for the XACK round trip;
+    // `processed` counts the message once the ack is answered, and close() awaits it.
+    const acked = this.ack(entry.id).then((ok) => {
+      this.acking.delete(acked);
+      if (!ok) return;
+      this.metrics.inc('processed');
+      this.emit('processed', entry.id);
+    });
+    this.acking.add(acked);
   }
 
   // --- acknowledgement (batched: one XACK per event-loop turn) --------------------------------
