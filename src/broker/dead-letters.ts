@@ -103,6 +103,11 @@ export class DeadLetters {
     return added;
   }
 
+  /** One dead letter by its id in the dead-letter stream, or null when there is none. */
+  async get(id: string): Promise<DeadLetter | null> {
+    return (await this.select([id]))[0] ?? null;
+  }
+
   /** Deletes dead letters (all without ids); resolves to how many were removed. */
   async purge(ids?: string[]): Promise<number> {
     if (ids === undefined) {

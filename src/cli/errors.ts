@@ -1,0 +1,97 @@
+// One-line CLI errors: whatever a command throws becomes `sluice: <message>` on stderr and a
+// non-zero exit. Stack traces only with --debug (an operator wants the cause, not our frames).
+import { Redis } from 'ioredis';
+import type { Connection } from '../client/connection.js';
+import { defaultRedisOptions, RedisConnection } from '../client/redis-connection.js';
+
+/** An error whose message is already written for the operator. */
+export class CliError extends Error {
+  constructor(message: string, readonly exitCode = 1) {
+    super(message);
+    this.name = 'CliError';
+  }
+}
+
+const NETWORK_CODES: Record<string, string> = {
+  ECONNREFUSED: 'connection refused',
+  ENOTFOUND: 'host not found',
+  EAI_AGAIN: 'host lookup failed',
+  ETIMEDOUT: 'connection timed out',
+  ECONNRESET: 'connection reset',
+  EHOSTUNREACH: 'host unreachable',
+};
+
+/** The one line printed for an error (without the `sluice: ` prefix). */
+export function describeError(err: unknown): string {
+  if (err instanceof CliError) return err.message;
+  if (err instanceof Error) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code !== undefined && NETWORK_CODES[code] !== undefined) {
+      const e = err as NodeJS.ErrnoException & { address?: string; port?: number; hostname?: string };
+      const where = e.address !== undefined ? `${e.address}:${e.port ?? ''}` : e.hostname ?? '';
+      return `${NETWORK_CODES[code]}${where === '' ? '' : ` (${where})`}`;
+    }
+    // Never more than one line: the first line of a multi-line message carries the cause.
+    return (err.message || err.name).split('\n')[0]!;
+  }
+  return String(err).split('\n')[0]!;
+}
+
+/** Prints the error (one line, or the stack with --debug) and exits non-zero. */
+export function exitWithError(err: unknown, argv: string[] = process.argv): never {
+  const debug = argv.includes('--debug');
+  const line = `sluice: ${describeError(err)}`;
+  process.stderr.write(debug && err instanceof Error && err.stack ? `${line}\n${err.stack}\n` : `${line}\n`);
+  process.exit(err instanceof CliError ? err.exitCode : 1);
+}
+
+/** Turns a Redis error reply about a key into the operator's wording. */
+export function keyError(err: unknown, key: string): Error {
+  const msg = err instanceof Error ? err.message : String(err);
+  if (/^ERR no such key/i.test(msg)) return new CliError(`stream '${key}' does not exist`);
+  if (/^WRONGTYPE/.test(msg)) return new CliError(`key '${key}' is not a stream`);
+  return err instanceof Error ? err : new Error(msg);
+}
+
+/** Default server of the operator commands, as redis-cli's. */
+export const DEFAULT_URL = 'redis://127.0.0.1:6379';
+
+/** Checks a --url before anything connects, so a typo is reported as such. */
+export function checkUrl(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new CliError(`invalid --url '${url}' (expected redis://HOST:PORT)`);
+  }
+  if (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:') {
+    throw new CliError(`invalid --url '${url}' (scheme must be redis:// or rediss://)`);
+  }
+  if (parsed.hostname === '') throw new CliError(`invalid --url '${url}' (no host)`);
+  return url;
+}
+
+/**
+ * Connects for a one-shot operator command: unlike the broker's connection (which waits out
+ * restarts), a refused or dropped link fails at once, so the CLI exits with one line.
+ */
+export async function connectOrFail(url: string): Promise<Connection> {
+  const client = new Redis(checkUrl(url), {
+    ...defaultRedisOptions,
+    retryStrategy: () => null,
+    maxRetriesPerRequest: 0,
+    enableOfflineQueue: false,
+    lazyConnect: true,
+    connectTimeout: 5000,
+  });
+  // connect() rejects with a bare "Connection is closed."; the socket's error says why.
+  let socketError: Error | null = null;
+  client.on('error', (err: Error) => { socketError ??= err; });
+  try {
+    await client.connect();
+  } catch (err) {
+    client.disconnect();
+    throw socketError ?? err;
+  }
+  return new RedisConnection(client, true);
+}

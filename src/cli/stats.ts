@@ -1,0 +1,159 @@
+// `sluice stats STREAM`: what an operator asks first about a stream: its length and id range,
+// each group's progress (lag, entries-read, pending), each consumer's idle time and pending
+// count, and the dead-letter backlog. A table on a terminal, --json for scripts, --watch to follow.
+import type { Command } from 'commander';
+import type { Connection, Value } from '../client/connection.js';
+import { defaultDeadLetterStream } from '../broker/partition.js';
+import { pairsToObject } from '../broker/replies.js';
+import { connectOrFail, DEFAULT_URL, keyError, CliError } from './errors.js';
+import { renderPairs, renderTable, toJson, watch } from './output.js';
+
+export interface ConsumerStats {
+  name: string;
+  pending: number;
+  idleMs: number;
+}
+
+export interface GroupStats {
+  name: string;
+  pending: number;
+  lastDeliveredId: string;
+  /** null when Redis reports nil (entries-read unknown). */
+  entriesRead: number | null;
+  /** null when Redis cannot tell (after deletions). */
+  lag: number | null;
+  consumers: ConsumerStats[];
+}
+
+export interface StreamStats {
+  stream: string;
+  length: number;
+  firstId: string | null;
+  lastId: string | null;
+  lastGeneratedId: string;
+  entriesAdded: number | null;
+  groups: GroupStats[];
+  deadLetters: { stream: string; length: number | null };
+}
+
+const num = (v: Value | undefined): number | null => (v === null || v === undefined ? null : Number(v));
+const entryId = (v: Value | undefined): string | null => (Array.isArray(v) && v.length > 0 ? String(v[0]) : null);
+
+/** Reads everything `stats` shows; unknown stream and wrong type become one-line CLI errors. */
+export async function readStreamStats(conn: Connection, stream: string, deadLetterStream?: string): Promise<StreamStats> {
+  let info: Record<string, Value>;
+  let groupsRaw: Value[];
+  try {
+    info = pairsToObject(await conn.call('XINFO', 'STREAM', stream));
+    groupsRaw = (await conn.call('XINFO', 'GROUPS', stream)) as Value[];
+  } catch (err) {
+    throw keyError(err, stream);
+  }
+  const groups: GroupStats[] = [];
+  for (const raw of groupsRaw) {
+    const g = pairsToObject(raw);
+    const name = String(g['name']);
+    const consumersRaw = (await conn.call('XINFO', 'CONSUMERS', stream, name)) as Value[];
+    groups.push({
+      name,
+      pending: Number(g['pending']),
+      lastDeliveredId: String(g['last-delivered-id']),
+      entriesRead: num(g['entries-read']),
+      lag: num(g['lag']),
+      consumers: consumersRaw.map((c) => {
+        const o = pairsToObject(c);
+        return { name: String(o['name']), pending: Number(o['pending']), idleMs: Number(o['idle']) };
+      }),
+    });
+  }
+  const dlq = deadLetterStream ?? defaultDeadLetterStream(stream);
+  let dlqLength: number | null;
+  try {
+    dlqLength = Number(await conn.call('XLEN', dlq));
+  } catch {
+    dlqLength = null; // not a stream: reported as unknown rather than failing the whole view
+  }
+  return {
+    stream,
+    length: Number(info['length']),
+    firstId: entryId(info['first-entry']),
+    lastId: entryId(info['last-entry']),
+    lastGeneratedId: String(info['last-generated-id']),
+    entriesAdded: num(info['entries-added']),
+    groups,
+    deadLetters: { stream: dlq, length: dlqLength },
+  };
+}
+
+/** The human view: a summary, a group table and a consumer table. */
+export function renderStreamStats(s: StreamStats): string {
+  const parts = [
+    renderPairs([
+      ['stream', s.stream],
+      ['length', s.length],
+      ['first id', s.firstId],
+      ['last id', s.lastId],
+      ['last generated id', s.lastGeneratedId],
+      ['entries added', s.entriesAdded],
+      [`dead letters (${s.deadLetters.stream})`, s.deadLetters.length],
+    ]),
+  ];
+  if (s.groups.length === 0) {
+    parts.push('no consumer groups');
+  } else {
+    parts.push(
+      renderTable(
+        ['group', 'consumers', 'pending', 'last-delivered-id', 'entries-read', 'lag'],
+        s.groups.map((g) => [g.name, g.consumers.length, g.pending, g.lastDeliveredId, g.entriesRead, g.lag]),
+      ),
+    );
+    const rows = s.groups.flatMap((g) => g.consumers.map((c) => [g.name, c.name, c.pending, c.idleMs]));
+    parts.push(rows.length === 0 ? 'no consumers' : renderTable(['group', 'consumer', 'pending', 'idle-ms'], rows));
+  }
+  return parts.join('\n\n');
+}
+
+interface StatsFlags {
+  url: string;
+  json?: boolean;
+  watch?: boolean;
+  interval: string;
+  count?: string;
+  deadLetterStream?: string;
+}
+
+export function register(program: Command): void {
+  program
+    .command('stats')
+    .description('Length, id range, groups (lag, pending), consumers (idle) and dead letters of a stream')
+    .argument('<stream>', 'stream key')
+    .option('--url <url>', 'server to ask', process.env['SLUICE_URL'] ?? DEFAULT_URL)
+    .option('--json', 'print JSON instead of tables')
+    .option('--watch', 'refresh in place until interrupted')
+    .option('--interval <ms>', 'refresh interval of --watch', '1000')
+    .option('--count <n>', 'with --watch: stop after n refreshes')
+    .option('--dead-letter-stream <key>', 'dead-letter stream (default STREAM:dead)')
+    .option('--debug', 'print stack traces of errors')
+    .action(async (stream: string, flags: StatsFlags) => {
+      const interval = Number(flags.interval);
+      if (!Number.isInteger(interval) || interval <= 0) throw new CliError(`invalid --interval '${flags.interval}'`);
+      const count = flags.count === undefined ? undefined : Number(flags.count);
+      if (count !== undefined && (!Number.isInteger(count) || count <= 0)) throw new CliError(`invalid --count '${flags.count}'`);
+      const conn = await connectOrFail(flags.url);
+      try {
+        const frame = async (): Promise<string> => {
+          const s = await readStreamStats(conn, stream, flags.deadLetterStream);
+          return flags.json ? toJson(s) : renderStreamStats(s);
+        };
+        if (!flags.watch) {
+          process.stdout.write(`${await frame()}\n`);
+          return;
+        }
+        const stop = new AbortController();
+        process.once('SIGINT', () => stop.abort());
+        await watch(frame, { intervalMs: interval, iterations: count, signal: stop.signal });
+      } finally {
+        await conn.close();
+      }
+    });
+}
