@@ -55,6 +55,12 @@ async function loadOne(
   stats: LoadStats,
 ): Promise<void> {
   const data = fs.readFile(path);
+  if (data.subarray(0, 5).toString('latin1') === 'REDIS') {
+    throw new AofLoadError(
+      `The AOF file ${name} starts with an RDB preamble, which sluice cannot read. ` +
+        `Rewrite it with redis-server using aof-use-rdb-preamble no (CONFIG SET aof-use-rdb-preamble no, then BGREWRITEAOF).`,
+    );
+  }
   const reader = new AofReader(data);
   let multi: Array<{ db: number; argv: Buffer[] }> | null = null;
   let multiOffset = 0;

@@ -2,7 +2,7 @@
 // byte offset, and corruption anywhere else refuses to start naming the file and offset.
 import assert from 'node:assert/strict';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
-import { basename } from 'node:path';
+import { basename, join } from 'node:path';
 import { test } from 'node:test';
 import { open } from '../../src/client/embedded.js';
 import { encodeCommand } from '../../src/resp/encoder.js';
@@ -151,6 +151,21 @@ test('an unknown command in the log refuses to start', async () => {
     const offset = good.length;
     writeFileSync(file, Buffer.concat([good, encodeCommand(['NOSUCHCMD', 'x'])]));
     await assert.rejects(open({ dir, appendfsync: 'always' }), new RegExp(`Unknown command 'NOSUCHCMD'.*byte offset ${offset}`));
+  } finally {
+    removeDir(dir);
+  }
+});
+
+test('a base file with an RDB preamble (redis-server default) is refused with a clear message', async () => {
+  const dir = tempDir('rdb-preamble');
+  try {
+    await seed(dir);
+    const { mkdirSync } = await import('node:fs');
+    const aof = join(dir, 'appendonlydir');
+    mkdirSync(aof, { recursive: true });
+    writeFileSync(join(aof, 'appendonly.aof.2.base.rdb'), Buffer.from('REDIS0010\xfa\x09redis-ver', 'latin1'));
+    writeFileSync(join(aof, 'appendonly.aof.manifest'), 'file appendonly.aof.2.base.rdb seq 2 type b\nfile appendonly.aof.1.incr.aof seq 1 type i\n');
+    await assert.rejects(open({ dir, appendfsync: 'always' }), /appendonly\.aof\.2\.base\.rdb starts with an RDB preamble.*aof-use-rdb-preamble no/);
   } finally {
     removeDir(dir);
   }
