@@ -351,6 +351,9 @@ for (const { name, backend } of started) {
       assert.ok(text.includes(`sluice_group_pending{stream="${stream}",group="g"} 0`), text);
       const [lag] = await groupLag(conn, stream);
       assert.equal(lag!.pending, 0);
+      assert.equal(lag!.lag, 0);
+      assert.equal(lag!.entriesRead, 20);
+      assert.ok(text.includes(`sluice_group_lag{stream="${stream}",group="g"} 0`), text);
       assert.equal(lag!.consumers, 1);
     });
   });
