@@ -11,6 +11,7 @@ interface ServerFlags {
   appendonly?: string;
   appendfsync: string;
   requirepass?: string;
+  metricsPort?: string;
 }
 
 function choice(name: string, value: string, allowed: string[]): string {
@@ -29,6 +30,7 @@ export function register(program: Command): void {
     .option('--appendonly <yes|no>', 'log writes to the append-only file (default: yes with --dir)')
     .option('--appendfsync <policy>', 'always, everysec or no', 'everysec')
     .option('--requirepass <password>', 'password clients must AUTH with')
+    .option('--metrics-port <port>', 'serve Prometheus metrics on http://BIND:PORT/metrics (0 picks a free one)')
     .action(async (flags: ServerFlags) => {
       const port = Number(flags.port);
       if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`invalid --port '${flags.port}'`);
@@ -56,6 +58,15 @@ export function register(program: Command): void {
         onShutdownComplete: () => process.exit(0),
       });
       for (const fn of closers) server.onShutdown(fn);
+      let metricsUrl: string | null = null;
+      if (flags.metricsPort !== undefined) {
+        const mport = Number(flags.metricsPort);
+        if (!Number.isInteger(mport) || mport < 0 || mport > 65535) throw new Error(`invalid --metrics-port '${flags.metricsPort}'`);
+        const { serverMetricsRegistry, startMetricsServer } = await import('../server/metrics.js');
+        const metrics = await startMetricsServer(serverMetricsRegistry(instance), { port: mport, host: flags.bind });
+        server.onShutdown(() => metrics.close());
+        metricsUrl = metrics.url;
+      }
 
       let signalled = false;
       const onSignal = (): void => {
@@ -72,5 +83,6 @@ export function register(program: Command): void {
       process.on('SIGTERM', onSignal);
       process.on('SIGINT', onSignal);
       console.log(`ready on ${server.host}:${server.port}`);
+      if (metricsUrl !== null) console.log(`metrics on ${metricsUrl}`);
     });
 }
