@@ -6,7 +6,9 @@
 //   sluice broker on redis-server | BullMQ on the same redis-server | sluice broker on the
 //   embedded engine | sluice broker on `sluice server`
 //
-// Usage: node dist/bench/broker.js [--messages 100000] [--concurrency 50] [--only a,b]
+// Usage: node dist/bench/broker.js [--messages 100000] [--concurrency 50] [--rate R] [--only a,b]
+// Without --rate the producer adds as fast as it can, so latency includes queueing behind the
+// backlog; with --rate it is paced and latency is the broker's own.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -28,7 +30,9 @@ function arg(name: string, fallback: string): string {
 }
 const MESSAGES = Number(arg('messages', '100000'));
 const CONCURRENCY = Number(arg('concurrency', '50'));
-const BATCH = 1000;
+/** With --rate R the producer adds R messages/s in batches of 100 (a latency run, not saturation). */
+const RATE = Number(arg('rate', '0'));
+const BATCH = RATE > 0 ? 100 : 1000;
 const ONLY = arg('only', 'redis,bullmq,embedded,server').split(',');
 
 interface Result {
@@ -60,6 +64,14 @@ class Recorder {
       p99: this.histogram.getValueAtPercentile(99) / 1000,
     };
   }
+}
+
+/** Under --rate, sleeps until `sent` messages are due. */
+async function pace(startedAt: number, sent: number): Promise<void> {
+  if (RATE <= 0) return;
+  const due = startedAt + (sent / RATE) * 1000;
+  const wait = due - performance.now();
+  if (wait > 0) await new Promise((r) => setTimeout(r, wait));
 }
 
 function freePort(): Promise<number> {
@@ -99,6 +111,7 @@ async function sluiceRun(name: string, conn: Connection): Promise<Result> {
     const n = Math.min(BATCH, MESSAGES - i);
     const now = performance.now();
     await producer.addMany(Array.from({ length: n }, (_, j) => ({ t: now, n: i + j })));
+    await pace(startedAt, i + n);
   }
   await rec.finished;
   const result = rec.result(name, startedAt);
@@ -126,6 +139,7 @@ async function bullRun(port: number): Promise<Result> {
     const n = Math.min(BATCH, MESSAGES - i);
     const now = performance.now();
     await queue.addBulk(Array.from({ length: n }, (_, j) => ({ name: 'm', data: { t: now, n: i + j }, opts: { removeOnComplete: true } })));
+    await pace(startedAt, i + n);
   }
   await rec.finished;
   const result = rec.result('BullMQ on redis-server', startedAt);
@@ -141,7 +155,7 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'sluice-bench-'));
   const { child: redis } = await spawnReady('redis-server', ['--port', String(port), '--save', '', '--appendonly', 'no', '--dir', dir], /Ready to accept/);
   try {
-    console.log(`${MESSAGES} messages, concurrency ${CONCURRENCY}, batches of ${BATCH}`);
+    console.log(`${MESSAGES} messages, concurrency ${CONCURRENCY}, batches of ${BATCH}${RATE > 0 ? `, paced at ${RATE}/s` : ', unpaced'}`);
     if (ONLY.includes('redis')) {
       const conn = await connect(`redis://127.0.0.1:${port}`);
       results.push(await sluiceRun('sluice broker on redis-server', conn));
@@ -175,7 +189,7 @@ async function main(): Promise<void> {
   }
   const ours = results.find((r) => r.name === 'sluice broker on redis-server');
   const bull = results.find((r) => r.name.startsWith('BullMQ'));
-  if (ours && bull) console.log(`throughput ratio sluice/BullMQ on the same redis-server: ${(ours.rate / bull.rate).toFixed(2)}x`);
+  if (ours && bull && RATE <= 0) console.log(`throughput ratio sluice/BullMQ on the same redis-server: ${(ours.rate / bull.rate).toFixed(2)}x`);
   process.exit(0);
 }
 
