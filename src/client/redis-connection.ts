@@ -34,6 +34,8 @@ export class RedisConnection implements Connection {
     /** Whether close() quits the client (false when the caller passed in their own client). */
     private readonly ownsClient = true,
   ) {
+    const protocol = (client.options as { protocol?: number }).protocol ?? 3;
+    if (protocol !== 2) throw new TypeError('sluice needs RESP2 reply shapes: create the ioredis client with { protocol: 2 }');
     if (client.status === 'ready') this.readyOnce = true;
     client.on('ready', () => {
       if (!this.readyOnce) {

@@ -93,6 +93,8 @@ describe('connect()', () => {
     await conn.close();
     assert.equal(await client.ping(), 'PONG');
     client.disconnect();
+    const resp3 = new Redis(redis.url!, { lazyConnect: true });
+    await assert.rejects(connect(resp3), /protocol: 2/);
   });
 
   test('reconnect backoff grows exponentially up to 2s, with jitter', () => {
