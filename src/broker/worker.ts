@@ -527,7 +527,10 @@ export class Worker<T = unknown> {
       // keeps it low (7.2's `inactive` counts from the last successful one: not what we want).
       const idle = Number(info['idle']);
       if (Number(info['pending']) === 0 && idle >= this.o.consumerIdleMs) {
-        await this.conn.call('XGROUP', 'DELCONSUMER', this.o.stream, this.o.group, name);
+        // DELCONSUMER drops the consumer's PEL: re-check it is still empty just before (the
+        // window left is one round trip, against a consumer idle for consumerIdleMs).
+        const held = (await this.conn.call('XPENDING', this.o.stream, this.o.group, '-', '+', 1, name)) as Value[];
+        if (held.length === 0) await this.conn.call('XGROUP', 'DELCONSUMER', this.o.stream, this.o.group, name);
       }
     }
   }
