@@ -63,6 +63,8 @@ export interface Progress {
   update(done: number, note?: string): void;
   /** Marks the work finished and ends the line. */
   finish(note?: string): void;
+  /** Prints a message line (to `to`, stdout by default) without garbling the bar on a TTY. */
+  log(line: string, to?: Writable): void;
 }
 
 export interface ProgressOptions {
@@ -80,7 +82,8 @@ export interface ProgressOptions {
 export function progress(options: ProgressOptions): Progress {
   const out = options.out ?? process.stderr;
   const total = Math.max(1, options.total);
-  const step = options.step ?? 0.1;
+  // Integer step arithmetic: 3/10/0.1 is 2.999… in floating point.
+  const steps = Math.max(1, Math.round(1 / (options.step ?? 0.1)));
   let lastStep = -1;
   let finished = false;
   const pct = (n: number): number => Math.floor((n / total) * 100);
@@ -92,15 +95,19 @@ export function progress(options: ProgressOptions): Progress {
     return `\r${options.label} [${'#'.repeat(filled)}${' '.repeat(width - filled)}] ${pct(n)}% ${n}/${options.total}${note ? ` ${note}` : ''}\x1b[K`;
   };
   let current = 0;
+  let drawn = false;
+  let lastNote: string | undefined;
   return {
     update(done, note) {
       if (finished) return;
       current = Math.min(Math.max(0, done), options.total);
       if (out.isTTY) {
         out.write(bar(current, note));
+        drawn = true;
+        lastNote = note;
         return;
       }
-      const s = Math.floor(current / total / step);
+      const s = Math.floor((current * steps) / total);
       if (s > lastStep) {
         lastStep = s;
         out.write(`${text(current, note)}\n`);
@@ -110,7 +117,17 @@ export function progress(options: ProgressOptions): Progress {
       if (finished) return;
       finished = true;
       if (out.isTTY) out.write(`${bar(options.total, note)}\n`);
-      else if (current < options.total || lastStep < Math.floor(1 / step)) out.write(`${text(options.total, note)}\n`);
+      else if (current < options.total || lastStep < steps) out.write(`${text(options.total, note)}\n`);
+    },
+    log(line, to = process.stdout) {
+      if (!out.isTTY || !drawn || finished) {
+        to.write(`${line}\n`);
+        return;
+      }
+      // Both streams end on the same terminal: clear the bar's line, print, redraw the bar.
+      out.write('\r\x1b[K');
+      to.write(`${line}\n`);
+      out.write(bar(current, lastNote));
     },
   };
 }
