@@ -18,6 +18,7 @@ import { connect } from '../client/connect.js';
 import type { Connection, Value } from '../client/connection.js';
 import { Producer } from '../broker/producer.js';
 import { Worker } from '../broker/worker.js';
+import { progress } from './output.js';
 
 const STREAM = 'demo:orders';
 const GROUP = 'fulfilment';
@@ -186,7 +187,8 @@ async function runDemo(opts: DemoOptions): Promise<boolean> {
     let killed: { held: number } | null = null;
     let recovered = false;
     const deadline = Date.now() + timeoutMs;
-    let lastProgress = 0;
+    // Receipts so far: a bar on a terminal, a line per 10% otherwise (on stderr; results stay on stdout).
+    const bar = progress({ total: orders, label: 'receipts' });
     for (;;) {
       const receipts = Number(await conn.call('HLEN', RECEIPTS));
       const pending = await pendingSummary(conn);
@@ -197,30 +199,29 @@ async function runDemo(opts: DemoOptions): Promise<boolean> {
         await exited(victim);
         const held = (await pendingSummary(conn)).byConsumer.get('worker-1') ?? 0;
         killed = { held };
-        console.log(`SIGKILLed worker-1 (pid ${victim.pid}) mid-flight, holding ${held} pending entries`);
+        bar.log(`SIGKILLed worker-1 (pid ${victim.pid}) mid-flight, holding ${held} pending entries`);
       }
       if (victim && killed === null && receipts >= orders) {
         // Too few orders to catch worker-1 mid-flight: kill it anyway, but say so.
         victim.kill('SIGKILL');
         await exited(victim);
         killed = { held: 0 };
-        console.log('all orders were handled before worker-1 could be killed mid-flight; use more --orders');
+        bar.log('all orders were handled before worker-1 could be killed mid-flight; use more --orders');
       }
       if (killed && killed.held > 0 && !recovered && (pending.byConsumer.get('worker-1') ?? 0) === 0) {
         recovered = true;
-        console.log(`recovered: worker-1's ${killed.held} entries were claimed by the surviving workers`);
+        bar.log(`recovered: worker-1's ${killed.held} entries were claimed by the surviving workers`);
       }
-      if (Date.now() - lastProgress >= 1000) {
-        lastProgress = Date.now();
-        console.log(`progress receipts ${receipts}/${orders} pending ${pending.total}`);
-      }
+      bar.update(receipts, `pending ${pending.total}`);
       if (receipts >= orders && pending.total === 0 && (victim === null || killed !== null)) break;
       if (Date.now() > deadline) {
-        console.log('timed out');
+        bar.log('timed out');
         break;
       }
       await new Promise((r) => setTimeout(r, 50));
     }
+
+    bar.finish();
 
     // Graceful stop of the survivors: SIGTERM → stop reading, finish in-flight, ack, exit.
     for (const c of children) if (c !== victim) c.kill('SIGTERM');
