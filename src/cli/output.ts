@@ -61,7 +61,7 @@ export async function watch(produce: () => Promise<string>, options: WatchOption
 export interface Progress {
   /** Sets the amount done so far (absolute, clamped to the total). */
   update(done: number, note?: string): void;
-  /** Marks the work finished and ends the line. */
+  /** Ends the progress output, showing the amount reached (and the note). */
   finish(note?: string): void;
   /** Prints a message line (to `to`, stdout by default) without garbling the bar on a TTY. */
   log(line: string, to?: Writable): void;
@@ -85,6 +85,7 @@ export function progress(options: ProgressOptions): Progress {
   // Integer step arithmetic: 3/10/0.1 is 2.999… in floating point.
   const steps = Math.max(1, Math.round(1 / (options.step ?? 0.1)));
   let lastStep = -1;
+  let lastPrinted = -1;
   let finished = false;
   const pct = (n: number): number => Math.floor((n / total) * 100);
   const text = (n: number, note?: string): string =>
@@ -110,14 +111,16 @@ export function progress(options: ProgressOptions): Progress {
       const s = Math.floor((current * steps) / total);
       if (s > lastStep) {
         lastStep = s;
+        lastPrinted = current;
         out.write(`${text(current, note)}\n`);
       }
     },
     finish(note) {
       if (finished) return;
       finished = true;
-      if (out.isTTY) out.write(`${bar(options.total, note)}\n`);
-      else if (current < options.total || lastStep < steps) out.write(`${text(options.total, note)}\n`);
+      // Shows where the work stopped (not 100% when it was cut short), once.
+      if (out.isTTY) out.write(`${bar(current, note)}\n`);
+      else if (note !== undefined || lastPrinted !== current) out.write(`${text(current, note)}\n`);
     },
     log(line, to = process.stdout) {
       if (!out.isTTY || !drawn || finished) {

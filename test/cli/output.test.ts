@@ -36,13 +36,13 @@ test('progress off a terminal prints one plain line per 10% step and a final lin
   assert.doesNotMatch(out.text, /\r|\x1b/);
 });
 
-test('progress off a terminal ends with the total when stopped early', () => {
+test('progress off a terminal ends with where the work stopped', () => {
   const out = new Capture(false);
   const p = progress({ total: 30, label: 'work', out });
   p.update(3);
   p.update(5);
   p.finish('done');
-  assert.deepEqual(out.text.trim().split('\n'), ['work 10% (3/30)', 'work 100% (30/30) done']);
+  assert.deepEqual(out.text.trim().split('\n'), ['work 10% (3/30)', 'work 16% (5/30) done']);
 });
 
 test('progress on a terminal redraws one bar line and keeps log lines intact', () => {
