@@ -4,3 +4,4 @@ export { type Connection, TransactionError } from './client/connection.js';
 export { RedisConnection } from './client/redis-connection.js';
 export { EmbeddedConnection } from './client/embedded-connection.js';
 export * from './broker/index.js';
+export { metricsHandler, startMetricsServer, serverMetricsRegistry, type MetricsServer, type MetricsSource } from './server/metrics.js';
