@@ -2,7 +2,8 @@
 // rewrite (compared with XINFO STREAM FULL); a 50,000-entry stream restarts; and the files are
 // the Redis 7 layout: redis-server 7 loads a directory sluice wrote, with the same state.
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { createServer, type AddressInfo } from 'node:net';
 import { existsSync } from 'node:fs';
 import { test } from 'node:test';
 import { Redis } from 'ioredis';
@@ -82,6 +83,30 @@ test('a 50,000-entry stream restarts with every entry', async () => {
 
 const REDIS = '/usr/bin/redis-server';
 
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const port = (srv.address() as AddressInfo).port;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+async function startRedis(dir: string, port: number): Promise<[ChildProcess, Redis]> {
+  const child = spawn(REDIS, ['--port', String(port), '--dir', dir, '--appendonly', 'yes', '--save', '', '--aof-use-rdb-preamble', 'no'], { stdio: 'ignore' });
+  const redis = new Redis({ port, lazyConnect: true, retryStrategy: () => 20, maxRetriesPerRequest: null });
+  redis.on('error', () => undefined); // refused until redis-server listens
+  await redis.connect().catch(() => undefined);
+  for (;;) {
+    const info = await redis.info('persistence').catch(() => 'loading:1');
+    if (info.includes('loading:0')) break;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return [child, redis];
+}
+
 /** Removes `name` and its value from every flat key/value array. */
 function withoutField(v: Value, name: string): Value {
   if (!Array.isArray(v)) return v;
@@ -95,7 +120,7 @@ function withoutField(v: Value, name: string): Value {
 
 test('redis-server 7 loads the directory sluice wrote (Redis 7 multi-part AOF layout)', { skip: !existsSync(REDIS) }, async () => {
   const dir = tempDir('interop');
-  const port = 7000 + Math.floor(Math.random() * 1000);
+  const port = await freePort();
   try {
     const db = await open({ dir, appendfsync: 'always' });
     await streamWorkload(db);
@@ -110,15 +135,8 @@ test('redis-server 7 loads the directory sluice wrote (Redis 7 multi-part AOF la
     const expected = await dump(db);
     await db.close();
 
-    const child = spawn(REDIS, ['--port', String(port), '--dir', dir, '--appendonly', 'yes', '--save', '', '--aof-use-rdb-preamble', 'no'], { stdio: 'ignore' });
-    const redis = new Redis({ port, lazyConnect: true, retryStrategy: () => 20, maxRetriesPerRequest: null });
+    const [child, redis] = await startRedis(dir, port);
     try {
-      await redis.connect().catch(() => undefined);
-      for (;;) {
-        const info = await redis.info('persistence').catch(() => 'loading:1');
-        if (info.includes('loading:0')) break;
-        await new Promise((r) => setTimeout(r, 20));
-      }
       for (const [id, entry] of Object.entries(expected)) {
         const [dbIndex, key] = [Number(id.slice(0, id.indexOf(':'))), id.slice(id.indexOf(':') + 1)];
         await redis.select(dbIndex);
@@ -205,6 +223,50 @@ test('a big stream is rewritten in slices while it is appended to, trimmed, dele
     const reopened = await open({ dir, appendfsync: 'no' });
     assert.deepEqual(await dump(reopened), expected);
     await reopened.close();
+  } finally {
+    removeDir(dir);
+  }
+});
+
+test('sluice loads the directory redis-server 7 wrote (incr log and a rewritten base)', { skip: !existsSync(REDIS) }, async () => {
+  const dir = tempDir('from-redis');
+  try {
+    const [child, redis] = await startRedis(dir, await freePort());
+    const expected: Record<string, unknown> = {};
+    try {
+      for (let i = 0; i < 200; i++) await redis.xadd('orders', '*', 'n', String(i));
+      await redis.xgroup('CREATE', 'orders', 'g', '0');
+      await redis.xreadgroup('GROUP', 'g', 'c1', 'COUNT', '20', 'STREAMS', 'orders', '>');
+      await redis.set('str', 'v', 'PX', 3_600_000);
+      await redis.hset('h', 'a', '1');
+      await redis.multi().sadd('set', 'x', 'y').incr('counter').exec();
+      await redis.bgrewriteaof();
+      while (!(await redis.info('persistence')).includes('aof_rewrite_in_progress:0')) await new Promise((r) => setTimeout(r, 20));
+      await redis.xadd('orders', '*', 'after', 'rewrite'); // into the new incr file
+      await redis.select(3);
+      await redis.set('in-db-3', 'yes');
+      await redis.select(0);
+      expected.orders = scrubTimes((await redis.call('XINFO', 'STREAM', 'orders', 'FULL')) as never);
+      expected.str = await redis.call('PEXPIRETIME', 'str');
+    } finally {
+      redis.disconnect();
+      // SIGTERM: redis-server flushes and fsyncs its AOF before exiting.
+      const gone = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await gone;
+    }
+    const db = await open({ dir, appendfsync: 'always' });
+    try {
+      assert.deepEqual(withoutField(scrubTimes(await db.call('XINFO', 'STREAM', 'orders', 'FULL')), 'active-time'), expected.orders);
+      assert.equal(await db.call('PEXPIRETIME', 'str'), expected.str);
+      assert.deepEqual(await db.call('HGETALL', 'h'), ['a', '1']);
+      assert.deepEqual(((await db.call('SMEMBERS', 'set')) as string[]).sort(), ['x', 'y']);
+      assert.equal(await db.call('GET', 'counter'), '1');
+      await db.call('SELECT', 3);
+      assert.equal(await db.call('GET', 'in-db-3'), 'yes');
+    } finally {
+      await db.close();
+    }
   } finally {
     removeDir(dir);
   }
