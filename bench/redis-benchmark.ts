@@ -1,15 +1,16 @@
 // redis-benchmark against `sluice server` and redis-server side by side:
 //   node dist/bench/redis-benchmark.js [--requests 100000] [--clients 50]
-//     [--tests ping_inline,ping_mbulk,set,get] [--rounds 1]
+//     [--tests ping_inline,ping_mbulk,set,get] [--rounds 1] [--command 'XADD s * f v']
+// --command runs one custom command line instead of the -t tests (redis-benchmark's own
+// "command mode"; `*` is passed through literally), e.g. the stream benchmark of XADD.
 // Runs each test (without and with -P 16) on both servers, alternating, and prints the requests
 // per second with the sluice/redis ratio, and the server CPU time per request (from
 // /proc/PID/stat: on a busy machine requests/s swing with the scheduler, CPU per request does
 // not). Both servers run without persistence.
 import { readFileSync } from 'node:fs';
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import * as net from 'node:net';
-import { fileURLToPath } from 'node:url';
+import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
+import { startRedis, startSluice } from './servers.js';
 
 const run = promisify(execFile);
 
@@ -22,46 +23,7 @@ const requests = arg('requests', '100000');
 const clients = arg('clients', '50');
 const tests = arg('tests', 'ping_inline,ping_mbulk,set,get').split(',');
 const rounds = Number(arg('rounds', '1'));
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as net.AddressInfo).port;
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-/** Starts `sluice server --port 0` and resolves with its port once it prints "ready on". */
-function startSluice(): Promise<{ child: ChildProcess; port: number }> {
-  const main = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
-  const child = spawn(process.execPath, [main, 'server', '--port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.once('exit', (code) => reject(new Error(`sluice server exited with ${code}`)));
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const m = /ready on [^\s:]+:(\d+)/.exec(out);
-      if (m) resolve({ child, port: Number(m[1]) });
-    });
-  });
-}
-
-async function startRedis(): Promise<{ child: ChildProcess; port: number }> {
-  const port = await freePort();
-  const child = spawn('redis-server', ['--port', String(port), '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
-  for (let i = 0; i < 100; i++) {
-    try {
-      await run('redis-cli', ['-p', String(port), 'ping']);
-      return { child, port };
-    } catch {
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
-  throw new Error('redis-server did not start');
-}
+const customCommand = arg('command', '');
 
 /** CPU time (user + system) a process has used, in seconds; NaN where /proc is unavailable. */
 function cpuSeconds(pid: number): number {
@@ -83,13 +45,15 @@ interface Result {
 
 /** Runs one redis-benchmark test (-q) and measures the server's CPU time meanwhile. */
 async function benchmark(port: number, pid: number, test: string, pipeline: number): Promise<Result> {
-  const args = ['-p', String(port), '-t', test, '-q', '-c', clients, '-n', requests];
+  const args = ['-p', String(port), '-q', '-c', clients, '-n', requests];
   if (pipeline > 1) args.push('-P', String(pipeline));
+  if (customCommand !== '') args.push(...customCommand.split(' '));
+  else args.push('-t', test);
   const before = cpuSeconds(pid);
   const { stdout } = await run('redis-benchmark', args, { maxBuffer: 16 << 20 });
   const cpu = cpuSeconds(pid) - before;
   // -q prints progress lines ending in \r; the final line is "NAME: N requests per second".
-  const m = /([A-Z_]+): ([\d.]+) requests per second/.exec(stdout);
+  const m = /([^\r\n]+): ([\d.]+) requests per second/.exec(stdout);
   if (m === null) throw new Error(`no result from redis-benchmark ${args.join(' ')}: ${stdout}`);
   return { rps: Number(m[2]), cpuUs: (cpu * 1e6) / Number(requests) };
 }
@@ -104,7 +68,7 @@ async function main(): Promise<void> {
         `${'sluice cpu'.padStart(12)}${'redis cpu'.padStart(11)}${'ratio'.padStart(7)}`,
     );
     for (const pipeline of [1, 16]) {
-      for (const test of tests) {
+      for (const test of customCommand !== '' ? [customCommand] : tests) {
         const best = { sluice: { rps: 0, cpuUs: Infinity }, redis: { rps: 0, cpuUs: Infinity } };
         for (let r = 0; r < rounds; r++) {
           // Alternate servers so a noisy machine affects both alike.
@@ -116,7 +80,7 @@ async function main(): Promise<void> {
         }
         const s = best.sluice;
         const r = best.redis;
-        const label = `${test}${pipeline > 1 ? ` -P ${pipeline}` : ''}`;
+        const label = `${test.slice(0, 14)}${pipeline > 1 ? ` -P ${pipeline}` : ''}`;
         console.log(
           `${label.padEnd(18)}${s.rps.toFixed(0).padStart(12)}${r.rps.toFixed(0).padStart(12)}` +
             `${(s.rps / r.rps).toFixed(2).padStart(7)}${s.cpuUs.toFixed(2).padStart(12)}` +
@@ -125,8 +89,8 @@ async function main(): Promise<void> {
       }
     }
   } finally {
-    sluice.child.kill('SIGTERM');
-    redis.child.kill('SIGTERM');
+    await sluice.stop();
+    await redis.stop();
   }
 }
 

@@ -4,46 +4,17 @@
 //
 // Redis: INFO used_memory before and after the XADDs (pipelined). sluice: the embedded engine in
 // this process, heapUsed + external after a full GC, before and after the same XADDs.
-import { spawn } from 'node:child_process';
-import * as net from 'node:net';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { Redis } from 'ioredis';
 import { open } from '../src/client/embedded.js';
+import { startRedis } from './servers.js';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
 
 const ENTRIES = Number(process.argv[2] ?? 1_000_000);
 const BATCH = 10_000;
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as net.AddressInfo).port;
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-/** Resolves once something accepts connections on the port (redis-server has started). */
-async function waitForPort(port: number): Promise<void> {
-  for (let attempt = 0; attempt < 200; attempt++) {
-    const ok = await new Promise<boolean>((resolve) => {
-      const socket = net.connect(port, '127.0.0.1');
-      socket.once('connect', () => {
-        socket.destroy();
-        resolve(true);
-      });
-      socket.once('error', () => resolve(false));
-    });
-    if (ok) return;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error(`redis-server did not start on port ${port}`);
-}
 
 function usedMemory(info: string): number {
   const m = /^used_memory:(\d+)/m.exec(info);
@@ -52,10 +23,8 @@ function usedMemory(info: string): number {
 }
 
 async function measureRedis(): Promise<number> {
-  const port = await freePort();
-  const child = spawn('redis-server', ['--port', String(port), '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
-  await waitForPort(port);
-  const redis = new Redis({ port, lazyConnect: true });
+  const server = await startRedis();
+  const redis = new Redis({ port: server.port, lazyConnect: true });
   try {
     await redis.connect();
     const before = usedMemory(await redis.info('memory'));
@@ -68,7 +37,7 @@ async function measureRedis(): Promise<number> {
     return after - before;
   } finally {
     redis.disconnect();
-    child.kill('SIGTERM');
+    await server.stop();
   }
 }
 
