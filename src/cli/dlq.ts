@@ -5,7 +5,7 @@
 import type { Command } from 'commander';
 import type { Connection } from '../client/connection.js';
 import { DeadLetters, type DeadLetter } from '../broker/dead-letters.js';
-import { CliError, connectOrFail, DEFAULT_URL, keyError } from './errors.js';
+import { CliError, connectOrFail, DEFAULT_URL, describeError, keyError } from './errors.js';
 import { renderPairs, renderTable, toJson } from './output.js';
 
 interface DlqFlags {
@@ -24,16 +24,23 @@ function withCommonOptions(cmd: Command): Command {
     .option('--debug', 'print stack traces of errors');
 }
 
-/** Opens the connection, runs `fn`, maps key errors of the dead-letter stream, closes. */
+/** Opens the connection, runs `fn`, closes. */
 async function withDeadLetters<T>(stream: string, flags: DlqFlags, fn: (d: DeadLetters, conn: Connection) => Promise<T>): Promise<T> {
   const conn = await connectOrFail(flags.url);
   const letters = new DeadLetters(conn, { source: stream, deadLetterStream: flags.deadLetterStream });
   try {
     return await fn(letters, conn);
-  } catch (err) {
-    throw keyError(err, letters.stream);
   } finally {
     await conn.close();
+  }
+}
+
+/** A read of the dead-letter stream: its WRONGTYPE is reported as that key not being a stream. */
+async function reading<T>(letters: DeadLetters, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    throw keyError(err, letters.stream);
   }
 }
 
@@ -60,8 +67,8 @@ function selection(ids: string[], flags: DlqFlags, verb: string): string[] | und
   return flags.all ? undefined : ids;
 }
 
-async function requireExisting(letters: DeadLetters, ids: string[] | undefined): Promise<void> {
-  for (const id of ids ?? []) {
+async function requireExisting(letters: DeadLetters, ids: string[]): Promise<void> {
+  for (const id of ids) {
     if ((await letters.get(id)) === null) throw new CliError(`no dead letter ${id} in ${letters.stream}`);
   }
 }
@@ -76,7 +83,7 @@ export function register(program: Command): void {
       const count = Number(flags.count);
       if (!Number.isInteger(count) || count <= 0) throw new CliError(`invalid --count '${flags.count}'`);
       await withDeadLetters(stream, flags, async (letters) => {
-        const list = await letters.list({ count });
+        const list = await reading(letters, () => letters.list({ count }));
         if (flags.json) {
           process.stdout.write(`${toJson(list.map(summary))}\n`);
         } else if (list.length === 0) {
@@ -93,7 +100,7 @@ export function register(program: Command): void {
     .argument('<id>', 'id in the dead-letter stream')
     .action(async (stream: string, id: string, flags: DlqFlags) => {
       await withDeadLetters(stream, flags, async (letters) => {
-        const d = await letters.get(id);
+        const d = await reading(letters, () => letters.get(id));
         if (d === null) throw new CliError(`no dead letter ${id} in ${letters.stream}`);
         if (flags.json) {
           process.stdout.write(`${toJson(summary(d))}\n`);
@@ -116,14 +123,24 @@ export function register(program: Command): void {
     .action(async (stream: string, ids: string[], flags: DlqFlags) => {
       const chosen = selection(ids, flags, 'retry');
       await withDeadLetters(stream, flags, async (letters) => {
-        await requireExisting(letters, chosen);
-        const before = chosen ?? (await allIds(letters));
-        const added = await letters.retry(chosen);
-        const pairs = before.map((id, i) => ({ id, newId: added[i] ?? null }));
-        if (flags.json) process.stdout.write(`${toJson({ retried: added.length, entries: pairs })}\n`);
+        const ids = chosen ?? (await reading(letters, () => allIds(letters)));
+        await reading(letters, () => requireExisting(letters, ids));
+        // One at a time, so a failure says exactly what was and was not retried.
+        const done: Array<{ id: string; newId: string }> = [];
+        for (const id of ids) {
+          let added: string[];
+          try {
+            added = await letters.retry([id]);
+          } catch (err) {
+            const d = await letters.get(id).catch(() => null);
+            throw new CliError(`retried ${done.length} of ${ids.length}; ${id} kept in ${letters.stream}: re-adding it to '${d?.sourceStream ?? '?'}' failed: ${describeError(err)}`);
+          }
+          for (const newId of added) done.push({ id, newId });
+        }
+        if (flags.json) process.stdout.write(`${toJson({ retried: done.length, entries: done })}\n`);
         else {
-          for (const p of pairs) process.stdout.write(`${p.id} -> ${p.newId}\n`);
-          process.stdout.write(`retried ${added.length}\n`);
+          for (const p of done) process.stdout.write(`${p.id} -> ${p.newId}\n`);
+          process.stdout.write(`retried ${done.length}\n`);
         }
       });
     });
@@ -135,7 +152,7 @@ export function register(program: Command): void {
     .action(async (stream: string, ids: string[], flags: DlqFlags) => {
       const chosen = selection(ids, flags, 'purge');
       await withDeadLetters(stream, flags, async (letters) => {
-        const n = await letters.purge(chosen);
+        const n = await reading(letters, () => letters.purge(chosen));
         process.stdout.write(flags.json ? `${toJson({ purged: n })}\n` : `purged ${n}\n`);
       });
     });
