@@ -4,6 +4,8 @@
 // 2. Load time of the same 1,000,000-entry AOF (one XADD per entry, Redis 7 multi-part layout,
 //    written once and copied for each server): time from spawn until the server accepts
 //    commands, plus the load time each server reports itself.
+// 3. (in-process) the longest event-loop stall while BGREWRITEAOF compacts many small keys and
+//    one big stream, i.e. how long clients can be held up by a rewrite slice.
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { cpSync, createWriteStream, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import * as net from 'node:net';
@@ -11,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { open } from '../src/client/embedded.js';
 import { encodeCommand } from '../src/resp/encoder.js';
 
 const run = promisify(execFile);
@@ -185,5 +188,42 @@ async function loadTime(): Promise<void> {
   }
 }
 
+/** Longest gap between 1 ms timer ticks while a rewrite runs. */
+async function rewriteStall(label: string, fill: (db: Awaited<ReturnType<typeof open>>) => Promise<void>): Promise<void> {
+  const dir = tempDir('stall');
+  try {
+    const db = await open({ dir, appendfsync: 'no' });
+    await db.call('CONFIG', 'SET', 'auto-aof-rewrite-percentage', '0');
+    await fill(db);
+    let last = performance.now();
+    let worst = 0;
+    const timer = setInterval(() => {
+      const now = performance.now();
+      worst = Math.max(worst, now - last);
+      last = now;
+    }, 1);
+    const t0 = performance.now();
+    await db.call('BGREWRITEAOF');
+    for (;;) {
+      const info = (await db.call('INFO', 'persistence')) as string;
+      if (info.includes('aof_rewrite_in_progress:0')) break;
+      await new Promise((r) => setTimeout(r, 1));
+    }
+    clearInterval(timer);
+    console.log(`${label.padEnd(34)} rewrite ${((performance.now() - t0) / 1000).toFixed(2)} s, longest stall ${worst.toFixed(1)} ms`);
+    await db.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 await throughput();
 if (!process.argv.includes('--skip-load')) await loadTime();
+const stallEntries = Math.min(entries, 200_000);
+console.log('\nEvent-loop stalls during BGREWRITEAOF (in-process)');
+await rewriteStall(`${stallEntries} small string keys`, async (db) => {
+  for (let i = 0; i < stallEntries; i++) await db.call('SET', `key:${i}`, `value:${i}`);
+});
+await rewriteStall(`one stream of ${stallEntries} entries`, async (db) => {
+  for (let i = 0; i < stallEntries; i++) await db.call('XADD', 'big', `${i + 1}-0`, 'seq', i, 'payload', 'x'.repeat(40));
+});
