@@ -229,6 +229,8 @@ export class Rewrite {
     for (const item of batch) {
       if (item.db !== a.db) continue;
       const argv = item.argv.map((x) => (typeof x === 'string' ? Buffer.from(x, 'utf8') : x));
+      // XGROUP <sub> key ...: group state is written from its final state at the end.
+      if (argv[0]!.toString('latin1').toLowerCase() === 'xgroup' && argv.length > 2 && keyOf(argv[2]!) === a.key) continue;
       if (argv.length < 2 || keyOf(argv[1]!) !== a.key) {
         // The key is elsewhere in this command (RENAME dst, COPY ...): not an append.
         if (argv.slice(2).some((x) => keyOf(x) === a.key)) this.status.set(a.id, 'redo');

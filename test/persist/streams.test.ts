@@ -205,6 +205,7 @@ test('a big stream is rewritten in slices while it is appended to, trimmed, dele
           break;
         case 6:
           await db.call('PEXPIRE', 'big', 3_600_000 + step);
+          await db.call('XGROUP', 'CREATECONSUMER', 'big', 'g', `consumer${step}`);
           break;
         default:
           await db.call('XSETID', 'big', (await db.call('XINFO', 'STREAM', 'big') as Value[])[7] as string);
