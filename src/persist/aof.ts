@@ -96,6 +96,11 @@ export class AofPersistence implements Persistence {
     return this.rewriteScheduled;
   }
 
+  /** [keys serialised, keys at the start] of the running rewrite (INFO current_save_keys_*). */
+  get rewriteProgress(): [number, number] {
+    return this.rewrite === null ? [0, 0] : [this.rewrite.keysDone, this.rewrite.keysTotal];
+  }
+
   get rewriteStartedAt(): number | null {
     return this.rewrite?.startedAt ?? null;
   }

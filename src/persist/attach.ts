@@ -69,6 +69,7 @@ export async function attachPersistence(
 /** INFO persistence, field for field as Redis 7.0 (RDB fields describe SAVE/BGSAVE, which rewrite the AOF). */
 function persistenceInfo(instance: Instance, p: AofPersistence): string[] {
   const saving = p.saving ? 1 : 0;
+  const [keysDone, keysTotal] = p.rewriteProgress;
   const lines: Array<[string, string | number]> = [
     ['loading', instance.keyspace.loading ? 1 : 0],
     ['async_loading', 0],
@@ -76,8 +77,8 @@ function persistenceInfo(instance: Instance, p: AofPersistence): string[] {
     ['current_cow_size', 0],
     ['current_cow_size_age', 0],
     ['current_fork_perc', '0.00'],
-    ['current_save_keys_processed', 0],
-    ['current_save_keys_total', 0],
+    ['current_save_keys_processed', keysDone],
+    ['current_save_keys_total', keysTotal],
     ['rdb_changes_since_last_save', instance.dirty],
     ['rdb_bgsave_in_progress', saving],
     ['rdb_last_save_time', instance.lastSaveTime],
