@@ -8,6 +8,7 @@ import { commands as sets } from './sets.js';
 import { commands as streamBasic } from './stream-basic.js';
 import { commands as streamGroups } from './stream-groups.js';
 import { commands as streamInfo } from './stream-info.js';
+import { commands as streamRedis8 } from './stream-redis8.js';
 import { commands as strings } from './strings.js';
 import { commands as transactions } from './transactions.js';
 import type { CommandSpec } from './types.js';
@@ -23,5 +24,6 @@ export const allCommands: CommandSpec[] = [
   ...streamBasic,
   ...streamGroups,
   ...streamInfo,
+  ...streamRedis8,
   ...persistence,
 ];

@@ -2,6 +2,8 @@
 // XREAD, XSETID. Argument parsing, checks and their order follow Redis 7.0's t_stream.c, so
 // the same invalid input gets the same error.
 import { type Database, keyOf } from '../engine/keyspace.js';
+import { autoIid, IdmpState } from '../engine/idmp.js';
+import { dropReferences, isReferenced, livePendingIds, policyKeyword, type RefPolicy } from '../engine/ref-policy.js';
 import { Stream, type StreamEntry, type NodeLimits } from '../engine/stream.js';
 import {
   compareIds,
@@ -75,6 +77,13 @@ interface TrimArgs {
   id: ParsedId | undefined;
   /** XADD: index of the id argument. */
   idPos: number;
+  /** Redis 8.2 KEEPREF | DELREF | ACKED: what trimming does to the groups' PEL references. */
+  policy: RefPolicy;
+  /** XADD IDMP / IDMPAUTO (Redis 8.6): the producer id, and the iid (undefined for IDMPAUTO). */
+  idmpPid: Buffer | undefined;
+  idmpIid: Buffer | undefined;
+  /** Argument indexes of the IDMP options: the propagated XADD leaves them out. */
+  idmpArgs: number[];
 }
 
 function parseAddOrTrimArgs(ctx: Context, argv: Buffer[], xadd: boolean): TrimArgs {
@@ -88,6 +97,10 @@ function parseAddOrTrimArgs(ctx: Context, argv: Buffer[], xadd: boolean): TrimAr
     noMkStream: false,
     id: undefined,
     idPos: argv.length,
+    policy: 'keepref',
+    idmpPid: undefined,
+    idmpIid: undefined,
+    idmpArgs: [],
   };
   let limitGiven = false;
   let i = 2;
@@ -126,6 +139,22 @@ function parseAddOrTrimArgs(ctx: Context, argv: Buffer[], xadd: boolean): TrimAr
       i++;
     } else if (xadd && opt === 'nomkstream') {
       args.noMkStream = true;
+    } else if (policyKeyword(opt) !== undefined) {
+      args.policy = policyKeyword(opt)!;
+    } else if (xadd && (opt === 'idmp' && moreArgs >= 2 || opt === 'idmpauto' && moreArgs >= 1)) {
+      // The docs give no error texts for IDMP; these follow the wording of XADD's others.
+      if (args.idmpPid !== undefined) fail('ERR syntax error, IDMP and IDMPAUTO can be specified only once');
+      args.idmpPid = argv[i + 1]!;
+      args.idmpArgs.push(i, i + 1);
+      if (opt === 'idmp') {
+        args.idmpIid = argv[i + 2]!;
+        args.idmpArgs.push(i + 2);
+        i++;
+      }
+      i++;
+      if (args.idmpPid.length === 0 || args.idmpIid?.length === 0) {
+        fail('ERR IDMP producer id and idempotent id must not be empty');
+      }
     } else if (xadd) {
       const parsed = tryParseStreamId(arg, { strict: true, allowSeqStar: true });
       if (parsed === undefined) fail(INVALID_ID_ERROR);
@@ -144,6 +173,9 @@ function parseAddOrTrimArgs(ctx: Context, argv: Buffer[], xadd: boolean): TrimAr
   if (!xadd && args.strategy === null) {
     fail('ERR syntax error, XTRIM must be called with a trimming strategy');
   }
+  if (args.idmpPid !== undefined && args.id !== undefined) {
+    fail('ERR IDMP and IDMPAUTO can be used only with auto-generated IDs (*)');
+  }
   if (ctx.client.kind === 'aof') {
     // Replayed commands were rewritten to their exact effect: never limit them.
     args.limit = 0;
@@ -159,11 +191,20 @@ function parseAddOrTrimArgs(ctx: Context, argv: Buffer[], xadd: boolean): TrimAr
   return args;
 }
 
-/** Runs the trim of parsed args; returns the number of entries removed. */
+/** Runs the trim of parsed args under its reference policy; returns the number of entries removed. */
 function trimStream(s: Stream, args: TrimArgs): number {
-  if (args.strategy === 'maxlen') return s.trimByMaxLen(args.maxLen, args.approx, args.limit);
-  if (args.strategy === 'minid') return s.trimByMinId(args.minId, args.approx, args.limit);
-  return 0;
+  if (args.strategy === null) return 0;
+  if (args.policy === 'acked') {
+    return s.trimUnreferenced(args.strategy === 'maxlen' ? args.maxLen : 0,
+      args.strategy === 'minid' ? args.minId : undefined, (id) => isReferenced(s, id));
+  }
+  // DELREF: the pending ids that were live before and are gone after lose their references.
+  const pending = args.policy === 'delref' ? livePendingIds(s) : [];
+  const removed = args.strategy === 'maxlen'
+    ? s.trimByMaxLen(args.maxLen, args.approx, args.limit)
+    : s.trimByMinId(args.minId, args.approx, args.limit);
+  if (removed > 0) for (const id of pending) if (s.get(id) === undefined) dropReferences(s, id);
+  return removed;
 }
 
 /**
@@ -192,19 +233,48 @@ function xadd(ctx: Context, argv: Buffer[]): Reply {
     if (args.noMkStream) return null;
     s = new Stream();
   }
+  // IDMP: a pid/iid already recorded answers with its entry's id and adds nothing.
+  let pid = '';
+  let iid = '';
+  if (args.idmpPid !== undefined) {
+    pid = args.idmpPid.toString('latin1');
+    iid = (args.idmpIid ?? autoIid(argv.slice(fieldPos))).toString('latin1');
+    if (s.idmp !== undefined) {
+      s.idmp.expire(ctx.instance.keyspace.now());
+      const seen = s.idmp.lookup(pid, iid);
+      if (seen !== undefined) {
+        s.idmp.iidsDuplicates++;
+        ctx.preventPropagation();
+        return idReply(seen);
+      }
+    }
+  }
   if (idsEqual(s.lastId, MAX_ID)) fail(EXHAUSTED_ERROR);
   const id = generateId(s.lastId, ctx.instance.keyspace.now(), args.id);
   s.append(id, argv.slice(fieldPos), nodeLimits(ctx));
   if (created) ctx.db.set(key, s);
+  if (args.idmpPid !== undefined) {
+    s.idmp ??= new IdmpState();
+    s.idmp.record(pid, iid, id);
+  }
   ctx.modified(key);
 
-  const out: Array<Buffer | string> = argv.slice();
+  let out: Array<Buffer | string> = argv.slice();
   if (args.strategy !== null) {
     trimStream(s, args);
-    if (args.approx) rewriteApproxTrim(out, s, args);
+    if (args.approx && args.policy !== 'acked') rewriteApproxTrim(out, s, args);
   }
   if (args.id === undefined || !args.id.seqGiven) out[args.idPos] = formatId(id);
-  ctx.propagate(out);
+  if (args.idmpPid !== undefined) {
+    // Logged as the plain XADD with its id, then XIDMPRECORD (Redis 8.8's replay form), so
+    // replay neither looks the iid up nor recomputes an IDMPAUTO hash.
+    const drop = new Set(args.idmpArgs);
+    out = out.filter((_, i) => !drop.has(i));
+    ctx.propagate(out);
+    ctx.propagate(['XIDMPRECORD', argv[1]!, Buffer.from(pid, 'latin1'), Buffer.from(iid, 'latin1'), formatId(id)]);
+  } else {
+    ctx.propagate(out);
+  }
   return idReply(id);
 }
 
@@ -217,7 +287,7 @@ function xtrim(ctx: Context, argv: Buffer[]): Reply {
   if (s === undefined) return 0;
   const deleted = trimStream(s, args);
   if (deleted > 0) {
-    if (args.approx) {
+    if (args.approx && args.policy !== 'acked') {
       const out: Array<Buffer | string> = argv.slice();
       rewriteApproxTrim(out, s, args);
       ctx.propagate(out);

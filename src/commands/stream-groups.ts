@@ -20,7 +20,7 @@ import {
   INVALID_ENTRIES_READ,
   readHistory,
 } from '../engine/consumer-group.js';
-import { autoClaim, claim, type ClaimEffect } from '../engine/group-claim.js';
+import { autoClaim, claim, claimIdle, type ClaimEffect } from '../engine/group-claim.js';
 import { type Database, keyOf } from '../engine/keyspace.js';
 import { Stream } from '../engine/stream.js';
 import {
@@ -296,6 +296,8 @@ interface ReadRequest {
   noack: boolean;
   /** BLOCK in ms, or -1 when not given. */
   block: number;
+  /** CLAIM min-idle-time (Redis 8.4), or -1 when not given. */
+  claimMinIdle: number;
   targets: ReadTarget[];
 }
 
@@ -313,7 +315,7 @@ function xreadgroupKeys(argv: Buffer[]): number[] {
       const n = Math.floor((argv.length - i - 1) / 2);
       return Array.from({ length: n }, (_, j) => i + 1 + j);
     }
-    if (isKeyword(argv[i], 'group') || isKeyword(argv[i], 'count') || isKeyword(argv[i], 'block')) {
+    if (isKeyword(argv[i], 'group') || isKeyword(argv[i], 'count') || isKeyword(argv[i], 'block') || isKeyword(argv[i], 'claim')) {
       i += isKeyword(argv[i], 'group') ? 2 : 1;
     }
   }
@@ -326,6 +328,7 @@ function parseReadGroup(ctx: Context, argv: Buffer[]): ReadRequest {
   let count = 0;
   let noack = false;
   let block = -1;
+  let claimMinIdle = -1;
   let streamsAt = 0;
   let streamCount = 0;
   for (let i = 1; i < argv.length; i++) {
@@ -351,6 +354,11 @@ function parseReadGroup(ctx: Context, argv: Buffer[]): ReadRequest {
       i += 2;
     } else if (opt === 'noack') {
       noack = true;
+    } else if (opt === 'claim' && more > 0) {
+      // Redis 8.4. The docs give no error text; this one follows XCLAIM's min-idle-time error.
+      const v = parseInt64(argv[++i]!);
+      if (v === undefined || v < 0n) fail('ERR Invalid min-idle-time argument for XREADGROUP');
+      claimMinIdle = v > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(v);
     } else {
       fail(Errors.syntax);
     }
@@ -373,7 +381,7 @@ function parseReadGroup(ctx: Context, argv: Buffer[]): ReadRequest {
     const after = compareIds(parsed, MAX_ID) === 0 ? NEW_ENTRIES : parsed;
     targets.push({ keyArg, key, after });
   }
-  return { group, consumer, count, noack, block, targets };
+  return { group, consumer, count, noack, block, claimMinIdle, targets };
 }
 
 /**
@@ -403,9 +411,26 @@ function serveStream(
   }
   let reply: Reply[];
   if (target.after === NEW_ENTRIES) {
+    reply = [];
+    let count = req.count;
+    if (req.claimMinIdle >= 0) {
+      // CLAIM: idle pending entries first, with [id, fields, idle ms, deliveries before];
+      // NOACK does not apply to them (documented). They propagate as XCLAIMs.
+      const taken = claimIdle(s, g, consumer, req.claimMinIdle, req.count, now);
+      for (const c of taken.claimed) reply.push([formatId(c.id), c.fields, c.idle, c.previousDeliveries]);
+      for (const e of taken.effects) prop.add(xclaimArgv(target.keyArg, g, e));
+      if (taken.effects.length > 0) changed = true;
+      if (count > 0) {
+        count -= taken.claimed.length;
+        if (count === 0) {
+          if (changed) ctx.addDirty(1);
+          return reply;
+        }
+      }
+    }
     const before = g.lastId;
-    const delivered = deliverNew(s, g, consumer, req.count, req.noack, now);
-    reply = delivered.entries.map((e) => entryReply(e.id, e.fields));
+    const delivered = deliverNew(s, g, consumer, count, req.noack, now);
+    for (const e of delivered.entries) reply.push(entryReply(e.id, e.fields));
     delivered.pending.forEach((nack, i) => {
       const e = { id: nack.id, consumer: consumer.name, deliveryTime: nack.deliveryTime, deliveryCount: nack.deliveryCount, dropped: false };
       prop.add(xclaimArgv(target.keyArg, g, e, delivered.lastIds[i]));
@@ -436,7 +461,7 @@ function xreadgroup(ctx: Context, argv: Buffer[]): Reply | Promise<Reply> {
     const s = lookupStream(ctx.db, target.key)!;
     const g = lookupGroup(s, req.group)!;
     // History reads are always served; ">" only when the stream has entries past last_id.
-    if (target.after !== NEW_ENTRIES || hasNewEntries(s, g)) {
+    if (target.after !== NEW_ENTRIES || hasNewEntries(s, g) || hasClaimable(req, g, nowMs(ctx))) {
       served.push([target.keyArg, serveStream(ctx, prop, req, target, s, g)]);
     }
   }
@@ -445,6 +470,17 @@ function xreadgroup(ctx: Context, argv: Buffer[]): Reply | Promise<Reply> {
   if (req.block < 0 || ctx.noBlock) return NULL_ARRAY;
   const keys = req.targets.map((t) => t.key);
   return ctx.block(keys, req.block, (retryCtx) => retryReadGroup(retryCtx, req), NULL_ARRAY);
+}
+
+/**
+ * XREADGROUP CLAIM serves a stream that has an entry pending long enough even without new
+ * entries. A blocked reader is re-checked only when its key changes, not when an entry
+ * becomes idle enough during the BLOCK (Redis does the latter; sluice does not yet).
+ */
+function hasClaimable(req: ReadRequest, g: ConsumerGroup, now: number): boolean {
+  if (req.claimMinIdle < 0) return false;
+  for (const [, nack] of g.pel.entries()) if (now - nack.deliveryTime >= req.claimMinIdle) return true;
+  return false;
 }
 
 /** A blocked XREADGROUP woken by a change to one of its keys (serveClientsBlockedOnStreamKey). */
@@ -456,7 +492,7 @@ function retryReadGroup(ctx: Context, req: ReadRequest): Reply | undefined {
     if (g === undefined) {
       return new ErrorReply('NOGROUP the consumer group this client was blocked on no longer exists');
     }
-    if (!hasNewEntries(value, g)) continue;
+    if (!hasNewEntries(value, g) && !hasClaimable(req, g, nowMs(ctx))) continue;
     const prop = new Propagation(ctx);
     const reply = serveStream(ctx, prop, req, target, value, g);
     prop.finish();
@@ -536,7 +572,9 @@ function xpending(ctx: Context, argv: Buffer[]): Reply {
     const idle = now - nack.deliveryTime;
     if (minIdle !== 0n && BigInt(idle) < minIdle) continue;
     count--;
-    out.push([formatId(id), nack.consumer.name, Math.max(0, idle), nack.deliveryCount]);
+    // Entries released by XNACK (Redis 8.8) show consumer "" and idle -1, as documented.
+    const shownIdle = nack.consumer === g.unowned ? -1 : Math.max(0, idle);
+    out.push([formatId(id), nack.consumer.name, shownIdle, nack.deliveryCount]);
   }
   return out;
 }

@@ -53,8 +53,8 @@ function radixTreeNodes(s: Stream): number {
   return s.nodeCount() + 1;
 }
 
-function streamHeader(s: Stream): Array<[string, Reply]> {
-  return [
+function streamHeader(s: Stream, now: number): Array<[string, Reply]> {
+  const header: Array<[string, Reply]> = [
     ['length', s.length],
     ['radix-tree-keys', s.nodeCount()],
     ['radix-tree-nodes', radixTreeNodes(s)],
@@ -63,6 +63,21 @@ function streamHeader(s: Stream): Array<[string, Reply]> {
     ['entries-added', s.entriesAdded],
     ['recorded-first-entry-id', formatId(s.firstEntry()?.id ?? MIN_ID)],
   ];
+  // Redis 8.6's IDMP fields, only for streams that use IDMP (XCFGSET or XADD IDMP), so a
+  // Redis 7 stream's reply is unchanged. The docs list them without a position: sluice puts
+  // them after the Redis 7 header fields.
+  if (s.idmp !== undefined) {
+    s.idmp.expire(now);
+    header.push(
+      ['idmp-duration', s.idmp.durationSec],
+      ['idmp-maxsize', s.idmp.maxSize],
+      ['pids-tracked', s.idmp.producers.size],
+      ['iids-tracked', s.idmp.iidsTracked()],
+      ['iids-added', s.idmp.iidsAdded],
+      ['iids-duplicates', s.idmp.iidsDuplicates],
+    );
+  }
+  return header;
 }
 
 function xinfoStream(ctx: Context, argv: Buffer[]): Reply {
@@ -81,7 +96,7 @@ function xinfoStream(ctx: Context, argv: Buffer[]): Reply {
     fail(subcommandSyntaxError(argv[1]!));
   }
   const s = existingStream(ctx, argv[2]!);
-  const header = streamHeader(s);
+  const header = streamHeader(s, ctx.instance.keyspace.now());
   if (!full) {
     const first = s.firstEntry();
     const last = s.lastEntry();

@@ -60,6 +60,12 @@ export class ConsumerGroup {
   readonly key: string;
   readonly pel = new IdOrderedMap<PendingEntry>();
   readonly consumers = new Map<string, Consumer>();
+  /**
+   * Owner of the entries released by XNACK (Redis 8.8's "NACK zone": consumer NULL, shown as
+   * "" by XPENDING). Not in `consumers`: it is no consumer of XINFO CONSUMERS and reads no
+   * history; claiming an entry from it moves it to a real consumer as usual.
+   */
+  readonly unowned = new Consumer(Buffer.alloc(0), 0);
 
   constructor(
     readonly name: Buffer,
@@ -133,6 +139,20 @@ export class ConsumerGroup {
     nack.deliveryCount = deliveryCount;
     return nack;
   }
+}
+
+/** XNACK's delivery time: 0, so any min-idle-time claims the entry at once. */
+export const RELEASED_DELIVERY_TIME = 0;
+
+/**
+ * XNACK of one pending id: the entry stays in the group's PEL, unowned, with delivery time 0
+ * and the given count. Returns false when the id is not pending in the group.
+ */
+export function releasePending(g: ConsumerGroup, id: StreamId, deliveryCount: (old: number) => number): boolean {
+  const nack = g.pel.get(id);
+  if (nack === undefined) return false;
+  g.assign(id, g.unowned, RELEASED_DELIVERY_TIME, deliveryCount(nack.deliveryCount));
+  return true;
 }
 
 // --- lag and entries_read (streamRangeHasTombstones, streamEstimateDistance..., streamCGLag) ---

@@ -3,7 +3,7 @@
 // Each change is reported as a ClaimEffect so the command layer can propagate it as an
 // XCLAIM with explicit TIME/RETRYCOUNT (streamPropagateXCLAIM), in the order Redis does.
 import { type Consumer, type ConsumerGroup, type PendingEntry, type StreamView } from './consumer-group.js';
-import { incrementId, type StreamId } from './stream-id.js';
+import { compareIds, incrementId, type StreamId } from './stream-id.js';
 
 /** One PEL change, as it must be propagated: the entry's state right after the change. */
 export interface ClaimEffect {
@@ -160,4 +160,51 @@ export function autoClaim(
   const following = at === undefined ? undefined : g.pel.ceiling(at);
   result.cursor = following === undefined ? null : following[0];
   return result;
+}
+
+/** One entry XREADGROUP ... CLAIM took over: its state before the claim, for the reply. */
+export interface IdleClaim {
+  id: StreamId;
+  fields: Buffer[];
+  /** ms since the previous delivery (XNACKed entries: since the epoch). */
+  idle: number;
+  /** Deliveries before this one. */
+  previousDeliveries: number;
+}
+
+/**
+ * XREADGROUP CLAIM (Redis 8.4): the group's pending entries idle at least `minIdle`, longest
+ * idle first (so XNACKed ones, with delivery time 0, lead), up to `count` (0 = all), move to
+ * `consumer` as a new delivery. Entries deleted from the stream are dropped from the PEL on
+ * the way, as XAUTOCLAIM does. The scan sorts the whole PEL by delivery time: O(P log P).
+ */
+export function claimIdle(
+  s: StreamView,
+  g: ConsumerGroup,
+  consumer: Consumer,
+  minIdle: number,
+  count: number,
+  now: number,
+): { claimed: IdleClaim[]; effects: ClaimEffect[] } {
+  const candidates: PendingEntry[] = [];
+  for (const [, nack] of g.pel.entries()) {
+    if (now - nack.deliveryTime >= minIdle) candidates.push(nack);
+  }
+  candidates.sort((a, b) => a.deliveryTime - b.deliveryTime || compareIds(a.id, b.id));
+  const claimed: IdleClaim[] = [];
+  const effects: ClaimEffect[] = [];
+  for (const nack of candidates) {
+    if (count > 0 && claimed.length >= count) break;
+    const fields = s.get(nack.id);
+    if (fields == null) {
+      effects.push(effect(nack, true));
+      dropPending(g, nack);
+      continue;
+    }
+    claimed.push({ id: nack.id, fields, idle: now - nack.deliveryTime, previousDeliveries: nack.deliveryCount });
+    g.assign(nack.id, consumer, now, Math.min(nack.deliveryCount + 1, Number.MAX_SAFE_INTEGER));
+    effects.push(effect(nack, false));
+  }
+  if (claimed.length > 0) consumer.activeTime = now;
+  return { claimed, effects };
 }

@@ -16,8 +16,9 @@
 // - firstIdWithTombstones() is the first id still stored (Redis's streamGetEdgeID without
 //   skipping tombstones); nodeCount() / estimatedBytes() are for XINFO and MEMORY USAGE.
 import type { ConsumerGroup } from './consumer-group.js';
+import type { IdmpState } from './idmp.js';
 import type { TypedValue } from './keyspace.js';
-import { compareIds, MAX_ID, MIN_ID, type StreamId } from './stream-id.js';
+import { compareIds, incrementId, MAX_ID, MIN_ID, type StreamId } from './stream-id.js';
 import { type EntryHeader, FLAG_DELETED, Reader, StreamNode } from './stream-node.js';
 
 export interface StreamEntry {
@@ -52,6 +53,8 @@ export class Stream implements TypedValue {
   maxDeletedId: StreamId = MIN_ID;
   entriesAdded = 0n;
   readonly groups = new Map<string, ConsumerGroup>();
+  /** Redis 8.6 idempotent-production state; created by XCFGSET or the first XADD IDMP. */
+  idmp: IdmpState | undefined = undefined;
 
   /** Nodes ordered by master id; the live ones are nodes[head ..]. */
   private nodes: StreamNode[] = [];
@@ -171,6 +174,31 @@ export class Stream implements TypedValue {
   /** Removes entries with ids below minId; see trim(). */
   trimByMinId(minId: StreamId, approx: boolean, limit: number): number {
     return this.trim(0, minId, approx, limit);
+  }
+
+  /**
+   * Trimming with the ACKED policy (Redis 8.2): walks entries from the head while the stream
+   * is above maxLen (or below minId) and deletes those `referenced` rejects, skipping the
+   * rest. Exact in all cases ("~" has no node-level shortcut here, since a kept entry pins its
+   * node). Like trimming, it leaves maxDeletedId alone. Returns the number removed.
+   */
+  trimUnreferenced(maxLen: number, minId: StreamId | undefined, referenced: (id: StreamId) => boolean): number {
+    const savedMaxDeleted = this.maxDeletedId;
+    let deleted = 0;
+    let from = MIN_ID;
+    outer: while (true) {
+      const batch = this.range(from, MAX_ID, 128, false);
+      if (batch.length === 0) break;
+      for (const e of batch) {
+        if (minId === undefined ? this.length <= maxLen : !lessThan(e.id.ms, e.id.seq, minId)) break outer;
+        if (!referenced(e.id) && this.delete(e.id)) deleted++;
+      }
+      const next = incrementId(batch[batch.length - 1]!.id);
+      if (next === undefined) break;
+      from = next;
+    }
+    this.maxDeletedId = savedMaxDeleted;
+    return deleted;
   }
 
   /**

@@ -3,7 +3,8 @@
 // the last id, entries-added and max-deleted-id, then per group (in name order) XGROUP CREATE
 // with its last id and ENTRIESREAD, and per consumer either XGROUP CREATECONSUMER (no pending
 // entries) or one XCLAIM ... FORCE per pending entry, carrying its owner, delivery time and
-// delivery count. Consumers' seen/active times are not kept, as in Redis.
+// delivery count. Consumers' seen/active times are not kept, as in Redis. Redis 8 state
+// follows: XNACKed (unowned) entries as XNACK ... FORCE, IDMP as XCFGSET + XIDMPRECORD.
 import { INVALID_ENTRIES_READ } from '../engine/consumer-group.js';
 import type { Stream } from '../engine/stream.js';
 import { formatId, MAX_ID, MIN_ID } from '../engine/stream-id.js';
@@ -50,6 +51,22 @@ export function rewriteStreamMeta(key: Buffer, s: Stream): Argv[] {
           'TIME', String(nack.deliveryTime), 'RETRYCOUNT', String(nack.deliveryCount),
           'JUSTID', 'FORCE',
         ]);
+      }
+    }
+    // Entries released by XNACK (owned by no consumer): XNACK ... FORCE recreates them
+    // unowned, with delivery time 0 and their count (Redis 8.8 documents FORCE for this).
+    for (const [id, nack] of g.unowned.pel.entries()) {
+      out.push(['XNACK', key, g.name, 'FAIL', 'IDS', '1', formatId(id), 'RETRYCOUNT', String(nack.deliveryCount), 'FORCE']);
+    }
+  }
+  if (s.idmp !== undefined) {
+    // IDMP: the configuration (which also creates the empty state), then every remembered
+    // pid/iid in recording order, so eviction order and expiry times come back the same.
+    // The iids-added / iids-duplicates counters restart from what the records give.
+    out.push(['XCFGSET', key, 'IDMP-DURATION', String(s.idmp.durationSec), 'IDMP-MAXSIZE', String(s.idmp.maxSize)]);
+    for (const [pid, iids] of s.idmp.producers) {
+      for (const [iid, rec] of iids) {
+        out.push(['XIDMPRECORD', key, Buffer.from(pid, 'latin1'), Buffer.from(iid, 'latin1'), formatId(rec.id)]);
       }
     }
   }

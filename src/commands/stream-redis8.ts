@@ -1,0 +1,268 @@
+// The Redis 8.2–8.8 stream commands, implemented from their documentation (no reference
+// server exists here): XDELEX and XACKDEL (8.2 deletion policies), XNACK (8.8), XCFGSET (8.6)
+// and XIDMPRECORD (8.8, the replay form of IDMP). Where the docs give no error text the
+// message follows the closest Redis 7 wording and says so.
+import { releasePending } from '../engine/consumer-group.js';
+import { IDMP_MAX_DURATION, IDMP_MAX_MAXSIZE, IdmpState } from '../engine/idmp.js';
+import { keyOf } from '../engine/keyspace.js';
+import { dropReferences, isReferenced, policyKeyword, type RefPolicy } from '../engine/ref-policy.js';
+import { compareIds, parseStrictId, type StreamId } from '../engine/stream-id.js';
+import { Errors, fail, OK, type Reply } from '../resp/reply.js';
+import { int64Arg, lower } from './args.js';
+import { lookupGroup, lookupStream } from './stream-groups.js';
+import { command, type CommandSpec, type Context } from './types.js';
+
+const oneKey = { first: 1, last: 1, step: 1 };
+
+function noGroupError(key: Buffer, group: Buffer): string {
+  return `NOGROUP No such key '${key.toString('utf8')}' or consumer group '${group.toString('utf8')}'`;
+}
+
+/** The "IDS numids id [id ...]" block starting at argv[at] (the IDS token); returns the ids and the next index. */
+function parseIdsBlock(argv: Buffer[], at: number): { ids: StreamId[]; next: number } {
+  if (at + 1 >= argv.length) fail(Errors.syntax);
+  const n = int64Arg(argv[at + 1]!, 'ERR Number of IDs must be a positive integer');
+  if (n <= 0n) fail('ERR Number of IDs must be a positive integer');
+  const first = at + 2;
+  if (BigInt(argv.length - first) < n) fail('ERR The `numids` parameter must match the number of arguments');
+  const count = Number(n);
+  // All ids are checked before anything changes, as XDEL/XACK do.
+  const ids = argv.slice(first, first + count).map((a) => parseStrictId(a));
+  return { ids, next: first + count };
+}
+
+/** Options of XDELEX / XACKDEL after `from`: one policy keyword and the IDS block, in any order. */
+function parsePolicyAndIds(argv: Buffer[], from: number): { policy: RefPolicy; ids: StreamId[] } {
+  let policy: RefPolicy | undefined;
+  let ids: StreamId[] | undefined;
+  for (let i = from; i < argv.length; ) {
+    const opt = lower(argv[i]!);
+    const p = policyKeyword(opt);
+    if (p !== undefined && policy === undefined) {
+      policy = p;
+      i++;
+    } else if (opt === 'ids' && ids === undefined) {
+      const block = parseIdsBlock(argv, i);
+      ids = block.ids;
+      i = block.next;
+    } else {
+      fail(Errors.syntax);
+    }
+  }
+  if (ids === undefined) fail(Errors.syntax);
+  return { policy: policy ?? 'keepref', ids };
+}
+
+// --- XDELEX key [KEEPREF | DELREF | ACKED] IDS numids id [id ...] -----------------------------
+// Per id: -1 no such entry, 1 deleted, 2 kept because a group still references it (ACKED).
+
+function xdelex(ctx: Context, argv: Buffer[]): Reply {
+  const { policy, ids } = parsePolicyAndIds(argv, 2);
+  const key = keyOf(argv[1]!);
+  const s = lookupStream(ctx.db, key);
+  if (s === undefined) return ids.map(() => -1);
+  let changed = 0;
+  const out = ids.map((id) => {
+    if (policy === 'acked') {
+      if (s.get(id) === undefined) return -1;
+      if (isReferenced(s, id)) return 2;
+    }
+    const deleted = s.delete(id);
+    // DELREF removes dangling references even when the entry itself is already gone.
+    if (policy === 'delref') dropReferences(s, id);
+    if (deleted) changed++;
+    return deleted ? 1 : -1;
+  });
+  if (changed > 0) {
+    ctx.modified(key);
+    ctx.addDirty(changed - 1);
+  }
+  return out;
+}
+
+// --- XACKDEL key group [KEEPREF | DELREF | ACKED] IDS numids id [id ...] -----------------------
+// Per id: -1 no such entry, 1 acknowledged and deleted, 2 acknowledged but kept (ACKED).
+
+function xackdel(ctx: Context, argv: Buffer[]): Reply {
+  const { policy, ids } = parsePolicyAndIds(argv, 3);
+  const key = keyOf(argv[1]!);
+  const s = lookupStream(ctx.db, key);
+  if (s === undefined) return ids.map(() => -1);
+  const g = lookupGroup(s, argv[2]!);
+  // The docs do not say; XREADGROUP/XPENDING's NOGROUP error is the closest Redis behaviour.
+  if (g === undefined) fail(noGroupError(argv[1]!, argv[2]!));
+  let changed = 0;
+  const out = ids.map((id) => {
+    if (g.ack(id)) changed++;
+    if (policy === 'acked') {
+      if (s.get(id) === undefined) return -1;
+      if (isReferenced(s, id)) return 2;
+    }
+    const deleted = s.delete(id);
+    if (policy === 'delref') dropReferences(s, id);
+    if (deleted) changed++;
+    return deleted ? 1 : -1;
+  });
+  if (changed > 0) {
+    ctx.modified(key);
+    ctx.addDirty(changed - 1);
+  }
+  return out;
+}
+
+// --- XNACK key group <SILENT | FAIL | FATAL> IDS numids id [id ...] [RETRYCOUNT count] [FORCE] --
+
+/**
+ * FATAL's count is LLONG_MAX in Redis; a PEL delivery count here is a JS number, so it is
+ * the largest exact one (2^53 - 1). Any maxDeliveries check treats both the same.
+ */
+export const FATAL_DELIVERY_COUNT = Number.MAX_SAFE_INTEGER;
+
+function xnack(ctx: Context, argv: Buffer[]): Reply {
+  let mode: 'silent' | 'fail' | 'fatal' | undefined;
+  let ids: StreamId[] | undefined;
+  let retryCount: number | undefined;
+  let force = false;
+  for (let i = 3; i < argv.length; ) {
+    const opt = lower(argv[i]!);
+    if ((opt === 'silent' || opt === 'fail' || opt === 'fatal') && mode === undefined) {
+      mode = opt;
+      i++;
+    } else if (opt === 'ids' && ids === undefined) {
+      const block = parseIdsBlock(argv, i);
+      ids = block.ids;
+      i = block.next;
+    } else if (opt === 'retrycount' && i + 1 < argv.length) {
+      // XCLAIM's RETRYCOUNT error text.
+      const n = int64Arg(argv[i + 1]!, 'ERR Invalid RETRYCOUNT option argument for XNACK');
+      if (n < 0n) fail('ERR Invalid RETRYCOUNT option argument for XNACK');
+      retryCount = n > BigInt(FATAL_DELIVERY_COUNT) ? FATAL_DELIVERY_COUNT : Number(n);
+      i += 2;
+    } else if (opt === 'force') {
+      force = true;
+      i++;
+    } else {
+      fail(Errors.syntax);
+    }
+  }
+  if (mode === undefined || ids === undefined) fail(Errors.syntax);
+  const key = keyOf(argv[1]!);
+  const s = lookupStream(ctx.db, key);
+  const g = lookupGroup(s, argv[2]!);
+  if (s === undefined || g === undefined) fail(noGroupError(argv[1]!, argv[2]!));
+  const adjust = (old: number): number => {
+    if (retryCount !== undefined) return retryCount;
+    if (mode === 'fatal') return FATAL_DELIVERY_COUNT;
+    if (mode === 'silent') return Math.max(0, old - 1);
+    return old;
+  };
+  let released = 0;
+  for (const id of ids) {
+    if (releasePending(g, id, adjust)) {
+      released++;
+      continue;
+    }
+    // FORCE: a new unowned entry with count 0 (or RETRYCOUNT, or FATAL's maximum). The entry
+    // must exist, except when replaying the AOF, whose rewrite also keeps dangling references.
+    if (force && (s.get(id) !== undefined || ctx.client.kind === 'aof')) {
+      g.assign(id, g.unowned, 0, retryCount ?? (mode === 'fatal' ? FATAL_DELIVERY_COUNT : 0));
+      released++;
+    }
+  }
+  if (released > 0) {
+    ctx.modified(key);
+    ctx.addDirty(released - 1);
+  }
+  return released;
+}
+
+// --- XCFGSET key [IDMP-DURATION seconds] [IDMP-MAXSIZE n] -------------------------------------
+
+function xcfgset(ctx: Context, argv: Buffer[]): Reply {
+  let duration: number | undefined;
+  let maxSize: number | undefined;
+  for (let i = 2; i < argv.length; i += 2) {
+    const opt = lower(argv[i]!);
+    if (i + 1 >= argv.length) fail(Errors.syntax);
+    if (opt === 'idmp-duration') {
+      const n = int64Arg(argv[i + 1]!, 'ERR IDMP-DURATION must be between 1 and 86400');
+      if (n < 1n || n > BigInt(IDMP_MAX_DURATION)) fail('ERR IDMP-DURATION must be between 1 and 86400');
+      duration = Number(n);
+    } else if (opt === 'idmp-maxsize') {
+      const n = int64Arg(argv[i + 1]!, 'ERR IDMP-MAXSIZE must be between 1 and 10000');
+      if (n < 1n || n > BigInt(IDMP_MAX_MAXSIZE)) fail('ERR IDMP-MAXSIZE must be between 1 and 10000');
+      maxSize = Number(n);
+    } else {
+      fail(Errors.syntax);
+    }
+  }
+  if (duration === undefined && maxSize === undefined) {
+    fail('ERR At least one of IDMP-DURATION or IDMP-MAXSIZE must be specified');
+  }
+  const key = keyOf(argv[1]!);
+  const s = lookupStream(ctx.db, key);
+  if (s === undefined) fail(Errors.noSuchKey);
+  s.idmp ??= new IdmpState();
+  // An option not given keeps its current value; every producer's map is cleared (documented).
+  s.idmp.configure(duration ?? s.idmp.durationSec, maxSize ?? s.idmp.maxSize);
+  ctx.modified(key);
+  return OK;
+}
+
+// --- XIDMPRECORD key pid iid stream-id ---------------------------------------------------------
+
+function xidmprecord(ctx: Context, argv: Buffer[]): Reply {
+  const key = keyOf(argv[1]!);
+  const s = lookupStream(ctx.db, key);
+  if (s === undefined) fail(Errors.noSuchKey);
+  const pid = argv[2]!;
+  const iid = argv[3]!;
+  if (pid.length === 0 || iid.length === 0) fail('ERR pid and iid must not be empty');
+  const id = parseStrictId(argv[4]!);
+  // The AOF may hold a record whose entry was trimmed by the XADD itself (MAXLEN 0) or that
+  // the rewrite kept for a deleted entry: replay records it anyway.
+  if (ctx.client.kind !== 'aof' && s.get(id) === undefined) fail('ERR the stream ID does not exist');
+  s.idmp ??= new IdmpState();
+  const seen = s.idmp.lookup(pid.toString('latin1'), iid.toString('latin1'));
+  if (seen !== undefined) {
+    if (compareIds(seen, id) === 0) return OK;
+    fail('ERR the pid/iid pair already maps to a different stream ID');
+  }
+  const at = ctx.client.kind === 'aof' ? Number(id.ms) : ctx.instance.keyspace.now();
+  s.idmp.record(pid.toString('latin1'), iid.toString('latin1'), id, at);
+  ctx.modified(key);
+  return OK;
+}
+
+export const commands: CommandSpec[] = [
+  command('xdelex', -5, ['write', 'fast'], oneKey, xdelex, {
+    categories: ['write', 'stream', 'fast'],
+    summary: 'Deletes one or multiple entries from the stream.',
+    since: '8.2.0',
+    group: 'stream',
+  }),
+  command('xackdel', -6, ['write', 'fast'], oneKey, xackdel, {
+    categories: ['write', 'stream', 'fast'],
+    summary: 'Acknowledges and conditionally deletes one or multiple entries for a stream consumer group.',
+    since: '8.2.0',
+    group: 'stream',
+  }),
+  command('xnack', -7, ['write', 'fast'], oneKey, xnack, {
+    categories: ['write', 'stream', 'fast'],
+    summary: "Releases pending messages back to the group's PEL without acknowledging them, making them available for re-delivery.",
+    since: '8.8.0',
+    group: 'stream',
+  }),
+  command('xcfgset', -2, ['write', 'fast'], oneKey, xcfgset, {
+    categories: ['write', 'stream', 'fast'],
+    summary: 'Sets the IDMP configuration parameters for a stream.',
+    since: '8.6.0',
+    group: 'stream',
+  }),
+  command('xidmprecord', 5, ['write', 'denyoom', 'fast'], oneKey, xidmprecord, {
+    categories: ['write', 'stream', 'fast'],
+    summary: 'An internal command for setting IDMP metadata on an existing stream message.',
+    since: '8.8.0',
+    group: 'stream',
+  }),
+];
