@@ -163,8 +163,9 @@ function xnack(ctx: Context, argv: Buffer[]): Reply {
       continue;
     }
     // FORCE: a new unowned entry with count 0 (or RETRYCOUNT, or FATAL's maximum). The entry
-    // must exist, except when replaying the AOF, whose rewrite also keeps dangling references.
-    if (force && (s.get(id) !== undefined || ctx.client.kind === 'aof')) {
+    // must exist (documented), so a rewrite drops dangling unowned references exactly as
+    // Redis's XCLAIM ... FORCE drops dangling owned ones.
+    if (force && s.get(id) !== undefined) {
       g.assign(id, g.unowned, 0, retryCount ?? (mode === 'fatal' ? FATAL_DELIVERY_COUNT : 0));
       released++;
     }
