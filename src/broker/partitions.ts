@@ -59,6 +59,18 @@ export function clusterPartitionStreams(stream: string, n: number): string[] {
   return Array.from({ length: n }, (_, i) => `${stream}{${partitionTag(i, n)}}`);
 }
 
+/** add() with waitReplicas: the entry was written (as `id`) but too few replicas confirmed it. */
+export class ReplicationError extends Error {
+  constructor(
+    readonly id: string,
+    readonly replicas: number,
+    readonly wanted: number,
+  ) {
+    super(`entry ${id} reached ${replicas} of ${wanted} replicas; it may be lost on failover`);
+    this.name = 'ReplicationError';
+  }
+}
+
 export interface PartitionedProducerOptions {
   stream: string;
   partitions: number;
@@ -103,7 +115,7 @@ export class PartitionedProducer {
     const [id, acked] = await this.conn.pipeline([xadd, ['WAIT', need, this.options.waitTimeoutMs ?? 1000]]);
     if (id instanceof Error) throw id;
     if (acked instanceof Error) throw acked;
-    if (Number(acked) < need) throw new Error(`entry ${String(id)} reached ${Number(acked)} of ${need} replicas; it may be lost on failover`);
+    if (Number(acked) < need) throw new ReplicationError(String(id), Number(acked), need);
     return String(id);
   }
 

@@ -14,6 +14,7 @@ const run = promisify(execFile);
 export interface ClusterNode {
   port: number;
   process: ChildProcess;
+  args: string[];
 }
 
 export function freePort(): Promise<number> {
@@ -79,14 +80,14 @@ export class LocalCluster {
     try {
       for (let i = 0; i < masters * (1 + replicas); i++) {
         const port = await freeClusterPort(taken);
-        const child = spawn('redis-server', [
+        const args = [
           '--port', String(port), '--bind', '127.0.0.1', '--dir', dir,
           '--cluster-enabled', 'yes', '--cluster-config-file', `nodes-${port}.conf`,
           // Short node timeout: a killed master is failed over in a couple of seconds.
           '--cluster-node-timeout', String(options.nodeTimeoutMs ?? 1500),
           '--save', '', '--appendonly', 'no', '--logfile', `redis-${port}.log`,
-        ], { stdio: 'ignore' });
-        nodes.push({ port, process: child });
+        ];
+        nodes.push({ port, args, process: spawn('redis-server', args, { stdio: 'ignore' }) });
       }
       for (const n of nodes) await cluster.waitFor(n.port, async () => (await cli(n.port, 'PING')).trim() === 'PONG');
       await run('redis-cli', ['--cluster', 'create', ...nodes.map((n) => `127.0.0.1:${n.port}`), '--cluster-replicas', String(replicas), '--cluster-yes'], { timeout: 60_000 });
@@ -111,20 +112,30 @@ export class LocalCluster {
     }
   }
 
-  /** Every live node says cluster_state:ok and sees `masters` masters serving all slots. */
+  /** Ports of the nodes not killed by this harness. */
+  get livePorts(): number[] {
+    return this.nodes.filter((n) => n.process.exitCode === null && n.process.signalCode === null).map((n) => n.port);
+  }
+
+  /**
+   * Every live node says cluster_state:ok and sees `masters` masters serving all slots, and
+   * every live replica has finished its sync (else WAIT and failover have no replica to count).
+   */
   async waitHealthy(masters: number, timeoutMs = 30_000): Promise<void> {
     for (const n of this.nodes) {
       if (n.process.exitCode !== null || n.process.signalCode !== null) continue;
       await this.waitFor(n.port, async () => {
         const info = await cli(n.port, 'CLUSTER', 'INFO');
         if (!/cluster_state:ok/.test(info) || !/cluster_slots_ok:16384/.test(info)) return false;
-        return (await this.masterPorts(n.port)).length === masters;
+        if ((await this.masterPorts(n.port)).length !== masters) return false;
+        const repl = await cli(n.port, 'INFO', 'replication');
+        return repl.includes('role:master') || repl.includes('master_link_status:up');
       }, timeoutMs);
     }
   }
 
   /** Ports of the masters serving slots, as node `via` sees them, ordered by first slot. */
-  async masterPorts(via = this.ports[0]!): Promise<number[]> {
+  async masterPorts(via = this.livePorts[0]!): Promise<number[]> {
     const out = await cli(via, 'CLUSTER', 'NODES');
     const rows = out.trim().split('\n').map((l) => l.split(' '));
     return rows
@@ -136,8 +147,9 @@ export class LocalCluster {
 
   /** The port of the master serving `key`. */
   async masterOf(key: string): Promise<number> {
-    const slot = Number((await cli(this.ports[0]!, 'CLUSTER', 'KEYSLOT', key)).trim());
-    const out = await cli(this.ports[0]!, 'CLUSTER', 'SLOTS');
+    const via = this.livePorts[0]!;
+    const slot = Number((await cli(via, 'CLUSTER', 'KEYSLOT', key)).trim());
+    const out = await cli(via, 'CLUSTER', 'SLOTS');
     // redis-cli prints nested arrays one value per line: start, end, ip, port, id, ...
     const lines = out.trim().split('\n');
     for (let i = 0; i + 3 < lines.length; i++) {
@@ -161,6 +173,17 @@ export class LocalCluster {
     const exited = new Promise((r) => n.process.once('exit', r));
     n.process.kill('SIGKILL');
     await exited;
+  }
+
+  /**
+   * Starts a killed node again on its port with its nodes.conf: it rejoins the cluster and, its
+   * slots having been taken over, becomes a replica of the node that replaced it. Resolves once
+   * its replication link is up.
+   */
+  async restart(port: number): Promise<void> {
+    const n = this.node(port);
+    n.process = spawn('redis-server', n.args, { stdio: 'ignore' });
+    await this.waitFor(port, async () => /master_link_status:up/.test(await cli(port, 'INFO', 'replication')), 30_000);
   }
 
   async stop(): Promise<void> {
