@@ -6,7 +6,7 @@ import { after, before, test } from 'node:test';
 import fc from 'fast-check';
 import { clusterPartitionStreams, keySlot, PartitionedProducer, PartitionedWorker } from '../../src/broker/partitions.js';
 import { DeadLetters } from '../../src/broker/dead-letters.js';
-import { connectCluster } from '../../src/client/cluster-connection.js';
+import { connect } from '../../src/client/connect.js';
 import type { Connection } from '../../src/client/connection.js';
 import { cli, LocalCluster } from './local-cluster.js';
 
@@ -15,7 +15,7 @@ let conn: Connection;
 
 before(async () => {
   cluster = await LocalCluster.start({ masters: 3, replicas: 1 });
-  conn = await connectCluster(cluster.url);
+  conn = await connect(cluster.url); // the redis+cluster:// form of the public entry point
 });
 
 after(async () => {
