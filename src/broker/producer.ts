@@ -1,9 +1,12 @@
 // Producer: appends encoded payloads to a stream (or to one of N partition streams by key),
 // trimming on write so the stream stays bounded: `MAXLEN ~ n` (by count) or `MINID ~ id`
 // (by age; the id is derived from this process's clock minus minIdAgeMs).
+// With `producerId` it produces idempotently (Redis 8.6 XADD IDMP / IDMPAUTO; sluice has it):
+// a resend after a lost reply gets the first id back instead of adding a duplicate.
 import type { Arg, Connection } from '../client/connection.js';
 import { type Codec, encodeEntry, jsonCodec } from './codec.js';
 import { partitionOf, partitionStreams } from './partition.js';
+import { probeStreamFeatures } from './stream-features.js';
 
 export interface ProducerOptions {
   stream: string;
@@ -14,11 +17,19 @@ export interface ProducerOptions {
   /** Spread entries over this many streams `stream{0}`..`stream{N-1}` by key. */
   partitions?: number;
   codec?: Codec;
+  /**
+   * Idempotent production: a stable id of this producer (keep it across restarts). Each add
+   * sends XADD IDMP producerId idempotencyKey, or IDMPAUTO producerId (the server hashes the
+   * content) without one. The first add rejects when the server has no IDMP.
+   */
+  producerId?: string;
 }
 
 export interface AddOptions {
   /** Partition / ordering key: entries with the same key go to the same stream, in order. */
   key?: string;
+  /** With `producerId`: this message's idempotent id (e.g. an order id); default: its content. */
+  idempotencyKey?: string;
 }
 
 
@@ -26,6 +37,7 @@ export class Producer {
   readonly streams: string[];
   private readonly codec: Codec;
   private roundRobin = 0;
+  private idempotenceChecked: Promise<void> | null = null;
 
   constructor(
     private readonly conn: Connection,
@@ -47,17 +59,28 @@ export class Producer {
 
   /** Appends one entry; resolves to its id. */
   async add(payload: unknown, options: AddOptions = {}): Promise<string> {
-    return String(await this.conn.call(...this.xadd(payload, options.key)));
+    await this.checkIdempotence();
+    return String(await this.conn.call(...this.xadd(payload, options.key, options.idempotencyKey)));
+  }
+
+  /** With `producerId`: resolves when the server has XADD IDMP, rejects saying so otherwise. */
+  checkIdempotence(): Promise<void> {
+    if (this.options.producerId === undefined) return Promise.resolve();
+    this.idempotenceChecked ??= probeStreamFeatures(this.conn).then((f) => {
+      if (!f.idmp) throw new Error('producerId: this server has no idempotent production (XADD IDMP needs Redis 8.6+ or sluice)');
+    });
+    return this.idempotenceChecked;
   }
 
   /** Appends many entries in one pipeline; resolves to their ids, in order. Rejects on the first error. */
-  async addMany(items: Array<{ payload: unknown; key?: string }> | unknown[], options: { keyed?: boolean } = {}): Promise<string[]> {
+  async addMany(items: Array<{ payload: unknown; key?: string; idempotencyKey?: string }> | unknown[], options: { keyed?: boolean } = {}): Promise<string[]> {
+    await this.checkIdempotence();
     const commands = items.map((item) => {
       if (options.keyed) {
-        const { payload, key } = item as { payload: unknown; key?: string };
-        return this.xadd(payload, key);
+        const { payload, key, idempotencyKey } = item as { payload: unknown; key?: string; idempotencyKey?: string };
+        return this.xadd(payload, key, idempotencyKey);
       }
-      return this.xadd(item, undefined);
+      return this.xadd(item, undefined, undefined);
     });
     const replies = await this.conn.pipeline(commands);
     return replies.map((r) => {
@@ -66,8 +89,10 @@ export class Producer {
     });
   }
 
-  private xadd(payload: unknown, key: string | undefined): Arg[] {
+  private xadd(payload: unknown, key: string | undefined, idempotencyKey: string | undefined): Arg[] {
     const argv: Arg[] = ['XADD', this.streamFor(key)];
+    const pid = this.options.producerId;
+    if (pid !== undefined) argv.push(...(idempotencyKey === undefined ? ['IDMPAUTO', pid] : ['IDMP', pid, idempotencyKey]));
     if (this.options.maxLen !== undefined) argv.push('MAXLEN', '~', this.options.maxLen);
     if (this.options.minIdAgeMs !== undefined) argv.push('MINID', '~', Math.max(0, Date.now() - this.options.minIdAgeMs));
     argv.push('*', ...encodeEntry(this.codec, payload, key));

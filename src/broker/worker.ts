@@ -8,6 +8,10 @@
 //   deliveries reach maxDeliveries (or the payload does not decode) ─▶ MULTI XADD dead-letter +
 //                   XACK EXEC
 //   the consumer dies ─▶ after claimIdleMs another worker's XAUTOCLAIM timer takes the entry
+// Where the server has the Redis 8 stream features (stream-features.ts; sluice has them):
+//   reads are XREADGROUP ... CLAIM claimIdleMs ">" (idle entries and new ones in one round
+//   trip, no XAUTOCLAIM timer), and a failed entry, or one still waiting for its retry or
+//   a handler slot at close(), is released with XNACK, so any worker takes it at once.
 // A handler that runs long keeps its lease: XCLAIM ... JUSTID resets the idle time without
 // counting a delivery. After a reconnect (and at start) the worker first re-reads its own PEL
 // from id 0, so entries delivered to it before the link dropped are not left for a claim.
@@ -17,6 +21,7 @@ import type { Arg, Connection, Value } from '../client/connection.js';
 import { type Codec, decodeEntry, jsonCodec } from './codec.js';
 import { deadLetterFields } from './dead-letters.js';
 import { Metrics } from './metrics.js';
+import { parseClaimReadReply, probeStreamFeatures, REDIS7_FEATURES, type StreamFeatures } from './stream-features.js';
 import { defaultDeadLetterStream } from './partition.js';
 import { errorMessage, parseEntries, parseReadReply, type StreamEntry } from './replies.js';
 
@@ -60,6 +65,11 @@ export interface WorkerOptions {
   metrics?: Metrics;
   /** Close gracefully on SIGTERM and SIGINT (default false). */
   handleSignals?: boolean;
+  /**
+   * 'auto' (default): use XREADGROUP ... CLAIM and XNACK when the server has them;
+   * 'redis7': XAUTOCLAIM and idle timeouts only, whatever the server.
+   */
+  streamFeatures?: 'auto' | 'redis7';
 }
 
 export type WorkerEvent = 'error' | 'processed' | 'failed' | 'deadLettered' | 'claimed';
@@ -103,6 +113,8 @@ export class Worker<T = unknown> {
   private unsubscribeReconnect: Array<() => void> = [];
   private readonly listeners = new Map<WorkerEvent, Set<(...args: unknown[]) => void>>();
   private signalHandler: (() => void) | null = null;
+  /** What the server supports, probed at start(). */
+  features: StreamFeatures = REDIS7_FEATURES;
 
   constructor(
     private readonly conn: Connection,
@@ -123,6 +135,7 @@ export class Worker<T = unknown> {
       consumerIdleMs: options.consumerIdleMs ?? 0,
       codec: options.codec ?? jsonCodec,
       handleSignals: options.handleSignals ?? false,
+      streamFeatures: options.streamFeatures ?? 'auto',
     };
     if (!(this.o.concurrency >= 1)) throw new RangeError('concurrency must be at least 1');
     if (!(this.o.maxDeliveries >= 1)) throw new RangeError('maxDeliveries must be at least 1');
@@ -159,6 +172,7 @@ export class Worker<T = unknown> {
     if (this.state !== 'idle') return;
     this.state = 'running';
     await this.ensureGroup();
+    if (this.o.streamFeatures === 'auto') this.features = await probeStreamFeatures(this.conn);
     this.reader = await this.conn.duplicate();
     this.readerId = await this.reader.call('CLIENT', 'ID').then(Number, () => null);
     const resume = (): void => {
@@ -168,7 +182,8 @@ export class Worker<T = unknown> {
       if (this.reader) void this.reader.call('CLIENT', 'ID').then((id) => (this.readerId = Number(id)), () => {});
     };
     this.unsubscribeReconnect.push(this.reader.onReconnect(resume), this.conn.onReconnect(resume));
-    this.every(this.o.claimIntervalMs, () => this.autoclaim());
+    // With CLAIM every read claims idle entries: no separate XAUTOCLAIM round trips.
+    if (!this.features.readClaim) this.every(this.o.claimIntervalMs, () => this.autoclaim());
     this.every(Math.max(10, Math.floor(this.o.claimIdleMs / 3)), () => this.renewLeases());
     if (this.o.consumerIdleMs > 0) this.every(Math.max(10, Math.floor(this.o.consumerIdleMs / 2)), () => this.removeIdleConsumers());
     if (this.o.handleSignals) {
@@ -200,6 +215,9 @@ export class Worker<T = unknown> {
     }
     this.state = 'closing';
     for (const t of this.timers) clearInterval(t);
+    // Entries waiting for a retry were delivered and failed: XNACK FAIL hands them to the
+    // other workers now (their count stays); without XNACK they wait for claimIdleMs.
+    const waitingRetry = [...this.retryTimers.keys(), ...this.retryReady.map((r) => r.id)];
     for (const { timer } of this.retryTimers.values()) clearTimeout(timer);
     this.retryTimers.clear(); // they stay pending on the server; a claim or our next start retries them
     this.retryReady.length = 0;
@@ -210,6 +228,12 @@ export class Worker<T = unknown> {
     if (this.reader?.kind === 'embedded') await this.reader.close();
     else if (this.readerId !== null) await this.conn.call('CLIENT', 'UNBLOCK', this.readerId).catch(() => {});
     await this.loop;
+    if (this.features.xnack) {
+      // Delivered but never started: SILENT, that delivery does not count.
+      const unstarted = this.backlog.splice(0).map((t) => t.entry.id);
+      await this.release(unstarted, 'SILENT');
+      await this.release(waitingRetry, 'FAIL');
+    }
     while (this.tasks.size > 0 || this.backlog.length > 0) await Promise.allSettled([...this.tasks]);
     await this.flushAcks();
     await Promise.all([...this.acking]);
@@ -256,11 +280,21 @@ export class Worker<T = unknown> {
       const free = this.freeSlots();
       if (free <= 0) continue;
       const history = this.readPel;
+      const claim = !history && this.features.readClaim;
       try {
         const argv: Arg[] = ['XREADGROUP', 'GROUP', this.o.group, this.consumer, 'COUNT', free];
-        if (!history) argv.push('BLOCK', this.o.blockMs);
+        // A blocked CLAIM read is not woken when an entry becomes idle: bound the block by
+        // the claim interval, as the XAUTOCLAIM timer would be.
+        if (!history) argv.push('BLOCK', claim ? Math.min(this.o.blockMs, this.o.claimIntervalMs) : this.o.blockMs);
+        if (claim) argv.push('CLAIM', this.o.claimIdleMs);
         argv.push('STREAMS', this.o.stream, history ? this.pelCursor : '>');
-        const entries = parseReadReply(await this.reader!.call(...argv));
+        const reply = await this.reader!.call(...argv);
+        if (claim) {
+          failures = 0;
+          this.dispatchClaimRead(reply);
+          continue;
+        }
+        const entries = parseReadReply(reply);
         failures = 0;
         if (history) {
           if (entries.length === 0) this.readPel = false;
@@ -285,6 +319,38 @@ export class Worker<T = unknown> {
   }
 
   // --- dispatch --------------------------------------------------------------------------------
+
+  /** An XREADGROUP ... CLAIM reply: claimed entries carry their count, new ones are first deliveries. */
+  private dispatchClaimRead(reply: Value): void {
+    const claimed: string[] = [];
+    for (const { entry, previousDeliveries } of parseClaimReadReply(reply)) {
+      if (previousDeliveries === undefined) {
+        this.dispatch(entry, 1);
+        continue;
+      }
+      const waiting = this.retryTimers.get(entry.id);
+      if (waiting) {
+        clearTimeout(waiting.timer);
+        this.retryTimers.delete(entry.id);
+      }
+      claimed.push(entry.id);
+      this.dispatch(entry, previousDeliveries + 1);
+    }
+    if (claimed.length > 0) {
+      this.metrics.inc('claimed', claimed.length);
+      this.emit('claimed', claimed);
+    }
+  }
+
+  /** XNACK: the entries go back to the group, claimable by any worker at once. */
+  private async release(ids: string[], mode: 'SILENT' | 'FAIL'): Promise<void> {
+    if (ids.length === 0) return;
+    try {
+      await this.conn.call('XNACK', this.o.stream, this.o.group, mode, 'IDS', ids.length, ...ids);
+    } catch (err) {
+      this.emit('error', err); // still ours and pending: claimed after claimIdleMs as before
+    }
+  }
 
   /** Dispatches entries whose delivery counts must be read from the PEL (history, claims). */
   private async dispatchWithCounts(entries: StreamEntry[]): Promise<void> {
@@ -415,6 +481,12 @@ export class Worker<T = unknown> {
 
   private scheduleRetry(id: string, deliveries: number): void {
     if (this.state !== 'running') return; // stays pending; retried after restart or by a claim
+    if (this.features.xnack) {
+      // Released at once (FAIL keeps the count): whichever worker reads next retries it.
+      this.metrics.inc('retried');
+      void this.release([id], 'FAIL');
+      return;
+    }
     // Keep below claimIdleMs, or another worker's XAUTOCLAIM would take it first.
     const delay = Math.max(0, Math.min(this.o.backoff(deliveries), Math.floor(this.o.claimIdleMs * 0.8)));
     const timer = setTimeout(() => {

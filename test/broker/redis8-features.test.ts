@@ -1,0 +1,103 @@
+// The broker on a server with the Redis 8 stream features (the embedded engine): idempotent
+// production, CLAIM reads recovering a dead consumer's entries, XNACK retries; and the
+// Producer's refusal on redis-server 7.0, which has no IDMP.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { test } from 'node:test';
+import { connect } from '../../src/client/connect.js';
+import { EmbeddedConnection } from '../../src/client/embedded-connection.js';
+import { open } from '../../src/client/embedded.js';
+import { Producer } from '../../src/broker/producer.js';
+import { Worker } from '../../src/broker/worker.js';
+
+function until(cond: () => boolean): Promise<void> {
+  return new Promise((resolve) => {
+    const t = setInterval(() => {
+      if (cond()) {
+        clearInterval(t);
+        resolve();
+      }
+    }, 2);
+  });
+}
+
+test('Producer with producerId: a resend returns the first id and adds nothing', async () => {
+  const db = await open();
+  const conn = new EmbeddedConnection(db, false);
+  const p = new Producer(conn, { stream: 'orders', producerId: 'shop-1' });
+  const first = await p.add({ order: 1 }, { idempotencyKey: 'order-1' });
+  assert.equal(await p.add({ order: 1 }, { idempotencyKey: 'order-1' }), first);
+  const auto = await p.add({ order: 2 });
+  assert.equal(await p.add({ order: 2 }), auto); // IDMPAUTO: same content, same iid
+  const [x, y] = await p.addMany([{ payload: { order: 3 }, idempotencyKey: 'order-3' }, { payload: { order: 3 }, idempotencyKey: 'order-3' }], { keyed: true });
+  assert.equal(x, y);
+  assert.equal(await conn.call('XLEN', 'orders'), 3);
+  await db.close();
+});
+
+test('Worker with CLAIM reads takes a dead consumer\'s entries and retries failures through XNACK', async () => {
+  const db = await open();
+  const conn = new EmbeddedConnection(db, false);
+  await conn.call('XGROUP', 'CREATE', 's', 'g', '0', 'MKSTREAM');
+  const p = new Producer(conn, { stream: 's' });
+  await p.addMany([{ n: 1 }, { n: 2 }]);
+  await conn.call('XREADGROUP', 'GROUP', 'g', 'dead', 'COUNT', 1, 'STREAMS', 's', '>');
+  const deliveries = new Map<number, number[]>();
+  const claimed: string[] = [];
+  const w = new Worker<{ n: number }>(conn, { stream: 's', group: 'g', claimIdleMs: 100, backoff: () => 60_000 }, (job) => {
+    const seen = deliveries.get(job.payload.n) ?? [];
+    seen.push(job.deliveries);
+    deliveries.set(job.payload.n, seen);
+    if (job.payload.n === 2 && job.deliveries === 1) throw new Error('transient');
+  });
+  w.on('claimed', (ids) => claimed.push(...(ids as string[])));
+  await w.start();
+  assert.deepEqual(w.features, { readClaim: true, xnack: true, idmp: true });
+  // 1 was the dead consumer's: claimed as its 2nd delivery. 2 failed once and, released by
+  // XNACK, came back long before its 60 s backoff.
+  await until(() => (deliveries.get(1)?.length ?? 0) >= 1 && (deliveries.get(2)?.length ?? 0) >= 2);
+  await w.close();
+  assert.deepEqual(deliveries.get(1), [2]);
+  assert.deepEqual(deliveries.get(2), [1, 2]);
+  assert.equal(claimed.length, 2);
+  assert.deepEqual(await conn.call('XPENDING', 's', 'g'), [0, null, null, null]);
+  await db.close();
+});
+
+test('Worker with streamFeatures redis7 uses none of them on the same engine', async () => {
+  const db = await open();
+  const conn = new EmbeddedConnection(db, false);
+  const w = new Worker(conn, { stream: 's', group: 'g', streamFeatures: 'redis7' }, () => {});
+  await w.start();
+  assert.deepEqual(w.features, { readClaim: false, xnack: false, idmp: false });
+  await w.close();
+  await db.close();
+});
+
+test('Producer with producerId on redis-server 7.0 says the server has no IDMP', async (t) => {
+  if (spawnSync('redis-server', ['--version']).status !== 0) {
+    t.skip('redis-server is not installed');
+    return;
+  }
+  const port = 7000 + Math.floor(Math.random() * 1000);
+  assert.equal(spawnSync('redis-server', ['--port', String(port), '--save', '', '--appendonly', 'no', '--daemonize', 'yes']).status, 0);
+  try {
+    let conn;
+    for (let i = 0; ; i++) {
+      try {
+        conn = await connect(`redis://127.0.0.1:${port}`);
+        await conn.call('PING');
+        break;
+      } catch (err) {
+        if (i > 200) throw err;
+        await new Promise((r) => setTimeout(r, 10));
+      }
+    }
+    const p = new Producer(conn, { stream: 's', producerId: 'p' });
+    await assert.rejects(p.add({ a: 1 }), /no idempotent production \(XADD IDMP needs Redis 8\.6\+ or sluice\)/);
+    assert.equal(await conn.call('EXISTS', 's'), 0);
+    await conn.close();
+  } finally {
+    spawnSync('redis-cli', ['-p', String(port), 'shutdown', 'nosave']);
+  }
+});
