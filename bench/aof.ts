@@ -8,13 +8,13 @@
 //    one big stream, i.e. how long clients can be held up by a rewrite slice.
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { cpSync, createWriteStream, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import * as net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { open } from '../src/client/embedded.js';
 import { encodeCommand } from '../src/resp/encoder.js';
+import { freePort } from './servers.js';
 
 const run = promisify(execFile);
 
@@ -27,17 +27,6 @@ const requests = arg('requests', '50000');
 const clients = arg('clients', '50');
 const entries = Number(arg('entries', '1000000'));
 const MAIN = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as net.AddressInfo).port;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 interface Started {
   child: ChildProcess;
