@@ -116,3 +116,24 @@ test('failing entries are dead-lettered into their own partition\'s dead-letter 
   }
   assert.deepEqual(dead.sort((a, b) => a - b), [0, 5, 10, 15, 20, 25, 30, 35, 40, 45, 50, 55]);
 });
+
+test('a plain Worker on one stream: a hash-tagged name keeps `name:dead` in its slot; an untagged one cannot dead-letter', async () => {
+  const { Producer } = await import('../../src/broker/producer.js');
+  const { Worker } = await import('../../src/broker/worker.js');
+  const run = async (stream: string): Promise<{ dead: number; errors: string[] }> => {
+    await new Producer(conn, { stream }).addMany([1, 2, 3]);
+    const errors: string[] = [];
+    const w = new Worker<number>(conn, { stream, group: 'g', maxDeliveries: 1, blockMs: 200 }, (job) => {
+      if (job.payload === 2) throw new Error('two');
+    });
+    w.on('error', (e) => errors.push((e as Error).message));
+    await w.start();
+    await until(() => w.metrics.snapshot().processed === 2 && (w.metrics.snapshot().deadLettered === 1 || errors.length > 0), `${stream} settled`);
+    await w.close();
+    return { dead: Number(await conn.call('XLEN', `${stream}:dead`)), errors };
+  };
+  assert.deepEqual(await run('{jobs}'), { dead: 1, errors: [] });
+  const untagged = await run('jobs');
+  assert.equal(untagged.dead, 0);
+  assert.match(untagged.errors[0] ?? '', /CROSSSLOT|same slot/i);
+});
