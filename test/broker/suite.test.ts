@@ -6,12 +6,16 @@ import { DeadLetters } from '../../src/broker/dead-letters.js';
 import { groupLag } from '../../src/broker/metrics.js';
 import { Producer } from '../../src/broker/producer.js';
 import { type Job, Worker, type WorkerOptions } from '../../src/broker/worker.js';
+import { redisCluster } from '../cluster/cluster-backend.js';
 import { type Backend, backends, deferred, waitFor } from './backends.js';
 
-const started = await Promise.all(backends.map(async (f) => ({ name: f.name, backend: await f.start().catch((e: Error) => `failed to start: ${e.message}`) })));
+// The broker suite also runs on a local 3-master Redis Cluster (with replicas).
+const started = await Promise.all([...backends, redisCluster].map(async (f) => ({ name: f.name, backend: await f.start().catch((e: Error) => `failed to start: ${e.message}`) })));
 
 let seq = 0;
-const unique = (base: string): string => `${base}-${process.pid}-${++seq}`;
+// Hash-tagged, so a stream and its default dead-letter stream `${stream}:dead` share a slot and
+// the dead-lettering MULTI works on Redis Cluster too.
+const unique = (base: string): string => `{${base}-${process.pid}-${++seq}}`;
 
 async function pendingCount(conn: Connection, stream: string, group: string): Promise<number> {
   const summary = (await conn.call('XPENDING', stream, group)) as Value[];

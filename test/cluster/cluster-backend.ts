@@ -1,7 +1,6 @@
-// The local Redis Cluster in test/broker/backends.ts's BackendFactory shape, to run the broker
-// suite over `redis+cluster://`. Not in that file's `backends` list (not ours): run by hand, 12 of
-// its 16 cases pass; the 4 that dead-letter fail with CROSSSLOT because the suite's stream names
-// carry no hash tag, so `${stream}:dead` is in another slot (see docs/cluster.md, "One stream").
+// The local Redis Cluster in test/broker/backends.ts's BackendFactory shape: suite.test.ts runs
+// the broker suite on it besides the `backends` list. The suite's stream names carry a hash tag,
+// so `${stream}:dead` shares the slot and dead-lettering's MULTI works (docs/cluster.md).
 import { connect } from '../../src/client/connect.js';
 import type { Connection } from '../../src/client/connection.js';
 import type { BackendFactory } from '../broker/backends.js';
