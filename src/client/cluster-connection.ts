@@ -12,8 +12,8 @@
 // blocking read at its BLOCK timeout on close() instead of unblocking some other node's client.
 import { Cluster, type ClusterNode, type ClusterOptions } from 'ioredis';
 import type { Arg, Value } from './embedded.js';
-import { type Connection, TransactionError } from './connection.js';
-import { defaultRedisOptions, reconnectDelay } from './redis-connection.js';
+import type { Connection } from './connection.js';
+import { defaultRedisOptions, execMulti, reconnectDelay } from './redis-connection.js';
 
 export const CLUSTER_URL_PREFIX = 'redis+cluster://';
 
@@ -125,16 +125,7 @@ export class ClusterConnection implements Connection {
   }
 
   async multi(commands: Arg[][]): Promise<Value[]> {
-    let results: Array<[Error | null, unknown]> | null;
-    try {
-      results = await this.cluster.multi(commands.map((c) => ['call', ...c.map(toWire)])).exec();
-    } catch (err) {
-      throw new TransactionError((err as Error).message);
-    }
-    if (results === null) throw new TransactionError('EXEC aborted');
-    const failed = results.find(([err]) => err !== null);
-    if (failed) throw new TransactionError((failed[0] as Error).message);
-    return results.map(([, value]) => value as Value);
+    return execMulti(() => this.cluster.multi(commands.map((c) => ['call', ...c.map(toWire)])).exec());
   }
 
   async duplicate(): Promise<Connection> {

@@ -64,16 +64,7 @@ export class RedisConnection implements Connection {
   }
 
   async multi(commands: Arg[][]): Promise<Value[]> {
-    let results: Array<[Error | null, unknown]> | null;
-    try {
-      results = await this.client.multi(commands.map((c) => ['call', ...c.map(toWire)])).exec();
-    } catch (err) {
-      throw new TransactionError((err as Error).message);
-    }
-    if (results === null) throw new TransactionError('EXEC aborted');
-    const failed = results.find(([err]) => err !== null);
-    if (failed) throw new TransactionError((failed[0] as Error).message);
-    return results.map(([, value]) => value as Value);
+    return execMulti(() => this.client.multi(commands.map((c) => ['call', ...c.map(toWire)])).exec());
   }
 
   async duplicate(): Promise<Connection> {
@@ -100,4 +91,21 @@ export class RedisConnection implements Connection {
 
 function toWire(a: Arg): string | Buffer | number {
   return typeof a === 'bigint' ? a.toString() : a;
+}
+
+/**
+ * Runs an ioredis MULTI/EXEC and unwraps it: any failed command (or an aborted EXEC) rejects the
+ * whole transaction with TransactionError. Shared by the single-node and cluster adapters.
+ */
+export async function execMulti(exec: () => Promise<Array<[Error | null, unknown]> | null>): Promise<Value[]> {
+  let results: Array<[Error | null, unknown]> | null;
+  try {
+    results = await exec();
+  } catch (err) {
+    throw new TransactionError((err as Error).message);
+  }
+  if (results === null) throw new TransactionError('EXEC aborted');
+  const failed = results.find(([err]) => err !== null);
+  if (failed) throw new TransactionError((failed[0] as Error).message);
+  return results.map(([, value]) => value as Value);
 }
