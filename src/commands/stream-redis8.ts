@@ -7,6 +7,7 @@ import { IDMP_MAX_DURATION, IDMP_MAX_MAXSIZE, IdmpState } from '../engine/idmp.j
 import { keyOf } from '../engine/keyspace.js';
 import { dropReferences, isReferenced, policyKeyword, type RefPolicy } from '../engine/ref-policy.js';
 import { compareIds, parseStrictId, type StreamId } from '../engine/stream-id.js';
+import type { Stream } from '../engine/stream.js';
 import { Errors, fail, OK, type Reply } from '../resp/reply.js';
 import { int64Arg, lower } from './args.js';
 import { lookupGroup, lookupStream } from './stream-groups.js';
@@ -63,21 +64,30 @@ function xdelex(ctx: Context, argv: Buffer[]): Reply {
   if (s === undefined) return ids.map(() => -1);
   let changed = 0;
   const out = ids.map((id) => {
-    if (policy === 'acked') {
-      if (s.get(id) === undefined) return -1;
-      if (isReferenced(s, id)) return 2;
-    }
-    const deleted = s.delete(id);
-    // DELREF removes dangling references even when the entry itself is already gone.
-    if (policy === 'delref') dropReferences(s, id);
-    if (deleted) changed++;
-    return deleted ? 1 : -1;
+    const reply = deleteUnderPolicy(s, id, policy);
+    if (reply === 1) changed++;
+    return reply;
   });
   if (changed > 0) {
     ctx.modified(key);
     ctx.addDirty(changed - 1);
   }
   return out;
+}
+
+/**
+ * Deletes one entry under a reference policy, the per-id step XDELEX and XACKDEL share:
+ * -1 no such entry, 1 deleted, 2 kept because a group still references it (ACKED).
+ */
+function deleteUnderPolicy(s: Stream, id: StreamId, policy: RefPolicy): -1 | 1 | 2 {
+  if (policy === 'acked') {
+    if (s.get(id) === undefined) return -1;
+    if (isReferenced(s, id)) return 2;
+  }
+  const deleted = s.delete(id);
+  // DELREF removes dangling references even when the entry itself is already gone.
+  if (policy === 'delref') dropReferences(s, id);
+  return deleted ? 1 : -1;
 }
 
 // --- XACKDEL key group [KEEPREF | DELREF | ACKED] IDS numids id [id ...] -----------------------
@@ -94,14 +104,9 @@ function xackdel(ctx: Context, argv: Buffer[]): Reply {
   let changed = 0;
   const out = ids.map((id) => {
     if (g.ack(id)) changed++;
-    if (policy === 'acked') {
-      if (s.get(id) === undefined) return -1;
-      if (isReferenced(s, id)) return 2;
-    }
-    const deleted = s.delete(id);
-    if (policy === 'delref') dropReferences(s, id);
-    if (deleted) changed++;
-    return deleted ? 1 : -1;
+    const reply = deleteUnderPolicy(s, id, policy);
+    if (reply === 1) changed++;
+    return reply;
   });
   if (changed > 0) {
     ctx.modified(key);
