@@ -20,7 +20,7 @@ import {
   INVALID_ENTRIES_READ,
   readHistory,
 } from '../engine/consumer-group.js';
-import { autoClaim, claim, claimIdle, type ClaimEffect } from '../engine/group-claim.js';
+import { autoClaim, claim, claimIdle, type ClaimEffect, hasIdlePending } from '../engine/group-claim.js';
 import { type Database, keyOf } from '../engine/keyspace.js';
 import { Stream } from '../engine/stream.js';
 import {
@@ -479,8 +479,7 @@ function xreadgroup(ctx: Context, argv: Buffer[]): Reply | Promise<Reply> {
  */
 function hasClaimable(req: ReadRequest, g: ConsumerGroup, now: number): boolean {
   if (req.claimMinIdle < 0) return false;
-  for (const [, nack] of g.pel.entries()) if (now - nack.deliveryTime >= req.claimMinIdle) return true;
-  return false;
+  return hasIdlePending(g, req.claimMinIdle, now);
 }
 
 /** A blocked XREADGROUP woken by a change to one of its keys (serveClientsBlockedOnStreamKey). */
