@@ -5,6 +5,7 @@ import type { Command } from 'commander';
 import { connect } from '../client/connect.js';
 import { CLUSTER_URL_PREFIX } from '../client/cluster-connection.js';
 import type { Connection } from '../client/connection.js';
+import { RedisConnection } from '../client/redis-connection.js';
 import { DashboardRefusal, startDashboard } from '../dashboard/server.js';
 import { bindRefusal } from '../dashboard/guard.js';
 import { checkUrl, CliError, DEFAULT_URL, describeError } from './errors.js';
@@ -35,11 +36,17 @@ async function connectBackend(url: string): Promise<Connection> {
     throw new CliError(`cannot open ${url}: ${describeError(err)}`);
   }
   let timer: NodeJS.Timeout | undefined;
+  let onSocketError: ((err: Error) => void) | undefined;
   try {
     await Promise.race([
       conn.call('PING'),
       new Promise((_, reject) => {
         timer = setTimeout(() => reject(new Error(`no answer within ${CONNECT_TIMEOUT_MS} ms`)), CONNECT_TIMEOUT_MS);
+        // A single server's socket error (refused, unknown host) is the answer: no need to wait.
+        if (conn instanceof RedisConnection) {
+          onSocketError = reject;
+          conn.client.once('error', onSocketError);
+        }
       }),
     ]);
   } catch (err) {
@@ -47,6 +54,7 @@ async function connectBackend(url: string): Promise<Connection> {
     throw new CliError(`cannot reach ${url}: ${describeError(err)}`);
   } finally {
     clearTimeout(timer);
+    if (onSocketError !== undefined && conn instanceof RedisConnection) conn.client.off('error', onSocketError);
   }
   return conn;
 }
