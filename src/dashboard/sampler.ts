@@ -30,6 +30,7 @@ export class Sampler {
   private readonly points: Point[] = [];
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
+  private first: Promise<void> = Promise.resolve();
   /** The last sampling failure, shown by /api/info; cleared by the next success. */
   lastError: string | null = null;
 
@@ -43,9 +44,9 @@ export class Sampler {
     if (this.timer === null) {
       this.timer = setInterval(() => void this.sample(), this.options.intervalMs);
       this.timer.unref();
-      void this.sample();
+      this.first = this.sample();
     }
-    return this.running ?? Promise.resolve();
+    return this.first;
   }
 
   stop(): void {

@@ -21,6 +21,18 @@ const state = {
 
 const $ = (id) => document.getElementById(id);
 
+/**
+ * Whether `data` differs from what `key` last showed: sections are rebuilt only then, so a
+ * refresh does not replace the buttons under the pointer or lose a text selection.
+ */
+const shown = new Map();
+function changed(key, data) {
+  const text = JSON.stringify(data);
+  if (shown.get(key) === text) return false;
+  shown.set(key, text);
+  return true;
+}
+
 /** Builds an element: attributes (on* become listeners) and children (strings become text). */
 function h(tag, attrs = {}, ...children) {
   const el = document.createElement(tag);
@@ -114,7 +126,6 @@ async function act(path, body, confirmText) {
     reportError(err);
   }
   await refresh();
-  if (state.selected !== null) await loadDetail();
 }
 
 // --- overview tables ------------------------------------------------------------------------
@@ -180,6 +191,7 @@ function renderGroups() {
 async function renderDeadLetters() {
   const withLetters = state.streams.filter((s) => s.deadLetters > 0);
   const pages = await Promise.all(withLetters.map((s) => api(`streams/${seg(s.name)}/dead-letters?count=${PAGE}`).then((p) => [s, p])));
+  if (!changed('dead-letters', pages)) return;
   const blocks = pages.map(([s, page]) => {
     const base = `streams/${seg(s.name)}/dead-letters`;
     return h('div', { className: 'dlq', 'data-dlq': s.name },
@@ -233,6 +245,9 @@ async function loadDetail() {
   $('detail-name').textContent = name;
   const before = state.entryCursors[state.entryCursors.length - 1];
   const entries = await api(`streams/${seg(name)}/entries?count=${PAGE}${before ? `&before=${before}` : ''}`);
+  const groups = stream ? stream.groups : [];
+  const pendingPages = await Promise.all(groups.map((g) => api(`streams/${seg(name)}/groups/${seg(g.name)}/pending?count=50`)));
+  if (!changed('detail', [name, before, entries, groups.map((g) => [g.name, g.pending]), pendingPages, state.info?.xnack])) return;
   $('entries').tBodies[0].replaceChildren(
     ...entries.items.map((e) =>
       h('tr', { 'data-entry': e.id },
@@ -251,10 +266,9 @@ async function loadDetail() {
 
   const xnack = state.info?.xnack === true;
   $('nack-note').textContent = xnack ? '' : 'NACK needs XNACK (Redis 8.8+ or sluice); this server lacks it';
-  const groups = stream ? stream.groups : [];
-  const blocks = await Promise.all(groups.map(async (g) => {
+  const blocks = groups.map((g, i) => {
     const base = `streams/${seg(name)}/groups/${seg(g.name)}/pending`;
-    const page = await api(`${base}?count=50`);
+    const page = pendingPages[i];
     const claim = (id) => act(`${base}/claim`, { ids: [id], consumer: $('claim-consumer').value });
     return h('div', { 'data-pending-group': g.name },
       h('h3', {}, `group ${g.name}`, h('small', {}, ` ${g.pending} pending`)),
@@ -271,7 +285,7 @@ async function loadDetail() {
               h('td', {},
                 h('button', { type: 'button', onclick: () => claim(p.id) }, 'Claim'), ' ',
                 h('button', { type: 'button', disabled: !xnack, onclick: () => act(`${base}/nack`, { ids: [p.id] }) }, 'NACK')))))));
-  }));
+  });
   $('pending').replaceChildren(...(blocks.length ? blocks : [h('p', { className: 'muted' }, 'no consumer groups')]));
 }
 
@@ -297,6 +311,7 @@ async function refresh() {
     renderGroups();
     await renderDeadLetters();
     await refreshCharts();
+    if (state.selected !== null) await loadDetail();
     const backend = state.info.backend === 'embedded' ? 'embedded' : `server ${state.info.version ?? ''}`;
     $('backend').textContent = `${backend} · ${state.streams.length} streams`;
     $('status').textContent = `updated ${new Date().toLocaleTimeString()}`;
