@@ -1,8 +1,8 @@
 // `sluice dashboard` serves the handler on its own HTTP server. Refuses a non-loopback address
 // without a token before listening (see guard.ts).
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Connection } from '../client/connection.js';
+import { listenHttp } from '../server/http-listen.js';
 import { bindRefusal } from './guard.js';
 import { dashboardHandler, type DashboardOptions } from './handler.js';
 
@@ -27,24 +27,14 @@ export async function startDashboard(conn: Connection, options: DashboardOptions
   const refusal = bindRefusal(host, options.token);
   if (refusal !== null) throw new DashboardRefusal(refusal);
   const handler = dashboardHandler(conn, options);
-  const server = createServer(handler);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const port = (server.address() as AddressInfo).port;
+  const listener = await listenHttp(createServer(handler), options.port, host);
   return {
     host,
-    port,
-    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}/`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        handler.close();
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    port: listener.port,
+    url: `${listener.origin}/`,
+    close: async () => {
+      handler.close();
+      await listener.close();
+    },
   };
 }

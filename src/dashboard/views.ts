@@ -1,7 +1,7 @@
 // The detail views behind the main page: a stream's entries (newest first, paged), a group's
 // pending entries, and a stream's dead letters (oldest first, paged), each one bounded page.
 import type { Connection, Value } from '../client/connection.js';
-import { DeadLetters } from '../broker/dead-letters.js';
+import { DeadLetters, type DeadLetter } from '../broker/dead-letters.js';
 import { parseEntries } from '../broker/replies.js';
 import { decodePayload, type DecodedPayload } from './payload.js';
 
@@ -50,33 +50,13 @@ export async function readPending(conn: Connection, stream: string, group: strin
   return paged(rows, options.count);
 }
 
-export interface DeadLetterView extends DecodedPayload {
-  id: string;
-  sourceStream: string;
-  sourceId: string;
-  group: string;
-  consumer: string;
-  deliveries: number;
-  error: string;
-  failedAt: number;
-  fields: Record<string, string>;
-}
+/** A dead letter as DeadLetters reads it, without the raw pairs, with its payload decoded. */
+export type DeadLetterView = Omit<DeadLetter, 'pairs'> & DecodedPayload;
 
 /** The dead letters of `source` (in `source:dead` unless told otherwise), oldest first. */
 export async function readDeadLetters(conn: Connection, source: string, options: { count: number; after?: string; deadLetterStream?: string }): Promise<Page<DeadLetterView> & { stream: string }> {
   const letters = new DeadLetters(conn, { source, deadLetterStream: options.deadLetterStream });
   const list = await letters.list({ count: options.count + 1, after: options.after });
-  const rows = list.map((d) => ({
-    id: d.id,
-    sourceStream: d.sourceStream,
-    sourceId: d.sourceId,
-    group: d.group,
-    consumer: d.consumer,
-    deliveries: d.deliveries,
-    error: d.error,
-    failedAt: d.failedAt,
-    fields: d.fields,
-    ...decodePayload(d.fields),
-  }));
+  const rows = list.map(({ pairs: _pairs, ...letter }) => ({ ...letter, ...decodePayload(letter.fields) }));
   return { stream: letters.stream, ...paged(rows, options.count) };
 }

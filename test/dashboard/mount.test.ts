@@ -115,5 +115,14 @@ describe('sluice dashboard refuses to start', () => {
     assert.match(oneLine(bad.stderr), /^sluice: invalid --url 'http:\/\/x'/);
     const badPort = await runCli(['dashboard', '--port', 'x', '--url', 'embedded:']);
     assert.match(oneLine(badPort.stderr), /^sluice: invalid --port 'x'/);
+    const taken = createServer();
+    await new Promise<void>((r) => taken.listen(0, '127.0.0.1', r));
+    try {
+      const inUse = await runCli(['dashboard', '--port', String((taken.address() as AddressInfo).port), '--url', 'embedded:']);
+      assert.equal(inUse.code, 1);
+      assert.match(oneLine(inUse.stderr), /^sluice: cannot listen on 127\.0\.0\.1:\d+: .*EADDRINUSE/);
+    } finally {
+      await new Promise((r) => taken.close(r));
+    }
   });
 });
