@@ -41,6 +41,17 @@ export function requireSameOrigin(req: IncomingMessage): void {
   if (host !== req.headers['host']) throw new HttpError(403, `cross-origin request from ${origin} refused`);
 }
 
+/**
+ * Without a token the dashboard listens on loopback only, and then only names of this machine
+ * may be in the Host header: a site whose DNS name was rebound to 127.0.0.1 is refused (its
+ * page would otherwise be same-origin with the dashboard in the browser's eyes).
+ */
+export function requireLoopbackHost(req: IncomingMessage): void {
+  const host = req.headers['host'] ?? '';
+  const name = host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.replace(/:\d+$/, '');
+  if (!isLoopback(name)) throw new HttpError(403, `Host '${host}' refused: without a token the dashboard answers only to localhost / 127.0.0.1 / [::1]`);
+}
+
 /** Actions take a JSON body: a plain HTML form cannot post one. */
 export function requireJson(req: IncomingMessage): void {
   const type = req.headers['content-type'] ?? '';

@@ -7,7 +7,7 @@ import type { Connection } from '../client/connection.js';
 import { registerActions } from './action-routes.js';
 import { registerViews } from './api.js';
 import { serveAsset } from './assets.js';
-import { requireJson, requireSameOrigin, requireToken } from './guard.js';
+import { requireJson, requireLoopbackHost, requireSameOrigin, requireToken } from './guard.js';
 import { HttpError, redisErrorStatus, sendError } from './http.js';
 import { readOverview } from './overview.js';
 import { Router } from './router.js';
@@ -24,6 +24,11 @@ export interface DashboardOptions {
   sampleIntervalMs?: number;
   /** Samples kept for the charts. Default 180 (6 minutes at 2 s). */
   historyPoints?: number;
+  /**
+   * Answer only requests addressed to a loopback name (Host header), against DNS rebinding.
+   * startDashboard sets it when there is no token (it then listens on loopback only).
+   */
+  loopbackHostOnly?: boolean;
   /** An API request still waiting for the backend after this long is answered 504. Default 10 s. */
   requestTimeoutMs?: number;
 }
@@ -61,6 +66,7 @@ export function dashboardHandler(conn: Connection, options: DashboardOptions = {
     }
     if (base !== '' && !url.pathname.startsWith(`${base}/`)) throw new HttpError(404, 'not found');
     const path = url.pathname.slice(base.length);
+    if (options.loopbackHostOnly) requireLoopbackHost(req);
 
     if (path === '/favicon.ico') {
       res.writeHead(204).end(); // no icon; answered so browsers do not log a 404

@@ -26,7 +26,8 @@ export async function startDashboard(conn: Connection, options: DashboardOptions
   const host = options.host ?? '127.0.0.1';
   const refusal = bindRefusal(host, options.token);
   if (refusal !== null) throw new DashboardRefusal(refusal);
-  const handler = dashboardHandler(conn, options);
+  const tokenless = options.token === undefined || options.token === '';
+  const handler = dashboardHandler(conn, { ...options, loopbackHostOnly: options.loopbackHostOnly ?? tokenless });
   const listener = await listenHttp(createServer(handler), options.port, host);
   return {
     host,

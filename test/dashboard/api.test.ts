@@ -2,6 +2,7 @@
 // real `sluice server` child and a real redis-server, each seeded with the same data (seed.ts).
 // Views, actions, their refusals, and the token rule.
 import assert from 'node:assert/strict';
+import { request } from 'node:http';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { connect } from '../../src/client/connect.js';
 import type { Connection, Value } from '../../src/client/connection.js';
@@ -229,6 +230,23 @@ for (const target of targets) {
       assert.equal(crossSite.status, 403);
       assert.equal(await conn.call('XLEN', ORDERS), 31, 'nothing was deleted');
       assert.equal((await get('nothing-here')).status, 404);
+    });
+
+    test('without a token only loopback Host names are answered (DNS rebinding)', async () => {
+      const status = (host: string, path: string): Promise<number> =>
+        new Promise((resolve, reject) => {
+          const { port } = new URL(dash.url);
+          request({ host: '127.0.0.1', port, path, headers: { host } }, (res) => {
+            res.resume();
+            resolve(res.statusCode!);
+          }).on('error', reject).end();
+        });
+      const port = new URL(dash.url).port;
+      assert.equal(await status(`rebound.example:${port}`, '/api/streams'), 403);
+      assert.equal(await status(`rebound.example:${port}`, '/'), 403);
+      assert.equal(await status(`localhost:${port}`, '/api/streams'), 200);
+      assert.equal(await status(`127.0.0.1:${port}`, '/'), 200);
+      assert.equal(await status(`[::1]:${port}`, '/api/info'), 200);
     });
 
     test('history: throughput and lag over time', async () => {
