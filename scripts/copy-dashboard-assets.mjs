@@ -13,3 +13,5 @@ mkdirSync(to, { recursive: true });
 for (const name of readdirSync(from)) copyFileSync(join(from, name), join(to, name));
 const uplotDist = dirname(createRequire(import.meta.url).resolve('uplot/dist/uPlot.iife.min.js'));
 for (const name of ['uPlot.iife.min.js', 'uPlot.min.css']) copyFileSync(join(uplotDist, name), join(to, name));
+// MIT: its copyright notice travels with the copy.
+copyFileSync(join(uplotDist, '..', 'LICENSE'), join(to, 'uPlot.LICENSE'));

@@ -36,6 +36,9 @@ describe('dashboard page', () => {
   const errors: string[] = [];
   before(async () => {
     dash = await startDashboardCli(target.url);
+    // `tsc` alone does not copy the page's files; say so rather than time out on a blank page.
+    const asset = await fetch(`${dash.url}/assets/app.js`);
+    assert.equal(asset.status, 200, 'dashboard assets missing from dist: build with npm run build');
     page = await browser.context.newPage();
     page.on('pageerror', (e) => errors.push(e.message));
     await page.goto(`${dash.url}/`);
