@@ -250,14 +250,21 @@ for (const target of targets) {
     });
 
     test('history: throughput and lag over time', async () => {
+      type History = { intervalMs: number; points: Array<{ t: number; streams: Record<string, { entriesAdded: number | null; rate: number | null; groups: Record<string, { lag: number | null }> }> }> };
+      const points = async (since: number) => (await get<History>(`history?since=${since}`)).body.points;
+      // First a sample of the seeded state, so the next ones have something to compare with.
+      const seeded = Date.now();
+      await waitFor(async () => (await points(seeded)).some((p) => p.streams[ORDERS]?.entriesAdded === 31), 'a sample of the seeded data');
       const start = Date.now();
       for (let i = 0; i < 20; i++) await conn.call('XADD', ORDERS, '*', 'payload', String(i));
-      type History = { intervalMs: number; points: Array<{ t: number; streams: Record<string, { rate: number | null; groups: Record<string, { lag: number | null }> }> }> };
       let seen: History['points'] = [];
       await waitFor(async () => {
-        seen = (await get<History>(`history?since=${start}`)).body.points;
+        seen = await points(start);
         return seen.some((p) => (p.streams[ORDERS]?.rate ?? 0) > 0) && seen.at(-1)?.streams[ORDERS]?.groups['billing']?.lag === 46;
-      }, 'a sample with the new entries');
+      }, 'a sample with the new entries').catch(async (err: Error) => {
+        const info = await get<{ samplingError: string | null }>('info');
+        throw new Error(`${err.message}; sampling error ${info.body.samplingError}; last points ${JSON.stringify(seen.slice(-3))}`);
+      });
       assert.ok(seen.every((p) => p.t > start));
     });
   });
