@@ -1,4 +1,5 @@
 // GET routes: the views as JSON. Every one only reads.
+import { EmbeddedConnection } from '../client/embedded-connection.js';
 import type { Connection } from '../client/connection.js';
 import { probeStreamFeatures, type StreamFeatures } from '../broker/stream-features.js';
 import { checkId, countParam, sendJson } from './http.js';
@@ -22,8 +23,13 @@ const optionalId = (query: URLSearchParams, name: string): string | undefined =>
   return v === null || v === '' ? undefined : checkId(v, name);
 };
 
+/** 'embedded' for the in-process engine, 'redis' for a server (Redis, Valkey, sluice server). */
+function backendKind(conn: Connection): 'embedded' | 'redis' {
+  return conn instanceof EmbeddedConnection ? 'embedded' : 'redis';
+}
+
 async function serverVersion(conn: Connection): Promise<string | null> {
-  if (conn.kind === 'embedded') return null;
+  if (backendKind(conn) === 'embedded') return null;
   const info = String(await conn.call('INFO', 'server'));
   return /redis_version:(\S+)/.exec(info)?.[1] ?? null;
 }
@@ -36,7 +42,7 @@ export function registerViews(router: Router, ctx: ApiContext): void {
   router.get('/api/info', async ({ res }) => {
     features ??= probeStreamFeatures(conn);
     sendJson(res, 200, {
-      backend: conn.kind,
+      backend: backendKind(conn),
       version: await serverVersion(conn),
       xnack: (await features).xnack,
       tokenRequired: ctx.tokenRequired,

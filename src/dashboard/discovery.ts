@@ -18,7 +18,7 @@ function scanner(call: (...args: Array<string | number>) => Promise<unknown>): S
 
 function scannersOf(conn: Connection): Scanner[] {
   if (conn instanceof ClusterConnection) {
-    return conn.cluster.nodes('master').map((node: Redis) => scanner((...args) => node.call(String(args[0]), ...args.slice(1))));
+    return conn.client.nodes('master').map((node: Redis) => scanner((...args) => node.call(String(args[0]), ...args.slice(1))));
   }
   return [scanner((...args) => conn.call(...args))];
 }

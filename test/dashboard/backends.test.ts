@@ -61,7 +61,7 @@ describe('dashboard over Redis Cluster', () => {
       const owners = new Set<string>();
       for (const name of [ORDERS, EMAILS, ...extra]) {
         const slot = Number(await conn.call('CLUSTER', 'KEYSLOT', name));
-        const node = (conn as ClusterConnection).cluster.slots[slot]![0]!;
+        const node = (conn as ClusterConnection).client.slots[slot]![0]!;
         owners.add(node);
       }
       assert.ok(owners.size >= 2, `streams on ${owners.size} master(s)`);
