@@ -12,7 +12,8 @@ import {
   fail,
 } from '../resp/reply.js';
 import { isKeyword, lower, parseDouble, text } from './args.js';
-import { REDIS_VERSION, helpReply } from './connection.js';
+import { REDIS_VERSION } from './connection.js';
+import { helpReply } from './help.js';
 import type { Instance } from './instance.js';
 import { type CommandSpec, type Context, command, container } from './types.js';
 

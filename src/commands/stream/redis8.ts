@@ -2,22 +2,25 @@
 // server exists here): XDELEX and XACKDEL (8.2 deletion policies), XNACK (8.8), XCFGSET (8.6)
 // and XIDMPRECORD (8.8, the replay form of IDMP). Where the docs give no error text the
 // message follows the closest Redis 7 wording and says so.
-import { releasePending } from '../engine/consumer-group.js';
-import { IDMP_MAX_DURATION, IDMP_MAX_MAXSIZE, IdmpState } from '../engine/idmp.js';
-import { keyOf } from '../engine/keyspace.js';
-import { dropReferences, isReferenced, policyKeyword, type RefPolicy } from '../engine/ref-policy.js';
-import { compareIds, parseStrictId, type StreamId } from '../engine/stream-id.js';
-import type { Stream } from '../engine/stream.js';
-import { Errors, fail, OK, type Reply } from '../resp/reply.js';
-import { int64Arg, lower } from './args.js';
-import { lookupGroup, lookupStream } from './stream-groups.js';
-import { command, type CommandSpec, type Context } from './types.js';
-
-const oneKey = { first: 1, last: 1, step: 1 };
-
-function noGroupError(key: Buffer, group: Buffer): string {
-  return `NOGROUP No such key '${key.toString('utf8')}' or consumer group '${group.toString('utf8')}'`;
-}
+import { releasePending } from '../../engine/consumer-group.js';
+import { IDMP_MAX_DURATION, IDMP_MAX_MAXSIZE, IdmpState } from '../../engine/idmp.js';
+import { keyOf } from '../../engine/keyspace.js';
+import { dropReferences, isReferenced, policyKeyword, type RefPolicy } from '../../engine/ref-policy.js';
+import { compareIds, parseStrictId, type StreamId } from '../../engine/stream-id.js';
+import type { Stream } from '../../engine/stream.js';
+import { Errors, fail, OK, type Reply } from '../../resp/reply.js';
+import { capToSafe, int64Arg, lower } from '../args.js';
+import { command, type CommandSpec, type Context } from '../types.js';
+import {
+  existingGroup,
+  existingStream,
+  lookupGroup,
+  lookupStream,
+  noGroupError,
+  nowMs,
+  oneKey,
+  signalChanges,
+} from './common.js';
 
 /** The "IDS numids id [id ...]" block starting at argv[at] (the IDS token); returns the ids and the next index. */
 function parseIdsBlock(argv: Buffer[], at: number): { ids: StreamId[]; next: number } {
@@ -68,10 +71,7 @@ function xdelex(ctx: Context, argv: Buffer[]): Reply {
     if (reply === 1) changed++;
     return reply;
   });
-  if (changed > 0) {
-    ctx.modified(key);
-    ctx.addDirty(changed - 1);
-  }
+  signalChanges(ctx, key, changed);
   return out;
 }
 
@@ -108,10 +108,7 @@ function xackdel(ctx: Context, argv: Buffer[]): Reply {
     if (reply === 1) changed++;
     return reply;
   });
-  if (changed > 0) {
-    ctx.modified(key);
-    ctx.addDirty(changed - 1);
-  }
+  signalChanges(ctx, key, changed);
   return out;
 }
 
@@ -141,7 +138,7 @@ function xnack(ctx: Context, argv: Buffer[]): Reply {
       // XCLAIM's RETRYCOUNT error text.
       const n = int64Arg(argv[i + 1]!, 'ERR Invalid RETRYCOUNT option argument for XNACK');
       if (n < 0n) fail('ERR Invalid RETRYCOUNT option argument for XNACK');
-      retryCount = n > BigInt(FATAL_DELIVERY_COUNT) ? FATAL_DELIVERY_COUNT : Number(n);
+      retryCount = capToSafe(n); // FATAL_DELIVERY_COUNT at most
       i += 2;
     } else if (opt === 'force') {
       force = true;
@@ -151,10 +148,7 @@ function xnack(ctx: Context, argv: Buffer[]): Reply {
     }
   }
   if (mode === undefined || ids === undefined) fail(Errors.syntax);
-  const key = keyOf(argv[1]!);
-  const s = lookupStream(ctx.db, key);
-  const g = lookupGroup(s, argv[2]!);
-  if (s === undefined || g === undefined) fail(noGroupError(argv[1]!, argv[2]!));
+  const { key, stream: s, group: g } = existingGroup(ctx, argv);
   const adjust = (old: number): number => {
     if (retryCount !== undefined) return retryCount;
     if (mode === 'fatal') return FATAL_DELIVERY_COUNT;
@@ -175,10 +169,7 @@ function xnack(ctx: Context, argv: Buffer[]): Reply {
       released++;
     }
   }
-  if (released > 0) {
-    ctx.modified(key);
-    ctx.addDirty(released - 1);
-  }
+  signalChanges(ctx, key, released);
   return released;
 }
 
@@ -206,8 +197,7 @@ function xcfgset(ctx: Context, argv: Buffer[]): Reply {
     fail('ERR At least one of IDMP-DURATION or IDMP-MAXSIZE must be specified');
   }
   const key = keyOf(argv[1]!);
-  const s = lookupStream(ctx.db, key);
-  if (s === undefined) fail(Errors.noSuchKey);
+  const s = existingStream(ctx, argv[1]!);
   s.idmp ??= new IdmpState();
   // An option not given keeps its current value; every producer's map is cleared (documented).
   s.idmp.configure(duration ?? s.idmp.durationSec, maxSize ?? s.idmp.maxSize);
@@ -219,8 +209,7 @@ function xcfgset(ctx: Context, argv: Buffer[]): Reply {
 
 function xidmprecord(ctx: Context, argv: Buffer[]): Reply {
   const key = keyOf(argv[1]!);
-  const s = lookupStream(ctx.db, key);
-  if (s === undefined) fail(Errors.noSuchKey);
+  const s = existingStream(ctx, argv[1]!);
   const pid = argv[2]!;
   const iid = argv[3]!;
   if (pid.length === 0 || iid.length === 0) fail('ERR pid and iid must not be empty');
@@ -234,7 +223,7 @@ function xidmprecord(ctx: Context, argv: Buffer[]): Reply {
     if (compareIds(seen, id) === 0) return OK;
     fail('ERR the pid/iid pair already maps to a different stream ID');
   }
-  const at = ctx.client.kind === 'aof' ? Number(id.ms) : ctx.instance.keyspace.now();
+  const at = ctx.client.kind === 'aof' ? Number(id.ms) : nowMs(ctx);
   s.idmp.record(pid.toString('latin1'), iid.toString('latin1'), id, at);
   ctx.modified(key);
   return OK;
