@@ -10,7 +10,7 @@ import { compareIds, parseStrictId, type StreamId } from '../../engine/stream-id
 import type { Stream } from '../../engine/stream.js';
 import { Errors, fail, OK, type Reply } from '../../resp/reply.js';
 import { capToSafe, int64Arg, lower } from '../args.js';
-import { command, type CommandSpec, type Context } from '../types.js';
+import { command, type CommandFlag, type CommandSpec, type Context, type Handler } from '../types.js';
 import {
   existingGroup,
   existingStream,
@@ -229,35 +229,20 @@ function xidmprecord(ctx: Context, argv: Buffer[]): Reply {
   return OK;
 }
 
+/** A Redis 8 stream command: one key, in @write @stream @fast. */
+function redis8Command(name: string, arity: number, flags: CommandFlag[], handler: Handler, since: string, summary: string): CommandSpec {
+  return command(name, arity, flags, oneKey, handler, { categories: ['write', 'stream', 'fast'], summary, since, group: 'stream' });
+}
+
 export const commands: CommandSpec[] = [
-  command('xdelex', -5, ['write', 'fast'], oneKey, xdelex, {
-    categories: ['write', 'stream', 'fast'],
-    summary: 'Deletes one or multiple entries from the stream.',
-    since: '8.2.0',
-    group: 'stream',
-  }),
-  command('xackdel', -6, ['write', 'fast'], oneKey, xackdel, {
-    categories: ['write', 'stream', 'fast'],
-    summary: 'Acknowledges and conditionally deletes one or multiple entries for a stream consumer group.',
-    since: '8.2.0',
-    group: 'stream',
-  }),
-  command('xnack', -7, ['write', 'fast'], oneKey, xnack, {
-    categories: ['write', 'stream', 'fast'],
-    summary: "Releases pending messages back to the group's PEL without acknowledging them, making them available for re-delivery.",
-    since: '8.8.0',
-    group: 'stream',
-  }),
-  command('xcfgset', -2, ['write', 'fast'], oneKey, xcfgset, {
-    categories: ['write', 'stream', 'fast'],
-    summary: 'Sets the IDMP configuration parameters for a stream.',
-    since: '8.6.0',
-    group: 'stream',
-  }),
-  command('xidmprecord', 5, ['write', 'denyoom', 'fast'], oneKey, xidmprecord, {
-    categories: ['write', 'stream', 'fast'],
-    summary: 'An internal command for setting IDMP metadata on an existing stream message.',
-    since: '8.8.0',
-    group: 'stream',
-  }),
+  redis8Command('xdelex', -5, ['write', 'fast'], xdelex, '8.2.0',
+    'Deletes one or multiple entries from the stream.'),
+  redis8Command('xackdel', -6, ['write', 'fast'], xackdel, '8.2.0',
+    'Acknowledges and conditionally deletes one or multiple entries for a stream consumer group.'),
+  redis8Command('xnack', -7, ['write', 'fast'], xnack, '8.8.0',
+    "Releases pending messages back to the group's PEL without acknowledging them, making them available for re-delivery."),
+  redis8Command('xcfgset', -2, ['write', 'fast'], xcfgset, '8.6.0',
+    'Sets the IDMP configuration parameters for a stream.'),
+  redis8Command('xidmprecord', 5, ['write', 'denyoom', 'fast'], xidmprecord, '8.8.0',
+    'An internal command for setting IDMP metadata on an existing stream message.'),
 ];
