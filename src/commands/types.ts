@@ -1,7 +1,7 @@
 import type { Database } from '../engine/keyspace.js';
 import type { Reply } from '../resp/reply.js';
 import type { ClientState } from './client-state.js';
-import type { Instance } from './instance.js';
+import type { Instance } from './core/instance.js';
 
 /** Command flags as COMMAND INFO reports them (a subset of Redis's). */
 export type CommandFlag =

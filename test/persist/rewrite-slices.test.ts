@@ -9,6 +9,7 @@ import { test } from 'node:test';
 import { open } from '../../src/client/embedded.js';
 import { nodeFs } from '../../src/persist/fs-layer.js';
 import { Rewrite } from '../../src/persist/rewrite.js';
+import { recordingPersistence } from '../support/recording-persistence.js';
 import { dump, removeDir, tempDir } from './helpers.js';
 
 test('commands between the chunks of a big stream are reflected exactly', async () => {
@@ -22,7 +23,7 @@ test('commands between the chunks of a big stream are reflected exactly', async 
     const temp = join(dir, 'temp.aof');
     const rw = new Rewrite(db.instance, nodeFs, temp);
     // Route what commands propagate to the rewrite, as AofPersistence.append does.
-    db.instance.persistence = { append: (batch) => rw.observe(batch), barrier: () => null, writeError: () => null };
+    db.instance.persistence = recordingPersistence((batch) => rw.observe(batch));
 
     assert.equal(rw.step(0), false); // entries 1-0 .. 1000-0 written
     const between: Array<Array<string | number>> = [
