@@ -48,7 +48,7 @@ export class CommandContext implements Context {
     retry: (ctx: Context) => Reply | undefined,
     onTimeout: Reply,
   ): Promise<Reply> {
-    return this.instance.block(this.client, this.db.index, keys, timeoutMs, retry, onTimeout);
+    return this.instance.blocked.block(this.client, this.db.index, keys, timeoutMs, retry, onTimeout);
   }
 
   /**

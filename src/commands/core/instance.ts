@@ -7,7 +7,7 @@ import { CommandError, ErrorReply, Errors, QUEUED, type Reply } from '../../resp
 import { ClientState } from '../client-state.js';
 import { Config } from '../config.js';
 import { CommandTable } from '../table.js';
-import type { CommandSpec, Context } from '../types.js';
+import type { CommandSpec } from '../types.js';
 import { BlockedClients } from './blocking.js';
 import { CommandContext } from './context.js';
 import { InfoRegistry } from './info.js';
@@ -44,7 +44,8 @@ export class Instance {
   /** Set by the transport: closes listeners, flushes, exits (SHUTDOWN). */
   shutdownHandler: ((opts: { save: boolean | null }) => Promise<string | null>) | null = null;
 
-  private readonly blocked = new BlockedClients();
+  /** Clients parked by blocking commands (Context.block). */
+  readonly blocked = new BlockedClients();
   private readonly watches = new WatchRegistry();
   private expiryTimer: NodeJS.Timeout | null = null;
 
@@ -250,17 +251,6 @@ export class Instance {
   }
 
   // --- blocking ------------------------------------------------------------------------------
-
-  block(
-    client: ClientState,
-    db: number,
-    keys: string[],
-    timeoutMs: number,
-    retry: (ctx: Context) => Reply | undefined,
-    onTimeout: Reply,
-  ): Promise<Reply> {
-    return this.blocked.block(client, db, keys, timeoutMs, retry, onTimeout);
-  }
 
   /** Serves blocked clients whose keys changed; each retry runs and propagates as a command. */
   serveReadyKeys(): void {

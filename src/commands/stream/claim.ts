@@ -111,14 +111,20 @@ function xpending(ctx: Context, argv: Buffer[]): Reply {
 
 // --- XCLAIM key group consumer min-idle-time id [id ...] [options] -----------------------------
 
-interface XclaimRequest {
+/** What XCLAIM and XAUTOCLAIM both take. */
+interface ClaimRequest {
+  /** min-idle-time: entries idle for less are not claimed. */
   minIdle: number;
+  /** Reply ids only, and leave delivery counts alone. */
+  justId: boolean;
+}
+
+interface XclaimRequest extends ClaimRequest {
   ids: StreamId[];
   /** The last IDLE or TIME option given, undefined when neither was. */
   delivery: { idle: bigint } | { time: bigint } | undefined;
   retryCount: bigint;
   force: boolean;
-  justId: boolean;
   lastId: StreamId;
 }
 
@@ -192,11 +198,9 @@ const AUTOCLAIM_MAX_COUNT = 9223372036854775807n / 16n;
  */
 const AUTOCLAIM_ALLOC_LIMIT = 1n << 30n;
 
-interface XautoclaimRequest {
-  minIdle: number;
+interface XautoclaimRequest extends ClaimRequest {
   start: StreamId;
   count: bigint;
-  justId: boolean;
 }
 
 function parseXautoclaim(argv: Buffer[]): XautoclaimRequest {

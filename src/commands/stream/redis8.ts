@@ -9,7 +9,7 @@ import { dropReferences, isReferenced, policyKeyword, type RefPolicy } from '../
 import { compareIds, parseStrictId, type StreamId } from '../../engine/stream-id.js';
 import type { Stream } from '../../engine/stream.js';
 import { Errors, fail, OK, type Reply } from '../../resp/reply.js';
-import { capToSafe, int64Arg, lower } from '../args.js';
+import { ArgCursor } from '../arg-cursor.js';
 import { command, type CommandFlag, type CommandSpec, type Context, type Handler } from '../types.js';
 import {
   existingGroup,
@@ -22,36 +22,29 @@ import {
   signalChanges,
 } from './common.js';
 
-/** The "IDS numids id [id ...]" block starting at argv[at] (the IDS token); returns the ids and the next index. */
-function parseIdsBlock(argv: Buffer[], at: number): { ids: StreamId[]; next: number } {
-  if (at + 1 >= argv.length) fail(Errors.syntax);
-  const n = int64Arg(argv[at + 1]!, 'ERR Number of IDs must be a positive integer');
-  if (n <= 0n) fail('ERR Number of IDs must be a positive integer');
-  const first = at + 2;
-  if (BigInt(argv.length - first) < n) fail('ERR The `numids` parameter must match the number of arguments');
-  const count = Number(n);
+const NUMIDS_ERROR = 'ERR Number of IDs must be a positive integer';
+
+/** The "numids id [id ...]" after an IDS keyword. */
+function idsBlock(cur: ArgCursor): StreamId[] {
+  if (cur.done) fail(Errors.syntax);
+  const n = cur.int64(NUMIDS_ERROR);
+  if (n <= 0n) fail(NUMIDS_ERROR);
+  if (BigInt(cur.remaining) < n) fail('ERR The `numids` parameter must match the number of arguments');
   // All ids are checked before anything changes, as XDEL/XACK do.
-  const ids = argv.slice(first, first + count).map((a) => parseStrictId(a));
-  return { ids, next: first + count };
+  return Array.from({ length: Number(n) }, () => cur.streamId());
 }
 
 /** Options of XDELEX / XACKDEL after `from`: one policy keyword and the IDS block, in any order. */
 function parsePolicyAndIds(argv: Buffer[], from: number): { policy: RefPolicy; ids: StreamId[] } {
   let policy: RefPolicy | undefined;
   let ids: StreamId[] | undefined;
-  for (let i = from; i < argv.length; ) {
-    const opt = lower(argv[i]!);
+  const cur = new ArgCursor(argv, from);
+  while (!cur.done) {
+    const opt = cur.keyword();
     const p = policyKeyword(opt);
-    if (p !== undefined && policy === undefined) {
-      policy = p;
-      i++;
-    } else if (opt === 'ids' && ids === undefined) {
-      const block = parseIdsBlock(argv, i);
-      ids = block.ids;
-      i = block.next;
-    } else {
-      fail(Errors.syntax);
-    }
+    if (p !== undefined && policy === undefined) policy = p;
+    else if (opt === 'ids' && ids === undefined) ids = idsBlock(cur);
+    else fail(Errors.syntax);
   }
   if (ids === undefined) fail(Errors.syntax);
   return { policy: policy ?? 'keepref', ids };
@@ -125,24 +118,19 @@ function xnack(ctx: Context, argv: Buffer[]): Reply {
   let ids: StreamId[] | undefined;
   let retryCount: number | undefined;
   let force = false;
-  for (let i = 3; i < argv.length; ) {
-    const opt = lower(argv[i]!);
+  const cur = new ArgCursor(argv, 3);
+  while (!cur.done) {
+    const opt = cur.keyword();
     if ((opt === 'silent' || opt === 'fail' || opt === 'fatal') && mode === undefined) {
       mode = opt;
-      i++;
     } else if (opt === 'ids' && ids === undefined) {
-      const block = parseIdsBlock(argv, i);
-      ids = block.ids;
-      i = block.next;
-    } else if (opt === 'retrycount' && i + 1 < argv.length) {
-      // XCLAIM's RETRYCOUNT error text.
-      const n = int64Arg(argv[i + 1]!, 'ERR Invalid RETRYCOUNT option argument for XNACK');
-      if (n < 0n) fail('ERR Invalid RETRYCOUNT option argument for XNACK');
-      retryCount = capToSafe(n); // FATAL_DELIVERY_COUNT at most
-      i += 2;
+      ids = idsBlock(cur);
+    } else if (opt === 'retrycount' && cur.remaining > 0) {
+      // XCLAIM's RETRYCOUNT error text; at most FATAL_DELIVERY_COUNT.
+      const message = 'ERR Invalid RETRYCOUNT option argument for XNACK';
+      retryCount = cur.nonNegative(message, message);
     } else if (opt === 'force') {
       force = true;
-      i++;
     } else {
       fail(Errors.syntax);
     }
@@ -178,20 +166,20 @@ function xnack(ctx: Context, argv: Buffer[]): Reply {
 function xcfgset(ctx: Context, argv: Buffer[]): Reply {
   let duration: number | undefined;
   let maxSize: number | undefined;
-  for (let i = 2; i < argv.length; i += 2) {
-    const opt = lower(argv[i]!);
-    if (i + 1 >= argv.length) fail(Errors.syntax);
-    if (opt === 'idmp-duration') {
-      const n = int64Arg(argv[i + 1]!, 'ERR IDMP-DURATION must be between 1 and 86400');
-      if (n < 1n || n > BigInt(IDMP_MAX_DURATION)) fail('ERR IDMP-DURATION must be between 1 and 86400');
-      duration = Number(n);
-    } else if (opt === 'idmp-maxsize') {
-      const n = int64Arg(argv[i + 1]!, 'ERR IDMP-MAXSIZE must be between 1 and 10000');
-      if (n < 1n || n > BigInt(IDMP_MAX_MAXSIZE)) fail('ERR IDMP-MAXSIZE must be between 1 and 10000');
-      maxSize = Number(n);
-    } else {
-      fail(Errors.syntax);
-    }
+  /** An integer in 1..max, else `name`'s range error. */
+  const inRange = (cur: ArgCursor, name: string, max: number): number => {
+    const message = `ERR ${name} must be between 1 and ${max}`;
+    const n = cur.int64(message);
+    if (n < 1n || n > BigInt(max)) fail(message);
+    return Number(n);
+  };
+  const cur = new ArgCursor(argv, 2);
+  while (!cur.done) {
+    const opt = cur.keyword();
+    if (cur.done) fail(Errors.syntax);
+    if (opt === 'idmp-duration') duration = inRange(cur, 'IDMP-DURATION', IDMP_MAX_DURATION);
+    else if (opt === 'idmp-maxsize') maxSize = inRange(cur, 'IDMP-MAXSIZE', IDMP_MAX_MAXSIZE);
+    else fail(Errors.syntax);
   }
   if (duration === undefined && maxSize === undefined) {
     fail('ERR At least one of IDMP-DURATION or IDMP-MAXSIZE must be specified');
