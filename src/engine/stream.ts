@@ -19,7 +19,7 @@ import type { ConsumerGroup } from './consumer-group.js';
 import type { IdmpState } from './idmp.js';
 import type { TypedValue } from './keyspace.js';
 import { compareIds, incrementId, MAX_ID, MIN_ID, type StreamId } from './stream-id.js';
-import { type EntryHeader, FLAG_DELETED, Reader, StreamNode } from './stream-node.js';
+import { NodeCursor, StreamNode } from './stream-node.js';
 
 export interface StreamEntry {
   id: StreamId;
@@ -147,21 +147,16 @@ export class Stream implements TypedValue {
     if (i < this.head) return false;
     const node = this.nodes[i]!;
     if (lessThan(node.lastMs, node.lastSeq, id)) return false;
-    const r = new Reader(node.buf);
-    r.pos = node.entriesStart;
-    const h: EntryHeader = { flags: 0, ms: 0n, seq: 0n };
-    while (r.pos < node.used) {
-      const at = r.pos;
-      node.readHeader(r, h);
-      if (h.ms === id.ms && h.seq === id.seq) {
-        if (!node.markDeleted(at)) return false;
+    const c = new NodeCursor(node);
+    while (c.next()) {
+      if (c.ms === id.ms && c.seq === id.seq) {
+        if (!c.markDeleted()) return false;
         this.length--;
         if (compareIds(id, this.maxDeletedId) > 0) this.maxDeletedId = id;
         if (node.live === 0) this.removeNode(i);
         return true;
       }
-      if (!lessThan(h.ms, h.seq, id)) return false;
-      node.skipBody(r, h.flags);
+      if (!lessThan(c.ms, c.seq, id)) return false;
     }
     return false;
   }
@@ -223,15 +218,10 @@ export class Stream implements TypedValue {
         continue;
       }
       if (approx) break;
-      const r = new Reader(node.buf);
-      r.pos = node.entriesStart;
-      const h: EntryHeader = { flags: 0, ms: 0n, seq: 0n };
-      while (r.pos < node.used) {
-        const at = r.pos;
-        node.readHeader(r, h);
-        if (minId === undefined ? this.length <= maxLen : !lessThan(h.ms, h.seq, minId)) break;
-        node.skipBody(r, h.flags);
-        if (node.markDeleted(at)) {
+      const c = new NodeCursor(node);
+      while (c.next()) {
+        if (minId === undefined ? this.length <= maxLen : !lessThan(c.ms, c.seq, minId)) break;
+        if (c.markDeleted()) {
           this.length--;
           deleted++;
         }
@@ -270,23 +260,17 @@ export class Stream implements TypedValue {
   range(start: StreamId, end: StreamId, count: number, reverse: boolean): StreamEntry[] {
     const out: StreamEntry[] = [];
     if (compareIds(start, end) > 0 || this.length === 0) return out;
-    const h: EntryHeader = { flags: 0, ms: 0n, seq: 0n };
     if (!reverse) {
       let i = Math.max(this.findNode(start), this.head);
       for (; i < this.nodes.length; i++) {
         const node = this.nodes[i]!;
         if (lessThan(end.ms, end.seq, node.masterId)) break;
         if (lessThan(node.lastMs, node.lastSeq, start) || node.live === 0) continue;
-        const r = new Reader(node.buf);
-        r.pos = node.entriesStart;
-        while (r.pos < node.used) {
-          node.readHeader(r, h);
-          if ((h.flags & FLAG_DELETED) !== 0 || lessThan(h.ms, h.seq, start)) {
-            node.skipBody(r, h.flags);
-            continue;
-          }
-          if (lessThan(end.ms, end.seq, h)) return out;
-          out.push({ id: { ms: h.ms, seq: h.seq }, fields: node.readBody(r, h.flags) });
+        const c = new NodeCursor(node);
+        while (c.next()) {
+          if (c.isDeleted || lessThan(c.ms, c.seq, start)) continue;
+          if (lessThan(end.ms, end.seq, c)) return out;
+          out.push({ id: { ms: c.ms, seq: c.seq }, fields: c.fields() });
           if (count > 0 && out.length >= count) return out;
         }
       }
@@ -296,14 +280,11 @@ export class Stream implements TypedValue {
       const node = this.nodes[i]!;
       if (lessThan(node.lastMs, node.lastSeq, start)) break;
       if (node.live === 0) continue;
-      const offsets = node.entryOffsets();
-      const r = new Reader(node.buf);
-      for (let j = offsets.length - 1; j >= 0; j--) {
-        r.pos = offsets[j]!;
-        node.readHeader(r, h);
-        if ((h.flags & FLAG_DELETED) !== 0 || lessThan(end.ms, end.seq, h)) continue;
-        if (lessThan(h.ms, h.seq, start)) return out;
-        out.push({ id: { ms: h.ms, seq: h.seq }, fields: node.readBody(r, h.flags) });
+      const c = new NodeCursor(node, true);
+      while (c.next()) {
+        if (c.isDeleted || lessThan(end.ms, end.seq, c)) continue;
+        if (lessThan(c.ms, c.seq, start)) return out;
+        out.push({ id: { ms: c.ms, seq: c.seq }, fields: c.fields() });
         if (count > 0 && out.length >= count) return out;
       }
     }
