@@ -1,7 +1,8 @@
 // A cursor over a command's arguments, for the option loops Redis writes as
 // `for (i = ...; i < c->argc; i++) { moreargs = c->argc - i - 1; ... }`: each read advances,
 // and each typed read fails with the error text Redis gives for that kind of argument.
-import { parseStrictId, type StreamId } from '../engine/stream-id.js';
+import { type StreamId } from '../engine/stream-id.js';
+import { parseStrictId } from './stream/ids.js';
 import { Errors, fail } from '../resp/reply.js';
 import { blockTimeoutMs, capToSafe, int64Arg, lower } from './args.js';
 

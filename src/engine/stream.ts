@@ -10,8 +10,8 @@
 // - Redis's first_id is `firstEntry()?.id ?? MIN_ID`.
 // - range() bounds are inclusive; count 0 means no limit. Returned field Buffers are views
 //   into immutable node memory: safe to keep, never to modify.
-// - append() does not check the id: callers use generateId() (stream-id.ts) first. Pass the
-//   CONFIG node limits (nodeLimits(ctx) in commands/stream-basic.ts) so node boundaries, and
+// - append() does not check the id: callers use nextId() (stream-id.ts) first. Pass the
+//   CONFIG node limits (nodeLimits(ctx) in commands/stream/common.ts) so node boundaries, and
 //   therefore what "~" trims, are Redis's.
 // - firstIdWithTombstones() is the first id still stored (Redis's streamGetEdgeID without
 //   skipping tombstones); nodeCount() / estimatedBytes() are for XINFO and MEMORY USAGE.

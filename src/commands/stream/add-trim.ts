@@ -7,20 +7,16 @@ import { dropReferences, isReferenced, livePendingIds, policyKeyword, type RefPo
 import { Stream } from '../../engine/stream.js';
 import {
   compareIds,
-  EXHAUSTED_ERROR,
   formatId,
-  generateId,
   idsEqual,
-  INVALID_ID_ERROR,
   isZeroId,
   MAX_ID,
   MIN_ID,
   type ParsedId,
-  parseStrictId,
   type StreamId,
   tryParseStreamId,
-  XADD_ZERO_ERROR,
 } from '../../engine/stream-id.js';
+import { EXHAUSTED_ERROR, generateId, INVALID_ID_ERROR, parseStrictId, XADD_ZERO_ERROR } from './ids.js';
 import { Errors, fail, OK, type Reply } from '../../resp/reply.js';
 import { ArgCursor } from '../arg-cursor.js';
 import { type Context, command } from '../types.js';

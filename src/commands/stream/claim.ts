@@ -10,10 +10,10 @@ import {
   formatId,
   MAX_ID,
   MIN_ID,
-  parseRangeBound,
   type StreamId,
   tryParseStreamId,
 } from '../../engine/stream-id.js';
+import { parseRangeBound } from './ids.js';
 import { Errors, fail, NULL_ARRAY, type Reply } from '../../resp/reply.js';
 import { ArgCursor } from '../arg-cursor.js';
 import { capToSafe, int64Arg, isKeyword, parseInt64, text } from '../args.js';

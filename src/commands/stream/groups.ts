@@ -6,7 +6,8 @@
 import { ConsumerGroup, INVALID_ENTRIES_READ } from '../../engine/consumer-group.js';
 import { keyOf } from '../../engine/keyspace.js';
 import { Stream } from '../../engine/stream.js';
-import { MIN_ID, parseStreamId, parseStrictId, type StreamId } from '../../engine/stream-id.js';
+import { MIN_ID, type StreamId } from '../../engine/stream-id.js';
+import { parseStreamId, parseStrictId } from './ids.js';
 import { ErrorReply, fail, OK, type Reply } from '../../resp/reply.js';
 import { int64Arg, isKeyword } from '../args.js';
 import { helpReply, subcommandSyntaxError } from '../help.js';

@@ -8,10 +8,9 @@ import {
   incrementId,
   MAX_ID,
   MIN_ID,
-  parseRangeBound,
-  parseStrictId,
   type StreamId,
 } from '../../engine/stream-id.js';
+import { parseRangeBound, parseStrictId } from './ids.js';
 import { Errors, fail, NULL_ARRAY, type Reply } from '../../resp/reply.js';
 import { ArgCursor } from '../arg-cursor.js';
 import { type Context, command } from '../types.js';

@@ -8,7 +8,8 @@ import { type ConsumerGroup, deliverNew, hasNewEntries, readHistory } from '../.
 import { claimIdle } from '../../engine/group-claim.js';
 import { keyOf } from '../../engine/keyspace.js';
 import { Stream } from '../../engine/stream.js';
-import { compareIds, formatId, MAX_ID, parseStrictId, type StreamId } from '../../engine/stream-id.js';
+import { compareIds, formatId, MAX_ID, type StreamId } from '../../engine/stream-id.js';
+import { parseStrictId } from './ids.js';
 import { ErrorReply, fail, NULL_ARRAY, type Reply } from '../../resp/reply.js';
 import { command, type Context } from '../types.js';
 import { entryReply, lookupGroup, lookupStream, noGroupError, nowMs, streamsReply } from './common.js';
