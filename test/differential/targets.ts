@@ -5,7 +5,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as net from 'node:net';
 import { encodeCommand, encodeReply } from '../../src/resp/encoder.js';
-import { ReplyParser } from '../../src/resp/reply-parser.js';
+import { ReplyParser } from '../support/reply-parser.js';
 import { startServer } from '../../src/server/server.js';
 import { type Frame, parseFrame } from './frames.js';
 

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { BooleanReply, DoubleReply, MapReply, PushReply, SetReply, SimpleString, VerbatimReply } from '../../src/resp/reply.js';
-import { Attributed, type ParsedReply, ReplyParser } from '../../src/resp/reply-parser.js';
+import { Attributed, type ParsedReply, ReplyParser } from '../support/reply-parser.js';
 import { cutsArb, splitAt } from './helpers.js';
 
 // Replies, in order, to: HELLO 3; DEBUG PROTOCOL string integer double bignum null array set

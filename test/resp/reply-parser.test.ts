@@ -17,7 +17,7 @@ import {
   SimpleString,
   VerbatimReply,
 } from '../../src/resp/reply.js';
-import { Attributed, type ParsedReply, ReplyParseError, ReplyParser } from '../../src/resp/reply-parser.js';
+import { Attributed, type ParsedReply, ReplyParseError, ReplyParser } from '../support/reply-parser.js';
 import { cutsArb, splitAt } from './helpers.js';
 
 const lineText = fc.string({ unit: 'grapheme', maxLength: 20 }).filter((s) => !/[\r\n]/.test(s));

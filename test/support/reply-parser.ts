@@ -1,4 +1,5 @@
-// Incremental parser for RESP2 and RESP3 replies (client side and the differential tests).
+// Incremental parser for RESP2 and RESP3 replies, for the tests and benches (the differential
+// tests compare its raw bytes); the shipped code never parses replies.
 //
 // next() yields one complete top-level reply at a time as { raw, value }:
 // - raw is exactly the bytes of that reply (attributes in front of it included), for
@@ -22,7 +23,7 @@
 //   received bytes (not copies). Streamed RESP3 strings ($? then ;len chunks, one Buffer)
 //   and aggregates (*? %? ~? ended by '.') decode like their fixed-length forms; Redis never
 //   sends them, the specification allows them.
-import { InputBuffer } from './input-buffer.js';
+import { InputBuffer } from '../../src/resp/input-buffer.js';
 import {
   BooleanReply,
   DoubleReply,
@@ -34,7 +35,7 @@ import {
   SetReply,
   SimpleString,
   VerbatimReply,
-} from './reply.js';
+} from '../../src/resp/reply.js';
 
 /** The bytes are not valid RESP; the connection cannot be trusted any further. */
 export class ReplyParseError extends Error {
