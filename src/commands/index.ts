@@ -1,5 +1,5 @@
 // Every command family, one file each. The table is shared by the server and the embedded client.
-import { commands as connection } from './connection.js';
+import { commands as connection } from './connection-commands.js';
 import { commands as hashes } from './hashes.js';
 import { commands as keys } from './keys.js';
 import { commands as persistence } from './persistence.js';
