@@ -21,7 +21,8 @@ import type { TypedValue } from './keyspace.js';
 import { compareIds, incrementId, MAX_ID, MIN_ID, type StreamId } from './stream-id.js';
 import { NodeCursor, StreamNode } from './stream-node.js';
 
-export interface StreamEntry {
+/** An entry as the engine stores it (the broker parses replies into its own StreamEntry). */
+export interface StoredEntry {
   id: StreamId;
   /** Flat f1, v1, f2, v2 ... */
   fields: Buffer[];
@@ -239,11 +240,11 @@ export class Stream implements TypedValue {
     return found.length > 0 ? found[0]!.fields : undefined;
   }
 
-  firstEntry(): StreamEntry | undefined {
+  firstEntry(): StoredEntry | undefined {
     return this.length > 0 ? this.range(MIN_ID, MAX_ID, 1, false)[0] : undefined;
   }
 
-  lastEntry(): StreamEntry | undefined {
+  lastEntry(): StoredEntry | undefined {
     return this.length > 0 ? this.range(MIN_ID, MAX_ID, 1, true)[0] : undefined;
   }
 
@@ -257,8 +258,8 @@ export class Stream implements TypedValue {
   }
 
   /** Live entries with start <= id <= end, ascending (or descending), at most count (0 = all). */
-  range(start: StreamId, end: StreamId, count: number, reverse: boolean): StreamEntry[] {
-    const out: StreamEntry[] = [];
+  range(start: StreamId, end: StreamId, count: number, reverse: boolean): StoredEntry[] {
+    const out: StoredEntry[] = [];
     if (compareIds(start, end) > 0 || this.length === 0) return out;
     if (!reverse) {
       let i = Math.max(this.findNode(start), this.head);

@@ -2,7 +2,7 @@
 // missing one, entry and XREAD-shaped replies, and CONFIG's node limits.
 import type { ConsumerGroup } from '../../engine/consumer-group.js';
 import { type Database, keyOf } from '../../engine/keyspace.js';
-import { type NodeLimits, Stream, type StreamEntry } from '../../engine/stream.js';
+import { type NodeLimits, Stream, type StoredEntry } from '../../engine/stream.js';
 import { formatId, type StreamId } from '../../engine/stream-id.js';
 import { Errors, fail, MapReply, NULL_ARRAY, type Reply } from '../../resp/reply.js';
 import { parseInt64, text } from '../args.js';
@@ -72,7 +72,7 @@ export function entryReply(id: StreamId, fields: Buffer[] | null): Reply {
   return [formatId(id), fields === null ? NULL_ARRAY : fields];
 }
 
-export function entriesReply(entries: StreamEntry[]): Reply {
+export function entriesReply(entries: StoredEntry[]): Reply {
   return entries.map((e) => entryReply(e.id, e.fields));
 }
 

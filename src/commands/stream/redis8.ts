@@ -11,7 +11,7 @@ import { parseStrictId } from './ids.js';
 import type { Stream } from '../../engine/stream.js';
 import { Errors, fail, OK, type Reply } from '../../resp/reply.js';
 import { ArgCursor } from '../arg-cursor.js';
-import { command, type CommandFlag, type CommandSpec, type Context, type Handler } from '../types.js';
+import { command, type CommandFlag, type CommandSpec, type Context, type CommandHandler } from '../types.js';
 import {
   existingGroup,
   existingStream,
@@ -219,7 +219,7 @@ function xidmprecord(ctx: Context, argv: Buffer[]): Reply {
 }
 
 /** A Redis 8 stream command: one key, in @write @stream @fast. */
-function redis8Command(name: string, arity: number, flags: CommandFlag[], handler: Handler, since: string, summary: string): CommandSpec {
+function redis8Command(name: string, arity: number, flags: CommandFlag[], handler: CommandHandler, since: string, summary: string): CommandSpec {
   return command(name, arity, flags, oneKey, handler, { categories: ['write', 'stream', 'fast'], summary, since, group: 'stream' });
 }
 
