@@ -4,19 +4,12 @@
 // everything recovers when a later write succeeds.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { EmbeddedDatabase, open } from '../../src/client/embedded.js';
-import { attachPersistence } from '../../src/persist/attach.js';
-import { nodeFs, type AofFs } from '../../src/persist/fs-layer.js';
+import { type EmbeddedDatabase, open } from '../../src/client/embedded.js';
+import { errno, openOnFs, PassThroughFs } from '../support/fault-fs.js';
 import { persistenceInfo, removeDir, tempDir } from './helpers.js';
 
-function errno(code: string): NodeJS.ErrnoException {
-  const err = new Error(`${code}: simulated`) as NodeJS.ErrnoException;
-  err.code = code;
-  return err;
-}
-
 /** nodeFs, except that writes and fsyncs fail while told to. */
-class FlakyFs implements AofFs {
+class FlakyFs extends PassThroughFs {
   writeError: string | null = null;
   fsyncError: string | null = null;
   /** When set, a failing write first writes this many bytes (a short write). */
@@ -24,46 +17,35 @@ class FlakyFs implements AofFs {
   writes = 0;
   /** How many writes/fsyncs failed so far. */
   failures = 0;
-  openAppend = nodeFs.openAppend;
-  close = nodeFs.close;
-  readFile = nodeFs.readFile;
-  exists = nodeFs.exists;
-  size = nodeFs.size;
-  truncate = nodeFs.truncate;
-  rename = nodeFs.rename;
-  unlink = nodeFs.unlink;
-  mkdir = nodeFs.mkdir;
-  readdir = nodeFs.readdir;
-  fsyncDir = nodeFs.fsyncDir;
-  fsyncSync = (fd: number) => {
+
+  override fsyncSync(fd: number): void {
     if (this.fsyncError !== null) throw errno(this.fsyncError);
-    nodeFs.fsyncSync(fd);
-  };
-  write = (fd: number, buf: Buffer, offset: number, length: number): number => {
+    super.fsyncSync(fd);
+  }
+
+  override write(fd: number, buf: Buffer, offset: number, length: number): number {
     this.writes++;
     if (this.writeError !== null) {
       if (this.partialBytes > 0) {
-        const n = nodeFs.write(fd, buf, offset, Math.min(this.partialBytes, length));
+        const n = super.write(fd, buf, offset, Math.min(this.partialBytes, length));
         this.partialBytes = 0;
         return n;
       }
       this.failures++;
       throw errno(this.writeError);
     }
-    return nodeFs.write(fd, buf, offset, length);
-  };
-  fsync = (fd: number): Promise<void> => {
-    if (this.fsyncError === null) return nodeFs.fsync(fd);
+    return super.write(fd, buf, offset, length);
+  }
+
+  override fsync(fd: number): Promise<void> {
+    if (this.fsyncError === null) return super.fsync(fd);
     this.failures++;
     return Promise.reject(errno(this.fsyncError));
-  };
+  }
 }
 
-async function openFlaky(dir: string, appendfsync: 'always' | 'everysec'): Promise<[EmbeddedDatabase, FlakyFs]> {
-  const fs = new FlakyFs();
-  const db = new EmbeddedDatabase();
-  await attachPersistence(db.instance, { dir, appendfsync, fs }, (fn) => db.onClose(fn));
-  return [db, fs];
+function openFlaky(dir: string, appendfsync: 'always' | 'everysec'): Promise<[EmbeddedDatabase, FlakyFs]> {
+  return openOnFs(dir, appendfsync, new FlakyFs());
 }
 
 async function until(cond: () => Promise<boolean> | boolean): Promise<void> {

@@ -4,42 +4,31 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { EmbeddedDatabase } from '../../src/client/embedded.js';
-import { attachPersistence } from '../../src/persist/attach.js';
-import { nodeFs, type AofFs } from '../../src/persist/fs-layer.js';
+import type { EmbeddedDatabase } from '../../src/client/embedded.js';
+import { nodeFs } from '../../src/persist/fs-layer.js';
 import { encodeCommand } from '../../src/resp/encoder.js';
+import { openOnFs, PassThroughFs } from '../support/fault-fs.js';
 import { incrFile, removeDir, tempDir } from './helpers.js';
 
-class CountingFs implements AofFs {
+/** nodeFs, counting fsyncs and the file size each one made durable. */
+class CountingFs extends PassThroughFs {
   fsyncs = 0;
   /** File size at each completed fsync. */
   syncedSizes: number[] = [];
-  constructor(private readonly path: () => string) {}
-  openAppend = nodeFs.openAppend;
-  write = nodeFs.write;
-  fsyncSync = nodeFs.fsyncSync;
-  close = nodeFs.close;
-  readFile = nodeFs.readFile;
-  exists = nodeFs.exists;
-  size = nodeFs.size;
-  truncate = nodeFs.truncate;
-  rename = nodeFs.rename;
-  unlink = nodeFs.unlink;
-  mkdir = nodeFs.mkdir;
-  readdir = nodeFs.readdir;
-  fsyncDir = nodeFs.fsyncDir;
-  fsync = async (fd: number): Promise<void> => {
+  constructor(private readonly path: () => string) {
+    super();
+  }
+
+  override async fsync(fd: number): Promise<void> {
     this.fsyncs++;
     const size = nodeFs.size(this.path());
-    await nodeFs.fsync(fd);
+    await super.fsync(fd);
     this.syncedSizes.push(size);
-  };
+  }
 }
 
 async function openCounting(dir: string, appendfsync: 'always' | 'everysec' | 'no'): Promise<[EmbeddedDatabase, CountingFs]> {
-  const fs = new CountingFs(() => incrFile(dir));
-  const db = new EmbeddedDatabase();
-  await attachPersistence(db.instance, { dir, appendfsync, fs }, (fn) => db.onClose(fn));
+  const [db, fs] = await openOnFs(dir, appendfsync, new CountingFs(() => incrFile(dir)));
   await db.call('CONFIG', 'SET', 'auto-aof-rewrite-percentage', '0');
   return [db, fs];
 }

@@ -3,11 +3,11 @@
 // the Redis 7 layout: redis-server 7 loads a directory sluice wrote, with the same state.
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { createServer, type AddressInfo } from 'node:net';
 import { existsSync } from 'node:fs';
 import { test } from 'node:test';
 import { Redis } from 'ioredis';
 import { open, type EmbeddedDatabase, type Value } from '../../src/client/embedded.js';
+import { freePort } from '../support/processes.js';
 import { dump, removeDir, scrubTimes, tempDir, waitForRewrite } from './helpers.js';
 
 async function streamWorkload(db: EmbeddedDatabase): Promise<void> {
@@ -82,17 +82,6 @@ test('a 50,000-entry stream restarts with every entry', async () => {
 });
 
 const REDIS = '/usr/bin/redis-server';
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as AddressInfo).port;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 async function startRedis(dir: string, port: number): Promise<[ChildProcess, Redis]> {
   const child = spawn(REDIS, ['--port', String(port), '--dir', dir, '--appendonly', 'yes', '--save', '', '--aof-use-rdb-preamble', 'no'], { stdio: 'ignore' });
