@@ -3,6 +3,7 @@
 // encoder, to tell an engine difference from a transport one). Both are driven through
 // `RawConnection`s that send RESP commands and return the exact reply bytes.
 import * as net from 'node:net';
+import { after, before } from 'node:test';
 import { encodeCommand, encodeReply } from '../../src/resp/encoder.js';
 import { startServer } from '../../src/server/server.js';
 import { startRedisServer } from '../support/processes.js';
@@ -88,6 +89,25 @@ export async function startRedis(binary = process.env.SLUICE_REDIS_SERVER ?? 're
     connect: () => connectSocket(server.port),
     stop: () => server.stop(),
   };
+}
+
+export interface Targets {
+  readonly redis: Target;
+  readonly sluice: Target;
+}
+
+/** Starts both servers before the file's tests and stops them after; read them in tests. */
+export function useTargets(): Targets {
+  const targets = {} as { redis: Target; sluice: Target };
+  before(async () => {
+    // One after the other, so a failing redis-server start still leaves sluice to stop in after().
+    targets.sluice = await startSluice();
+    targets.redis = await startRedis();
+  });
+  after(async () => {
+    await Promise.all([targets.redis?.stop(), targets.sluice?.stop()]);
+  });
+  return targets;
 }
 
 /** Starts sluice's TCP server on a free port (or the embedded instance, see above). */
