@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import { Redis } from 'ioredis';
 import { encodeCommand } from '../../src/resp/encoder.js';
 import { CLI_MAIN, type SluiceServer, startSluiceServer } from '../support/processes.js';
-import { incrFile, removeDir, tempDir } from './helpers.js';
+import { incrFile, withTempDir } from './helpers.js';
 
 function startServer(dir: string): Promise<SluiceServer> {
   return startSluiceServer(['--dir', dir, '--appendfsync', 'always']);
@@ -20,8 +20,7 @@ function client(port: number): Redis {
 }
 
 test('kill -9 under load: every acknowledged XADD survives the restart', async () => {
-  const dir = tempDir('crash');
-  try {
+  await withTempDir('crash', async (dir) => {
     const server = await startServer(dir);
     const acked: string[] = [];
     const writers = Array.from({ length: 4 }, () => client(server.port));
@@ -66,14 +65,11 @@ test('kill -9 under load: every acknowledged XADD survives the restart', async (
       r.disconnect();
       await restarted.stop();
     }
-  } finally {
-    removeDir(dir);
-  }
+  });
 });
 
 test('a torn tail is cut off with a warning; corruption in the middle refuses to start', async () => {
-  const dir = tempDir('crash-torn');
-  try {
+  await withTempDir('crash-torn', async (dir) => {
     const server = await startServer(dir);
     const r = client(server.port);
     await r.connect();
@@ -113,7 +109,5 @@ test('a torn tail is cut off with a warning; corruption in the middle refuses to
     assert.notEqual(code, 0);
     assert.doesNotMatch(stdout, /ready on/);
     assert.match(stderr, new RegExp(`appendonly\\.aof\\.1\\.incr\\.aof at byte offset ${at}\\b`));
-  } finally {
-    removeDir(dir);
-  }
+  });
 });

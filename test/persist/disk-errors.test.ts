@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { type EmbeddedDatabase, open } from '../../src/client/embedded.js';
 import { errno, openOnFs, PassThroughFs } from '../support/fault-fs.js';
-import { persistenceInfo, removeDir, tempDir } from './helpers.js';
+import { persistenceInfo, withTempDir } from './helpers.js';
 
 /** nodeFs, except that writes and fsyncs fail while told to. */
 class FlakyFs extends PassThroughFs {
@@ -58,8 +58,7 @@ async function writeStatus(db: EmbeddedDatabase): Promise<string> {
 
 for (const policy of ['always', 'everysec'] as const) {
   test(`appendfsync ${policy}: ENOSPC refuses writes with MISCONF, keeps reads, recovers`, async () => {
-    const dir = tempDir(`enospc-${policy}`);
-    try {
+    await withTempDir(`enospc-${policy}`, async (dir) => {
       const [db, fs] = await openFlaky(dir, policy);
       assert.equal(await db.call('SET', 'a', '1'), 'OK');
       fs.writeError = 'ENOSPC';
@@ -89,15 +88,12 @@ for (const policy of ['always', 'everysec'] as const) {
       const reopened = await open({ dir, appendfsync: policy });
       assert.deepEqual(await reopened.call('MGET', 'a', 'b', 'c', 'h'), ['1', '2', '3', null]);
       await reopened.close();
-    } finally {
-      removeDir(dir);
-    }
+    });
   });
 }
 
 test('appendfsync always: EIO on fsync holds the reply and refuses writes until fsync succeeds', async () => {
-  const dir = tempDir('eio');
-  try {
+  await withTempDir('eio', async (dir) => {
     const [db, fs] = await openFlaky(dir, 'always');
     await db.call('SET', 'a', '1');
     fs.fsyncError = 'EIO';
@@ -119,14 +115,11 @@ test('appendfsync always: EIO on fsync holds the reply and refuses writes until 
     const reopened = await open({ dir, appendfsync: 'always' });
     assert.deepEqual(await reopened.call('MGET', 'a', 'b', 'c'), ['1', '2', '3']);
     await reopened.close();
-  } finally {
-    removeDir(dir);
-  }
+  });
 });
 
 test('a rewrite that hits a disk error fails cleanly and leaves the old log in force', async () => {
-  const dir = tempDir('rewrite-enospc');
-  try {
+  await withTempDir('rewrite-enospc', async (dir) => {
     const [db, fs] = await openFlaky(dir, 'everysec');
     for (let i = 0; i < 100; i++) await db.call('SET', `k${i}`, `v${i}`);
     fs.writeError = 'ENOSPC';
@@ -142,7 +135,5 @@ test('a rewrite that hits a disk error fails cleanly and leaves the old log in f
     assert.equal(await reopened.call('GET', 'k99'), 'v99');
     assert.equal(await reopened.call('GET', 'after'), 'x');
     await reopened.close();
-  } finally {
-    removeDir(dir);
-  }
+  });
 });

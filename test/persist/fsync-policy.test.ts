@@ -8,7 +8,7 @@ import type { EmbeddedDatabase } from '../../src/client/embedded.js';
 import { nodeFs } from '../../src/persist/fs-layer.js';
 import { encodeCommand } from '../../src/resp/encoder.js';
 import { openOnFs, PassThroughFs } from '../support/fault-fs.js';
-import { incrFile, removeDir, tempDir } from './helpers.js';
+import { incrFile, withTempDir } from './helpers.js';
 
 /** nodeFs, counting fsyncs and the file size each one made durable. */
 class CountingFs extends PassThroughFs {
@@ -35,8 +35,7 @@ async function openCounting(dir: string, appendfsync: 'always' | 'everysec' | 'n
 
 for (const policy of ['always', 'everysec', 'no'] as const) {
   test(`appendfsync ${policy}: a write is in the file when its reply arrives`, async () => {
-    const dir = tempDir(`policy-${policy}`);
-    try {
+    await withTempDir(`policy-${policy}`, async (dir) => {
       const [db, fs] = await openCounting(dir, policy);
       for (let i = 0; i < 20; i++) {
         const value = `value-${i}`;
@@ -49,15 +48,12 @@ for (const policy of ['always', 'everysec', 'no'] as const) {
       }
       if (policy === 'no') assert.equal(fs.fsyncs, 0);
       await db.close();
-    } finally {
-      removeDir(dir);
-    }
+    });
   });
 }
 
 test('appendfsync always: concurrent writes of one turn share an fsync (group commit)', async () => {
-  const dir = tempDir('group-commit');
-  try {
+  await withTempDir('group-commit', async (dir) => {
     const [db, fs] = await openCounting(dir, 'always');
     const sessions = Array.from({ length: 200 }, () => db.session());
     const before = fs.fsyncs;
@@ -66,21 +62,16 @@ test('appendfsync always: concurrent writes of one turn share an fsync (group co
     const used = fs.fsyncs - before;
     assert.ok(used >= 1 && used <= 2, `${used} fsyncs for 200 concurrent writes`);
     await db.close();
-  } finally {
-    removeDir(dir);
-  }
+  });
 });
 
 test('appendfsync everysec: the background fsync catches up without any command', async () => {
-  const dir = tempDir('everysec');
-  try {
+  await withTempDir('everysec', async (dir) => {
     const [db, fs] = await openCounting(dir, 'everysec');
     await db.call('SET', 'a', '1');
     const size = readFileSync(incrFile(dir)).length;
     while (!fs.syncedSizes.some((s) => s >= size)) await new Promise((r) => setTimeout(r, 50));
     assert.ok(fs.fsyncs >= 1);
     await db.close();
-  } finally {
-    removeDir(dir);
-  }
+  });
 });

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { type EmbeddedDatabase, open } from '../../src/client/embedded.js';
 import { openOnFs, PassThroughFs } from '../support/fault-fs.js';
-import { dump, removeDir, tempDir } from './helpers.js';
+import { dump, removeDir, tempDir, withTempDir } from './helpers.js';
 
 /** nodeFs until `armed` disk operations have run after arm(); then every operation throws. */
 class DyingFs extends PassThroughFs {
@@ -54,8 +54,7 @@ test('a crash at every file operation of a rewrite leaves a loadable, complete l
   assert.ok(total >= 8, `a rewrite uses ${total} file operations`);
 
   for (let n = 0; n <= total; n++) {
-    const dir = tempDir('rw-crash');
-    try {
+    await withTempDir('rw-crash', async (dir) => {
       // A previous successful rewrite, so the crash also races the removal of old files.
       const first = await open({ dir, appendfsync: 'always' });
       await workload(first, 1);
@@ -78,8 +77,6 @@ test('a crash at every file operation of a rewrite leaves a loadable, complete l
       const again = await open({ dir, appendfsync: 'always' });
       assert.equal(await again.call('GET', 'after'), '1');
       await again.close();
-    } finally {
-      removeDir(dir);
-    }
+    });
   }
 });

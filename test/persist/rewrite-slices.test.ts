@@ -10,11 +10,10 @@ import { open } from '../../src/client/embedded.js';
 import { nodeFs } from '../../src/persist/fs-layer.js';
 import { Rewrite } from '../../src/persist/rewrite.js';
 import { recordingPersistence } from '../support/recording-persistence.js';
-import { dump, removeDir, tempDir } from './helpers.js';
+import { dump, withTempDir } from './helpers.js';
 
 test('commands between the chunks of a big stream are reflected exactly', async () => {
-  const dir = tempDir('slices');
-  try {
+  await withTempDir('slices', async (dir) => {
     const db = await open();
     for (let i = 0; i < 5000; i++) await db.call('XADD', 'big', `${i + 1}-0`, 'i', i);
     await db.call('XGROUP', 'CREATE', 'big', 'g', '3000-0');
@@ -57,7 +56,5 @@ test('commands between the chunks of a big stream are reflected exactly', async 
     const loaded = await open({ dir: data, appendfsync: 'no' });
     assert.deepEqual(await dump(loaded), expected);
     await loaded.close();
-  } finally {
-    removeDir(dir);
-  }
+  });
 });
