@@ -40,3 +40,11 @@ export async function groupDb(): Promise<GroupTestDb> {
 export async function seedStream(t: GroupTestDb, key: string, n: number): Promise<void> {
   for (let i = 1; i <= n; i++) await t.call('XADD', key, `${i}-1`, `f${i}`, `v${i}`);
 }
+
+/** groupDb with stream "s" seeded with n entries (seedStream) and group "g" created at 0. */
+export async function streamWithGroup(n: number): Promise<GroupTestDb> {
+  const t = await groupDb();
+  await seedStream(t, 's', n);
+  await t.call('XGROUP', 'CREATE', 's', 'g', '0');
+  return t;
+}
