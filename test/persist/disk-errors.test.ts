@@ -48,6 +48,16 @@ function openFlaky(dir: string, appendfsync: 'always' | 'everysec'): Promise<[Em
   return openOnFs(dir, appendfsync, new FlakyFs());
 }
 
+/** A call whose reply is watched: acknowledged() tells whether it has arrived yet. */
+function watched<T>(call: Promise<T>): { reply: Promise<T>; acknowledged: () => boolean } {
+  let arrived = false;
+  const reply = call.then((r) => {
+    arrived = true;
+    return r;
+  });
+  return { reply, acknowledged: () => arrived };
+}
+
 async function until(cond: () => Promise<boolean> | boolean): Promise<void> {
   while (!(await cond())) await new Promise((r) => setTimeout(r, 10));
 }
@@ -63,11 +73,7 @@ for (const policy of ['always', 'everysec'] as const) {
       assert.equal(await db.call('SET', 'a', '1'), 'OK');
       fs.writeError = 'ENOSPC';
       fs.partialBytes = 7; // the failing write gets part of the record onto the disk first
-      let acknowledged = false;
-      const pending = db.call('SET', 'b', '2').then((r) => {
-        acknowledged = true;
-        return r;
-      });
+      const pending = watched(db.call('SET', 'b', '2'));
       // (A read issued before the failure is known waits with the write: replies never
       // overtake bytes logged before them. Reads after it is known go straight through.)
       await until(() => fs.failures > 0);
@@ -79,9 +85,9 @@ for (const policy of ['always', 'everysec'] as const) {
       await assert.rejects(db.call('HSET', 'h', 'f', 'v'), /^ReplyError: MISCONF/);
       assert.equal(await db.call('GET', 'a'), '1');
       assert.equal(await db.call('GET', 'c'), null);
-      assert.equal(acknowledged, false, 'a write that is not in the log must not be acknowledged');
+      assert.equal(pending.acknowledged(), false, 'a write that is not in the log must not be acknowledged');
       fs.writeError = null;
-      assert.equal(await pending, 'OK');
+      assert.equal(await pending.reply, 'OK');
       await until(async () => (await writeStatus(db)) === 'ok');
       assert.equal(await db.call('SET', 'c', '3'), 'OK');
       await db.close();
@@ -97,18 +103,14 @@ test('appendfsync always: EIO on fsync holds the reply and refuses writes until 
     const [db, fs] = await openFlaky(dir, 'always');
     await db.call('SET', 'a', '1');
     fs.fsyncError = 'EIO';
-    let acknowledged = false;
-    const pending = db.call('SET', 'b', '2').then((r) => {
-      acknowledged = true;
-      return r;
-    });
+    const pending = watched(db.call('SET', 'b', '2'));
     await until(() => fs.failures > 0);
     assert.equal(await writeStatus(db), 'err');
     await assert.rejects(db.call('SET', 'c', '3'), /^ReplyError: MISCONF Errors writing to the AOF file: Input\/output error$/);
     assert.equal(await db.call('GET', 'b'), '2'); // executed in memory, reads see it
-    assert.equal(acknowledged, false);
+    assert.equal(pending.acknowledged(), false);
     fs.fsyncError = null;
-    assert.equal(await pending, 'OK');
+    assert.equal(await pending.reply, 'OK');
     await until(async () => (await writeStatus(db)) === 'ok');
     assert.equal(await db.call('SET', 'c', '3'), 'OK');
     await db.close();
