@@ -4,6 +4,7 @@ import { type Database, keyBytes, keyOf } from '../engine/keyspace.js';
 import { Errors, fail, MapReply, OK, type Reply } from '../resp/reply.js';
 import { int64Arg, parseInt64 } from './args.js';
 import { addLongDouble, formatLongDouble, parseLongDouble } from './long-double.js';
+import { removeMembers } from './members.js';
 import { command, type CommandSpec, type Context } from './types.js';
 
 const INT64_MAX = 9223372036854775807n;
@@ -73,16 +74,7 @@ function hdel(ctx: Context, argv: Buffer[]): Reply {
   const key = keyOf(argv[1]!);
   const hash = lookupHash(ctx.db, key);
   if (hash === undefined) return 0;
-  let removed = 0;
-  for (let i = 2; i < argv.length; i++) {
-    if (hash.delete(keyOf(argv[i]!))) removed++;
-    if (hash.size === 0) {
-      ctx.db.delete(key);
-      break;
-    }
-  }
-  if (removed > 0) ctx.modified(key);
-  return removed;
+  return removeMembers(ctx, key, hash, argv.slice(2).map(keyOf));
 }
 
 function hlen(ctx: Context, argv: Buffer[]): Reply {

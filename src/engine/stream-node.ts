@@ -425,7 +425,10 @@ export class NodeCursor implements EntryHeader {
   private readonly offsets: number[] | null;
   private k: number;
 
-  constructor(readonly node: StreamNode, reverse = false) {
+  constructor(
+    readonly node: StreamNode,
+    readonly reverse = false,
+  ) {
     this.r = new Reader(node.buf);
     this.r.pos = node.entriesStart;
     this.offsets = reverse ? node.entryOffsets() : null;

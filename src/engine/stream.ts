@@ -46,6 +46,24 @@ function lessThan(ms: bigint, seq: bigint, id: StreamId): boolean {
   return ms < id.ms || (ms === id.ms && seq < id.seq);
 }
 
+/**
+ * Adds the live entries of one node within [start, end] to `out`, in the cursor's direction.
+ * True when the scan is over: `count` entries collected, or the cursor went past the range.
+ */
+function collect(c: NodeCursor, start: StreamId, end: StreamId, count: number, out: StoredEntry[]): boolean {
+  const reverse = c.reverse;
+  while (c.next()) {
+    if (c.isDeleted) continue;
+    const beforeStart = lessThan(c.ms, c.seq, start);
+    const afterEnd = lessThan(end.ms, end.seq, c);
+    if (reverse ? afterEnd : beforeStart) continue; // not in the range yet
+    if (reverse ? beforeStart : afterEnd) return true; // past it
+    out.push({ id: { ms: c.ms, seq: c.seq }, fields: c.fields() });
+    if (count > 0 && out.length >= count) return true;
+  }
+  return false;
+}
+
 export class Stream implements TypedValue {
   readonly typeName = 'stream' as const;
   /** Live entries. */
@@ -262,18 +280,11 @@ export class Stream implements TypedValue {
     const out: StoredEntry[] = [];
     if (compareIds(start, end) > 0 || this.length === 0) return out;
     if (!reverse) {
-      let i = Math.max(this.findNode(start), this.head);
-      for (; i < this.nodes.length; i++) {
+      for (let i = Math.max(this.findNode(start), this.head); i < this.nodes.length; i++) {
         const node = this.nodes[i]!;
         if (lessThan(end.ms, end.seq, node.masterId)) break;
         if (lessThan(node.lastMs, node.lastSeq, start) || node.live === 0) continue;
-        const c = new NodeCursor(node);
-        while (c.next()) {
-          if (c.isDeleted || lessThan(c.ms, c.seq, start)) continue;
-          if (lessThan(end.ms, end.seq, c)) return out;
-          out.push({ id: { ms: c.ms, seq: c.seq }, fields: c.fields() });
-          if (count > 0 && out.length >= count) return out;
-        }
+        if (collect(new NodeCursor(node), start, end, count, out)) return out;
       }
       return out;
     }
@@ -281,13 +292,7 @@ export class Stream implements TypedValue {
       const node = this.nodes[i]!;
       if (lessThan(node.lastMs, node.lastSeq, start)) break;
       if (node.live === 0) continue;
-      const c = new NodeCursor(node, true);
-      while (c.next()) {
-        if (c.isDeleted || lessThan(end.ms, end.seq, c)) continue;
-        if (lessThan(c.ms, c.seq, start)) return out;
-        out.push({ id: { ms: c.ms, seq: c.seq }, fields: c.fields() });
-        if (count > 0 && out.length >= count) return out;
-      }
+      if (collect(new NodeCursor(node, true), start, end, count, out)) return out;
     }
     return out;
   }
