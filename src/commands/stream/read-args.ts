@@ -23,7 +23,14 @@ export interface ReadArgs {
 const UNBALANCED =
   "ERR Unbalanced XREAD list of streams: for each stream key an ID or '$' must be specified.";
 
-/** Parses the options in Redis's order; XREAD refuses XREADGROUP's options as syntax errors. */
+function onlyInReadGroup(option: string): string {
+  return `ERR The ${option} option is only supported by XREADGROUP. You called XREAD instead.`;
+}
+
+/**
+ * Parses the options in Redis's order. XREAD refuses GROUP and NOACK as Redis 7.0 does (with
+ * their own error) and CLAIM (Redis 8.4, XREADGROUP only) as a syntax error.
+ */
 export function parseReadArgs(argv: Buffer[], readGroup: boolean): ReadArgs {
   const args: ReadArgs = {
     count: 0, block: -1, streamsAt: 0, streamCount: 0,
@@ -42,10 +49,12 @@ export function parseReadArgs(argv: Buffer[], readGroup: boolean): ReadArgs {
       if (more % 2 !== 0) fail(UNBALANCED);
       args.streamCount = more / 2;
       break;
-    } else if (readGroup && opt === 'group' && more >= 2) {
+    } else if (opt === 'group' && more >= 2) {
+      if (!readGroup) fail(onlyInReadGroup('GROUP'));
       args.group = cur.next();
       args.consumer = cur.next();
-    } else if (readGroup && opt === 'noack') {
+    } else if (opt === 'noack') {
+      if (!readGroup) fail(onlyInReadGroup('NOACK'));
       args.noack = true;
     } else if (readGroup && opt === 'claim' && more > 0) {
       // Redis 8.4. The docs give no error text; this one follows XCLAIM's min-idle-time error.
