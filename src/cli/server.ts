@@ -1,7 +1,7 @@
 // `sluice server`: a RESP server on the command table, with the append-only file when --dir is given.
 import type { Command } from 'commander';
 import { allCommands } from '../commands/index.js';
-import { Instance } from '../commands/instance.js';
+import { Instance } from '../commands/core/instance.js';
 import { startServer } from '../server/server.js';
 
 interface ServerFlags {

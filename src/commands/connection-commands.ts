@@ -16,7 +16,7 @@ import { integerArg, isKeyword, lower, parseInt64, text } from './args.js';
 import type { ClientState } from './client-state.js';
 import { REDIS_VERSION } from './core/identity.js';
 import { helpReply } from './help.js';
-import type { Instance } from './instance.js';
+import type { Instance } from './core/instance.js';
 import { type CommandSpec, type Context, command, container } from './types.js';
 
 /** Checks a password for a user as the default user with `requirepass` does. */

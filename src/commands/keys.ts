@@ -4,7 +4,7 @@ import { type Database, keyBytes, keyOf, typeOf } from '../engine/keyspace.js';
 import { Errors, fail, OK, type Reply, SimpleString } from '../resp/reply.js';
 import { int64Arg, isKeyword, lower, parseInt64 } from './args.js';
 import { globMatch } from './glob.js';
-import type { Instance } from './instance.js';
+import type { Instance } from './core/instance.js';
 import { command, type CommandSpec, type Context } from './types.js';
 
 const INT64_MAX = 9223372036854775807n;

@@ -12,7 +12,7 @@ import {
 } from '../resp/reply.js';
 import { isKeyword, lower, parseDouble, text } from './args.js';
 import { helpReply } from './help.js';
-import type { Instance } from './instance.js';
+import type { Instance } from './core/instance.js';
 import { type CommandSpec, type Context, command, container } from './types.js';
 
 // --- INFO --------------------------------------------------------------------------------

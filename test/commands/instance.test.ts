@@ -3,7 +3,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { keyOf } from '../../src/engine/keyspace.js';
-import { Instance, type Propagated } from '../../src/commands/instance.js';
+import { Instance } from '../../src/commands/core/instance.js';
+import type { Propagated } from '../../src/commands/core/persistence.js';
 import { command, container, type CommandSpec } from '../../src/commands/types.js';
 import { ErrorReply, NULL_ARRAY, OK, type Reply } from '../../src/resp/reply.js';
 import { recordingPersistence } from '../support/recording-persistence.js';
