@@ -3,7 +3,7 @@
 // unacknowledged ids, and consumers each holding their own slice of that PEL. Every pending
 // entry is shared by the group PEL and its owner's PEL, as in Redis.
 //
-// This module knows nothing of RESP: command handlers (src/commands/stream-groups.ts) turn
+// This module knows nothing of RESP: command handlers (src/commands/stream/) turn
 // its results into replies and propagated commands.
 import { IdleIndex } from './idle-index.js';
 import { IdOrderedMap } from './pel.js';
@@ -212,7 +212,7 @@ export function estimateDistanceFromFirstEverEntry(s: StreamView, id: StreamId, 
 }
 
 /** The group's lag (entries not yet delivered), or null when it cannot be computed. */
-export function groupLag(s: StreamView, g: ConsumerGroup): bigint | null {
+export function computeGroupLag(s: StreamView, g: ConsumerGroup): bigint | null {
   if (s.entriesAdded === 0n) return 0n;
   if (g.entriesRead !== INVALID_ENTRIES_READ && !rangeHasTombstones(s, g.lastId, null)) {
     return s.entriesAdded - g.entriesRead;

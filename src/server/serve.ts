@@ -1,7 +1,7 @@
 // A RESP server with persistence, started from code: what `sluice server` runs, for tests and
 // for applications that embed the server in their own process.
 import { allCommands } from '../commands/index.js';
-import { Instance } from '../commands/instance.js';
+import { Instance } from '../commands/core/instance.js';
 import { attachPersistence } from '../persist/attach.js';
 import { type RunningServer, startServer } from './server.js';
 
