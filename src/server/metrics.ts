@@ -5,7 +5,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { Counter, Gauge, Registry } from 'prom-client';
 import type { Instance } from '../commands/instance.js';
-import { groupLag } from '../engine/consumer-group.js';
+import { computeGroupLag } from '../engine/consumer-group.js';
 import { Stream } from '../engine/stream.js';
 import { listenHttp } from './http-listen.js';
 
@@ -126,7 +126,7 @@ export function serverMetricsRegistry(instance: Instance): Registry {
     });
   };
   perGroup('sluice_group_lag', 'Entries not yet delivered to the group (XINFO GROUPS lag; absent when unknown)', (s, g) => {
-    const lag = groupLag(s, g);
+    const lag = computeGroupLag(s, g);
     return lag === null ? null : Number(lag);
   });
   perGroup('sluice_group_pending', 'Entries delivered to the group and not yet acknowledged', (_s, g) => g.pel.size);
