@@ -46,7 +46,7 @@ export class StreamConsumer<T> {
   private loop: Promise<void> | null = null;
   /** Set by close() after its timeout: results of handlers still running are dropped. */
   private abandoned = false;
-  /** Set by close() on servers without XNACK: entries delivered here still run before it returns. */
+  /** Set by close(): entries already delivered here still run before it returns. */
   private draining = false;
 
   constructor(
@@ -436,16 +436,9 @@ export class StreamConsumer<T> {
     this.wakeReader();
     await this.blocking?.interrupt();
     await this.loop;
-    if (this.features.xnack) {
-      // Delivered here but never started: SILENT XNACK, that delivery does not count.
-      const unstarted = this.table.inState('queued');
-      for (const h of unstarted) this.table.delete(h);
-      await this.release(unstarted.map((h) => h.entry.id), 'SILENT');
-    } else {
-      // Nobody could take them before claimIdleMs: run them here first.
-      this.draining = true;
-      this.pump();
-    }
+    // Entries already delivered here run before close() returns (unless its timeout passes).
+    this.draining = true;
+    this.pump();
     await this.waitForHandlers(options.timeoutMs);
     await this.acker.drain();
     await Promise.all([...this.acks]);
@@ -472,12 +465,16 @@ export class StreamConsumer<T> {
     if (outcome === 'done') return;
     // Give up: abort the handlers, never acknowledge what they return, hand their entries back.
     this.abandoned = true;
-    const running = this.table.inState('running', 'queued');
-    for (const h of running) {
+    const running = this.table.inState('running');
+    const unstarted = this.table.inState('queued');
+    for (const h of [...running, ...unstarted]) {
       h.controller?.abort(new WorkerClosedError());
       this.table.delete(h);
     }
-    if (this.features.xnack) await this.release(running.map((h) => h.entry.id), 'FAIL');
+    if (!this.features.xnack) return; // pending under our name: claimed after claimIdleMs
+    await this.release(running.map((h) => h.entry.id), 'FAIL');
+    // Never started: SILENT, that delivery does not count.
+    await this.release(unstarted.map((h) => h.entry.id), 'SILENT');
   }
 
   /** XNACK: the entries go back to the group, claimable by any worker at once. */
