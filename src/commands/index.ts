@@ -5,6 +5,7 @@ import { commands as keys } from './keys.js';
 import { commands as persistence } from './persistence.js';
 import { commands as server } from './server.js';
 import { commands as sets } from './sets.js';
+import { commands as sortedSets } from './sorted-sets.js';
 import { commands as streamBasic } from './stream-basic.js';
 import { commands as streamGroups } from './stream-groups.js';
 import { commands as streamInfo } from './stream-info.js';
@@ -21,6 +22,7 @@ export const allCommands: CommandSpec[] = [
   ...strings,
   ...hashes,
   ...sets,
+  ...sortedSets,
   ...streamBasic,
   ...streamGroups,
   ...streamInfo,

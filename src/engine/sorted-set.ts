@@ -1,0 +1,297 @@
+// A Redis sorted set: members (latin1 strings, one char per byte) ordered by (score, member),
+// members compared bytewise as Redis's sdscmp does; equal scores fall back to the member.
+//
+// Structure: a Map member -> score for O(1) ZSCORE, and the order kept as a chunked sorted
+// list (runs of at most CHUNK_MAX entries, parallel arrays of members and unboxed doubles),
+// found by binary search over the chunks' last entries. A Fenwick tree over the chunk sizes
+// gives the number of entries before any chunk in O(log n), so rank and select-by-rank are
+// O(log n) too. Compared with a skip list this costs no node objects or level arrays per
+// entry: an entry is one pointer and one 8-byte double in its chunk plus its Map slot, and
+// the member string itself is shared by the Map and the chunk.
+import type { TypedValue } from './keyspace.js';
+
+/** Chunk size; a chunk grown past this by inserts is split in two. */
+const CHUNK_MAX = 128;
+/** A chunk that shrinks below this is merged into a neighbour when they fit together. */
+const CHUNK_MIN = CHUNK_MAX / 4;
+
+/** Redis's default zset-max-listpack-entries and zset-max-listpack-value. */
+export const MAX_LISTPACK_ENTRIES = 128;
+export const MAX_LISTPACK_VALUE = 64;
+
+interface Chunk {
+  members: string[];
+  scores: number[];
+}
+
+export interface ScoreEntry {
+  member: string;
+  score: number;
+}
+
+/** Orders two entries as Redis's zsl does: by score, then bytewise by member. */
+export function compareEntries(scoreA: number, memberA: string, scoreB: number, memberB: string): number {
+  if (scoreA < scoreB) return -1;
+  if (scoreA > scoreB) return 1;
+  return memberA < memberB ? -1 : memberA > memberB ? 1 : 0;
+}
+
+export class SortedSetValue implements TypedValue {
+  readonly typeName = 'zset' as const;
+  readonly scores = new Map<string, number>();
+  private chunks: Chunk[] = [];
+  /** Fenwick tree over chunk sizes (1-based internally). */
+  private tree: number[] = [0];
+  /**
+   * Mirrors Redis's OBJ_ENCODING_LISTPACK: few and short members. Once a set leaves it, it
+   * never returns (Redis only converts back on the *STORE commands), and ZSCAN's reply shape
+   * depends on it.
+   */
+  private listpack = true;
+
+  get size(): number {
+    return this.scores.size;
+  }
+
+  get isListpack(): boolean {
+    return this.listpack;
+  }
+
+  score(member: string): number | undefined {
+    return this.scores.get(member);
+  }
+
+  has(member: string): boolean {
+    return this.scores.has(member);
+  }
+
+  /** Adds a member or moves it to a new score; returns true when the member is new. */
+  set(member: string, score: number): boolean {
+    const old = this.scores.get(member);
+    if (old === undefined && this.listpack && (member.length > MAX_LISTPACK_VALUE || this.scores.size + 1 > MAX_LISTPACK_ENTRIES)) {
+      this.listpack = false;
+    }
+    // A listpack stores -0 as the integer 0; a skiplist keeps the double as it is.
+    if (this.listpack && score === 0) score = 0;
+    if (old !== undefined) {
+      // Same score (-0 and 0 included, as Redis's `score != curscore` test): nothing moves.
+      if (old === score) return false;
+      this.removeAt(this.locate(old, member));
+      this.scores.set(member, score);
+      this.insert(member, score);
+      return false;
+    }
+    this.scores.set(member, score);
+    this.insert(member, score);
+    return true;
+  }
+
+  delete(member: string): boolean {
+    const score = this.scores.get(member);
+    if (score === undefined) return false;
+    this.removeAt(this.locate(score, member));
+    this.scores.delete(member);
+    return true;
+  }
+
+  /** 0-based rank in ascending order, undefined when absent. */
+  rank(member: string): number | undefined {
+    const score = this.scores.get(member);
+    if (score === undefined) return undefined;
+    const [ci, i] = this.locate(score, member);
+    return this.countBefore(ci) + i;
+  }
+
+  /** Number of entries whose score is below `score` (or at most `score` when `orEqual`). */
+  countBelowScore(score: number, orEqual: boolean): number {
+    const below = orEqual ? (s: number) => s <= score : (s: number) => s < score;
+    return this.partitionPoint((c, i) => below(c.scores[i]!));
+  }
+
+  /**
+   * Number of entries whose member is below `member` (or at most `member` when `orEqual`),
+   * assuming all scores are equal, as ZRANGEBYLEX does.
+   */
+  countBelowMember(member: string, orEqual: boolean): number {
+    const below = orEqual ? (m: string) => m <= member : (m: string) => m < member;
+    return this.partitionPoint((c, i) => below(c.members[i]!));
+  }
+
+  /** Entries with rank in [start, end), ascending. */
+  slice(start: number, end: number): ScoreEntry[] {
+    const out: ScoreEntry[] = [];
+    if (start >= end) return out;
+    let [ci, i] = this.select(start);
+    for (let n = end - start; n > 0 && ci < this.chunks.length; ci++, i = 0) {
+      const c = this.chunks[ci]!;
+      for (; i < c.members.length && n > 0; i++, n--) out.push({ member: c.members[i]!, score: c.scores[i]! });
+    }
+    return out;
+  }
+
+  /** Removes the entries with rank in [start, end); returns them in ascending order. */
+  deleteRange(start: number, end: number): ScoreEntry[] {
+    const removed = this.slice(start, end);
+    if (removed.length === 0) return removed;
+    let [ci, i] = this.select(start);
+    let left = removed.length;
+    while (left > 0) {
+      const c = this.chunks[ci]!;
+      const n = Math.min(left, c.members.length - i);
+      c.members.splice(i, n);
+      c.scores.splice(i, n);
+      left -= n;
+      ci++;
+      i = 0;
+    }
+    for (const e of removed) this.scores.delete(e.member);
+    this.chunks = this.chunks.filter((c) => c.members.length > 0);
+    this.rebuildTree();
+    return removed;
+  }
+
+  /** Every entry in order. */
+  *entries(): IterableIterator<ScoreEntry> {
+    for (const c of this.chunks) {
+      for (let i = 0; i < c.members.length; i++) yield { member: c.members[i]!, score: c.scores[i]! };
+    }
+  }
+
+  // --- internals -----------------------------------------------------------------------------
+
+  /** The first chunk whose last entry is not below (score, member), else the last chunk. */
+  private chunkFor(score: number, member: string): number {
+    let lo = 0;
+    let hi = this.chunks.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      const c = this.chunks[mid]!;
+      const last = c.members.length - 1;
+      if (compareEntries(c.scores[last]!, c.members[last]!, score, member) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  /** Chunk and index of an entry known to be present. */
+  private locate(score: number, member: string): [number, number] {
+    const ci = this.chunkFor(score, member);
+    return [ci, lowerBound(this.chunks[ci]!, score, member)];
+  }
+
+  private insert(member: string, score: number): void {
+    if (this.chunks.length === 0) {
+      this.chunks.push({ members: [member], scores: [score] });
+      this.rebuildTree();
+      return;
+    }
+    const lo = this.chunkFor(score, member);
+    const c = this.chunks[lo]!;
+    const i = lowerBound(c, score, member);
+    c.members.splice(i, 0, member);
+    c.scores.splice(i, 0, score);
+    if (c.members.length > CHUNK_MAX) {
+      const half = c.members.length >>> 1;
+      this.chunks.splice(lo + 1, 0, { members: c.members.splice(half), scores: c.scores.splice(half) });
+      this.rebuildTree();
+    } else {
+      this.addToTree(lo, 1);
+    }
+  }
+
+  private removeAt([ci, i]: [number, number]): void {
+    const c = this.chunks[ci]!;
+    c.members.splice(i, 1);
+    c.scores.splice(i, 1);
+    if (c.members.length === 0) {
+      this.chunks.splice(ci, 1);
+      this.rebuildTree();
+      return;
+    }
+    if (c.members.length < CHUNK_MIN) {
+      // Keeps chunks from decaying into many tiny ones after many deletes.
+      const next = this.chunks[ci + 1];
+      if (next !== undefined && next.members.length + c.members.length <= CHUNK_MAX / 2) {
+        c.members.push(...next.members);
+        c.scores.push(...next.scores);
+        this.chunks.splice(ci + 1, 1);
+        this.rebuildTree();
+        return;
+      }
+    }
+    this.addToTree(ci, -1);
+  }
+
+  /** The first rank at which `below` is false; `below` must be true on a prefix of the order. */
+  private partitionPoint(below: (c: Chunk, i: number) => boolean): number {
+    let lo = 0;
+    let hi = this.chunks.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      const c = this.chunks[mid]!;
+      if (below(c, c.members.length - 1)) lo = mid + 1;
+      else hi = mid;
+    }
+    if (lo === this.chunks.length) return this.size;
+    const c = this.chunks[lo]!;
+    let a = 0;
+    let b = c.members.length;
+    while (a < b) {
+      const mid = (a + b) >>> 1;
+      if (below(c, mid)) a = mid + 1;
+      else b = mid;
+    }
+    return this.countBefore(lo) + a;
+  }
+
+  /** Chunk and index of the entry at `rank` (chunks.length when past the end). */
+  private select(rank: number): [number, number] {
+    // Fenwick descent: the largest prefix of chunks holding at most `rank` entries.
+    let pos = 0;
+    let rest = rank;
+    let step = 1;
+    while (step * 2 < this.tree.length) step *= 2;
+    for (; step > 0; step >>= 1) {
+      const next = pos + step;
+      if (next < this.tree.length && this.tree[next]! <= rest) {
+        pos = next;
+        rest -= this.tree[next]!;
+      }
+    }
+    return [pos, rest];
+  }
+
+  /** Entries in the chunks before chunk `ci`. */
+  private countBefore(ci: number): number {
+    let sum = 0;
+    for (let k = ci; k > 0; k -= k & -k) sum += this.tree[k]!;
+    return sum;
+  }
+
+  private addToTree(ci: number, delta: number): void {
+    for (let k = ci + 1; k < this.tree.length; k += k & -k) this.tree[k]! += delta;
+  }
+
+  private rebuildTree(): void {
+    const n = this.chunks.length;
+    const tree = new Array<number>(n + 1).fill(0);
+    for (let k = 1; k <= n; k++) {
+      tree[k]! += this.chunks[k - 1]!.members.length;
+      const parent = k + (k & -k);
+      if (parent <= n) tree[parent]! += tree[k]!;
+    }
+    this.tree = tree;
+  }
+}
+
+/** Index of the first entry of a chunk that is not below (score, member). */
+function lowerBound(c: Chunk, score: number, member: string): number {
+  let lo = 0;
+  let hi = c.members.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (compareEntries(c.scores[mid]!, c.members[mid]!, score, member) < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
