@@ -5,7 +5,7 @@
 import { type Database, keyBytes, keyOf } from '../engine/keyspace.js';
 import { type ScoreEntry, SortedSetValue } from '../engine/sorted-set.js';
 import { DoubleReply, Errors, fail, NULL_ARRAY, type Reply } from '../resp/reply.js';
-import { int64Arg, isKeyword, lower } from './args.js';
+import { int64Arg, isKeyword, lower, parseInt64 } from './args.js';
 import { parseCursor } from './keys.js';
 import { parseLongDouble } from './long-double.js';
 import { type LexBound, parseLexRange, parseScoreRange, scoreArg, Z_ERRORS } from './zset-args.js';
@@ -317,13 +317,14 @@ function zpop(max: boolean) {
     if (argv.length > 3) fail(Errors.syntax);
     let count = -1;
     if (argv.length === 3) {
-      count = longArg(argv[2]!);
-      if (count < 0) fail('ERR value is out of range, must be positive');
+      // getPositiveLongFromObjectOrReply: one message for a bad and a negative count.
+      const v = parseInt64(argv[2]!);
+      if (v === undefined || v < 0n) fail('ERR value is out of range, must be positive');
+      count = Number(v);
     }
-    if (count === 0) return [];
     const key = keyOf(argv[1]!);
     const zset = lookupZset(ctx.db, key);
-    if (zset === undefined) return [];
+    if (zset === undefined || count === 0) return [];
     const popped = popEntries(ctx, key, zset, max, count === -1 ? 1 : count);
     // RESP3 nests pairs only when COUNT was given.
     if (ctx.client.resp === 3 && count !== -1) return entriesReply(ctx, popped, true);
@@ -337,12 +338,10 @@ function zpop(max: boolean) {
 function secondsTimeoutMs(arg: Buffer): number {
   const parsed = parseLongDouble(arg);
   if (parsed === undefined) fail(Errors.timeoutNotFloat);
-  const seconds = Number(arg.toString('latin1'));
-  const ms = parsed.inf ? (parsed.neg ? -Infinity : Infinity) : seconds * 1000;
-  if (ms > 9223372036854775807) fail('ERR timeout is out of range');
-  const whole = Math.ceil(ms);
-  if (whole < 0) fail(Errors.timeoutNegative);
-  return whole;
+  const ms = parsed.inf ? (parsed.neg ? -Infinity : Infinity) : Math.ceil(Number(arg.toString('latin1')) * 1000);
+  // Redis casts ceill(ms) to long long: past its range (inf included) that yields LLONG_MIN.
+  if (ms < 0 || ms >= 9223372036854775807) fail(Errors.timeoutNegative);
+  return ms;
 }
 
 /**
