@@ -83,7 +83,7 @@ export function zscanReply(ctx: Context, argv: Buffer[], cursor: string, zset: S
   let parked = cursor === '0' ? undefined : state.parked.get(cursor);
   if (parked !== undefined) state.parked.delete(cursor);
   if (parked === undefined || parked.zset !== zset) {
-    const iterator = zset.scores.entries();
+    const iterator = zset.indexEntries();
     parked = { zset, iterator, lookahead: iterator.next() };
   }
   for (let examined = 0; examined < count; examined++) {

@@ -1,11 +1,13 @@
 // A Redis sorted set: members (latin1 strings, one char per byte) ordered by (score, member),
 // members compared bytewise as Redis's sdscmp does; equal scores fall back to the member.
 //
-// Structure: a Map member -> score for O(1) ZSCORE, and the order kept as a chunked sorted
-// list (runs of at most CHUNK_MAX entries, parallel arrays of members and unboxed doubles),
-// found by binary search over the chunks' last entries. A Fenwick tree over the chunk sizes
-// gives the number of entries before any chunk in O(log n), so rank and select-by-rank are
-// O(log n) too. Compared with a skip list this costs no node objects or level arrays per
+// Structure: the order is kept as a chunked sorted list (runs of at most CHUNK_MAX entries,
+// parallel arrays of members and unboxed doubles), found by binary search over the chunks'
+// last entries. A Fenwick tree over the chunk sizes gives the number of entries before any
+// chunk in O(log n), so rank and select-by-rank are O(log n) too. A big set also has a Map
+// member -> score for O(1) ZSCORE; a small one (Redis's listpack range, at most 128 members,
+// so a single chunk) has none and finds a member by a scan of its one chunk, as a listpack
+// lookup does. Compared with a skip list this costs no node objects or level arrays per
 // entry: an entry is one pointer and one 8-byte double in its chunk plus its Map slot, and
 // the member string itself is shared by the Map and the chunk.
 import type { TypedValue } from './keyspace.js';
@@ -38,65 +40,81 @@ export function compareEntries(scoreA: number, memberA: string, scoreB: number, 
 
 export class SortedSetValue implements TypedValue {
   readonly typeName = 'zset' as const;
-  readonly scores = new Map<string, number>();
+  /** member -> score; null while the set is listpack-sized (then the one chunk is scanned). */
+  private index: Map<string, number> | null = null;
+  private count = 0;
   private chunks: Chunk[] = [];
   /** Fenwick tree over chunk sizes (1-based internally). */
   private tree: number[] = [0];
+
+  get size(): number {
+    return this.count;
+  }
+
   /**
    * Mirrors Redis's OBJ_ENCODING_LISTPACK: few and short members. Once a set leaves it, it
    * never returns (Redis only converts back on the *STORE commands), and ZSCAN's reply shape
    * depends on it.
    */
-  private listpack = true;
-
-  get size(): number {
-    return this.scores.size;
-  }
-
   get isListpack(): boolean {
-    return this.listpack;
+    return this.index === null;
   }
 
   score(member: string): number | undefined {
-    return this.scores.get(member);
+    if (this.index !== null) return this.index.get(member);
+    const c = this.chunks[0];
+    if (c === undefined) return undefined;
+    const i = c.members.indexOf(member);
+    return i < 0 ? undefined : c.scores[i];
   }
 
   has(member: string): boolean {
-    return this.scores.has(member);
+    return this.score(member) !== undefined;
   }
 
   /** Adds a member or moves it to a new score; returns true when the member is new. */
   set(member: string, score: number): boolean {
-    const old = this.scores.get(member);
-    if (old === undefined && this.listpack && (member.length > MAX_LISTPACK_VALUE || this.scores.size + 1 > MAX_LISTPACK_ENTRIES)) {
-      this.listpack = false;
+    const old = this.score(member);
+    if (old === undefined && this.index === null && (member.length > MAX_LISTPACK_VALUE || this.count + 1 > MAX_LISTPACK_ENTRIES)) {
+      this.leaveListpack();
     }
     // A listpack stores -0 as the integer 0; a skiplist keeps the double as it is.
-    if (this.listpack && score === 0) score = 0;
+    if (this.index === null && score === 0) score = 0;
     if (old !== undefined) {
       // Same score (-0 and 0 included, as Redis's `score != curscore` test): nothing moves.
       if (old === score) return false;
       this.removeAt(this.locate(old, member));
-      this.scores.set(member, score);
+      this.index?.set(member, score);
       this.insert(member, score);
       return false;
     }
-    this.scores.set(member, score);
+    this.index?.set(member, score);
     this.insert(member, score);
+    this.count++;
     return true;
   }
 
   delete(member: string): boolean {
-    const score = this.scores.get(member);
+    const score = this.score(member);
     if (score === undefined) return false;
     this.removeAt(this.locate(score, member));
-    this.scores.delete(member);
+    this.index?.delete(member);
+    this.count--;
     return true;
+  }
+
+  /**
+   * Live iteration of member -> score in insertion order, for ZSCAN's cursors: it keeps its
+   * place across changes. Only for sets that left the listpack form.
+   */
+  indexEntries(): IterableIterator<[string, number]> {
+    if (this.index === null) throw new Error('a listpack-sized set has no member index');
+    return this.index.entries();
   }
 
   /** 0-based rank in ascending order, undefined when absent. */
   rank(member: string): number | undefined {
-    const score = this.scores.get(member);
+    const score = this.score(member);
     if (score === undefined) return undefined;
     const [ci, i] = this.locate(score, member);
     return this.countBefore(ci) + i;
@@ -144,7 +162,8 @@ export class SortedSetValue implements TypedValue {
       ci++;
       i = 0;
     }
-    for (const e of removed) this.scores.delete(e.member);
+    if (this.index !== null) for (const e of removed) this.index.delete(e.member);
+    this.count -= removed.length;
     this.chunks = this.chunks.filter((c) => c.members.length > 0);
     this.rebuildTree();
     return removed;
@@ -158,6 +177,13 @@ export class SortedSetValue implements TypedValue {
   }
 
   // --- internals -----------------------------------------------------------------------------
+
+  /** Builds the member index: the set grew past what Redis keeps as a listpack. */
+  private leaveListpack(): void {
+    const index = new Map<string, number>();
+    for (const e of this.entries()) index.set(e.member, e.score);
+    this.index = index;
+  }
 
   /** The first chunk whose last entry is not below (score, member), else the last chunk. */
   private chunkFor(score: number, member: string): number {
@@ -232,7 +258,7 @@ export class SortedSetValue implements TypedValue {
       if (below(c, c.members.length - 1)) lo = mid + 1;
       else hi = mid;
     }
-    if (lo === this.chunks.length) return this.size;
+    if (lo === this.chunks.length) return this.count;
     const c = this.chunks[lo]!;
     let a = 0;
     let b = c.members.length;
