@@ -432,3 +432,48 @@ export const cases: DiffCase[] = [
     ],
   },
 ];
+
+/** COMMAND INFO's head: name, arity, flags, key positions, ACL categories (not key specs or tips). */
+const commandInfoHead: Normaliser = (frame) => {
+  const info = frame.children?.[0];
+  if (info?.children === undefined) return frame.raw;
+  return info.children.slice(0, 7).map((c) => c.raw.toString('latin1')).join('');
+};
+
+const SORTED_SET_COMMANDS =
+  'zadd zincrby zrem zremrangebyscore zremrangebyrank zremrangebylex zcard zscore zmscore zrank zrevrank zcount zlexcount zrange zrangebyscore zrevrangebyscore zrangebylex zrevrangebylex zrevrange zpopmin zpopmax bzpopmin bzpopmax zscan';
+
+cases.push({
+  name: 'COMMAND INFO of every sorted-set command: arity, flags, key positions, ACL categories',
+  steps: SORTED_SET_COMMANDS.split(' ').map((name) => ({ argv: ['COMMAND', 'INFO', name], mask: commandInfoHead })),
+});
+
+// Which sorted-set commands touch a WATCHed key (signalModifiedKey): WATCH, the command, then
+// MULTI/EXEC is null exactly when Redis signalled the key. Each pair is [set-up, command].
+const touchProbes: Array<[string[][], string[]]> = [
+  [[['ZADD', 'k', '1', 'a']], ['ZADD', 'k', '1', 'a']],
+  [[['ZADD', 'k', '1', 'a']], ['ZADD', 'k', '2', 'a']],
+  [[['ZADD', 'k', '1', 'a']], ['ZADD', 'k', 'NX', '2', 'a']],
+  [[['ZADD', 'k', '1', 'a']], ['ZADD', 'k', 'GT', '0', 'a']],
+  [[['ZADD', 'k', '1', 'a']], ['ZADD', 'k', 'INCR', '0', 'a']],
+  [[], ['ZADD', 'k', 'XX', '1', 'a']],
+  [[['ZADD', 'k', '1', 'a']], ['ZINCRBY', 'k', '0', 'a']],
+  [[['ZADD', 'k', '1', 'a']], ['ZINCRBY', 'k', '1', 'a']],
+  [[['ZADD', 'k', '1', 'a']], ['ZREM', 'k', 'b']],
+  [[['ZADD', 'k', '1', 'a', '2', 'b']], ['ZREM', 'k', 'a']],
+  [[['ZADD', 'k', '1', 'a']], ['ZREMRANGEBYSCORE', 'k', '5', '6']],
+  [[['ZADD', 'k', '1', 'a']], ['ZREMRANGEBYSCORE', 'k', '0', '6']],
+  [[['ZADD', 'k', '1', 'a']], ['ZREMRANGEBYRANK', 'k', '3', '6']],
+  [[['ZADD', 'k', '0', 'a']], ['ZREMRANGEBYLEX', 'k', '[b', '+']],
+  [[['ZADD', 'k', '0', 'a']], ['ZREMRANGEBYLEX', 'k', '-', '+']],
+  [[['ZADD', 'k', '1', 'a']], ['ZPOPMIN', 'k', '0']],
+  [[['ZADD', 'k', '1', 'a', '2', 'b']], ['ZPOPMAX', 'k']],
+  [[], ['ZPOPMIN', 'k']],
+  [[['ZADD', 'k', '1', 'a']], ['BZPOPMIN', 'k', '0']],
+];
+
+cases.push({
+  name: 'WATCH sees exactly the sorted-set commands that really change a key',
+  protocols: [2],
+  steps: touchProbes.flatMap(([setup, probe]) => [['FLUSHALL'], ...setup, ['WATCH', 'k'], probe, ['MULTI'], ['PING'], ['EXEC']]),
+});
