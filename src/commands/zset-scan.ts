@@ -16,9 +16,9 @@ const MAX_PARKED_SCANS = 4096;
 
 interface ParkedScan {
   zset: SortedSetValue;
-  iterator: Iterator<[string, number]>;
+  iterator: Iterator<string>;
   /** Read ahead so a scan that has seen everything can reply cursor 0. */
-  lookahead: IteratorResult<[string, number]>;
+  lookahead: IteratorResult<string>;
 }
 
 interface ScanState {
@@ -83,7 +83,7 @@ export function zscanReply(ctx: Context, argv: Buffer[], cursor: string, zset: S
   let parked = cursor === '0' ? undefined : state.parked.get(cursor);
   if (parked !== undefined) state.parked.delete(cursor);
   if (parked === undefined || parked.zset !== zset) {
-    const iterator = zset.indexEntries();
+    const iterator = zset.indexMembers();
     parked = { zset, iterator, lookahead: iterator.next() };
   }
   for (let examined = 0; examined < count; examined++) {
@@ -91,8 +91,8 @@ export function zscanReply(ctx: Context, argv: Buffer[], cursor: string, zset: S
     if (step.done === true) break;
     parked.lookahead = parked.iterator.next();
     // The read-ahead member may have gone or moved since the last call.
-    const score = zset.score(step.value[0]);
-    if (score !== undefined) emit(step.value[0], score);
+    const score = zset.score(step.value);
+    if (score !== undefined) emit(step.value, score);
   }
   let next = '0';
   if (parked.lookahead.done !== true) {

@@ -5,11 +5,12 @@
 // parallel arrays of members and unboxed doubles), found by binary search over the chunks'
 // last entries. A Fenwick tree over the chunk sizes gives the number of entries before any
 // chunk in O(log n), so rank and select-by-rank are O(log n) too. A big set also has a Map
-// member -> score for O(1) ZSCORE; a small one (Redis's listpack range, at most 128 members,
-// so a single chunk) has none and finds a member by a scan of its one chunk, as a listpack
-// lookup does. Compared with a skip list this costs no node objects or level arrays per
-// entry: an entry is one pointer and one 8-byte double in its chunk plus its Map slot, and
-// the member string itself is shared by the Map and the chunk.
+// member -> its chunk, so ZSCORE is a hash lookup plus a scan of one chunk; the Map holds a
+// pointer, not the score, because a double that is not a small integer (a timestamp, 1.5)
+// would be a 16-byte heap object per member. A small set (Redis's listpack range, at most 128
+// members, hence one chunk) has no Map and is scanned, as a listpack lookup is. Compared with
+// a skip list there are no node objects or level arrays: an entry is a pointer and an 8-byte
+// double in its chunk plus its Map slot; the member string is shared by both.
 import type { TypedValue } from './keyspace.js';
 
 /** Chunk size; a chunk grown past this by inserts is split in two. */
@@ -40,8 +41,11 @@ export function compareEntries(scoreA: number, memberA: string, scoreB: number, 
 
 export class SortedSetValue implements TypedValue {
   readonly typeName = 'zset' as const;
-  /** member -> score; null while the set is listpack-sized (then the one chunk is scanned). */
-  private index: Map<string, number> | null = null;
+  /**
+   * member -> the chunk holding it (a pointer: no boxed double per member); null while the
+   * set is listpack-sized, when its one chunk is scanned instead.
+   */
+  private index: Map<string, Chunk> | null = null;
   private count = 0;
   private chunks: Chunk[] = [];
   /** Fenwick tree over chunk sizes (1-based internally). */
@@ -61,8 +65,7 @@ export class SortedSetValue implements TypedValue {
   }
 
   score(member: string): number | undefined {
-    if (this.index !== null) return this.index.get(member);
-    const c = this.chunks[0];
+    const c = this.index !== null ? this.index.get(member) : this.chunks[0];
     if (c === undefined) return undefined;
     const i = c.members.indexOf(member);
     return i < 0 ? undefined : c.scores[i];
@@ -84,11 +87,9 @@ export class SortedSetValue implements TypedValue {
       // Same score (-0 and 0 included, as Redis's `score != curscore` test): nothing moves.
       if (old === score) return false;
       this.removeAt(this.locate(old, member));
-      this.index?.set(member, score);
       this.insert(member, score);
       return false;
     }
-    this.index?.set(member, score);
     this.insert(member, score);
     this.count++;
     return true;
@@ -104,12 +105,12 @@ export class SortedSetValue implements TypedValue {
   }
 
   /**
-   * Live iteration of member -> score in insertion order, for ZSCAN's cursors: it keeps its
+   * Live iteration of the members in insertion order, for ZSCAN's cursors: it keeps its
    * place across changes. Only for sets that left the listpack form.
    */
-  indexEntries(): IterableIterator<[string, number]> {
+  indexMembers(): IterableIterator<string> {
     if (this.index === null) throw new Error('a listpack-sized set has no member index');
-    return this.index.entries();
+    return this.index.keys();
   }
 
   /** 0-based rank in ascending order, undefined when absent. */
@@ -180,9 +181,14 @@ export class SortedSetValue implements TypedValue {
 
   /** Builds the member index: the set grew past what Redis keeps as a listpack. */
   private leaveListpack(): void {
-    const index = new Map<string, number>();
-    for (const e of this.entries()) index.set(e.member, e.score);
+    const index = new Map<string, Chunk>();
+    for (const c of this.chunks) for (const m of c.members) index.set(m, c);
     this.index = index;
+  }
+
+  /** Points the member index at `c` for each of its members (after a split or a merge). */
+  private pointIndexAt(c: Chunk): void {
+    if (this.index !== null) for (const m of c.members) this.index.set(m, c);
   }
 
   /** The first chunk whose last entry is not below (score, member), else the last chunk. */
@@ -207,7 +213,9 @@ export class SortedSetValue implements TypedValue {
 
   private insert(member: string, score: number): void {
     if (this.chunks.length === 0) {
-      this.chunks.push({ members: [member], scores: [score] });
+      const first = { members: [member], scores: [score] };
+      this.chunks.push(first);
+      this.index?.set(member, first);
       this.rebuildTree();
       return;
     }
@@ -216,9 +224,14 @@ export class SortedSetValue implements TypedValue {
     const i = lowerBound(c, score, member);
     c.members.splice(i, 0, member);
     c.scores.splice(i, 0, score);
+    this.index?.set(member, c);
     if (c.members.length > CHUNK_MAX) {
-      const half = c.members.length >>> 1;
-      this.chunks.splice(lo + 1, 0, { members: c.members.splice(half), scores: c.scores.splice(half) });
+      // Ascending (or descending) runs, like due times, leave full chunks behind them instead
+      // of half-empty ones: the new entry starts a chunk of its own.
+      const at = i === c.members.length - 1 ? i : i === 0 ? 1 : c.members.length >>> 1;
+      const right = { members: c.members.splice(at), scores: c.scores.splice(at) };
+      this.chunks.splice(lo + 1, 0, right);
+      this.pointIndexAt(right);
       this.rebuildTree();
     } else {
       this.addToTree(lo, 1);
@@ -241,6 +254,7 @@ export class SortedSetValue implements TypedValue {
         c.members.push(...next.members);
         c.scores.push(...next.scores);
         this.chunks.splice(ci + 1, 1);
+        this.pointIndexAt(c);
         this.rebuildTree();
         return;
       }
