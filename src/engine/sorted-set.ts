@@ -154,19 +154,25 @@ export class SortedSetValue implements TypedValue {
     if (removed.length === 0) return removed;
     let [ci, i] = this.select(start);
     let left = removed.length;
+    let emptied = false;
     while (left > 0) {
       const c = this.chunks[ci]!;
       const n = Math.min(left, c.members.length - i);
       c.members.splice(i, n);
       c.scores.splice(i, n);
+      if (c.members.length === 0) emptied = true;
+      else this.addToTree(ci, -n);
       left -= n;
       ci++;
       i = 0;
     }
     if (this.index !== null) for (const e of removed) this.index.delete(e.member);
     this.count -= removed.length;
-    this.chunks = this.chunks.filter((c) => c.members.length > 0);
-    this.rebuildTree();
+    // Popping one at a time empties a chunk only every CHUNK_MAX pops: rebuild only then.
+    if (emptied) {
+      this.chunks = this.chunks.filter((c) => c.members.length > 0);
+      this.rebuildTree();
+    }
     return removed;
   }
 
