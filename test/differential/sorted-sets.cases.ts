@@ -445,7 +445,12 @@ const SORTED_SET_COMMANDS =
 
 cases.push({
   name: 'COMMAND INFO of every sorted-set command: arity, flags, key positions, ACL categories',
-  steps: SORTED_SET_COMMANDS.split(' ').map((name) => ({ argv: ['COMMAND', 'INFO', name], mask: commandInfoHead })),
+  steps: [
+    ...SORTED_SET_COMMANDS.split(' ').map((name) => ({ argv: ['COMMAND', 'INFO', name], mask: commandInfoHead })),
+    ['COMMAND', 'GETKEYS', 'BZPOPMIN', 'a', 'b', 'c', '0'],
+    ['COMMAND', 'GETKEYS', 'ZADD', 'z', '1', 'a'],
+    ['COMMAND', 'GETKEYS', 'ZRANGE', 'z', '0', '-1', 'REV'],
+  ],
 });
 
 // Which sorted-set commands touch a WATCHed key (signalModifiedKey): WATCH, the command, then
