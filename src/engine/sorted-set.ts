@@ -17,6 +17,7 @@ import type { TypedValue } from './keyspace.js';
 const CHUNK_MAX = 128;
 /** A chunk that shrinks below this is merged into a neighbour when they fit together. */
 const CHUNK_MIN = CHUNK_MAX / 4;
+const HASHES_CAPACITY = CHUNK_MAX + 1;
 
 /** Redis's default zset-max-listpack-entries and zset-max-listpack-value. */
 export const MAX_LISTPACK_ENTRIES = 128;
@@ -25,6 +26,13 @@ export const MAX_LISTPACK_VALUE = 64;
 interface Chunk {
   members: string[];
   scores: number[];
+  /**
+   * A 32-bit hash of each member, for sets with a member index: a lookup scans these
+   * (contiguous) and reads a member string, a pointer away in the heap, only on a hash
+   * match. Fixed capacity CHUNK_MAX + 1 (a chunk holds one more entry just before it splits).
+   * Null in a listpack-sized set, which compares its few members directly.
+   */
+  hashes: Int32Array | null;
 }
 
 export interface ScoreEntry {
@@ -67,7 +75,7 @@ export class SortedSetValue implements TypedValue {
   score(member: string): number | undefined {
     const c = this.index !== null ? this.index.get(member) : this.chunks[0];
     if (c === undefined) return undefined;
-    const i = c.members.indexOf(member);
+    const i = indexOfMember(c, member);
     return i < 0 ? undefined : c.scores[i];
   }
 
@@ -160,6 +168,7 @@ export class SortedSetValue implements TypedValue {
       const n = Math.min(left, c.members.length - i);
       c.members.splice(i, n);
       c.scores.splice(i, n);
+      c.hashes?.copyWithin(i, i + n, c.members.length + n);
       if (c.members.length === 0) emptied = true;
       else this.addToTree(ci, -n);
       left -= n;
@@ -188,7 +197,13 @@ export class SortedSetValue implements TypedValue {
   /** Builds the member index: the set grew past what Redis keeps as a listpack. */
   private leaveListpack(): void {
     const index = new Map<string, Chunk>();
-    for (const c of this.chunks) for (const m of c.members) index.set(m, c);
+    for (const c of this.chunks) {
+      c.hashes = new Int32Array(HASHES_CAPACITY);
+      for (let k = 0; k < c.members.length; k++) {
+        index.set(c.members[k]!, c);
+        c.hashes[k] = memberHash(c.members[k]!);
+      }
+    }
     this.index = index;
   }
 
@@ -219,7 +234,8 @@ export class SortedSetValue implements TypedValue {
 
   private insert(member: string, score: number): void {
     if (this.chunks.length === 0) {
-      const first = { members: [member], scores: [score] };
+      const first: Chunk = { members: [member], scores: [score], hashes: null };
+      if (this.index !== null) (first.hashes = new Int32Array(HASHES_CAPACITY))[0] = memberHash(member);
       this.chunks.push(first);
       this.index?.set(member, first);
       this.rebuildTree();
@@ -230,12 +246,18 @@ export class SortedSetValue implements TypedValue {
     const i = lowerBound(c, score, member);
     c.members.splice(i, 0, member);
     c.scores.splice(i, 0, score);
+    if (c.hashes !== null) {
+      c.hashes.copyWithin(i + 1, i, c.members.length - 1);
+      c.hashes[i] = memberHash(member);
+    }
     this.index?.set(member, c);
     if (c.members.length > CHUNK_MAX) {
       // Ascending (or descending) runs, like due times, leave full chunks behind them instead
       // of half-empty ones: the new entry starts a chunk of its own.
       const at = i === c.members.length - 1 ? i : i === 0 ? 1 : c.members.length >>> 1;
-      const right = { members: c.members.splice(at), scores: c.scores.splice(at) };
+      let hashes: Int32Array | null = null;
+      if (c.hashes !== null) (hashes = new Int32Array(HASHES_CAPACITY)).set(c.hashes.subarray(at, c.members.length));
+      const right: Chunk = { members: c.members.splice(at), scores: c.scores.splice(at), hashes };
       this.chunks.splice(lo + 1, 0, right);
       this.pointIndexAt(right);
       this.rebuildTree();
@@ -248,6 +270,7 @@ export class SortedSetValue implements TypedValue {
     const c = this.chunks[ci]!;
     c.members.splice(i, 1);
     c.scores.splice(i, 1);
+    c.hashes?.copyWithin(i, i + 1, c.members.length + 1);
     if (c.members.length === 0) {
       this.chunks.splice(ci, 1);
       this.rebuildTree();
@@ -257,6 +280,7 @@ export class SortedSetValue implements TypedValue {
       // Keeps chunks from decaying into many tiny ones after many deletes.
       const next = this.chunks[ci + 1];
       if (next !== undefined && next.members.length + c.members.length <= CHUNK_MAX / 2) {
+        c.hashes?.set(next.hashes!.subarray(0, next.members.length), c.members.length);
         c.members.push(...next.members);
         c.scores.push(...next.scores);
         this.chunks.splice(ci + 1, 1);
@@ -340,4 +364,24 @@ function lowerBound(c: Chunk, score: number, member: string): number {
     else hi = mid;
   }
   return lo;
+}
+
+/** FNV-1a over the member's bytes (latin1: one char per byte), as a signed 32-bit integer. */
+function memberHash(member: string): number {
+  let h = 0x811c9dc5;
+  for (let k = 0; k < member.length; k++) h = Math.imul(h ^ member.charCodeAt(k), 0x01000193);
+  return h | 0;
+}
+
+/** Position of a member in a chunk, or -1. */
+function indexOfMember(c: Chunk, member: string): number {
+  const n = c.members.length;
+  if (c.hashes === null) {
+    for (let k = 0; k < n; k++) if (c.members[k] === member) return k;
+    return -1;
+  }
+  const h = memberHash(member);
+  const hashes = c.hashes;
+  for (let k = 0; k < n; k++) if (hashes[k] === h && c.members[k] === member) return k;
+  return -1;
 }
