@@ -6,3 +6,4 @@ export { ClusterConnection, connectCluster, parseClusterUrl } from './client/clu
 export { EmbeddedConnection } from './client/embedded-connection.js';
 export * from './broker/index.js';
 export { metricsHandler, startMetricsServer, serverMetricsRegistry, type MetricsServer, type MetricsSource } from './server/metrics.js';
+export { dashboardHandler, startDashboard, DashboardRefusal, type DashboardHandler, type DashboardOptions, type DashboardServer } from './dashboard/index.js';
