@@ -7,6 +7,7 @@ import { type ScoreEntry, SortedSetValue } from '../engine/sorted-set.js';
 import { DoubleReply, Errors, fail, NULL_ARRAY, type Reply } from '../resp/reply.js';
 import { int64Arg, isKeyword, lower, parseInt64 } from './args.js';
 import { parseCursor } from './keys.js';
+import { removeMembersCommand } from './members.js';
 import { parseLongDouble } from './long-double.js';
 import { type LexBound, parseLexRange, parseScoreRange, scoreArg, Z_ERRORS } from './zset-args.js';
 import { zscanReply } from './zset-scan.js';
@@ -111,19 +112,7 @@ function dropIfEmpty(ctx: Context, key: string, zset: SortedSetValue): void {
   if (zset.size === 0) ctx.db.delete(key);
 }
 
-function zrem(ctx: Context, argv: Buffer[]): Reply {
-  const key = keyOf(argv[1]!);
-  const zset = lookupZset(ctx.db, key);
-  if (zset === undefined) return 0;
-  let removed = 0;
-  for (let i = 2; i < argv.length; i++) {
-    if (zset.delete(keyOf(argv[i]!))) removed++;
-    if (zset.size === 0) break;
-  }
-  dropIfEmpty(ctx, key, zset);
-  if (removed > 0) ctx.modified(key);
-  return removed;
-}
+const zrem = removeMembersCommand(lookupZset);
 
 /** [start, end) ranks of a Redis rank range (negative from the end), clamped; empty when start >= end. */
 function rankWindow(size: number, startArg: number, endArg: number): [number, number] {
