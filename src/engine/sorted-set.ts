@@ -48,7 +48,10 @@ export function compareEntries(scoreA: number, memberA: string, scoreB: number, 
 }
 
 export class SortedSetValue implements TypedValue {
-  readonly typeName = 'zset' as const;
+  /** On the prototype, not a field: one word less per key. */
+  get typeName(): 'zset' {
+    return 'zset';
+  }
   /**
    * member -> the chunk holding it (a pointer: no boxed double per member); null while the
    * set is listpack-sized, when its one chunk is scanned instead.
@@ -56,8 +59,8 @@ export class SortedSetValue implements TypedValue {
   private index: Map<string, Chunk> | null = null;
   private count = 0;
   private chunks: Chunk[] = [];
-  /** Fenwick tree over chunk sizes (1-based internally). */
-  private tree: number[] = [0];
+  /** Fenwick tree over chunk sizes (1-based internally); null with at most one chunk. */
+  private tree: number[] | null = null;
 
   get size(): number {
     return this.count;
@@ -316,16 +319,21 @@ export class SortedSetValue implements TypedValue {
 
   /** Chunk and index of the entry at `rank` (chunks.length when past the end). */
   private select(rank: number): [number, number] {
+    const tree = this.tree;
+    if (tree === null) {
+      const n = this.chunks[0]?.members.length ?? 0;
+      return rank < n ? [0, rank] : [this.chunks.length, rank - n];
+    }
     // Fenwick descent: the largest prefix of chunks holding at most `rank` entries.
     let pos = 0;
     let rest = rank;
     let step = 1;
-    while (step * 2 < this.tree.length) step *= 2;
+    while (step * 2 < tree.length) step *= 2;
     for (; step > 0; step >>= 1) {
       const next = pos + step;
-      if (next < this.tree.length && this.tree[next]! <= rest) {
+      if (next < tree.length && tree[next]! <= rest) {
         pos = next;
-        rest -= this.tree[next]!;
+        rest -= tree[next]!;
       }
     }
     return [pos, rest];
@@ -333,17 +341,26 @@ export class SortedSetValue implements TypedValue {
 
   /** Entries in the chunks before chunk `ci`. */
   private countBefore(ci: number): number {
+    const tree = this.tree;
+    if (tree === null) return ci === 0 ? 0 : this.count;
     let sum = 0;
-    for (let k = ci; k > 0; k -= k & -k) sum += this.tree[k]!;
+    for (let k = ci; k > 0; k -= k & -k) sum += tree[k]!;
     return sum;
   }
 
   private addToTree(ci: number, delta: number): void {
-    for (let k = ci + 1; k < this.tree.length; k += k & -k) this.tree[k]! += delta;
+    const tree = this.tree;
+    if (tree === null) return;
+    for (let k = ci + 1; k < tree.length; k += k & -k) tree[k]! += delta;
   }
 
   private rebuildTree(): void {
     const n = this.chunks.length;
+    // A small set (one chunk) needs no tree: that saves an array per key.
+    if (n <= 1) {
+      this.tree = null;
+      return;
+    }
     const tree = new Array<number>(n + 1).fill(0);
     for (let k = 1; k <= n; k++) {
       tree[k]! += this.chunks[k - 1]!.members.length;
