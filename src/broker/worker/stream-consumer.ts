@@ -116,6 +116,8 @@ export class StreamConsumer<T> {
         const result = await this.reader!.read(this.freeSlots());
         failures = 0;
         this.accept(result);
+        // The embedded engine replies in microtasks: let timers and I/O run between reads.
+        await new Promise((r) => setImmediate(r));
       } catch (err) {
         if (this.state !== 'running') break;
         if (errorMessage(err).startsWith('NOGROUP')) {
