@@ -102,7 +102,7 @@ function sectionLines(instance: Instance, name: string): string[] | null {
         `total_system_memory_human:${human(os.totalmem())}`,
         `maxmemory:${maxmemory}`,
         `maxmemory_human:${human(maxmemory)}`,
-        'maxmemory_policy:noeviction',
+        `maxmemory_policy:${instance.config.get('maxmemory-policy')}`,
         `mem_fragmentation_ratio:${(mem.rss / Math.max(used, 1)).toFixed(2)}`,
         'mem_allocator:v8',
       ];
@@ -249,7 +249,7 @@ function configSet(ctx: Context, argv: Buffer[]): Reply {
     if (!param.mutable) failed("can't set immutable config");
     let value = text(argv[i + 1]!);
     if (param.validate !== undefined) {
-      const result = param.validate(value);
+      const result = param.validate(value, config.get(name));
       if ('error' in result) failed(result.error);
       else value = result.ok;
     }

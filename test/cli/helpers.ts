@@ -33,7 +33,7 @@ export async function freePort(): Promise<number> {
 }
 
 /** Spawns and resolves once stdout/stderr matched `ready`; rejects if the process exits first. */
-function spawnUntil(cmd: string, args: string[], ready: RegExp): Promise<{ child: ChildProcess; output: () => string }> {
+export function spawnUntil(cmd: string, args: string[], ready: RegExp): Promise<{ child: ChildProcess; output: () => string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
