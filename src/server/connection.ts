@@ -6,6 +6,7 @@ import type { Instance } from '../commands/instance.js';
 import { Encoder, type Protocol } from '../resp/encoder.js';
 import { ProtocolError, RequestParser } from '../resp/parser.js';
 import { ErrorReply, type Reply } from '../resp/reply.js';
+import { buffersDropped } from './memory-release.js';
 
 /** Pause reading from a client whose unsent replies exceed this (its socket buffer is full). */
 const OUTPUT_HIGH_WATER = 1 << 20;
@@ -74,6 +75,9 @@ export class Connection {
     if (this.closed) return;
     this.closed = true;
     this.stopped = true;
+    const held = this.parser.bufferCapacity;
+    this.parser.release();
+    buffersDropped(held);
     this.instance.removeClient(this.client);
     for (const fn of this.onCloseHooks) fn();
   }
@@ -81,6 +85,9 @@ export class Connection {
   private onData(chunk: Buffer): void {
     if (this.stopped) return;
     this.instance.stats.netInputBytes += chunk.length;
+    // CONFIG SET applies to connected clients too, as in Redis.
+    this.parser.maxBulkLen = this.instance.config.getNumber('proto-max-bulk-len');
+    this.parser.maxQueryBuffer = this.instance.config.getNumber('client-query-buffer-limit');
     // As Redis, any input counts as interaction ('timeout'), even commands that are rejected.
     this.client.lastInteraction = Date.now();
     try {

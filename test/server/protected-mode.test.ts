@@ -2,44 +2,26 @@
 // host gets the DENIED text and a closed socket, loopback clients are served, and
 // `CONFIG SET protected-mode no`, `--protected-mode no` or a password let the foreign client in.
 import assert from 'node:assert/strict';
-import type { ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
 import { after, before, test } from 'node:test';
 import { DENIED_REPLY } from '../../src/server/protected-mode.js';
-import { freePort, MAIN, spawnUntil } from '../cli/helpers.js';
 import { foreignHost, type ForeignHost } from './foreign-host.js';
+import { startRedisProcess, startSluiceProcess, stopAll } from './processes.js';
 import { RespClient, error, simple } from './resp-client.js';
 
 let host: ForeignHost;
-const children: ChildProcess[] = [];
 
 before(() => {
   host = foreignHost();
 });
 
 after(async () => {
-  for (const child of children) {
-    if (child.exitCode === null && child.signalCode === null) {
-      const exited = once(child, 'exit');
-      child.kill('SIGKILL');
-      await exited;
-    }
-  }
+  await stopAll();
   host.destroy();
 });
 
-async function sluice(...flags: string[]): Promise<number> {
-  const { child, output } = await spawnUntil(process.execPath, [MAIN, 'server', '--port', '0', '--bind', '0.0.0.0', ...flags], /ready on \S+:(\d+)\n/);
-  children.push(child);
-  return Number(/ready on \S+:(\d+)\n/.exec(output())![1]);
-}
-
-async function redis(...flags: string[]): Promise<number> {
-  const port = await freePort();
-  const { child } = await spawnUntil('redis-server', ['--port', String(port), '--bind', '0.0.0.0', '--save', '', '--appendonly', 'no', ...flags], /Ready to accept connections/);
-  children.push(child);
-  return port;
-}
+// Both listen on every interface, so the foreign host can reach them.
+const sluice = async (...flags: string[]) => (await startSluiceProcess('--bind', '0.0.0.0', ...flags)).port;
+const redis = async (...flags: string[]) => (await startRedisProcess('--bind', '0.0.0.0', ...flags)).port;
 
 const PING = 'PING\r\n';
 
