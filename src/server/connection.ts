@@ -6,6 +6,8 @@ import type { Instance } from '../commands/instance.js';
 import { Encoder, type Protocol } from '../resp/encoder.js';
 import { ProtocolError, RequestParser } from '../resp/parser.js';
 import { ErrorReply, type Reply } from '../resp/reply.js';
+import { diskError, isWriteCommand } from '../persist/refused-write.js';
+import { DurableBatch } from './durable-batch.js';
 import { buffersDropped } from './memory-release.js';
 
 /** Pause reading from a client whose unsent replies exceed this (its socket buffer is full). */
@@ -26,6 +28,10 @@ export class Connection {
   private readonly pendingChunks: Buffer[] = [];
   private encoder: Encoder | null = null;
   private pendingCount = 0;
+  /** The batch's replies as values, kept while a persistence layer may refuse their bytes. */
+  private readonly durable = new DurableBatch();
+  /** The blocked command in progress is a write (its reply depends on the disk). */
+  private blockedWrite = false;
   /** Waiting for a blocking command or for the persistence barrier: do not run more commands. */
   private busy = false;
   /** No more commands are run: QUIT, a protocol error, or the connection is going away. */
@@ -128,6 +134,7 @@ export class Connection {
       if (argv === null) break;
       if (argv.length === 0) continue;
       let reply: Reply | Promise<Reply>;
+      const dirty = this.instance.dirty;
       try {
         reply = this.instance.execute(this.client, argv);
       } catch (err) {
@@ -138,6 +145,7 @@ export class Connection {
       if (reply instanceof Promise) {
         // A blocked command: send what came before it, and resume after it answers.
         this.busy = true;
+        this.blockedWrite = this.instance.persistence !== null && isWriteCommand(this.instance, argv);
         this.flush();
         reply.then(
           (r) => this.guarded(() => this.resume(r)),
@@ -145,7 +153,7 @@ export class Connection {
         );
         return;
       }
-      this.append(reply);
+      this.append(reply, this.instance.dirty !== dirty);
       if (this.client.closeAfterReply) this.stopped = true;
     }
     this.flush();
@@ -154,13 +162,14 @@ export class Connection {
   private resume(reply: Reply): void {
     this.busy = false;
     if (this.closed) return;
-    this.append(reply);
+    this.append(reply, this.blockedWrite);
     if (this.client.closeAfterReply) this.stopped = true;
     this.run();
   }
 
-  private append(reply: Reply): void {
+  private append(reply: Reply, logged = false): void {
     const protocol: Protocol = this.client.resp;
+    if (this.instance.persistence !== null) this.durable.add(reply, protocol, logged);
     let encoder = this.encoders[protocol];
     if (encoder === undefined) encoder = this.encoders[protocol] = new Encoder(protocol);
     if (this.encoder !== null && this.encoder !== encoder) this.pendingChunks.push(this.encoder.take());
@@ -184,6 +193,7 @@ export class Connection {
       out = Buffer.concat(this.pendingChunks);
       this.pendingChunks.length = 0;
     }
+    const batch = this.durable.take();
     const barrier = this.instance.persistence?.barrier() ?? null;
     if (barrier === null) {
       this.write(out);
@@ -194,7 +204,9 @@ export class Connection {
     this.busy = true;
     barrier.then(
       () => this.guarded(() => this.afterBarrier(out, wasBusy)),
-      () => this.guarded(() => this.afterBarrier(out, wasBusy)),
+      // The disk refused the bytes: the writes of this batch are answered with its error.
+      (err: unknown) =>
+        this.guarded(() => this.afterBarrier(batch.hasLogged ? batch.encodeFailed(diskError(err)) : out, wasBusy)),
     );
   }
 
@@ -236,6 +248,7 @@ export class Connection {
       // The parser's exact bytes: the message may quote non-UTF-8 input as Redis does.
       if (this.encoder !== null) this.pendingChunks.push(this.encoder.take());
       this.pendingChunks.push(err.reply);
+      if (this.instance.persistence !== null) this.durable.addRaw(err.reply);
       this.pendingCount++;
     } else {
       this.append(new ErrorReply(`ERR Protocol error: ${message}`));
@@ -243,3 +256,4 @@ export class Connection {
     this.flush();
   }
 }
+

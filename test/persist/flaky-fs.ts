@@ -1,0 +1,57 @@
+// A file layer for fault injection: nodeFs, except that writes and fsyncs fail (ENOSPC, EIO)
+// or slow down while told to.
+import { nodeFs, type AofFs } from '../../src/persist/fs-layer.js';
+
+function errno(code: string): NodeJS.ErrnoException {
+  const err = new Error(`${code}: simulated`) as NodeJS.ErrnoException;
+  err.code = code;
+  return err;
+}
+
+/** nodeFs, except that writes and fsyncs fail while told to. */
+export class FlakyFs implements AofFs {
+  writeError: string | null = null;
+  fsyncError: string | null = null;
+  /** When set, a failing write first writes this many bytes (a short write). */
+  partialBytes = 0;
+  writes = 0;
+  /** How many writes/fsyncs failed so far. */
+  failures = 0;
+  openAppend = nodeFs.openAppend;
+  close = nodeFs.close;
+  readFile = nodeFs.readFile;
+  exists = nodeFs.exists;
+  size = nodeFs.size;
+  truncate = nodeFs.truncate;
+  rename = nodeFs.rename;
+  unlink = nodeFs.unlink;
+  mkdir = nodeFs.mkdir;
+  readdir = nodeFs.readdir;
+  fsyncDir = nodeFs.fsyncDir;
+  fsyncSync = (fd: number) => {
+    if (this.fsyncError !== null) throw errno(this.fsyncError);
+    nodeFs.fsyncSync(fd);
+  };
+  write = (fd: number, buf: Buffer, offset: number, length: number): number => {
+    this.writes++;
+    if (this.writeError !== null) {
+      if (this.partialBytes > 0) {
+        const n = nodeFs.write(fd, buf, offset, Math.min(this.partialBytes, length));
+        this.partialBytes = 0;
+        return n;
+      }
+      this.failures++;
+      throw errno(this.writeError);
+    }
+    return nodeFs.write(fd, buf, offset, length);
+  };
+  /** A slow disk: every fsync takes this long. */
+  fsyncDelayMs = 0;
+  fsync = async (fd: number): Promise<void> => {
+    if (this.fsyncDelayMs > 0) await new Promise((r) => setTimeout(r, this.fsyncDelayMs));
+    if (this.fsyncError === null) return nodeFs.fsync(fd);
+    this.failures++;
+    throw errno(this.fsyncError);
+  };
+}
+
