@@ -7,6 +7,7 @@ import { CommandError, ErrorReply, Errors, QUEUED, type Reply } from '../resp/re
 import { lower } from './args.js';
 import { ClientState } from './client-state.js';
 import { Config } from './config.js';
+import { maxmemoryRejection } from './maxmemory.js';
 import { CommandTable } from './table.js';
 import type { CommandSpec, Context } from './types.js';
 
@@ -167,6 +168,7 @@ export class Instance {
       if (fullName === 'exec') return this.reject(fullName, this.abortExec(client, Errors.noAuth).message);
       return this.reject(fullName, Errors.noAuth);
     }
+    const oom = maxmemoryRejection(this, client, spec, fullName); if (oom !== null) return oom;
     if (client.multi !== null && !NOT_QUEUED.has(fullName)) {
       if (spec.flags.includes('no_multi')) {
         client.multiAborted = true;

@@ -187,7 +187,8 @@ function sectionLines(instance: Instance, name: string): string[] | null {
       return lines;
     }
     case 'errorstats':
-      return [...stats.errorCodes].map(([code, n]) => `errorstat_${code}:count=${n}`);
+      // Redis keeps them in a radix tree: listed in byte order of the code.
+      return [...stats.errorCodes].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([code, n]) => `errorstat_${code}:count=${n}`);
     case 'keyspace': {
       const lines: string[] = [];
       for (const db of instance.keyspace.dbs) {

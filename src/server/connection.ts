@@ -9,6 +9,7 @@ import { ErrorReply, type Reply } from '../resp/reply.js';
 import { diskError, isWriteCommand } from '../persist/refused-write.js';
 import { DurableBatch } from './durable-batch.js';
 import { buffersDropped } from './memory-release.js';
+import { OutputLimit } from './output-limit.js';
 
 /** Pause reading from a client whose unsent replies exceed this (its socket buffer is full). */
 const OUTPUT_HIGH_WATER = 1 << 20;
@@ -32,6 +33,7 @@ export class Connection {
   private readonly durable = new DurableBatch();
   /** The blocked command in progress is a write (its reply depends on the disk). */
   private blockedWrite = false;
+  private readonly outputLimit: OutputLimit;
   /** Waiting for a blocking command or for the persistence barrier: do not run more commands. */
   private busy = false;
   /** No more commands are run: QUIT, a protocol error, or the connection is going away. */
@@ -52,6 +54,7 @@ export class Connection {
     );
     this.client.kill = () => this.destroy();
     const config = instance.config;
+    this.outputLimit = new OutputLimit(config);
     this.parser = new RequestParser({
       maxBulkLen: config.getNumber('proto-max-bulk-len'),
       maxQueryBuffer: config.getNumber('client-query-buffer-limit'),
@@ -224,8 +227,20 @@ export class Connection {
     if (this.closed) return;
     this.instance.stats.netOutputBytes += out.length;
     this.socket.write(out);
+    if (this.checkOutputLimit()) return;
     // Backpressure: stop reading until the client has taken its replies.
     if (this.socket.writableLength > OUTPUT_HIGH_WATER) this.socket.pause();
+  }
+
+  /**
+   * Disconnects the client when its unsent replies are past client-output-buffer-limit (also
+   * called every second, for the soft limit's duration). True when it was disconnected.
+   */
+  checkOutputLimit(): boolean {
+    if (this.closed || !this.outputLimit.exceeded(this.socket.writableLength)) return false;
+    console.error(`sluice: Client id=${this.client.id} addr=${this.client.addr} closed for overcoming of output buffer limits.`);
+    this.destroy();
+    return true;
   }
 
   private end(): void {

@@ -76,7 +76,10 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   });
 
   // 'timeout' (seconds): close clients idle that long; blocked clients wait for their own timeout.
+  // Also the soft output buffer limits' clock.
   const idleSweeper = setInterval(() => {
+    // client-output-buffer-limit's soft limit counts seconds even when no reply is added.
+    for (const c of [...connections]) c.checkOutputLimit();
     const timeout = instance.config.getNumber('timeout');
     if (timeout <= 0) return;
     const limit = Date.now() - timeout * 1000;
