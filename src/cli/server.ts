@@ -80,7 +80,7 @@ export function register(program: Command): void {
       const closers: Array<() => Promise<void>> = [];
       if (persistent) {
         const { attachPersistence } = await import('../persist/attach.js');
-        await attachPersistence(instance, { dir: flags.dir!, appendfsync }, (fn) => closers.push(fn));
+        await attachPersistence(instance, { dir: flags.dir!, appendfsync, owner: 'sluice server' }, (fn) => closers.push(fn));
       }
 
       const server = await startServer({

@@ -138,7 +138,9 @@ export async function open(options: OpenOptions = {}): Promise<EmbeddedDatabase>
   const db = new EmbeddedDatabase(options);
   if (options.dir !== undefined) {
     const { attachPersistence } = await import('../persist/attach.js');
-    await attachPersistence(db.instance, { dir: options.dir, appendfsync: options.appendfsync ?? 'everysec' }, (fn) => db.onClose(fn));
+    await attachPersistence(db.instance, { dir: options.dir, appendfsync: options.appendfsync ?? 'everysec', owner: 'embedded open()' }, (fn) =>
+      db.onClose(fn),
+    );
   }
   return db;
 }

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import { EmbeddedDatabase, open } from '../../src/client/embedded.js';
 import { attachPersistence } from '../../src/persist/attach.js';
 import { nodeFs, type AofFs } from '../../src/persist/fs-layer.js';
-import { dump, removeDir, tempDir } from './helpers.js';
+import { dump, releaseLockOfDeadProcess, removeDir, tempDir } from './helpers.js';
 
 /** nodeFs until `armed` operations have run after arm(); then every operation throws. */
 class DyingFs implements AofFs {
@@ -85,6 +85,7 @@ test('a crash at every file operation of a rewrite leaves a loadable, complete l
       fs.arm(n);
       await db.call('SAVE').catch(() => undefined);
       db.instance.stop(); // the process is gone: nothing else runs
+      releaseLockOfDeadProcess(dir);
 
       const reopened = await open({ dir, appendfsync: 'always' });
       assert.deepEqual(await dump(reopened), expected, `crash at operation ${n} of ${total}`);
