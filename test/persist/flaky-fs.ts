@@ -1,5 +1,6 @@
 // A file layer for fault injection: nodeFs, except that writes and fsyncs fail (ENOSPC, EIO)
 // or slow down while told to.
+import { fstatSync } from 'node:fs';
 import { nodeFs, type AofFs } from '../../src/persist/fs-layer.js';
 
 function errno(code: string): NodeJS.ErrnoException {
@@ -17,7 +18,11 @@ export class FlakyFs implements AofFs {
   writes = 0;
   /** How many writes/fsyncs failed so far. */
   failures = 0;
-  openAppend = nodeFs.openAppend;
+  openAppend = (path: string): number => {
+    const fd = nodeFs.openAppend(path);
+    this.paths.set(fd, path);
+    return fd;
+  };
   close = nodeFs.close;
   readFile = nodeFs.readFile;
   exists = nodeFs.exists;
@@ -47,11 +52,19 @@ export class FlakyFs implements AofFs {
   };
   /** A slow disk: every fsync takes this long. */
   fsyncDelayMs = 0;
+  /** Per file path: how many bytes the last completed fsync made durable (power-loss tests). */
+  readonly durable = new Map<string, number>();
+  private readonly paths = new Map<number, string>();
   fsync = async (fd: number): Promise<void> => {
+    const size = fstatSync(fd).size; // what this fsync covers
     if (this.fsyncDelayMs > 0) await new Promise((r) => setTimeout(r, this.fsyncDelayMs));
-    if (this.fsyncError === null) return nodeFs.fsync(fd);
-    this.failures++;
-    throw errno(this.fsyncError);
+    if (this.fsyncError !== null) {
+      this.failures++;
+      throw errno(this.fsyncError);
+    }
+    await nodeFs.fsync(fd);
+    const path = this.paths.get(fd);
+    if (path !== undefined) this.durable.set(path, Math.max(size, this.durable.get(path) ?? 0));
   };
 }
 
