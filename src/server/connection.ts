@@ -196,8 +196,8 @@ export class Connection {
       out = Buffer.concat(this.pendingChunks);
       this.pendingChunks.length = 0;
     }
-    const batch = this.durable.take();
     const barrier = this.instance.persistence?.barrier() ?? null;
+    const batch = this.durable.take();
     if (barrier === null) {
       this.write(out);
       if (this.stopped && !this.busy) this.end();
