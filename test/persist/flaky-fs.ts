@@ -9,20 +9,12 @@ function errno(code: string): NodeJS.ErrnoException {
   return err;
 }
 
-/** nodeFs, except that writes and fsyncs fail while told to. */
-export class FlakyFs implements AofFs {
-  writeError: string | null = null;
-  fsyncError: string | null = null;
-  /** When set, a failing write first writes this many bytes (a short write). */
-  partialBytes = 0;
-  writes = 0;
-  /** How many writes/fsyncs failed so far. */
-  failures = 0;
-  openAppend = (path: string): number => {
-    const fd = nodeFs.openAppend(path);
-    this.paths.set(fd, path);
-    return fd;
-  };
+/** nodeFs as a class, so test file layers override only the operations they watch. */
+export class PassThroughFs implements AofFs {
+  openAppend = nodeFs.openAppend;
+  write = nodeFs.write;
+  fsync = nodeFs.fsync;
+  fsyncSync = nodeFs.fsyncSync;
   close = nodeFs.close;
   readFile = nodeFs.readFile;
   exists = nodeFs.exists;
@@ -33,11 +25,27 @@ export class FlakyFs implements AofFs {
   mkdir = nodeFs.mkdir;
   readdir = nodeFs.readdir;
   fsyncDir = nodeFs.fsyncDir;
-  fsyncSync = (fd: number) => {
+}
+
+/** nodeFs, except that writes and fsyncs fail (or fsyncs are slow) while told to. */
+export class FlakyFs extends PassThroughFs {
+  writeError: string | null = null;
+  fsyncError: string | null = null;
+  /** When set, a failing write first writes this many bytes (a short write). */
+  partialBytes = 0;
+  writes = 0;
+  /** How many writes/fsyncs failed so far. */
+  failures = 0;
+  override openAppend = (path: string): number => {
+    const fd = nodeFs.openAppend(path);
+    this.paths.set(fd, path);
+    return fd;
+  };
+  override fsyncSync = (fd: number) => {
     if (this.fsyncError !== null) throw errno(this.fsyncError);
     nodeFs.fsyncSync(fd);
   };
-  write = (fd: number, buf: Buffer, offset: number, length: number): number => {
+  override write = (fd: number, buf: Buffer, offset: number, length: number): number => {
     this.writes++;
     if (this.writeError !== null) {
       if (this.partialBytes > 0) {
@@ -55,7 +63,7 @@ export class FlakyFs implements AofFs {
   /** Per file path: how many bytes the last completed fsync made durable (power-loss tests). */
   readonly durable = new Map<string, number>();
   private readonly paths = new Map<number, string>();
-  fsync = async (fd: number): Promise<void> => {
+  override fsync = async (fd: number): Promise<void> => {
     const size = fstatSync(fd).size; // what this fsync covers
     if (this.fsyncDelayMs > 0) await new Promise((r) => setTimeout(r, this.fsyncDelayMs));
     if (this.fsyncError !== null) {

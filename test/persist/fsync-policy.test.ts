@@ -6,29 +6,19 @@ import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { EmbeddedDatabase } from '../../src/client/embedded.js';
 import { attachPersistence } from '../../src/persist/attach.js';
-import { nodeFs, type AofFs } from '../../src/persist/fs-layer.js';
+import { nodeFs } from '../../src/persist/fs-layer.js';
 import { encodeCommand } from '../../src/resp/encoder.js';
+import { PassThroughFs } from './flaky-fs.js';
 import { incrFile, removeDir, tempDir } from './helpers.js';
 
-class CountingFs implements AofFs {
+class CountingFs extends PassThroughFs {
   fsyncs = 0;
   /** File size at each completed fsync. */
   syncedSizes: number[] = [];
-  constructor(private readonly path: () => string) {}
-  openAppend = nodeFs.openAppend;
-  write = nodeFs.write;
-  fsyncSync = nodeFs.fsyncSync;
-  close = nodeFs.close;
-  readFile = nodeFs.readFile;
-  exists = nodeFs.exists;
-  size = nodeFs.size;
-  truncate = nodeFs.truncate;
-  rename = nodeFs.rename;
-  unlink = nodeFs.unlink;
-  mkdir = nodeFs.mkdir;
-  readdir = nodeFs.readdir;
-  fsyncDir = nodeFs.fsyncDir;
-  fsync = async (fd: number): Promise<void> => {
+  constructor(private readonly path: () => string) {
+    super();
+  }
+  override fsync = async (fd: number): Promise<void> => {
     this.fsyncs++;
     const size = nodeFs.size(this.path());
     await nodeFs.fsync(fd);
