@@ -67,6 +67,8 @@ export class AofWriter {
   private waiters: Waiter[] = [];
   private flushScheduled = false;
   private fsyncing = false;
+  /** Bumped by adopt(): tells an fsync of the current file from one of the file it replaced. */
+  private generation = 0;
   private retryTimer: NodeJS.Timeout | null = null;
   private everysecTimer: NodeJS.Timeout | null = null;
   private closed = false;
@@ -171,9 +173,14 @@ export class AofWriter {
     if (this.fsyncing || this.closed || this.size <= this.synced) return;
     this.fsyncing = true;
     const covered = this.size;
+    const file = this.generation;
     this.fs.fsync(this.fd).then(
       () => {
         this.fsyncing = false;
+        // An fsync of the file a rewrite replaced (adopt() ran meanwhile) says nothing about the
+        // new file: its offset must not count as synced there, or replies would go out for
+        // bytes not even written yet (a kill -9 then loses acknowledged writes).
+        if (file !== this.generation) return this.afterStaleFsync();
         this.synced = Math.max(this.synced, covered);
         this.recovered();
         this.resolveWaiters();
@@ -181,9 +188,16 @@ export class AofWriter {
       },
       (err: unknown) => {
         this.fsyncing = false;
+        // The replaced file was synced by syncNow() before the switch; its fd is closed now.
+        if (file !== this.generation) return this.afterStaleFsync();
         this.fail(err);
       },
     );
+  }
+
+  /** The new file's waiters were held back by the replaced file's fsync: serve them now. */
+  private afterStaleFsync(): void {
+    if (this.waiters.length > 0) this.flush();
   }
 
   private resolveWaiters(): void {
@@ -243,6 +257,7 @@ export class AofWriter {
     }
     this.fd = fd;
     this.path = path;
+    this.generation++;
     this.size = 0;
     this.synced = 0;
     this.encoder.db = -1;
