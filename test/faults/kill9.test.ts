@@ -75,7 +75,7 @@ test('kill -9 during writes, rewrites and loads loses no acknowledged write', as
     const server = await startSluiceProcess('--dir', dir);
     await assertAllAcked(server.port, acks, 'final');
     console.error(`# ${acks.total} acknowledged writes checked after ${rounds} kills`);
-    assert.ok(acks.total > 1000, `enough writes acknowledged (${acks.total})`);
+    assert.ok(acks.total > 200, `enough writes acknowledged (${acks.total})`);
     await server.kill();
   } finally {
     removeDir(dir);
