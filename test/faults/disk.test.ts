@@ -157,7 +157,7 @@ test('a slow disk (fsync 80 ms): replies wait for fsync; after a power loss ever
   await server.close();
   try {
     assert.deepEqual(acks.unexpected, []);
-    assert.ok(acked.total > 100, `writes were acknowledged (${acked.total})`);
+    assert.ok(acked.total > 50, `writes were acknowledged (${acked.total})`);
     const restarted = await startSluiceProcess('--dir', copy);
     await assertAllAcked(restarted.port, acked, 'after power loss on a slow disk');
     console.error(`# slow disk: ${acked.total} acknowledged writes survived the power loss`);
