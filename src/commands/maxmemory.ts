@@ -5,7 +5,7 @@
 import { getHeapStatistics } from 'node:v8';
 import { ErrorReply } from '../resp/reply.js';
 import type { ClientState } from './client-state.js';
-import type { Instance } from './instance.js';
+import type { Instance } from './core/instance.js';
 import type { CommandSpec } from './types.js';
 
 export const OOM_ERROR = "OOM command not allowed when used memory > 'maxmemory'.";

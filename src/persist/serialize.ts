@@ -1,7 +1,7 @@
 // Turns one key's current value into the commands that recreate it (what a rewrite writes):
 // strings SET, hashes HSET, sets SADD (in chunks of 64 items, Redis's AOF_REWRITE_ITEMS_PER_CMD),
 // streams through rewriteStream(), then PEXPIREAT with the absolute expiry time.
-import { keyBytes, type Value } from '../engine/keyspace.js';
+import { keyBytes, type StoredValue } from '../engine/keyspace.js';
 import type { Stream } from '../engine/stream.js';
 import { rewriteStream } from './rewrite-stream.js';
 
@@ -12,7 +12,7 @@ const ITEMS_PER_COMMAND = 64;
 export class UnsupportedValueError extends Error {}
 
 /** Appends the commands recreating `key` to `out`. */
-export function serializeKey(key: string, value: Value, expireAt: number | undefined, out: Argv[]): void {
+export function serializeKey(key: string, value: StoredValue, expireAt: number | undefined, out: Argv[]): void {
   const k = keyBytes(key);
   if (Buffer.isBuffer(value)) {
     out.push(['SET', k, value]);

@@ -1,14 +1,6 @@
 import {
-  BooleanReply,
-  DoubleReply,
-  ErrorReply,
-  MapReply,
-  NULL_ARRAY,
-  PushReply,
-  type Reply,
-  SetReply,
-  SimpleString,
-  VerbatimReply,
+  BooleanReply, DoubleReply, ErrorReply, MapReply, NULL_ARRAY, PushReply,
+  type Reply, SetReply, SimpleString, VerbatimReply,
 } from './reply.js';
 
 export type Protocol = 2 | 3;

@@ -4,7 +4,7 @@
 import * as net from 'node:net';
 import { allCommands } from '../commands/index.js';
 import { Instance } from '../commands/instance.js';
-import { Connection } from './connection.js';
+import { SocketConnection } from './socket-connection.js';
 import { deniedByProtectedMode, DENIED_REPLY } from './protected-mode.js';
 
 export interface ServerOptions {
@@ -48,7 +48,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   if (options.protectedMode !== undefined) instance.config.setRaw('protected-mode', options.protectedMode);
   instance.startActiveExpiry();
 
-  const connections = new Set<Connection>();
+  const connections = new Set<SocketConnection>();
   const hooks: Array<() => Promise<void> | void> = [];
   let closing: Promise<void> | null = null;
   let resolveClosed!: () => void;
@@ -70,7 +70,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       socket.end(DENIED_REPLY);
       return;
     }
-    const connection = new Connection(instance, socket);
+    const connection = new SocketConnection(instance, socket);
     connections.add(connection);
     connection.onClose(() => connections.delete(connection));
   });

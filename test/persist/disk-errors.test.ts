@@ -5,16 +5,24 @@
 // write succeeds.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { EmbeddedDatabase, open } from '../../src/client/embedded.js';
-import { attachPersistence } from '../../src/persist/attach.js';
+import { type EmbeddedDatabase, open } from '../../src/client/embedded.js';
+import { openOnFs } from '../support/fault-fs.js';
 import { FlakyFs } from './flaky-fs.js';
-import { persistenceInfo, removeDir, tempDir } from './helpers.js';
+import { persistenceInfo, withTempDir } from './helpers.js';
 
-async function openFlaky(dir: string, appendfsync: 'always' | 'everysec'): Promise<[EmbeddedDatabase, FlakyFs]> {
-  const fs = new FlakyFs();
-  const db = new EmbeddedDatabase();
-  await attachPersistence(db.instance, { dir, appendfsync, fs }, (fn) => db.onClose(fn));
-  return [db, fs];
+function openFlaky(dir: string, appendfsync: 'always' | 'everysec'): Promise<[EmbeddedDatabase, FlakyFs]> {
+  return openOnFs(dir, appendfsync, new FlakyFs());
+}
+
+/** A call whose reply is watched: acknowledged() tells whether a success has arrived yet. */
+function watched<T>(call: Promise<T>): { reply: Promise<T>; acknowledged: () => boolean } {
+  let arrived = false;
+  const reply = call.then((r) => {
+    arrived = true;
+    return r;
+  });
+  reply.catch(() => {}); // a rejection is asserted by the test
+  return { reply, acknowledged: () => arrived };
 }
 
 async function until(cond: () => Promise<boolean> | boolean): Promise<void> {
@@ -27,18 +35,12 @@ async function writeStatus(db: EmbeddedDatabase): Promise<string> {
 
 for (const policy of ['always', 'everysec'] as const) {
   test(`appendfsync ${policy}: ENOSPC refuses writes with MISCONF, keeps reads, recovers`, async () => {
-    const dir = tempDir(`enospc-${policy}`);
-    try {
+    await withTempDir(`enospc-${policy}`, async (dir) => {
       const [db, fs] = await openFlaky(dir, policy);
       assert.equal(await db.call('SET', 'a', '1'), 'OK');
       fs.writeError = 'ENOSPC';
       fs.partialBytes = 7; // the failing write gets part of the record onto the disk first
-      let acknowledged = false;
-      const pending = db.call('SET', 'b', '2').then((r) => {
-        acknowledged = true;
-        return r;
-      });
-      pending.catch(() => {}); // its rejection is asserted below
+      const pending = watched(db.call('SET', 'b', '2'));
       // (A read issued before the failure is known waits with the write: replies never
       // overtake bytes logged before them. Reads after it is known go straight through.)
       await until(() => fs.failures > 0);
@@ -50,8 +52,8 @@ for (const policy of ['always', 'everysec'] as const) {
       await assert.rejects(db.call('HSET', 'h', 'f', 'v'), /^ReplyError: MISCONF/);
       assert.equal(await db.call('GET', 'a'), '1');
       assert.equal(await db.call('GET', 'c'), null);
-      assert.equal(acknowledged, false, 'a write that is not in the log must not be acknowledged');
-      await assert.rejects(pending, /^ReplyError: MISCONF Errors writing to the AOF file: No space left on device$/);
+      assert.equal(pending.acknowledged(), false, 'a write that is not in the log must not be acknowledged');
+      await assert.rejects(pending.reply, /^ReplyError: MISCONF Errors writing to the AOF file: No space left on device$/);
       fs.writeError = null;
       await until(async () => (await writeStatus(db)) === 'ok');
       assert.equal(await db.call('SET', 'c', '3'), 'OK');
@@ -59,30 +61,22 @@ for (const policy of ['always', 'everysec'] as const) {
       const reopened = await open({ dir, appendfsync: policy });
       assert.deepEqual(await reopened.call('MGET', 'a', 'b', 'c', 'h'), ['1', '2', '3', null]);
       await reopened.close();
-    } finally {
-      removeDir(dir);
-    }
+    });
   });
 }
 
 test('appendfsync always: EIO on fsync fails the reply and refuses writes until fsync succeeds', async () => {
-  const dir = tempDir('eio');
-  try {
+  await withTempDir('eio', async (dir) => {
     const [db, fs] = await openFlaky(dir, 'always');
     await db.call('SET', 'a', '1');
     fs.fsyncError = 'EIO';
-    let acknowledged = false;
-    const pending = db.call('SET', 'b', '2').then((r) => {
-      acknowledged = true;
-      return r;
-    });
-    pending.catch(() => {}); // its rejection is asserted below
+    const pending = watched(db.call('SET', 'b', '2'));
     await until(() => fs.failures > 0);
     assert.equal(await writeStatus(db), 'err');
     await assert.rejects(db.call('SET', 'c', '3'), /^ReplyError: MISCONF Errors writing to the AOF file: Input\/output error$/);
     assert.equal(await db.call('GET', 'b'), '2'); // executed in memory, reads see it
-    assert.equal(acknowledged, false);
-    await assert.rejects(pending, /^ReplyError: MISCONF Errors writing to the AOF file: Input\/output error$/);
+    assert.equal(pending.acknowledged(), false);
+    await assert.rejects(pending.reply, /^ReplyError: MISCONF Errors writing to the AOF file: Input\/output error$/);
     fs.fsyncError = null;
     await until(async () => (await writeStatus(db)) === 'ok');
     assert.equal(await db.call('SET', 'c', '3'), 'OK');
@@ -90,14 +84,11 @@ test('appendfsync always: EIO on fsync fails the reply and refuses writes until 
     const reopened = await open({ dir, appendfsync: 'always' });
     assert.deepEqual(await reopened.call('MGET', 'a', 'b', 'c'), ['1', '2', '3']);
     await reopened.close();
-  } finally {
-    removeDir(dir);
-  }
+  });
 });
 
 test('a rewrite that hits a disk error fails cleanly and leaves the old log in force', async () => {
-  const dir = tempDir('rewrite-enospc');
-  try {
+  await withTempDir('rewrite-enospc', async (dir) => {
     const [db, fs] = await openFlaky(dir, 'everysec');
     for (let i = 0; i < 100; i++) await db.call('SET', `k${i}`, `v${i}`);
     fs.writeError = 'ENOSPC';
@@ -113,7 +104,5 @@ test('a rewrite that hits a disk error fails cleanly and leaves the old log in f
     assert.equal(await reopened.call('GET', 'k99'), 'v99');
     assert.equal(await reopened.call('GET', 'after'), 'x');
     await reopened.close();
-  } finally {
-    removeDir(dir);
-  }
+  });
 });

@@ -1,10 +1,9 @@
-// sluice server and redis-server as child processes on free ports, for tests that compare the
-// two side by side or that need a real process (RSS, kill -9). Every process started is
-// registered so `stopAll` can end it.
+// sluice server and redis-server as child processes (test/support/processes.ts) with what the
+// hardening tests add: a name to report, the process's RSS, SIGKILL, and `stopAll` to end every
+// process started here that is still running.
 import { type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
-import { freePort, MAIN, spawnUntil } from '../cli/helpers.js';
+import { startRedisServer, startSluiceServer, stopChild, type Spawned } from '../support/processes.js';
 
 export interface ServerProcess {
   readonly name: 'sluice' | 'redis';
@@ -20,19 +19,17 @@ export interface ServerProcess {
 
 const running = new Set<ServerProcess>();
 
-function wrap(name: 'sluice' | 'redis', port: number, child: ChildProcess, output: () => string): ServerProcess {
+function wrap(name: 'sluice' | 'redis', spawned: Spawned & { port: number }): ServerProcess {
+  const { child } = spawned;
   const proc: ServerProcess = {
     name,
-    port,
+    port: spawned.port,
     child,
-    output,
+    output: () => spawned.stdout() + spawned.stderr(),
     rss: () => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))![1]) * 1024,
     kill: async () => {
       running.delete(proc);
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const exited = once(child, 'exit');
-      child.kill('SIGKILL');
-      await exited;
+      await stopChild(child, 'SIGKILL');
     },
   };
   running.add(proc);
@@ -42,20 +39,12 @@ function wrap(name: 'sluice' | 'redis', port: number, child: ChildProcess, outpu
 
 /** `sluice server --port 0 ...flags`, once it printed its ready line. */
 export async function startSluiceProcess(...flags: string[]): Promise<ServerProcess> {
-  const ready = /ready on \S+:(\d+)\n/;
-  const { child, output } = await spawnUntil(process.execPath, [MAIN, 'server', '--port', '0', ...flags], ready);
-  return wrap('sluice', Number(ready.exec(output())![1]), child, output);
+  return wrap('sluice', await startSluiceServer(flags));
 }
 
 /** redis-server 7.0.15 without persistence (unless flags say otherwise) on a free port. */
 export async function startRedisProcess(...flags: string[]): Promise<ServerProcess> {
-  const port = await freePort();
-  const { child, output } = await spawnUntil(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...flags],
-    /Ready to accept connections/,
-  );
-  return wrap('redis', port, child, output);
+  return wrap('redis', await startRedisServer(flags));
 }
 
 /** Kills every process these helpers started and that is still running. */
