@@ -140,7 +140,7 @@ test('a never-finished 200 MB bulk costs about its size in RSS, and is given bac
       after = server.rss();
     }
     figures.push(`${server.name}: before ${Math.round(before / MB)} MB, holding ${Math.round(during / MB)} MB, after ${Math.round(after / MB)} MB`);
-    assert.ok(during - before < 250 * MB, `${server.name} holds ${Math.round((during - before) / MB)} MB for a 200 MB bulk`);
+    assert.ok(during - before < 275 * MB, `${server.name} holds ${Math.round((during - before) / MB)} MB for a 200 MB bulk`);
     assert.ok(during - before > 190 * MB, `${server.name} really buffered the bulk`);
     assert.ok(after - before < 30 * MB, `${server.name} gave the memory back (${Math.round(after / MB)} MB now, ${Math.round(before / MB)} MB before)`);
     await server.kill();
