@@ -5,6 +5,7 @@ import { commands as keys } from './keys.js';
 import { commands as persistence } from './persistence.js';
 import { commands as server } from './server.js';
 import { commands as sets } from './sets.js';
+import { commands as sortedSets } from './sorted-sets.js';
 import { commands as streams } from './stream/index.js';
 import { commands as strings } from './strings.js';
 import { commands as transactions } from './transactions.js';
@@ -18,6 +19,7 @@ export const allCommands: CommandSpec[] = [
   ...strings,
   ...hashes,
   ...sets,
+  ...sortedSets,
   ...streams,
   ...persistence,
 ];

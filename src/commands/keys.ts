@@ -111,7 +111,7 @@ function scanState(instance: Instance): ScanState {
 }
 
 /** Parses a cursor as Redis's parseScanCursorOrReply (strtoul: '+', '-' and "" accepted). */
-function parseCursor(arg: Buffer): string {
+export function parseCursor(arg: Buffer): string {
   const s = arg.toString('latin1');
   if (s === '') return '0';
   const m = /^([+-]?)([0-9]+)$/.exec(s);

@@ -1,8 +1,11 @@
 // Turns one key's current value into the commands that recreate it (what a rewrite writes):
-// strings SET, hashes HSET, sets SADD (in chunks of 64 items, Redis's AOF_REWRITE_ITEMS_PER_CMD),
+// strings SET, hashes HSET, sets SADD, sorted sets ZADD score member in score order (in chunks
+// of 64 items, Redis's AOF_REWRITE_ITEMS_PER_CMD),
 // streams through rewriteStream(), then PEXPIREAT with the absolute expiry time.
 import { keyBytes, type StoredValue } from '../engine/keyspace.js';
+import type { SortedSetValue } from '../engine/sorted-set.js';
 import type { Stream } from '../engine/stream.js';
+import { formatDouble } from '../resp/encoder.js';
 import { rewriteStream } from './rewrite-stream.js';
 
 export type Argv = Array<Buffer | string>;
@@ -35,6 +38,16 @@ export function serializeKey(key: string, value: StoredValue, expireAt: number |
       if (cmd.length >= 2 + ITEMS_PER_COMMAND) {
         out.push(cmd);
         cmd = ['SADD', k];
+      }
+    }
+    if (cmd.length > 2) out.push(cmd);
+  } else if (value.typeName === 'zset') {
+    let cmd: Argv = ['ZADD', k];
+    for (const e of (value as unknown as SortedSetValue).entries()) {
+      cmd.push(formatDouble(e.score), keyBytes(e.member));
+      if (cmd.length >= 2 + ITEMS_PER_COMMAND * 2) {
+        out.push(cmd);
+        cmd = ['ZADD', k];
       }
     }
     if (cmd.length > 2) out.push(cmd);
