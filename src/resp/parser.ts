@@ -42,6 +42,8 @@ export interface ParserLimits {
 }
 
 const INT_MAX = 2147483647;
+/** PROTO_MBULK_BIG_ARG: from this size a bulk argument gets a buffer of exactly its size. */
+const BIG_ARG = 32 * 1024;
 /** Limits applied while authentication is required (Redis 7.0.15's authRequired checks). */
 const UNAUTH_MAX_MULTIBULK = 10;
 const UNAUTH_MAX_BULK = 16384;
@@ -66,9 +68,11 @@ export class RequestParser {
   authRequired = false;
 
   private readonly input = new InputBuffer();
-  private readonly maxBulkLen: number;
+  /** proto-max-bulk-len; the server updates it when CONFIG SET changes it. */
+  maxBulkLen: number;
   private readonly maxMultibulk: number;
-  private readonly maxQueryBuffer: number;
+  /** client-query-buffer-limit; the server updates it when CONFIG SET changes it. */
+  maxQueryBuffer: number;
   private readonly maxInline: number;
 
   private reqType = ReqType.Unknown;
@@ -90,6 +94,17 @@ export class RequestParser {
     return this.input.length;
   }
 
+  /** Bytes allocated for the query buffer (CLIENT LIST qbuf + qbuf-free). */
+  get bufferCapacity(): number {
+    return this.input.capacity;
+  }
+
+  /** Drops the query buffer (the connection is gone): its memory can be returned at once. */
+  release(): void {
+    this.input.release();
+    this.argv = [];
+  }
+
   /** Appends received bytes. The chunk must not be modified afterwards (argv may share it). */
   push(chunk: Buffer): void {
     if (this.input.length + chunk.length > this.maxQueryBuffer) {
@@ -104,7 +119,8 @@ export class RequestParser {
     for (;;) {
       const input = this.input;
       if (input.start >= input.end) {
-        input.releaseIfEmpty();
+        // A bulk whose length is known keeps the room reserved for it.
+        if (this.multibulkLen === 0) input.releaseIfEmpty();
         return null;
       }
       if (this.reqType === ReqType.Unknown) {
@@ -174,7 +190,16 @@ export class RequestParser {
           pos = input.start;
         }
       }
-      if (end - pos < bulkLen + 2) break;
+      if (end - pos < bulkLen + 2) {
+        if (bulkLen >= BIG_ARG && end - pos >= BIG_ARG) {
+          // The rest of this argument goes into a buffer of its exact size (see reserve), once
+          // it is really being sent: a declared length alone allocates nothing.
+          input.consume(pos);
+          input.reserve(bulkLen + 2);
+          pos = input.start;
+        }
+        break;
+      }
       argv.push(buf.subarray(pos, pos + bulkLen));
       pos += bulkLen + 2;
       bulkLen = -1;
@@ -224,10 +249,12 @@ export class RequestParser {
     const buf = input.buf;
     const pos = input.start;
     const lf = findByte(buf, pos, input.end, LF);
-    if (lf < 0) {
-      if (input.end - pos > this.maxInline) throw new ProtocolError('Protocol error: too big inline request');
-      return null;
+    // Also when the newline arrived with the rest: a line over the limit is refused whatever
+    // the read boundaries were (Redis reads 16 KiB at a time, so it nearly always is).
+    if (lf < 0 ? input.end - pos > this.maxInline : lf - pos > this.maxInline) {
+      throw new ProtocolError('Protocol error: too big inline request');
     }
+    if (lf < 0) return null;
     const lineEnd = lf > pos && buf[lf - 1] === CR ? lf - 1 : lf;
     const argv = splitArgs(buf, pos, lineEnd);
     input.consume(lf + 1);
