@@ -312,6 +312,11 @@ function parseLongLong(buf: Buffer, from: number, to: number): number | undefine
 }
 
 /** True for the bytes C's isspace() accepts in the C locale. */
+/** What may follow a closing quote: the end of the line or a space (sdssplitargs). */
+function endsToken(next: number): boolean {
+  return next === 0 || isSpace(next);
+}
+
 function isSpace(c: number): boolean {
   return c === 32 || (c >= 9 && c <= 13);
 }
@@ -345,33 +350,22 @@ export function splitArgs(buf: Buffer, from: number, to: number): Buffer[] | nul
     let done = false;
     while (!done) {
       const c = at(p);
-      if (inDouble) {
-        if (c === 92 && at(p + 1) === 120 && hexValue(at(p + 2)) >= 0 && hexValue(at(p + 3)) >= 0) {
+      if (inDouble || inSingle) {
+        if (inDouble && c === 92 && at(p + 1) === 120 && hexValue(at(p + 2)) >= 0 && hexValue(at(p + 3)) >= 0) {
           bytes!.push(hexValue(at(p + 2)) * 16 + hexValue(at(p + 3)));
           p += 3;
-        } else if (c === 92 && at(p + 1) !== 0) {
+        } else if (inDouble && c === 92 && at(p + 1) !== 0) {
           p++;
           const e = at(p);
           bytes!.push(e === 110 ? 10 : e === 114 ? 13 : e === 116 ? 9 : e === 98 ? 8 : e === 97 ? 7 : e);
-        } else if (c === 34) {
-          const n = at(p + 1);
-          if (n !== 0 && !isSpace(n)) return null;
-          done = true;
-        } else if (c === 0) {
-          return null;
-        } else {
-          bytes!.push(c);
-        }
-      } else if (inSingle) {
-        if (c === 92 && at(p + 1) === 39) {
+        } else if (inSingle && c === 92 && at(p + 1) === 39) {
           p++;
           bytes!.push(39);
-        } else if (c === 39) {
-          const n = at(p + 1);
-          if (n !== 0 && !isSpace(n)) return null;
+        } else if (c === (inDouble ? 34 : 39)) {
+          if (!endsToken(at(p + 1))) return null; // a closing quote must end the argument
           done = true;
         } else if (c === 0) {
-          return null;
+          return null; // unbalanced quotes
         } else {
           bytes!.push(c);
         }
