@@ -62,34 +62,41 @@ async function probed(backend: Backend): Promise<Backend | string> {
   return reason;
 }
 
+/**
+ * A server process as a Backend: connections are tracked and closed at stop; restart() stops
+ * the process with SIGTERM (it flushes its AOF) and launches it again on the same port.
+ */
+async function serverBackend(name: string, dir: string, launch: () => Promise<{ child: ChildProcess; port: number }>): Promise<Backend | string> {
+  let running = await launch();
+  const url = `redis://127.0.0.1:${running.port}`;
+  const conns: Connection[] = [];
+  return probed({
+    name,
+    url,
+    async connect() {
+      const c = await connect(url);
+      conns.push(c);
+      return c;
+    },
+    async restart() {
+      await stopChild(running.child);
+      running = await launch();
+    },
+    async stop() {
+      for (const c of conns) await c.close().catch(() => {});
+      await stopChild(running.child);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  });
+}
+
 export const redisServer: BackendFactory = {
   name: 'redis-server',
   async start(options = {}) {
     const port = await freePort();
     const dir = mkdtempSync(join(tmpdir(), 'sluice-redis-'));
     const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--dir', dir, '--appendonly', options.persistent ? 'yes' : 'no'];
-    const launch = () => spawnUntil('redis-server', args, /Ready to accept connections/);
-    let { child } = await launch();
-    const conns: Connection[] = [];
-    const url = `redis://127.0.0.1:${port}`;
-    return probed({
-      name: 'redis-server',
-      url,
-      async connect() {
-        const c = await connect(url);
-        conns.push(c);
-        return c;
-      },
-      async restart() {
-        await stopChild(child); // SIGTERM: Redis fsyncs the AOF and exits
-        ({ child } = await launch());
-      },
-      async stop() {
-        for (const c of conns) await c.close().catch(() => {});
-        await stopChild(child);
-        rmSync(dir, { recursive: true, force: true });
-      },
-    });
+    return serverBackend('redis-server', dir, async () => ({ child: (await spawnUntil('redis-server', args, /Ready to accept connections/)).child, port }));
   },
 };
 
@@ -114,39 +121,18 @@ export const sluiceServer: BackendFactory = {
   async start(options = {}) {
     const dir = mkdtempSync(join(tmpdir(), 'sluice-server-'));
     const persist = options.persistent ? ['--dir', dir] : [];
-    let port = 0;
-    const launch = async () => {
+    let port = 0; // a free one first, then the same one at every restart
+    const launch = async (): Promise<{ child: ChildProcess; port: number }> => {
       const { child, match } = await spawnUntil(process.execPath, [CLI, 'server', '--port', String(port), ...persist], /ready on ([^\s:]+):(\d+)/);
       port = Number(match[2]);
-      return child;
+      return { child, port };
     };
-    let child: ChildProcess;
     try {
-      child = await launch();
+      return await serverBackend('sluice-server', dir, launch);
     } catch (err) {
       rmSync(dir, { recursive: true, force: true });
       return `sluice server unavailable: ${(err as Error).message.split('\n')[0]}`;
     }
-    const url = `redis://127.0.0.1:${port}`;
-    const conns: Connection[] = [];
-    return probed({
-      name: 'sluice-server',
-      url,
-      async connect() {
-        const c = await connect(url);
-        conns.push(c);
-        return c;
-      },
-      async restart() {
-        await stopChild(child);
-        child = await launch();
-      },
-      async stop() {
-        for (const c of conns) await c.close().catch(() => {});
-        await stopChild(child);
-        rmSync(dir, { recursive: true, force: true });
-      },
-    });
   },
 };
 
