@@ -2,6 +2,7 @@
 import { commands as connection } from './connection.js';
 import { commands as hashes } from './hashes.js';
 import { commands as keys } from './keys.js';
+import { commands as lists } from './lists.js';
 import { commands as persistence } from './persistence.js';
 import { commands as server } from './server.js';
 import { commands as sets } from './sets.js';
@@ -19,6 +20,7 @@ export const allCommands: CommandSpec[] = [
   ...transactions,
   ...keys,
   ...strings,
+  ...lists,
   ...hashes,
   ...sets,
   ...streamBasic,

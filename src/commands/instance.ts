@@ -68,7 +68,7 @@ interface Waiter {
   client: ClientState;
   db: number;
   keys: string[];
-  retry: (ctx: Context) => Reply | undefined;
+  retry: (ctx: Context, readyKey: string) => Reply | undefined;
   resolve: (reply: Reply) => void;
   timer: NodeJS.Timeout | null;
   done: boolean;
@@ -358,7 +358,7 @@ export class Instance {
     db: number,
     keys: string[],
     timeoutMs: number,
-    retry: (ctx: Context) => Reply | undefined,
+    retry: (ctx: Context, readyKey: string) => Reply | undefined,
     onTimeout: Reply,
   ): Promise<Reply> {
     return new Promise<Reply>((resolve) => {
@@ -413,7 +413,7 @@ export class Instance {
           const ctx = new CommandContext(this, waiter.client, true, waiter.db);
           let reply: Reply | undefined;
           try {
-            reply = waiter.retry(ctx);
+            reply = waiter.retry(ctx, id!.slice(id!.indexOf(':') + 1));
           } catch (err) {
             reply = this.errorReply(err);
           }
@@ -474,7 +474,7 @@ class CommandContext implements Context {
   block(
     keys: string[],
     timeoutMs: number,
-    retry: (ctx: Context) => Reply | undefined,
+    retry: (ctx: Context, readyKey: string) => Reply | undefined,
     onTimeout: Reply,
   ): Promise<Reply> {
     return this.instance.block(this.client, this.db.index, keys, timeoutMs, retry, onTimeout);
