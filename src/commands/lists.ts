@@ -403,7 +403,8 @@ function blmoveGeneric(ctx: Context, argv: Buffer[], from: End, to: End, timeout
     if (target !== undefined && !(target instanceof ListValue)) return new ErrorReply(Errors.wrongType);
     retryCtx.propagate(asRpoplpush ? ['RPOPLPUSH', argv[1]!, dstArg] : ['LMOVE', argv[1]!, dstArg, from, to]);
     return move(retryCtx, src, ready, dstArg, from, to);
-  }, null);
+    // A timed-out list client gets a null array, even BLMOVE (replyToBlockedClientTimedOut).
+  }, NULL_ARRAY);
 }
 
 function blmove(ctx: Context, argv: Buffer[]): Reply | Promise<Reply> {
