@@ -4,6 +4,7 @@ import { commands as hashes } from './hashes.js';
 import { commands as keys } from './keys.js';
 import { commands as lists } from './lists.js';
 import { commands as persistence } from './persistence.js';
+import { commands as scripting } from './scripting.js';
 import { commands as server } from './server.js';
 import { commands as sets } from './sets.js';
 import { commands as streamBasic } from './stream-basic.js';
@@ -28,4 +29,5 @@ export const allCommands: CommandSpec[] = [
   ...streamInfo,
   ...streamRedis8,
   ...persistence,
+  ...scripting,
 ];
