@@ -104,6 +104,7 @@ async function sluiceRun(name: string, conn: Connection): Promise<Result> {
     rec.record(job.payload.t);
     rec.completed();
   });
+  worker.on('error', (err) => console.error(`worker error: ${err.message}`));
   await worker.start();
   const producer = new Producer(conn, { stream });
   const startedAt = performance.now();

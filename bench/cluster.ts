@@ -1,7 +1,7 @@
 // Scale-out benchmark: end-to-end msgs/s (first add → last handler done) of the partitioned
 // broker on one redis-server vs a local 3-master Redis Cluster (3 replicas, started here from the
 // installed redis-server) with 3 and 6 partitions. One process produces (pipelined batches of
-// 1,000, keyed) and consumes (PartitionedWorker, concurrency split over the partitions).
+// 1,000, keyed) and consumes (Worker with partitions, concurrency split over the partitions).
 //
 // Usage: node dist/bench/cluster.js [--messages 50000] [--concurrency 60] [--runs 1]
 // On one machine every node shares its CPUs with the others and with this client, so the
@@ -11,7 +11,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { cpus } from 'node:os';
 import { connect } from '../src/client/connect.js';
 import type { Connection } from '../src/client/connection.js';
-import { PartitionedProducer, PartitionedWorker } from '../src/broker/partitions.js';
+import { Producer } from '../src/broker/producer.js';
+import { Worker } from '../src/broker/worker.js';
 import { cli, freePort, LocalCluster } from '../test/cluster/local-cluster.js';
 
 function arg(name: string, fallback: string): string {
@@ -27,18 +28,18 @@ let streamCounter = 0;
 
 async function measure(conn: Connection, partitions: number): Promise<number> {
   const stream = `bench${streamCounter++}`;
-  const producer = new PartitionedProducer(conn, { stream, partitions });
+  const producer = new Producer(conn, { stream, partitions });
   let done = 0;
   let finish: () => void = () => {};
   const finished = new Promise<void>((r) => (finish = r));
-  const worker = new PartitionedWorker(conn, { stream, partitions, group: 'g', concurrency: CONCURRENCY, blockMs: 200 }, () => {
+  const worker = new Worker(conn, { stream, partitions, group: 'g', concurrency: CONCURRENCY, blockMs: 200 }, () => {
     if (++done === MESSAGES) finish();
   });
   await worker.start();
   const started = performance.now();
   for (let i = 0; i < MESSAGES; i += BATCH) {
     const n = Math.min(BATCH, MESSAGES - i);
-    await producer.addMany(Array.from({ length: n }, (_, j) => ({ payload: { n: i + j }, key: `k${(i + j) % 1000}` })));
+    await producer.addMany(Array.from({ length: n }, (_, j) => ({ payload: { n: i + j }, key: `k${(i + j) % 1000}` })), { keyed: true });
   }
   await finished;
   const seconds = (performance.now() - started) / 1000;

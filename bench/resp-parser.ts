@@ -4,7 +4,7 @@
 import { encodeCommand, encodeReply } from '../src/resp/encoder.js';
 import { RequestParser } from '../src/resp/parser.js';
 import type { Reply } from '../src/resp/reply.js';
-import { ReplyParser } from '../src/resp/reply-parser.js';
+import { ReplyParser } from '../test/support/reply-parser.js';
 
 const total = Number(process.argv[2] ?? 2_000_000);
 const one = encodeCommand(['XADD', 's', '*', 'f', 'v']);

@@ -1,8 +1,41 @@
-export { open, EmbeddedDatabase, EmbeddedSession, ReplyError, type OpenOptions, type Value } from './client/embedded.js';
+// The public entry of the `sluice` package: what applications use. Internals (codec helpers,
+// cluster slot arithmetic, command tables) are reached through their modules, not from here;
+// api/sluice.api.md lists this surface and a test keeps it in step.
+
+// The embedded engine and connections to servers.
+export { open, EmbeddedDatabase, EmbeddedSession, ReplyError, type OpenOptions, type Value, type Arg } from './client/embedded.js';
 export { connect, type Connectable } from './client/connect.js';
-export { type Connection, TransactionError } from './client/connection.js';
+export { type Connection, type BlockingConnection, TransactionError } from './client/connection.js';
 export { RedisConnection } from './client/redis-connection.js';
-export { ClusterConnection, connectCluster, parseClusterUrl } from './client/cluster-connection.js';
+export { ClusterConnection, connectCluster } from './client/cluster-connection.js';
 export { EmbeddedConnection } from './client/embedded-connection.js';
-export * from './broker/index.js';
+
+// The broker.
+export { Producer, ReplicationError, type ProducerOptions, type AddOptions } from './broker/producer.js';
+export {
+  Worker,
+  exponentialBackoff,
+  LeaseLostError,
+  TimeoutError,
+  WorkerClosedError,
+  type BatchHandler,
+  type BatchOptions,
+  type BatchWorkerOptions,
+  type CloseOptions,
+  type DeadLetteredJob,
+  type Job,
+  type JobContext,
+  type JobHandler,
+  type WorkerEvents,
+  type WorkerOptions,
+} from './broker/worker.js';
+export { DeadLetters, type DeadLetter } from './broker/dead-letters.js';
+export { Metrics, groupLag, type MetricsSnapshot, type GroupLag } from './broker/metrics.js';
+export { jsonCodec, MalformedEntryError, type Codec } from './broker/codec.js';
+export { partitionStreams, partitionOf } from './broker/partition.js';
+export { probeStreamFeatures, type StreamFeatures } from './broker/stream-features.js';
+
+// Servers: RESP, Prometheus metrics, the dashboard.
+export { serve, type ServeOptions, type Server } from './server/serve.js';
 export { metricsHandler, startMetricsServer, serverMetricsRegistry, type MetricsServer, type MetricsSource } from './server/metrics.js';
+export { dashboardHandler, startDashboard, DashboardRefusal, type DashboardHandler, type DashboardOptions, type DashboardServer } from './dashboard/index.js';

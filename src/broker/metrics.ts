@@ -5,14 +5,21 @@ import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Connection } from '../client/connection.js';
 import { pairsToObject } from './replies.js';
 
-export type CounterName = 'processed' | 'failed' | 'retried' | 'deadLettered' | 'claimed';
+export type CounterName = 'processed' | 'failed' | 'retried' | 'deadLettered' | 'claimed' | 'trimmed' | 'timedOut' | 'leaseLost';
 
 export interface MetricsSnapshot {
   processed: number;
   failed: number;
   retried: number;
   deadLettered: number;
+  /** Entries taken over from other consumers (not this worker's own retries). */
   claimed: number;
+  /** Pending entries found deleted from the stream (trimmed) before they were handled. */
+  trimmed: number;
+  /** Handler runs aborted at timeoutMs (also counted in failed). */
+  timedOut: number;
+  /** Running jobs another consumer claimed (their results were dropped). */
+  leaseLost: number;
   /** Handler latency in milliseconds. */
   latency: { count: number; p50: number; p90: number; p99: number; max: number; mean: number };
 }
@@ -58,11 +65,14 @@ const PROM_NAMES: Record<CounterName, string> = {
   retried: 'sluice_messages_retried_total',
   deadLettered: 'sluice_messages_dead_lettered_total',
   claimed: 'sluice_messages_claimed_total',
+  trimmed: 'sluice_messages_trimmed_total',
+  timedOut: 'sluice_handler_timeouts_total',
+  leaseLost: 'sluice_leases_lost_total',
 };
 
 export class Metrics {
   readonly registry = new Registry();
-  private readonly counts: Record<CounterName, number> = { processed: 0, failed: 0, retried: 0, deadLettered: 0, claimed: 0 };
+  private readonly counts: Record<CounterName, number> = { processed: 0, failed: 0, retried: 0, deadLettered: 0, claimed: 0, trimmed: 0, timedOut: 0, leaseLost: 0 };
   private readonly histogram = hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 3_600_000_000, numberOfSignificantValueDigits: 3 });
   private readonly promCounters: Record<CounterName, Counter>;
   private readonly promLatency: Histogram;
@@ -76,6 +86,9 @@ export class Metrics {
       retried: 'Deliveries retried after a failure',
       deadLettered: 'Messages moved to the dead-letter stream',
       claimed: 'Messages claimed from other (stale) consumers',
+      trimmed: 'Pending messages deleted from the stream before they were handled',
+      timedOut: 'Handler runs aborted at timeoutMs',
+      leaseLost: 'Running messages claimed by another consumer',
     };
     this.promCounters = Object.fromEntries(
       (Object.keys(PROM_NAMES) as CounterName[]).map((k) => [k, new Counter({ name: PROM_NAMES[k], help: help[k], registers: [this.registry] })]),
@@ -86,7 +99,15 @@ export class Metrics {
       buckets: [0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 30],
       registers: [this.registry],
     });
-    const sources = this.lagSources;
+    // One XINFO GROUPS per stream and scrape, shared by both gauges.
+    let scrape: Promise<GroupLag[]> | null = null;
+    const groups = (): Promise<GroupLag[]> => {
+      const unique = this.lagSources.filter((a, i) => this.lagSources.findIndex((b) => b.conn === a.conn && b.stream === a.stream) === i);
+      scrape ??= Promise.all(unique.map(({ conn, stream }) => groupLag(conn, stream))).then((all) => all.flat());
+      const current = scrape;
+      void current.finally(() => setImmediate(() => scrape === current && (scrape = null)));
+      return current;
+    };
     new Gauge({
       name: 'sluice_group_lag',
       help: 'Entries not yet delivered to the consumer group (XINFO GROUPS lag)',
@@ -94,9 +115,7 @@ export class Metrics {
       registers: [this.registry],
       async collect() {
         this.reset();
-        for (const { conn, stream } of sources) {
-          for (const g of await groupLag(conn, stream)) if (g.lag !== null) this.set({ stream, group: g.group }, g.lag);
-        }
+        for (const g of await groups()) if (g.lag !== null) this.set({ stream: g.stream, group: g.group }, g.lag);
       },
     });
     new Gauge({
@@ -106,9 +125,7 @@ export class Metrics {
       registers: [this.registry],
       async collect() {
         this.reset();
-        for (const { conn, stream } of sources) {
-          for (const g of await groupLag(conn, stream)) this.set({ stream, group: g.group }, g.pending);
-        }
+        for (const g of await groups()) this.set({ stream: g.stream, group: g.group }, g.pending);
       },
     });
   }
@@ -124,9 +141,14 @@ export class Metrics {
     this.promLatency.observe(ms / 1000);
   }
 
-  /** Reports lag and pending of this stream's groups in `prometheus()`. */
-  watchLag(conn: Connection, stream: string): void {
-    if (!this.lagSources.some((s) => s.conn === conn && s.stream === stream)) this.lagSources.push({ conn, stream });
+  /** Reports lag and pending of this stream's groups in `prometheus()`; returns the undo. */
+  watchLag(conn: Connection, stream: string): () => void {
+    const source = { conn, stream };
+    this.lagSources.push(source);
+    return () => {
+      const i = this.lagSources.indexOf(source);
+      if (i !== -1) this.lagSources.splice(i, 1);
+    };
   }
 
   snapshot(): MetricsSnapshot {

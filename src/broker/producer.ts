@@ -1,21 +1,28 @@
-// Producer: appends encoded payloads to a stream (or to one of N partition streams by key),
-// trimming on write so the stream stays bounded: `MAXLEN ~ n` (by count) or `MINID ~ id`
-// (by age; the id is derived from this process's clock minus minIdAgeMs).
-// With `producerId` it produces idempotently (Redis 8.6 XADD IDMP / IDMPAUTO; sluice has it):
-// a resend after a lost reply gets the first id back instead of adding a duplicate.
+// Producer: appends encoded payloads to a stream (or, with `partitions`, to the partition
+// stream of the entry's key), trimming on write so the stream stays bounded.
+//   - maxLen: `MAXLEN ~ n`; minIdAgeMs: `MINID ~ id` from this process's clock minus the age.
+//   - trimAckedOnly: never trims an entry some consumer group still needs (pending, or not yet
+//     delivered): XADD ... ACKED where the server has Redis 8.2's deletion policies (sluice
+//     does), otherwise a periodic XTRIM MINID at the slowest group's position (safe-trim.ts).
+//   - producerId: idempotent production (Redis 8.6 XADD IDMP / IDMPAUTO; sluice has it): a
+//     resend after a lost reply gets the first id back instead of adding a duplicate.
+//   - waitReplicas: add() resolves once that many replicas have the entry (WAIT).
 import type { Arg, Connection } from '../client/connection.js';
 import { type Codec, encodeEntry, jsonCodec } from './codec.js';
 import { partitionOf, partitionStreams } from './partition.js';
-import { probeStreamFeatures } from './stream-features.js';
+import { SafeTrimmer } from './safe-trim.js';
+import { probeStreamFeatures, type StreamFeatures } from './stream-features.js';
 
 export interface ProducerOptions {
   stream: string;
+  /** Spread entries over this many partition streams by key (see partition.ts for the names). */
+  partitions?: number;
   /** Approximate cap on entries per stream (`MAXLEN ~`). */
   maxLen?: number;
   /** Approximate age limit: entries older than this are trimmed on write (`MINID ~`). */
   minIdAgeMs?: number;
-  /** Spread entries over this many streams `stream{0}`..`stream{N-1}` by key. */
-  partitions?: number;
+  /** Trim only entries every consumer group has acknowledged (see the top of this file). */
+  trimAckedOnly?: boolean;
   codec?: Codec;
   /**
    * Idempotent production: a stable id of this producer (keep it across restarts). Each add
@@ -23,6 +30,14 @@ export interface ProducerOptions {
    * content) without one. The first add rejects when the server has no IDMP.
    */
   producerId?: string;
+  /**
+   * Wait until this many replicas have each write (WAIT, pipelined on the stream's master)
+   * before add() resolves; add() rejects with ReplicationError if fewer confirmed within
+   * waitTimeoutMs (default 1000). Redis replication is asynchronous: without this, an
+   * acknowledged entry can be lost when its master dies first.
+   */
+  waitReplicas?: number;
+  waitTimeoutMs?: number;
 }
 
 export interface AddOptions {
@@ -32,12 +47,24 @@ export interface AddOptions {
   idempotencyKey?: string;
 }
 
+/** add() with waitReplicas: the entry was written (as `id`) but too few replicas confirmed it. */
+export class ReplicationError extends Error {
+  constructor(
+    readonly id: string,
+    readonly replicas: number,
+    readonly wanted: number,
+  ) {
+    super(`entry ${id} reached ${replicas} of ${wanted} replicas; it may be lost on failover`);
+    this.name = 'ReplicationError';
+  }
+}
 
 export class Producer {
   readonly streams: string[];
   private readonly codec: Codec;
   private roundRobin = 0;
-  private idempotenceChecked: Promise<void> | null = null;
+  private features: Promise<StreamFeatures> | null = null;
+  private trimmer: SafeTrimmer | null = null;
 
   constructor(
     private readonly conn: Connection,
@@ -45,6 +72,9 @@ export class Producer {
   ) {
     if (options.maxLen !== undefined && options.minIdAgeMs !== undefined) {
       throw new RangeError('maxLen and minIdAgeMs are exclusive: XADD trims by one criterion');
+    }
+    if (options.trimAckedOnly && options.maxLen === undefined && options.minIdAgeMs === undefined) {
+      throw new RangeError('trimAckedOnly needs maxLen or minIdAgeMs');
     }
     this.codec = options.codec ?? jsonCodec;
     this.streams = options.partitions === undefined ? [options.stream] : partitionStreams(options.stream, options.partitions);
@@ -57,45 +87,84 @@ export class Producer {
     return this.streams[partitionOf(key, this.streams.length)]!;
   }
 
-  /** Appends one entry; resolves to its id. */
+  /** Appends one entry; resolves to its id (once `waitReplicas` replicas have it, if set). */
   async add(payload: unknown, options: AddOptions = {}): Promise<string> {
-    await this.checkIdempotence();
-    return String(await this.conn.call(...this.xadd(payload, options.key, options.idempotencyKey)));
+    const features = await this.prepare();
+    const xadd = this.xadd(features, payload, options.key, options.idempotencyKey);
+    const need = this.options.waitReplicas ?? 0;
+    let id: string;
+    if (need === 0) id = String(await this.conn.call(...xadd));
+    else [id] = await this.addAndWait([xadd], need);
+    this.trimmer?.afterAdd(String(xadd[1]));
+    return id;
   }
 
-  /** With `producerId`: resolves when the server has XADD IDMP, rejects saying so otherwise. */
-  checkIdempotence(): Promise<void> {
-    if (this.options.producerId === undefined) return Promise.resolve();
-    this.idempotenceChecked ??= probeStreamFeatures(this.conn).then((f) => {
-      if (!f.idmp) throw new Error('producerId: this server has no idempotent production (XADD IDMP needs Redis 8.6+ or sluice)');
-    });
-    return this.idempotenceChecked;
-  }
-
-  /** Appends many entries in one pipeline; resolves to their ids, in order. Rejects on the first error. */
-  async addMany(items: Array<{ payload: unknown; key?: string; idempotencyKey?: string }> | unknown[], options: { keyed?: boolean } = {}): Promise<string[]> {
-    await this.checkIdempotence();
+  /**
+   * Appends many entries, pipelined; resolves to their ids in input order. Items are payloads,
+   * or `{ payload, key?, idempotencyKey? }` with `{ keyed: true }`. Rejects on the first error.
+   */
+  async addMany(items: Array<{ payload: unknown } & AddOptions> | unknown[], options: { keyed?: boolean } = {}): Promise<string[]> {
+    const features = await this.prepare();
     const commands = items.map((item) => {
-      if (options.keyed) {
-        const { payload, key, idempotencyKey } = item as { payload: unknown; key?: string; idempotencyKey?: string };
-        return this.xadd(payload, key, idempotencyKey);
-      }
-      return this.xadd(item, undefined, undefined);
+      if (!options.keyed) return this.xadd(features, item, undefined, undefined);
+      const { payload, key, idempotencyKey } = item as { payload: unknown } & AddOptions;
+      return this.xadd(features, payload, key, idempotencyKey);
     });
-    const replies = await this.conn.pipeline(commands);
-    return replies.map((r) => {
-      if (r instanceof Error) throw r;
-      return String(r);
-    });
+    const need = this.options.waitReplicas ?? 0;
+    const ids = need > 0 ? await this.addAndWait(commands, need) : (await this.conn.pipeline(commands)).map(unwrap);
+    for (const stream of new Set(commands.map((c) => String(c[1])))) this.trimmer?.afterAdd(stream);
+    return ids;
   }
 
-  private xadd(payload: unknown, key: string | undefined, idempotencyKey: string | undefined): Arg[] {
+  /** Probes the server once: idempotence and deletion policies decide the XADD form. */
+  private prepare(): Promise<StreamFeatures> {
+    this.features ??= probeStreamFeatures(this.conn).then((f) => {
+      if (this.options.producerId !== undefined && !f.idmp) {
+        throw new Error('producerId: this server has no idempotent production (XADD IDMP needs Redis 8.6+ or sluice)');
+      }
+      if (this.options.trimAckedOnly && !f.deletionPolicies) {
+        this.trimmer = new SafeTrimmer(this.conn, { maxLen: this.options.maxLen, minIdAgeMs: this.options.minIdAgeMs });
+      }
+      return f;
+    });
+    return this.features;
+  }
+
+  /** XADDs grouped by stream, each group pipelined with a WAIT on that stream's master. */
+  private async addAndWait(commands: Arg[][], need: number): Promise<string[]> {
+    const byStream = new Map<string, number[]>();
+    commands.forEach((c, i) => {
+      const list = byStream.get(String(c[1])) ?? [];
+      list.push(i);
+      byStream.set(String(c[1]), list);
+    });
+    const ids: string[] = new Array(commands.length);
+    await Promise.all(
+      [...byStream.values()].map(async (indexes) => {
+        const replies = await this.conn.pipeline([...indexes.map((i) => commands[i]!), ['WAIT', need, this.options.waitTimeoutMs ?? 1000]]);
+        const acked = unwrap(replies.pop()!);
+        replies.forEach((r, j) => (ids[indexes[j]!] = unwrap(r)));
+        if (Number(acked) < need) throw new ReplicationError(ids[indexes[indexes.length - 1]!]!, Number(acked), need);
+      }),
+    );
+    return ids;
+  }
+
+  private xadd(features: StreamFeatures, payload: unknown, key: string | undefined, idempotencyKey: string | undefined): Arg[] {
     const argv: Arg[] = ['XADD', this.streamFor(key)];
     const pid = this.options.producerId;
     if (pid !== undefined) argv.push(...(idempotencyKey === undefined ? ['IDMPAUTO', pid] : ['IDMP', pid, idempotencyKey]));
-    if (this.options.maxLen !== undefined) argv.push('MAXLEN', '~', this.options.maxLen);
-    if (this.options.minIdAgeMs !== undefined) argv.push('MINID', '~', Math.max(0, Date.now() - this.options.minIdAgeMs));
+    // With trimAckedOnly on a Redis 7 server the SafeTrimmer trims instead.
+    const trimOnWrite = !this.options.trimAckedOnly || features.deletionPolicies;
+    if (trimOnWrite && this.options.maxLen !== undefined) argv.push('MAXLEN', '~', this.options.maxLen);
+    if (trimOnWrite && this.options.minIdAgeMs !== undefined) argv.push('MINID', '~', Math.max(0, Date.now() - this.options.minIdAgeMs));
+    if (trimOnWrite && this.options.trimAckedOnly) argv.push('ACKED');
     argv.push('*', ...encodeEntry(this.codec, payload, key));
     return argv;
   }
+}
+
+function unwrap(reply: unknown): string {
+  if (reply instanceof Error) throw reply;
+  return String(reply);
 }

@@ -4,7 +4,8 @@
 // implements them, and a version says nothing about a proxy or a fork:
 // - XNACK (Redis 8.8): release entries for immediate redelivery;
 // - XREADGROUP ... CLAIM (8.4): claimed with XNACK's presence, or a version of 8.4 or later;
-// - XADD IDMP (8.6): with XCFGSET's presence.
+// - XADD IDMP (8.6): with XCFGSET's presence;
+// - deletion policies KEEPREF | DELREF | ACKED on XADD/XTRIM (8.2): with XDELEX's presence.
 import type { Connection, Value } from '../client/connection.js';
 import { parseEntry, type StreamEntry } from './replies.js';
 
@@ -12,9 +13,10 @@ export interface StreamFeatures {
   readClaim: boolean;
   xnack: boolean;
   idmp: boolean;
+  deletionPolicies: boolean;
 }
 
-export const REDIS7_FEATURES: StreamFeatures = { readClaim: false, xnack: false, idmp: false };
+export const REDIS7_FEATURES: StreamFeatures = { readClaim: false, xnack: false, idmp: false, deletionPolicies: false };
 
 async function hasCommand(conn: Connection, name: string): Promise<boolean> {
   try {
@@ -36,9 +38,14 @@ async function serverVersion(conn: Connection): Promise<number[]> {
 }
 
 export async function probeStreamFeatures(conn: Connection): Promise<StreamFeatures> {
-  const [xnack, idmp, [major, minor]] = await Promise.all([hasCommand(conn, 'XNACK'), hasCommand(conn, 'XCFGSET'), serverVersion(conn)]);
+  const [xnack, idmp, deletionPolicies, [major, minor]] = await Promise.all([
+    hasCommand(conn, 'XNACK'),
+    hasCommand(conn, 'XCFGSET'),
+    hasCommand(conn, 'XDELEX'),
+    serverVersion(conn),
+  ]);
   const readClaim = xnack || major! > 8 || (major === 8 && minor! >= 4);
-  return { readClaim, xnack, idmp };
+  return { readClaim, xnack, idmp, deletionPolicies };
 }
 
 /** An entry of an XREADGROUP ... CLAIM reply: claimed ones carry the deliveries before this one. */

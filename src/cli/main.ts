@@ -5,6 +5,7 @@ import { register as registerDemo } from './demo.js';
 import { register as registerServer } from './server.js';
 import { register as registerStats } from './stats.js';
 import { register as registerDlq } from './dlq.js';
+import { register as registerDashboard } from './dashboard.js';
 import { exitWithError } from './errors.js';
 
 const program = new Command();
@@ -13,6 +14,7 @@ registerServer(program);
 registerDemo(program);
 registerStats(program);
 registerDlq(program);
+registerDashboard(program);
 
 // Every failure is one line on stderr and exit 1 (the stack only with --debug).
 program.parseAsync(process.argv).catch((err: unknown) => exitWithError(err));

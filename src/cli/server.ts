@@ -1,8 +1,6 @@
 // `sluice server`: a RESP server on the command table, with the append-only file when --dir is given.
 import type { Command } from 'commander';
-import { allCommands } from '../commands/index.js';
-import { Instance } from '../commands/instance.js';
-import { startServer } from '../server/server.js';
+import { serve } from '../server/serve.js';
 
 interface ServerFlags {
   port: string;
@@ -39,25 +37,16 @@ export function register(program: Command): void {
       const appendonly = flags.appendonly === undefined ? null : choice('appendonly', flags.appendonly, ['yes', 'no']);
       const persistent = flags.dir !== undefined && appendonly !== 'no';
 
-      const config: Record<string, string> = { appendfsync, appendonly: persistent ? 'yes' : 'no' };
-      if (flags.dir !== undefined) config['dir'] = flags.dir;
-      if (flags.requirepass !== undefined) config['requirepass'] = flags.requirepass;
-      const instance = new Instance(allCommands, { config });
-
-      // The file is loaded before the first client is accepted.
-      const closers: Array<() => Promise<void>> = [];
-      if (persistent) {
-        const { attachPersistence } = await import('../persist/attach.js');
-        await attachPersistence(instance, { dir: flags.dir!, appendfsync }, (fn) => closers.push(fn));
-      }
-
-      const server = await startServer({
+      const server = await serve({
         port,
         bind: flags.bind,
-        instance,
+        appendfsync,
+        appendonly: persistent,
+        ...(flags.dir === undefined ? {} : { dir: flags.dir }),
+        ...(flags.requirepass === undefined ? {} : { requirepass: flags.requirepass }),
         onShutdownComplete: () => process.exit(0),
       });
-      for (const fn of closers) server.onShutdown(fn);
+      const { instance } = server;
       let metricsUrl: string | null = null;
       if (flags.metricsPort !== undefined) {
         const mport = Number(flags.metricsPort);

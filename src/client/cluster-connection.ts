@@ -8,12 +8,13 @@
 //
 // Cluster rules the broker relies on: a MULTI's keys must share a slot (partition streams and
 // their dead-letter streams share a hash tag, see broker/partitions.ts). Keyless commands go to
-// an arbitrary node, so CLIENT ID / CLIENT UNBLOCK are refused here: a worker on a cluster ends a
-// blocking read at its BLOCK timeout on close() instead of unblocking some other node's client.
+// an arbitrary node, so interrupt() cannot CLIENT UNBLOCK the node a read blocks on: a worker on
+// a cluster ends a blocking read at its BLOCK timeout on close().
 import { Cluster, type ClusterNode, type ClusterOptions } from 'ioredis';
 import type { Arg, Value } from './embedded.js';
-import type { Connection } from './connection.js';
-import { defaultRedisOptions, execMulti, reconnectDelay } from './redis-connection.js';
+import type { BlockingConnection, Connection } from './connection.js';
+import { IoredisConnection, toCalls } from './ioredis-connection.js';
+import { defaultRedisOptions, reconnectDelay } from './redis-connection.js';
 
 export const CLUSTER_URL_PREFIX = 'redis+cluster://';
 
@@ -60,31 +61,15 @@ export const defaultClusterOptions: ClusterOptions = {
   enableAutoPipelining: true,
 };
 
-export class ClusterConnection implements Connection {
-  readonly kind = 'redis' as const;
-  private readonly listeners = new Set<() => void>();
-  private readyOnce = false;
-  private closed = false;
-
-  constructor(
-    readonly cluster: Cluster,
-    /** Whether close() quits the client (false when the caller passed in their own Cluster). */
-    private readonly ownsClient = true,
-  ) {
-    if (cluster.status === 'ready') this.readyOnce = true;
-    const onReady = (): void => {
-      if (!this.readyOnce) {
-        this.readyOnce = true;
-        return;
-      }
-      for (const l of this.listeners) l();
-    };
-    cluster.on('ready', onReady);
+export class ClusterConnection extends IoredisConnection<Cluster> {
+  constructor(cluster: Cluster, ownsClient = true) {
+    super(cluster, ownsClient);
     // A failover: the worker re-reads its pending entries, as after any reconnect.
+    let ready = cluster.status === 'ready';
+    cluster.on('ready', () => (ready = true));
     cluster.on('+node', () => {
-      if (this.readyOnce) for (const l of this.listeners) l();
+      if (ready) this.reconnected();
     });
-    cluster.on('error', () => {});
     cluster.on('node error', () => {});
   }
 
@@ -99,59 +84,30 @@ export class ClusterConnection implements Connection {
     return ClusterConnection.fromNodes(nodes, { ...options, redisOptions: { ...auth, ...options.redisOptions } });
   }
 
-  call(...args: Arg[]): Promise<Value> {
-    const [name, ...rest] = args;
-    const cmd = String(name).toUpperCase();
-    if (cmd === 'CLIENT' && ['ID', 'UNBLOCK'].includes(String(rest[0]).toUpperCase())) {
-      return Promise.reject(new Error(`ERR CLIENT ${String(rest[0]).toUpperCase()} is not routable through a cluster connection`));
-    }
-    return this.cluster.call(String(name), ...(rest.map(toWire) as Array<string | Buffer | number>)) as Promise<Value>;
-  }
-
   /**
    * Pipelined (auto-pipelining batches them per node in one write); commands to one node are
-   * sent in order, so per-slot order is kept. A pipeline whose commands share one slot (e.g. an
-   * XADD then WAIT) goes out as one ioredis cluster pipeline, so keyless commands in it reach
-   * the same node as the key.
+   * sent in order, so per-slot order is kept. A pipeline with a WAIT (an XADD then WAIT, which
+   * must reach the XADD's master) goes out as one ioredis cluster pipeline, routed by its key.
    */
   async pipeline(commands: Arg[][]): Promise<Array<Value | Error>> {
     if (commands.length === 0) return [];
     if (commands.some((c) => String(c[0]).toUpperCase() === 'WAIT')) {
-      const results = await this.cluster.pipeline(commands.map((c) => ['call', ...c.map(toWire)])).exec();
+      const results = await this.client.pipeline(toCalls(commands)).exec();
       return (results ?? []).map(([err, value]) => err ?? (value as Value));
     }
     const settled = await Promise.allSettled(commands.map((c) => this.call(...c)));
     return settled.map((s) => (s.status === 'fulfilled' ? s.value : (s.reason as Error)));
   }
 
-  async multi(commands: Arg[][]): Promise<Value[]> {
-    return execMulti(() => this.cluster.multi(commands.map((c) => ['call', ...c.map(toWire)])).exec());
+  async duplicate(): Promise<BlockingConnection> {
+    return new ClusterConnection(this.client.duplicate(), true);
   }
 
-  async duplicate(): Promise<Connection> {
-    return new ClusterConnection(this.cluster.duplicate(), true);
-  }
-
-  onReconnect(listener: () => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
-  }
-
-  async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    this.listeners.clear();
-    if (!this.ownsClient) return;
-    if (this.cluster.status === 'ready') await this.cluster.quit().catch(() => this.cluster.disconnect());
-    else this.cluster.disconnect();
-  }
+  /** No CLIENT UNBLOCK through a cluster (see the top of this file): the read ends at its timeout. */
+  async interrupt(): Promise<void> {}
 }
 
 /** Connects to a Redis Cluster from a `redis+cluster://` URL or a list of seed nodes. */
 export async function connectCluster(target: string | ClusterNode[], options: ClusterOptions = {}): Promise<Connection> {
   return typeof target === 'string' ? ClusterConnection.fromUrl(target, options) : ClusterConnection.fromNodes(target, options);
-}
-
-function toWire(a: Arg): string | Buffer | number {
-  return typeof a === 'bigint' ? a.toString() : a;
 }

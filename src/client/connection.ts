@@ -6,8 +6,6 @@ import type { Arg, Value } from './embedded.js';
 export type { Arg, Value };
 
 export interface Connection {
-  /** 'redis' for a socket client, 'embedded' for the in-process engine. */
-  readonly kind: 'redis' | 'embedded';
   /** Runs one command; an error reply rejects with an Error whose message is Redis's text. */
   call(...args: Arg[]): Promise<Value>;
   /** Sends commands pipelined (not atomically); each slot is its reply or the Error it got. */
@@ -17,8 +15,8 @@ export interface Connection {
    * it replied with an error (the others still took effect, as in Redis).
    */
   multi(commands: Arg[][]): Promise<Value[]>;
-  /** A new, independent connection to the same server, safe for blocking reads. */
-  duplicate(): Promise<Connection>;
+  /** A new, independent connection to the same server, for blocking reads. */
+  duplicate(): Promise<BlockingConnection>;
   /** Called after the connection was lost and established again (never on the first connect). */
   onReconnect(listener: () => void): () => void;
   close(): Promise<void>;
@@ -30,4 +28,15 @@ export class TransactionError extends Error {
     super(message);
     this.name = 'TransactionError';
   }
+}
+
+/** A connection made for blocking reads, which another party can end early. */
+export interface BlockingConnection extends Connection {
+  /**
+   * Ends the blocking command running on this connection, which then replies nil as at its
+   * timeout (CLIENT UNBLOCK, sent on the connection it was duplicated from). The connection
+   * stays usable. Where the server cannot be told which client to unblock (Redis Cluster), the
+   * command ends at its own timeout instead.
+   */
+  interrupt(): Promise<void>;
 }

@@ -1,10 +1,9 @@
 // Connection adapter over the in-process engine: every Connection is its own logical client
 // (EmbeddedSession), so a blocking XREADGROUP on one never stalls calls made on another.
 import { type Arg, type EmbeddedDatabase, type EmbeddedSession, type Value } from './embedded.js';
-import { type Connection, TransactionError } from './connection.js';
+import { type BlockingConnection, TransactionError } from './connection.js';
 
-export class EmbeddedConnection implements Connection {
-  readonly kind = 'embedded' as const;
+export class EmbeddedConnection implements BlockingConnection {
   private readonly session: EmbeddedSession;
   private closed = false;
 
@@ -41,8 +40,20 @@ export class EmbeddedConnection implements Connection {
     }
   }
 
-  async duplicate(): Promise<Connection> {
+  async duplicate(): Promise<BlockingConnection> {
     return new EmbeddedConnection(this.db, false);
+  }
+
+  async interrupt(): Promise<void> {
+    if (this.closed) return;
+    // The id is the session's own, read without a command (the session is blocked).
+    const id = this.session.client.id;
+    const other = this.db.session();
+    try {
+      await other.call('CLIENT', 'UNBLOCK', id);
+    } finally {
+      other.close();
+    }
   }
 
   onReconnect(_listener: () => void): () => void {

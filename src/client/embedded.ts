@@ -2,6 +2,7 @@
 import { allCommands } from '../commands/index.js';
 import type { ClientState } from '../commands/client-state.js';
 import { Instance, type InstanceOptions } from '../commands/instance.js';
+import { formatDouble } from '../resp/encoder.js';
 import {
   BooleanReply,
   DoubleReply,
@@ -42,7 +43,8 @@ export function toValue(reply: Reply): Value {
   if (reply instanceof ErrorReply) throw new ReplyError(reply.message);
   if (reply instanceof MapReply) return reply.entries.flatMap(([k, v]) => [toValue(k), toValue(v)]);
   if (reply instanceof SetReply || reply instanceof PushReply) return reply.items.map(toValue);
-  if (reply instanceof DoubleReply) return String(reply.value);
+  // RESP2 sends a double as the bulk string Redis formats (%.17g, inf, -inf).
+  if (reply instanceof DoubleReply) return formatDouble(reply.value);
   if (reply instanceof BooleanReply) return reply.value ? 1 : 0;
   if (reply instanceof VerbatimReply) return reply.text;
   throw new TypeError('unknown reply');

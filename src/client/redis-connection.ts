@@ -4,7 +4,8 @@
 // so the worker can re-read its own pending entries.
 import { Redis, type RedisOptions } from 'ioredis';
 import type { Arg, Value } from './embedded.js';
-import { type Connection, TransactionError } from './connection.js';
+import type { BlockingConnection } from './connection.js';
+import { IoredisConnection, toCalls } from './ioredis-connection.js';
 
 /** Delay before reconnect attempt `n` (1-based): 50ms doubling, capped at 2s, with jitter. */
 export function reconnectDelay(attempt: number): number {
@@ -23,89 +24,43 @@ export const defaultRedisOptions: RedisOptions = {
   lazyConnect: false,
 };
 
-export class RedisConnection implements Connection {
-  readonly kind = 'redis' as const;
-  private readonly listeners = new Set<() => void>();
-  private readyOnce = false;
-  private closed = false;
+export class RedisConnection extends IoredisConnection<Redis> {
+  /** This link's CLIENT ID, read at every (re)connect, for interrupt(). */
+  private clientId: number | null = null;
 
   constructor(
-    readonly client: Redis,
-    /** Whether close() quits the client (false when the caller passed in their own client). */
-    private readonly ownsClient = true,
+    client: Redis,
+    ownsClient = true,
+    /** The connection this one was duplicated from: interrupt() sends CLIENT UNBLOCK on it. */
+    private readonly parent: RedisConnection | null = null,
   ) {
     const protocol = (client.options as { protocol?: number }).protocol ?? 3;
     if (protocol !== 2) throw new TypeError('sluice needs RESP2 reply shapes: create the ioredis client with { protocol: 2 }');
-    if (client.status === 'ready') this.readyOnce = true;
-    client.on('ready', () => {
-      if (!this.readyOnce) {
-        this.readyOnce = true;
-        return;
-      }
-      for (const l of this.listeners) l();
-    });
-    // Without a listener ioredis prints every connection error; the broker handles them.
-    client.on('error', () => {});
+    super(client, ownsClient);
+    if (parent !== null) {
+      const readId = (): void => void this.call('CLIENT', 'ID').then((id) => (this.clientId = Number(id)), () => {});
+      readId();
+      this.onReconnect(readId);
+    }
   }
 
   static fromUrl(url: string, options: RedisOptions = {}): RedisConnection {
     return new RedisConnection(new Redis(url, { ...defaultRedisOptions, ...options }), true);
   }
 
-  call(...args: Arg[]): Promise<Value> {
-    const [name, ...rest] = args;
-    return this.client.call(String(name), ...(rest as Array<string | Buffer | number>)) as Promise<Value>;
-  }
-
   async pipeline(commands: Arg[][]): Promise<Array<Value | Error>> {
     if (commands.length === 0) return [];
-    const results = await this.client.pipeline(commands.map((c) => ['call', ...c.map(toWire)])).exec();
+    const results = await this.client.pipeline(toCalls(commands)).exec();
     return (results ?? []).map(([err, value]) => (err ?? (value as Value)));
   }
 
-  async multi(commands: Arg[][]): Promise<Value[]> {
-    return execMulti(() => this.client.multi(commands.map((c) => ['call', ...c.map(toWire)])).exec());
+  async duplicate(): Promise<BlockingConnection> {
+    return new RedisConnection(this.client.duplicate(), true, this);
   }
 
-  async duplicate(): Promise<Connection> {
-    return new RedisConnection(this.client.duplicate(), true);
+  async interrupt(): Promise<void> {
+    // Closing the socket instead could lose a reply already on its way.
+    if (this.parent === null || this.clientId === null) return;
+    await this.parent.call('CLIENT', 'UNBLOCK', this.clientId).catch(() => {});
   }
-
-  onReconnect(listener: () => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
-  }
-
-  async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    this.listeners.clear();
-    if (!this.ownsClient) return;
-    if (this.client.status === 'ready') {
-      await this.client.quit().catch(() => this.client.disconnect());
-    } else {
-      this.client.disconnect();
-    }
-  }
-}
-
-function toWire(a: Arg): string | Buffer | number {
-  return typeof a === 'bigint' ? a.toString() : a;
-}
-
-/**
- * Runs an ioredis MULTI/EXEC and unwraps it: any failed command (or an aborted EXEC) rejects the
- * whole transaction with TransactionError. Shared by the single-node and cluster adapters.
- */
-export async function execMulti(exec: () => Promise<Array<[Error | null, unknown]> | null>): Promise<Value[]> {
-  let results: Array<[Error | null, unknown]> | null;
-  try {
-    results = await exec();
-  } catch (err) {
-    throw new TransactionError((err as Error).message);
-  }
-  if (results === null) throw new TransactionError('EXEC aborted');
-  const failed = results.find(([err]) => err !== null);
-  if (failed) throw new TransactionError((failed[0] as Error).message);
-  return results.map(([, value]) => value as Value);
 }

@@ -35,6 +35,11 @@ export function integerArg(arg: Buffer | string, message: string = Errors.notInt
   return Number(v);
 }
 
+/** A count or length above 2^53 - 1 means "no limit" to the caller: cap it to a safe integer. */
+export function capToSafe(n: bigint): number {
+  return n > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(n);
+}
+
 /** Like integerArg but keeps the full 64-bit range. */
 export function int64Arg(arg: Buffer | string, message: string = Errors.notInteger): bigint {
   const v = parseInt64(arg);
@@ -59,11 +64,6 @@ export function lower(arg: Buffer | string): string {
   return (typeof arg === 'string' ? arg : arg.toString('latin1')).toLowerCase();
 }
 
-/** Upper-cased ASCII text of an argument. */
-export function upper(arg: Buffer | string): string {
-  return (typeof arg === 'string' ? arg : arg.toString('latin1')).toUpperCase();
-}
-
 export function text(arg: Buffer): string {
   return arg.toString('utf8');
 }
@@ -81,5 +81,5 @@ export function blockTimeoutMs(arg: Buffer): number {
   const v = parseInt64(arg);
   if (v === undefined) fail('ERR timeout is not an integer or out of range');
   if (v < 0n) fail(Errors.timeoutNegative);
-  return Number(v);
+  return capToSafe(v);
 }

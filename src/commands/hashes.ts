@@ -4,6 +4,7 @@ import { type Database, keyBytes, keyOf } from '../engine/keyspace.js';
 import { Errors, fail, MapReply, OK, type Reply } from '../resp/reply.js';
 import { int64Arg, parseInt64 } from './args.js';
 import { addLongDouble, formatLongDouble, parseLongDouble } from './long-double.js';
+import { removeMembersCommand } from './members.js';
 import { command, type CommandSpec, type Context } from './types.js';
 
 const INT64_MAX = 9223372036854775807n;
@@ -69,21 +70,7 @@ function hgetall(ctx: Context, argv: Buffer[]): Reply {
   return new MapReply(entries);
 }
 
-function hdel(ctx: Context, argv: Buffer[]): Reply {
-  const key = keyOf(argv[1]!);
-  const hash = lookupHash(ctx.db, key);
-  if (hash === undefined) return 0;
-  let removed = 0;
-  for (let i = 2; i < argv.length; i++) {
-    if (hash.delete(keyOf(argv[i]!))) removed++;
-    if (hash.size === 0) {
-      ctx.db.delete(key);
-      break;
-    }
-  }
-  if (removed > 0) ctx.modified(key);
-  return removed;
-}
+const hdel = removeMembersCommand(lookupHash);
 
 function hlen(ctx: Context, argv: Buffer[]): Reply {
   return lookupHash(ctx.db, keyOf(argv[1]!))?.size ?? 0;

@@ -4,7 +4,7 @@ import { type Database, keyBytes, keyOf, typeOf } from '../engine/keyspace.js';
 import { Errors, fail, OK, type Reply, SimpleString } from '../resp/reply.js';
 import { int64Arg, isKeyword, lower, parseInt64 } from './args.js';
 import { globMatch } from './glob.js';
-import type { Instance } from './instance.js';
+import type { Instance } from './core/instance.js';
 import { command, type CommandSpec, type Context } from './types.js';
 
 const INT64_MAX = 9223372036854775807n;
@@ -111,7 +111,7 @@ function scanState(instance: Instance): ScanState {
 }
 
 /** Parses a cursor as Redis's parseScanCursorOrReply (strtoul: '+', '-' and "" accepted). */
-function parseCursor(arg: Buffer): string {
+export function parseCursor(arg: Buffer): string {
   const s = arg.toString('latin1');
   if (s === '') return '0';
   const m = /^([+-]?)([0-9]+)$/.exec(s);
@@ -298,12 +298,17 @@ function expireGeneric(name: string, unit: 'seconds' | 'ms', relative: boolean) 
   };
 }
 
+/** The key's absolute expiry in ms, or what TTL replies without one: -2 no key, -1 no expiry. */
+function expireAtOrCode(ctx: Context, keyArg: Buffer): number {
+  const key = keyOf(keyArg);
+  if (ctx.db.get(key) === undefined) return -2;
+  return ctx.db.getExpire(key) ?? -1;
+}
+
 function ttlGeneric(inMs: boolean) {
   return (ctx: Context, argv: Buffer[]): Reply => {
-    const key = keyOf(argv[1]!);
-    if (ctx.db.get(key) === undefined) return -2;
-    const at = ctx.db.getExpire(key);
-    if (at === undefined) return -1;
+    const at = expireAtOrCode(ctx, argv[1]!);
+    if (at < 0) return at;
     const ttl = Math.max(0, at - ctx.instance.keyspace.now());
     return inMs ? ttl : Math.floor((ttl + 500) / 1000);
   };
@@ -311,10 +316,8 @@ function ttlGeneric(inMs: boolean) {
 
 function expiretimeGeneric(inMs: boolean) {
   return (ctx: Context, argv: Buffer[]): Reply => {
-    const key = keyOf(argv[1]!);
-    if (ctx.db.get(key) === undefined) return -2;
-    const at = ctx.db.getExpire(key);
-    if (at === undefined) return -1;
+    const at = expireAtOrCode(ctx, argv[1]!);
+    if (at < 0) return at;
     return inMs ? at : Math.floor(at / 1000);
   };
 }

@@ -110,10 +110,6 @@ export function addLongDouble(a: LongDouble, b: LongDouble): LongDouble | undefi
   return emin >= 0 ? fromRational(neg, abs << BigInt(emin), 1n) : fromRational(neg, abs, 1n << BigInt(-emin));
 }
 
-export function isFinite(v: LongDouble): boolean {
-  return !v.inf;
-}
-
 /** printf("%.17Lf") with trailing zeros (and a bare '.') removed, "-0" printed as "0". */
 export function formatLongDouble(v: LongDouble): string {
   if (v.inf) return v.neg ? '-inf' : 'inf';

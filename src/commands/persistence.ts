@@ -1,32 +1,18 @@
 // SAVE, BGSAVE, BGREWRITEAOF, LASTSAVE. sluice has one persistence format, the AOF, so SAVE
 // and BGSAVE map onto an AOF rewrite (a compacted snapshot) and reply as Redis does. The
-// persistence object is reached through the small control surface below (src/persist/aof.ts
-// implements it), so this layer does not import the persistence layer.
+// persistence object is reached through the Persistence interface (core/persistence.ts;
+// src/persist/aof.ts implements it), so this layer does not import the persistence layer.
 import { SimpleString, fail, type Reply } from '../resp/reply.js';
 import { lower } from './args.js';
-import type { Instance } from './instance.js';
+import type { Instance } from './core/instance.js';
+import type { Persistence } from './core/persistence.js';
 import { command, type CommandSpec, type Context } from './types.js';
-
-/** What these commands need from the persistence layer. */
-export interface PersistenceControl {
-  readonly rewriting: boolean;
-  /** True while the running rewrite was started by SAVE/BGSAVE. */
-  readonly saving: boolean;
-  startRewrite(): 'started' | 'in-progress';
-  /** Starts another rewrite once the current one completes. */
-  schedule(): void;
-  /** Resolves when the next rewrite to complete does (rejects if it fails). */
-  waitForSave(): Promise<void>;
-  /** A whole rewrite now, blocking; throws Error('ERR ...') on failure. */
-  rewriteNow(): void;
-}
 
 const NO_PERSISTENCE = 'ERR persistence is not enabled: start sluice with a data directory (--dir)';
 
-function control(instance: Instance): PersistenceControl {
-  const p = instance.persistence as Partial<PersistenceControl> | null;
-  if (p === null || typeof p.startRewrite !== 'function') fail(NO_PERSISTENCE);
-  return p as PersistenceControl;
+function control(instance: Instance): Persistence {
+  if (instance.persistence === null) fail(NO_PERSISTENCE);
+  return instance.persistence;
 }
 
 function bgrewriteaof(ctx: Context): Reply {

@@ -13,7 +13,7 @@
 //   - FUNCTION FLUSH and SCRIPT FLUSH change nothing, so nothing is logged to the AOF.
 import { ErrorReply, fail, MapReply, OK, type Reply } from '../resp/reply.js';
 import { isKeyword, lower, parseInt64 } from './args.js';
-import { helpReply } from './connection.js';
+import { helpReply } from './help.js';
 import { crc64 } from './crc64.js';
 import { command, type CommandSpec, container, type Context } from './types.js';
 

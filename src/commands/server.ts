@@ -1,5 +1,4 @@
 // Server commands: INFO, CONFIG, COMMAND, TIME, SHUTDOWN and DEBUG SLEEP, as Redis 7.0.
-import * as os from 'node:os';
 import {
   ErrorReply,
   Errors,
@@ -12,217 +11,14 @@ import {
   fail,
 } from '../resp/reply.js';
 import { isKeyword, lower, parseDouble, text } from './args.js';
-import { REDIS_VERSION, helpReply } from './connection.js';
-import type { Instance } from './instance.js';
+import { helpReply } from './help.js';
+import type { Instance } from './core/instance.js';
 import { type CommandSpec, type Context, command, container } from './types.js';
 
 // --- INFO --------------------------------------------------------------------------------
 
-const DEFAULT_SECTIONS = [
-  'server', 'clients', 'memory', 'persistence', 'stats', 'replication', 'cpu', 'modules',
-  'errorstats', 'cluster', 'keyspace',
-];
-const ALL_SECTIONS = [...DEFAULT_SECTIONS.slice(0, 7), 'commandstats', ...DEFAULT_SECTIONS.slice(7)];
-
-/** Redis's bytesToHuman. */
-function human(bytes: number): string {
-  if (bytes < 1024) return `${bytes}B`;
-  const units = ['K', 'M', 'G', 'T', 'P'];
-  let v = bytes / 1024;
-  let i = 0;
-  while (v >= 1024 && i < units.length - 1) {
-    v /= 1024;
-    i++;
-  }
-  return `${v.toFixed(2)}${units[i]}`;
-}
-
-let peakMemory = 0;
-const RUN_ID = Array.from({ length: 40 }, () => '0123456789abcdef'[Math.floor(Math.random() * 16)]).join('');
-
-function sectionLines(instance: Instance, name: string): string[] | null {
-  const provided = instance.infoProviders.get(name);
-  if (provided !== undefined) return provided();
-  const now = Date.now();
-  const stats = instance.stats;
-  switch (name) {
-    case 'server': {
-      const uptime = Math.floor((now - instance.startedAt) / 1000);
-      return [
-        `redis_version:${REDIS_VERSION}`,
-        'redis_git_sha1:00000000',
-        'redis_git_dirty:0',
-        'redis_build_id:0',
-        'redis_mode:standalone',
-        `os:${os.type()} ${os.release()} ${os.arch()}`,
-        `arch_bits:${process.arch.includes('64') ? 64 : 32}`,
-        'multiplexing_api:libuv',
-        `process_id:${process.pid}`,
-        'process_supervised:no',
-        `run_id:${RUN_ID}`,
-        `tcp_port:${instance.config.get('port')}`,
-        `server_time_usec:${now * 1000}`,
-        `uptime_in_seconds:${uptime}`,
-        `uptime_in_days:${Math.floor(uptime / 86400)}`,
-        `hz:${instance.config.get('hz')}`,
-        `configured_hz:${instance.config.get('hz')}`,
-        `executable:${process.argv[1] ?? ''}`,
-        'config_file:',
-        'io_threads_active:0',
-        `sluice_node_version:${process.version}`,
-      ];
-    }
-    case 'clients': {
-      let connected = 0;
-      for (const c of instance.clients.values()) if (c.kind === 'tcp') connected++;
-      return [
-        `connected_clients:${connected}`,
-        'cluster_connections:0',
-        `maxclients:${instance.config.get('maxclients')}`,
-        'client_recent_max_input_buffer:0',
-        'client_recent_max_output_buffer:0',
-        `blocked_clients:${instance.blockedClientCount()}`,
-        'tracking_clients:0',
-        'clients_in_timeout_table:0',
-      ];
-    }
-    case 'memory': {
-      const mem = process.memoryUsage();
-      const used = mem.heapUsed + mem.external;
-      peakMemory = Math.max(peakMemory, used);
-      const maxmemory = instance.config.getNumber('maxmemory');
-      return [
-        `used_memory:${used}`,
-        `used_memory_human:${human(used)}`,
-        `used_memory_rss:${mem.rss}`,
-        `used_memory_rss_human:${human(mem.rss)}`,
-        `used_memory_peak:${peakMemory}`,
-        `used_memory_peak_human:${human(peakMemory)}`,
-        `total_system_memory:${os.totalmem()}`,
-        `total_system_memory_human:${human(os.totalmem())}`,
-        `maxmemory:${maxmemory}`,
-        `maxmemory_human:${human(maxmemory)}`,
-        'maxmemory_policy:noeviction',
-        `mem_fragmentation_ratio:${(mem.rss / Math.max(used, 1)).toFixed(2)}`,
-        'mem_allocator:v8',
-      ];
-    }
-    case 'persistence':
-      return [
-        'loading:0',
-        'async_loading:0',
-        `rdb_changes_since_last_save:${instance.dirty}`,
-        'rdb_bgsave_in_progress:0',
-        `rdb_last_save_time:${instance.lastSaveTime}`,
-        'rdb_last_bgsave_status:ok',
-        `aof_enabled:${instance.persistence !== null ? 1 : 0}`,
-        'aof_rewrite_in_progress:0',
-        'aof_rewrite_scheduled:0',
-        'aof_last_rewrite_time_sec:-1',
-        'aof_current_rewrite_time_sec:-1',
-        'aof_last_bgrewrite_status:ok',
-        'aof_rewrites:0',
-        `aof_last_write_status:${instance.persistence?.writeError() ? 'err' : 'ok'}`,
-      ];
-    case 'stats':
-      return [
-        `total_connections_received:${stats.connectionsReceived}`,
-        `total_commands_processed:${stats.commandsProcessed}`,
-        'instantaneous_ops_per_sec:0',
-        `total_net_input_bytes:${stats.netInputBytes}`,
-        `total_net_output_bytes:${stats.netOutputBytes}`,
-        `rejected_connections:${stats.rejectedConnections}`,
-        `expired_keys:${stats.expiredKeys}`,
-        'evicted_keys:0',
-        'evicted_clients:0',
-        `keyspace_hits:${stats.keyspaceHits}`,
-        `keyspace_misses:${stats.keyspaceMisses}`,
-        'pubsub_channels:0',
-        'pubsub_patterns:0',
-        'latest_fork_usec:0',
-        'total_forks:0',
-        'unexpected_error_replies:0',
-        `total_error_replies:${stats.totalErrorReplies}`,
-      ];
-    case 'replication':
-      return [
-        'role:master',
-        'connected_slaves:0',
-        'master_failover_state:no-failover',
-        `master_replid:${RUN_ID}`,
-        'master_replid2:0000000000000000000000000000000000000000',
-        'master_repl_offset:0',
-        'second_repl_offset:-1',
-        'repl_backlog_active:0',
-        'repl_backlog_size:1048576',
-        'repl_backlog_first_byte_offset:0',
-        'repl_backlog_histlen:0',
-      ];
-    case 'cpu': {
-      const cpu = process.cpuUsage();
-      const secs = (us: number) => (us / 1e6).toFixed(6);
-      return [
-        `used_cpu_sys:${secs(cpu.system)}`,
-        `used_cpu_user:${secs(cpu.user)}`,
-        'used_cpu_sys_children:0.000000',
-        'used_cpu_user_children:0.000000',
-        `used_cpu_sys_main_thread:${secs(cpu.system)}`,
-        `used_cpu_user_main_thread:${secs(cpu.user)}`,
-      ];
-    }
-    case 'modules':
-    case 'cluster':
-      return name === 'cluster' ? ['cluster_enabled:0'] : [];
-    case 'commandstats': {
-      const lines: string[] = [];
-      for (const [cmd, s] of stats.perCommand) {
-        if (s.calls === 0 && s.rejectedCalls === 0 && s.failedCalls === 0) continue;
-        const usec = Math.round(s.usec);
-        const perCall = s.calls === 0 ? 0 : usec / s.calls;
-        lines.push(
-          `cmdstat_${cmd}:calls=${s.calls},usec=${usec},usec_per_call=${perCall.toFixed(2)},` +
-            `rejected_calls=${s.rejectedCalls},failed_calls=${s.failedCalls}`,
-        );
-      }
-      return lines;
-    }
-    case 'errorstats':
-      return [...stats.errorCodes].map(([code, n]) => `errorstat_${code}:count=${n}`);
-    case 'keyspace': {
-      const lines: string[] = [];
-      for (const db of instance.keyspace.dbs) {
-        if (db.size === 0) continue;
-        lines.push(`db${db.index}:keys=${db.size},expires=${db.expires.size},avg_ttl=0`);
-      }
-      return lines;
-    }
-    default:
-      return null;
-  }
-}
-
-const SECTION_TITLES: Record<string, string> = { cpu: 'CPU' };
-
-/** The INFO text for the requested sections (Redis's genRedisInfoString). */
-export function infoText(instance: Instance, requested: string[]): string {
-  let names: string[];
-  if (requested.length === 0 || requested.includes('default')) names = DEFAULT_SECTIONS;
-  else if (requested.includes('all') || requested.includes('everything')) names = ALL_SECTIONS;
-  else names = requested;
-  const extra = [...instance.infoProviders.keys()].filter((k) => !ALL_SECTIONS.includes(k));
-  if (requested.includes('all') || requested.includes('everything')) names = [...names, ...extra];
-  const parts: string[] = [];
-  for (const name of new Set(names)) {
-    const lines = sectionLines(instance, name);
-    if (lines === null) continue;
-    const title = SECTION_TITLES[name] ?? name[0]!.toUpperCase() + name.slice(1);
-    parts.push(`# ${title}\r\n${lines.map((l) => `${l}\r\n`).join('')}`);
-  }
-  return parts.join('\r\n');
-}
-
 function info(ctx: Context, argv: Buffer[]): Reply {
-  return new VerbatimReply('txt', infoText(ctx.instance, argv.slice(1).map((a) => lower(a))));
+  return new VerbatimReply('txt', ctx.instance.info.text(argv.slice(1).map((a) => lower(a))));
 }
 
 // --- CONFIG ------------------------------------------------------------------------------
@@ -257,22 +53,6 @@ function configSet(ctx: Context, argv: Buffer[]): Reply {
   }
   for (const [name, value] of changes) config.setRaw(name, value);
   return OK;
-}
-
-/** CONFIG RESETSTAT: zeroes the counters INFO stats/commandstats/errorstats report. */
-function resetStats(instance: Instance): void {
-  const s = instance.stats;
-  s.commandsProcessed = 0;
-  s.connectionsReceived = 0;
-  s.rejectedConnections = 0;
-  s.expiredKeys = 0;
-  s.keyspaceHits = 0;
-  s.keyspaceMisses = 0;
-  s.totalErrorReplies = 0;
-  s.netInputBytes = 0;
-  s.netOutputBytes = 0;
-  s.perCommand.clear();
-  s.errorCodes.clear();
 }
 
 const CONFIG_HELP = [
@@ -470,7 +250,8 @@ export const commands: CommandSpec[] = [
       command('get', -3, ['admin', 'noscript', 'loading', 'stale'], null, configGet, { categories: SERVER }),
       command('set', -4, ['admin', 'noscript', 'loading', 'stale'], null, configSet, { categories: SERVER }),
       command('resetstat', 2, ['admin', 'noscript', 'loading', 'stale'], null, (ctx) => {
-        resetStats(ctx.instance);
+        // Zeroes the counters INFO stats/commandstats/errorstats report.
+        ctx.instance.stats.reset();
         return OK;
       }, { categories: SERVER }),
       command('rewrite', 2, ['admin', 'noscript', 'loading', 'stale'], null, () =>

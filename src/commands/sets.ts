@@ -3,6 +3,7 @@
 import { type Database, keyBytes, keyOf } from '../engine/keyspace.js';
 import { SetValue } from '../engine/set.js';
 import { Errors, fail, type Reply, SetReply } from '../resp/reply.js';
+import { removeMembersCommand } from './members.js';
 import { command, type CommandSpec, type Context } from './types.js';
 
 /** The set at `key`, undefined when missing; WRONGTYPE for other types. */
@@ -26,21 +27,7 @@ function sadd(ctx: Context, argv: Buffer[]): Reply {
   return added;
 }
 
-function srem(ctx: Context, argv: Buffer[]): Reply {
-  const key = keyOf(argv[1]!);
-  const set = lookupSet(ctx.db, key);
-  if (set === undefined) return 0;
-  let removed = 0;
-  for (let i = 2; i < argv.length; i++) {
-    if (set.delete(keyOf(argv[i]!))) removed++;
-    if (set.size === 0) {
-      ctx.db.delete(key);
-      break;
-    }
-  }
-  if (removed > 0) ctx.modified(key);
-  return removed;
-}
+const srem = removeMembersCommand(lookupSet);
 
 function scard(ctx: Context, argv: Buffer[]): Reply {
   return lookupSet(ctx.db, keyOf(argv[1]!))?.size ?? 0;

@@ -3,7 +3,7 @@
 import { keyOf } from '../engine/keyspace.js';
 import { NULL_ARRAY, OK, type Reply, fail } from '../resp/reply.js';
 import type { ClientState } from './client-state.js';
-import type { Instance } from './instance.js';
+import type { Instance } from './core/instance.js';
 import { type CommandSpec, type Context, command } from './types.js';
 
 function discardTransaction(instance: Instance, client: ClientState): void {

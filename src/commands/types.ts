@@ -1,7 +1,7 @@
 import type { Database } from '../engine/keyspace.js';
 import type { Reply } from '../resp/reply.js';
 import type { ClientState } from './client-state.js';
-import type { Instance } from './instance.js';
+import type { Instance } from './core/instance.js';
 
 /** Command flags as COMMAND INFO reports them (a subset of Redis's). */
 export type CommandFlag =
@@ -88,7 +88,7 @@ export interface Context {
   ): Promise<Reply>;
 }
 
-export type Handler = NonNullable<CommandSpec['handler']>;
+export type CommandHandler = NonNullable<CommandSpec['handler']>;
 
 /** Convenience for declaring a spec with defaults. */
 export function command(
@@ -96,7 +96,7 @@ export function command(
   arity: number,
   flags: CommandFlag[],
   keys: { first: number; last: number; step: number } | null,
-  handler: Handler,
+  handler: CommandHandler,
   extra: Partial<CommandSpec> = {},
 ): CommandSpec {
   return {

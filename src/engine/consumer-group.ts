@@ -3,8 +3,9 @@
 // unacknowledged ids, and consumers each holding their own slice of that PEL. Every pending
 // entry is shared by the group PEL and its owner's PEL, as in Redis.
 //
-// This module knows nothing of RESP: command handlers (src/commands/stream-groups.ts) turn
+// This module knows nothing of RESP: command handlers (src/commands/stream/) turn
 // its results into replies and propagated commands.
+import { IdleIndex } from './idle-index.js';
 import { IdOrderedMap } from './pel.js';
 import { compareIds, incrementId, isZeroId, MAX_ID, MIN_ID, type StreamId } from './stream-id.js';
 
@@ -39,6 +40,8 @@ export interface PendingEntry {
   /** Last delivery, ms since the epoch. */
   deliveryTime: number;
   deliveryCount: number;
+  /** Bumped at every change of deliveryTime (for the group's IdleIndex). */
+  version: number;
 }
 
 export class Consumer {
@@ -50,7 +53,12 @@ export class Consumer {
   activeTime = -1;
   readonly pel = new IdOrderedMap<PendingEntry>();
 
-  constructor(readonly name: Buffer, now: number) {
+  constructor(
+    readonly name: Buffer,
+    now: number,
+    /** The group this consumer belongs to. */
+    readonly group: ConsumerGroup,
+  ) {
     this.key = name.toString('latin1');
     this.seenTime = now;
   }
@@ -65,7 +73,12 @@ export class ConsumerGroup {
    * "" by XPENDING). Not in `consumers`: it is no consumer of XINFO CONSUMERS and reads no
    * history; claiming an entry from it moves it to a real consumer as usual.
    */
-  readonly unowned = new Consumer(Buffer.alloc(0), 0);
+  readonly unowned: Consumer = new Consumer(Buffer.alloc(0), 0, this);
+  /** The PEL by delivery time, for claiming the longest-idle entries first. */
+  readonly byDeliveryTime = new IdleIndex<PendingEntry>(
+    (nack) => this.pel.get(nack.id) === nack,
+    () => [...this.pel.entries()].map(([, nack]) => nack),
+  );
 
   constructor(
     readonly name: Buffer,
@@ -84,7 +97,7 @@ export class ConsumerGroup {
   createConsumer(name: Buffer, now: number): Consumer | undefined {
     const key = name.toString('latin1');
     if (this.consumers.has(key)) return undefined;
-    const consumer = new Consumer(Buffer.from(name), now);
+    const consumer = new Consumer(Buffer.from(name), now, this);
     this.consumers.set(key, consumer);
     return consumer;
   }
@@ -125,19 +138,23 @@ export class ConsumerGroup {
   assign(id: StreamId, consumer: Consumer, deliveryTime: number, deliveryCount: number): PendingEntry {
     let nack = this.pel.get(id);
     if (nack === undefined) {
-      nack = { id, consumer, deliveryTime, deliveryCount };
+      nack = { id, consumer, deliveryTime, deliveryCount, version: 0 };
       this.pel.set(id, nack);
       consumer.pel.set(id, nack);
-      return nack;
-    }
-    if (nack.consumer !== consumer) {
+    } else if (nack.consumer !== consumer) {
       nack.consumer.pel.delete(id);
       nack.consumer = consumer;
       consumer.pel.set(id, nack);
     }
-    nack.deliveryTime = deliveryTime;
     nack.deliveryCount = deliveryCount;
+    this.retime(nack, deliveryTime);
     return nack;
+  }
+
+  /** Sets a pending entry's delivery time, keeping the delivery-time index in step. */
+  retime(nack: PendingEntry, deliveryTime: number): void {
+    nack.deliveryTime = deliveryTime;
+    this.byDeliveryTime.touch(nack, this.pel.size);
   }
 }
 
@@ -195,7 +212,7 @@ export function estimateDistanceFromFirstEverEntry(s: StreamView, id: StreamId, 
 }
 
 /** The group's lag (entries not yet delivered), or null when it cannot be computed. */
-export function groupLag(s: StreamView, g: ConsumerGroup): bigint | null {
+export function computeGroupLag(s: StreamView, g: ConsumerGroup): bigint | null {
   if (s.entriesAdded === 0n) return 0n;
   if (g.entriesRead !== INVALID_ENTRIES_READ && !rangeHasTombstones(s, g.lastId, null)) {
     return s.entriesAdded - g.entriesRead;
@@ -282,8 +299,8 @@ export function readHistory(
     if (count > 0 && out.length >= count) break;
     const fields = s.get(id) ?? null;
     if (fields !== null) {
-      nack.deliveryTime = now;
       nack.deliveryCount++;
+      consumer.group.retime(nack, now);
     }
     out.push({ id, fields });
   }

@@ -3,7 +3,7 @@
 // Each change is reported as a ClaimEffect so the command layer can propagate it as an
 // XCLAIM with explicit TIME/RETRYCOUNT (streamPropagateXCLAIM), in the order Redis does.
 import { type Consumer, type ConsumerGroup, type PendingEntry, type StreamView } from './consumer-group.js';
-import { compareIds, incrementId, type StreamId } from './stream-id.js';
+import { incrementId, type StreamId } from './stream-id.js';
 
 /** One PEL change, as it must be propagated: the entry's state right after the change. */
 export interface ClaimEffect {
@@ -176,7 +176,7 @@ export interface IdleClaim {
  * XREADGROUP CLAIM (Redis 8.4): the group's pending entries idle at least `minIdle`, longest
  * idle first (so XNACKed ones, with delivery time 0, lead), up to `count` (0 = all), move to
  * `consumer` as a new delivery. Entries deleted from the stream are dropped from the PEL on
- * the way, as XAUTOCLAIM does. The scan sorts the whole PEL by delivery time: O(P log P).
+ * the way, as XAUTOCLAIM does. The group's delivery-time index makes this O(k log P).
  */
 export function claimIdle(
   s: StreamView,
@@ -186,15 +186,19 @@ export function claimIdle(
   count: number,
   now: number,
 ): { claimed: IdleClaim[]; effects: ClaimEffect[] } {
-  const candidates: PendingEntry[] = [];
-  for (const [, nack] of g.pel.entries()) {
-    if (now - nack.deliveryTime >= minIdle) candidates.push(nack);
-  }
-  candidates.sort((a, b) => a.deliveryTime - b.deliveryTime || compareIds(a.id, b.id));
   const claimed: IdleClaim[] = [];
   const effects: ClaimEffect[] = [];
-  for (const nack of candidates) {
-    if (count > 0 && claimed.length >= count) break;
+  // Entries claimed here are re-timed to `now`; with minIdle 0 they come up again in this
+  // walk: set them aside, as a snapshot of the due entries would.
+  const retaken = new Set<PendingEntry>();
+  const deferred: PendingEntry[] = [];
+  while (count === 0 || claimed.length < count) {
+    const nack = g.byDeliveryTime.popDue(now - minIdle);
+    if (nack === undefined) break;
+    if (retaken.has(nack)) {
+      deferred.push(nack); // its node is re-pushed below, after the walk
+      continue;
+    }
     const fields = s.get(nack.id);
     if (fields == null) {
       effects.push(effect(nack, true));
@@ -203,8 +207,16 @@ export function claimIdle(
     }
     claimed.push({ id: nack.id, fields, idle: now - nack.deliveryTime, previousDeliveries: nack.deliveryCount });
     g.assign(nack.id, consumer, now, Math.min(nack.deliveryCount + 1, Number.MAX_SAFE_INTEGER));
+    retaken.add(nack);
     effects.push(effect(nack, false));
   }
+  for (const nack of deferred) g.retime(nack, nack.deliveryTime);
   if (claimed.length > 0) consumer.activeTime = now;
   return { claimed, effects };
+}
+
+/** True when some pending entry of the group has been idle at least `minIdle` ms. */
+export function hasIdlePending(g: ConsumerGroup, minIdle: number, now: number): boolean {
+  const oldest = g.byDeliveryTime.oldest();
+  return oldest !== undefined && now - oldest.deliveryTime >= minIdle;
 }

@@ -13,16 +13,17 @@ export function keyBytes(key: string): Buffer {
 }
 
 /** A value's type as TYPE and WRONGTYPE checks see it. */
-export type TypeName = 'string' | 'list' | 'hash' | 'set' | 'stream';
+export type TypeName = 'string' | 'list' | 'hash' | 'set' | 'zset' | 'stream';
 
 /** Any stored value knows its type name; strings are Buffers. */
 export interface TypedValue {
   readonly typeName: TypeName;
 }
 
-export type Value = Buffer | TypedValue;
+/** What a key holds: a string (Buffer) or a typed value. */
+export type StoredValue = Buffer | TypedValue;
 
-export function typeOf(value: Value): TypeName {
+export function typeOf(value: StoredValue): TypeName {
   return Buffer.isBuffer(value) ? 'string' : value.typeName;
 }
 
@@ -30,7 +31,7 @@ export function typeOf(value: Value): TypeName {
 export type KeyListener = (db: number, key: string) => void;
 
 export class Database {
-  readonly values = new Map<string, Value>();
+  readonly values = new Map<string, StoredValue>();
   /** Absolute expiry time in ms since the epoch. */
   readonly expires = new Map<string, number>();
 
@@ -41,7 +42,7 @@ export class Database {
   }
 
   /** Looks a key up, deleting it first if it has expired (lazy expiry). */
-  get(key: string): Value | undefined {
+  get(key: string): StoredValue | undefined {
     const value = this.values.get(key);
     if (value === undefined) return undefined;
     if (this.expires.size > 0 && this.expireIfNeeded(key)) return undefined;
@@ -53,7 +54,7 @@ export class Database {
   }
 
   /** Stores a value. The expiry is kept unless `keepTtl` is false. */
-  set(key: string, value: Value, keepTtl = false): void {
+  set(key: string, value: StoredValue, keepTtl = false): void {
     this.values.set(key, value);
     if (!keepTtl) this.expires.delete(key);
   }

@@ -1,8 +1,8 @@
 // Stream entry ids (<ms>-<seq>, both unsigned 64-bit) and their parsing exactly as Redis 7's
 // t_stream.c: streamParseID, streamGenericParseIDOrReply, streamParseIntervalIDOrReply,
-// streamIncrID/streamDecrID and the "*" / "ms-*" generation of streamAppendItem.
-import { fail } from '../resp/reply.js';
-
+// streamIncrID/streamDecrID and the "*" / "ms-*" generation of streamAppendItem. This module
+// knows nothing of replies: the commands layer (commands/stream/ids.ts) turns failures into
+// Redis's error texts.
 export interface StreamId {
   readonly ms: bigint;
   readonly seq: bigint;
@@ -11,18 +11,6 @@ export interface StreamId {
 export const UINT64_MAX = 0xffffffffffffffffn;
 export const MIN_ID: StreamId = Object.freeze({ ms: 0n, seq: 0n });
 export const MAX_ID: StreamId = Object.freeze({ ms: UINT64_MAX, seq: UINT64_MAX });
-
-export const INVALID_ID_ERROR = 'ERR Invalid stream ID specified as stream command argument';
-export const INVALID_START_ERROR = 'ERR invalid start ID for the interval';
-export const INVALID_END_ERROR = 'ERR invalid end ID for the interval';
-export const EXHAUSTED_ERROR = 'ERR The stream has exhausted the last possible ID, unable to add more items';
-export const XADD_SMALLER_ERROR = 'ERR The ID specified in XADD is equal or smaller than the target stream top item';
-export const XADD_TOO_LARGE_ERROR = 'ERR Elements are too large to be stored';
-export const XADD_ZERO_ERROR = 'ERR The ID specified in XADD must be greater than 0-0';
-
-export function makeId(ms: bigint, seq: bigint): StreamId {
-  return { ms, seq };
-}
 
 /** -1, 0 or 1 as streamCompareID. */
 export function compareIds(a: StreamId, b: StreamId): number {
@@ -111,7 +99,7 @@ export interface ParseIdOptions {
   allowSeqStar?: boolean;
 }
 
-function asText(arg: Buffer | string): string {
+export function asText(arg: Buffer | string): string {
   return typeof arg === 'string' ? arg : arg.toString('latin1');
 }
 
@@ -141,58 +129,30 @@ export function tryParseStreamId(arg: Buffer | string, opts: ParseIdOptions = {}
   return { id: { ms, seq }, seqGiven: true };
 }
 
-/** Parses an id or fails with Redis's "Invalid stream ID" error. */
-export function parseStreamId(arg: Buffer | string, opts: ParseIdOptions = {}): StreamId {
-  const parsed = tryParseStreamId(arg, opts);
-  if (parsed === undefined) fail(INVALID_ID_ERROR);
-  return parsed.id;
-}
-
-/** A strict id (no "-" / "+"), as streamParseStrictIDOrReply with missing seq 0. */
-export function parseStrictId(arg: Buffer | string): StreamId {
-  return parseStreamId(arg, { strict: true });
-}
-
-/**
- * One bound of XRANGE/XREVRANGE (streamParseIntervalIDOrReply plus the Incr/Decr of
- * xrangeGenericCommand): "(" makes it exclusive; an exclusive bound must be a strict id.
- * Returns the equivalent inclusive bound; an exclusive bound past either end of the id space
- * fails as Redis does ("invalid start/end ID for the interval").
- */
-export function parseRangeBound(arg: Buffer | string, end: boolean): StreamId {
-  const s = asText(arg);
-  const missingSeq = end ? UINT64_MAX : 0n;
-  if (s.length > 1 && s[0] === '(') {
-    const id = parseStreamId(s.slice(1), { strict: true, missingSeq });
-    const moved = end ? decrementId(id) : incrementId(id);
-    if (moved === undefined) fail(end ? INVALID_END_ERROR : INVALID_START_ERROR);
-    return moved;
-  }
-  return parseStreamId(s, { missingSeq });
-}
+/** Why no id could be generated: the last possible id was reached, the sequence of "ms-*"
+ * overflowed, or the id is not above the stream's last id. */
+export type NextIdFailure = 'exhausted' | 'seq-overflow' | 'not-greater';
 
 /**
  * The id XADD uses (streamNextID / streamAppendItem): for "*" (requested undefined),
  * ms = max(now, last.ms) and seq 0 or last.seq+1; for "ms-*", the next seq of last when the
  * ms is the same; an explicit id as given. Fails when the id is not above `lastId`.
  */
-export function generateId(lastId: StreamId, now: number | bigint, requested?: ParsedId): StreamId {
+export function nextId(lastId: StreamId, now: number | bigint, requested?: ParsedId): StreamId | NextIdFailure {
   let id: StreamId | undefined;
   if (requested === undefined) {
     const ms = BigInt(now);
     if (ms > lastId.ms) id = { ms, seq: 0n };
     else id = incrementId(lastId);
-    if (id === undefined) fail(EXHAUSTED_ERROR);
+    if (id === undefined) return 'exhausted';
   } else if (requested.seqGiven) {
     id = requested.id;
   } else if (lastId.ms === requested.id.ms) {
-    // redis-server 7.0 reports this sequence overflow with the "too large" text (its errno is
-    // not set on that path); the differential tests pin that.
-    if (lastId.seq === UINT64_MAX) fail(XADD_TOO_LARGE_ERROR);
+    if (lastId.seq === UINT64_MAX) return 'seq-overflow';
     id = { ms: lastId.ms, seq: lastId.seq + 1n };
   } else {
     id = requested.id;
   }
-  if (compareIds(id, lastId) <= 0) fail(XADD_SMALLER_ERROR);
+  if (compareIds(id, lastId) <= 0) return 'not-greater';
   return id;
 }

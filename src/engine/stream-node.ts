@@ -404,3 +404,64 @@ export class StreamNode {
   }
 }
 
+
+// --- the cursor ----------------------------------------------------------------------------------
+
+/**
+ * Walks a node's entries, deleted ones included, forward (or backward with `reverse`): the
+ * way Stream reads nodes, so the entry encoding stays in this file. After next() the current
+ * entry's header is in flags / ms / seq; fields() decodes its body.
+ */
+export class NodeCursor implements EntryHeader {
+  flags = 0;
+  ms = 0n;
+  seq = 0n;
+  private readonly r: Reader;
+  /** Offset of the current entry. */
+  private at = -1;
+  /** The current entry's body was not read: next() must skip it first (forward only). */
+  private bodyPending = false;
+  /** Backward: every entry's offset, walked from the end. */
+  private readonly offsets: number[] | null;
+  private k: number;
+
+  constructor(
+    readonly node: StreamNode,
+    readonly reverse = false,
+  ) {
+    this.r = new Reader(node.buf);
+    this.r.pos = node.entriesStart;
+    this.offsets = reverse ? node.entryOffsets() : null;
+    this.k = this.offsets?.length ?? 0;
+  }
+
+  /** Moves to the next entry; false past the last one. */
+  next(): boolean {
+    if (this.offsets !== null) {
+      if (this.k === 0) return false;
+      this.r.pos = this.offsets[--this.k]!;
+    } else {
+      if (this.bodyPending) this.node.skipBody(this.r, this.flags);
+      if (this.r.pos >= this.node.used) return false;
+    }
+    this.at = this.r.pos;
+    this.node.readHeader(this.r, this);
+    this.bodyPending = true;
+    return true;
+  }
+
+  get isDeleted(): boolean {
+    return (this.flags & FLAG_DELETED) !== 0;
+  }
+
+  /** The current entry's flat field/value Buffers (views into the node). */
+  fields(): Buffer[] {
+    this.bodyPending = false;
+    return this.node.readBody(this.r, this.flags);
+  }
+
+  /** Marks the current entry deleted; false if it already was. */
+  markDeleted(): boolean {
+    return this.node.markDeleted(this.at);
+  }
+}

@@ -10,8 +10,8 @@
 // - Redis's first_id is `firstEntry()?.id ?? MIN_ID`.
 // - range() bounds are inclusive; count 0 means no limit. Returned field Buffers are views
 //   into immutable node memory: safe to keep, never to modify.
-// - append() does not check the id: callers use generateId() (stream-id.ts) first. Pass the
-//   CONFIG node limits (nodeLimits(ctx) in commands/stream-basic.ts) so node boundaries, and
+// - append() does not check the id: callers use nextId() (stream-id.ts) first. Pass the
+//   CONFIG node limits (nodeLimits(ctx) in commands/stream/common.ts) so node boundaries, and
 //   therefore what "~" trims, are Redis's.
 // - firstIdWithTombstones() is the first id still stored (Redis's streamGetEdgeID without
 //   skipping tombstones); nodeCount() / estimatedBytes() are for XINFO and MEMORY USAGE.
@@ -19,9 +19,10 @@ import type { ConsumerGroup } from './consumer-group.js';
 import type { IdmpState } from './idmp.js';
 import type { TypedValue } from './keyspace.js';
 import { compareIds, incrementId, MAX_ID, MIN_ID, type StreamId } from './stream-id.js';
-import { type EntryHeader, FLAG_DELETED, Reader, StreamNode } from './stream-node.js';
+import { NodeCursor, StreamNode } from './stream-node.js';
 
-export interface StreamEntry {
+/** An entry as the engine stores it (the broker parses replies into its own StreamEntry). */
+export interface StoredEntry {
   id: StreamId;
   /** Flat f1, v1, f2, v2 ... */
   fields: Buffer[];
@@ -43,6 +44,24 @@ const NODE_OVERHEAD_BYTES = 240;
 
 function lessThan(ms: bigint, seq: bigint, id: StreamId): boolean {
   return ms < id.ms || (ms === id.ms && seq < id.seq);
+}
+
+/**
+ * Adds the live entries of one node within [start, end] to `out`, in the cursor's direction.
+ * True when the scan is over: `count` entries collected, or the cursor went past the range.
+ */
+function collect(c: NodeCursor, start: StreamId, end: StreamId, count: number, out: StoredEntry[]): boolean {
+  const reverse = c.reverse;
+  while (c.next()) {
+    if (c.isDeleted) continue;
+    const beforeStart = lessThan(c.ms, c.seq, start);
+    const afterEnd = lessThan(end.ms, end.seq, c);
+    if (reverse ? afterEnd : beforeStart) continue; // not in the range yet
+    if (reverse ? beforeStart : afterEnd) return true; // past it
+    out.push({ id: { ms: c.ms, seq: c.seq }, fields: c.fields() });
+    if (count > 0 && out.length >= count) return true;
+  }
+  return false;
 }
 
 export class Stream implements TypedValue {
@@ -147,21 +166,16 @@ export class Stream implements TypedValue {
     if (i < this.head) return false;
     const node = this.nodes[i]!;
     if (lessThan(node.lastMs, node.lastSeq, id)) return false;
-    const r = new Reader(node.buf);
-    r.pos = node.entriesStart;
-    const h: EntryHeader = { flags: 0, ms: 0n, seq: 0n };
-    while (r.pos < node.used) {
-      const at = r.pos;
-      node.readHeader(r, h);
-      if (h.ms === id.ms && h.seq === id.seq) {
-        if (!node.markDeleted(at)) return false;
+    const c = new NodeCursor(node);
+    while (c.next()) {
+      if (c.ms === id.ms && c.seq === id.seq) {
+        if (!c.markDeleted()) return false;
         this.length--;
         if (compareIds(id, this.maxDeletedId) > 0) this.maxDeletedId = id;
         if (node.live === 0) this.removeNode(i);
         return true;
       }
-      if (!lessThan(h.ms, h.seq, id)) return false;
-      node.skipBody(r, h.flags);
+      if (!lessThan(c.ms, c.seq, id)) return false;
     }
     return false;
   }
@@ -223,15 +237,10 @@ export class Stream implements TypedValue {
         continue;
       }
       if (approx) break;
-      const r = new Reader(node.buf);
-      r.pos = node.entriesStart;
-      const h: EntryHeader = { flags: 0, ms: 0n, seq: 0n };
-      while (r.pos < node.used) {
-        const at = r.pos;
-        node.readHeader(r, h);
-        if (minId === undefined ? this.length <= maxLen : !lessThan(h.ms, h.seq, minId)) break;
-        node.skipBody(r, h.flags);
-        if (node.markDeleted(at)) {
+      const c = new NodeCursor(node);
+      while (c.next()) {
+        if (minId === undefined ? this.length <= maxLen : !lessThan(c.ms, c.seq, minId)) break;
+        if (c.markDeleted()) {
           this.length--;
           deleted++;
         }
@@ -249,11 +258,11 @@ export class Stream implements TypedValue {
     return found.length > 0 ? found[0]!.fields : undefined;
   }
 
-  firstEntry(): StreamEntry | undefined {
+  firstEntry(): StoredEntry | undefined {
     return this.length > 0 ? this.range(MIN_ID, MAX_ID, 1, false)[0] : undefined;
   }
 
-  lastEntry(): StreamEntry | undefined {
+  lastEntry(): StoredEntry | undefined {
     return this.length > 0 ? this.range(MIN_ID, MAX_ID, 1, true)[0] : undefined;
   }
 
@@ -267,28 +276,15 @@ export class Stream implements TypedValue {
   }
 
   /** Live entries with start <= id <= end, ascending (or descending), at most count (0 = all). */
-  range(start: StreamId, end: StreamId, count: number, reverse: boolean): StreamEntry[] {
-    const out: StreamEntry[] = [];
+  range(start: StreamId, end: StreamId, count: number, reverse: boolean): StoredEntry[] {
+    const out: StoredEntry[] = [];
     if (compareIds(start, end) > 0 || this.length === 0) return out;
-    const h: EntryHeader = { flags: 0, ms: 0n, seq: 0n };
     if (!reverse) {
-      let i = Math.max(this.findNode(start), this.head);
-      for (; i < this.nodes.length; i++) {
+      for (let i = Math.max(this.findNode(start), this.head); i < this.nodes.length; i++) {
         const node = this.nodes[i]!;
         if (lessThan(end.ms, end.seq, node.masterId)) break;
         if (lessThan(node.lastMs, node.lastSeq, start) || node.live === 0) continue;
-        const r = new Reader(node.buf);
-        r.pos = node.entriesStart;
-        while (r.pos < node.used) {
-          node.readHeader(r, h);
-          if ((h.flags & FLAG_DELETED) !== 0 || lessThan(h.ms, h.seq, start)) {
-            node.skipBody(r, h.flags);
-            continue;
-          }
-          if (lessThan(end.ms, end.seq, h)) return out;
-          out.push({ id: { ms: h.ms, seq: h.seq }, fields: node.readBody(r, h.flags) });
-          if (count > 0 && out.length >= count) return out;
-        }
+        if (collect(new NodeCursor(node), start, end, count, out)) return out;
       }
       return out;
     }
@@ -296,16 +292,7 @@ export class Stream implements TypedValue {
       const node = this.nodes[i]!;
       if (lessThan(node.lastMs, node.lastSeq, start)) break;
       if (node.live === 0) continue;
-      const offsets = node.entryOffsets();
-      const r = new Reader(node.buf);
-      for (let j = offsets.length - 1; j >= 0; j--) {
-        r.pos = offsets[j]!;
-        node.readHeader(r, h);
-        if ((h.flags & FLAG_DELETED) !== 0 || lessThan(end.ms, end.seq, h)) continue;
-        if (lessThan(h.ms, h.seq, start)) return out;
-        out.push({ id: { ms: h.ms, seq: h.seq }, fields: node.readBody(r, h.flags) });
-        if (count > 0 && out.length >= count) return out;
-      }
+      if (collect(new NodeCursor(node, true), start, end, count, out)) return out;
     }
     return out;
   }

@@ -58,7 +58,7 @@ export async function attachPersistence(
     return v === 'always' || v === 'no' ? v : 'everysec';
   });
   instance.persistence = persistence;
-  instance.infoProviders.set('persistence', () => persistenceInfo(instance, persistence));
+  instance.info.register('persistence', () => persistenceInfo(instance, persistence));
   onClose(async () => {
     persistence.close();
     if (instance.persistence === persistence) instance.persistence = null;

@@ -24,8 +24,6 @@ export interface Manifest {
   history: AofFileInfo[];
 }
 
-export const DEFAULT_FILENAME = 'appendonly.aof';
-
 export function baseName(prefix: string, seq: number): string {
   return `${prefix}.${seq}.base.aof`;
 }

@@ -1,10 +1,12 @@
 // Turns one key's current value into the commands that recreate it (what a rewrite writes):
-// strings SET, lists RPUSH, hashes HSET, sets SADD (in chunks of 64 items, Redis's
-// AOF_REWRITE_ITEMS_PER_CMD),
+// strings SET, lists RPUSH, hashes HSET, sets SADD, sorted sets ZADD score member in score order (in chunks
+// of 64 items, Redis's AOF_REWRITE_ITEMS_PER_CMD),
 // streams through rewriteStream(), then PEXPIREAT with the absolute expiry time.
-import { keyBytes, type Value } from '../engine/keyspace.js';
+import { keyBytes, type StoredValue } from '../engine/keyspace.js';
 import type { ListValue } from '../engine/list.js';
+import type { SortedSetValue } from '../engine/sorted-set.js';
 import type { Stream } from '../engine/stream.js';
+import { formatDouble } from '../resp/encoder.js';
 import { rewriteStream } from './rewrite-stream.js';
 
 export type Argv = Array<Buffer | string>;
@@ -14,7 +16,7 @@ const ITEMS_PER_COMMAND = 64;
 export class UnsupportedValueError extends Error {}
 
 /** Appends the commands recreating `key` to `out`. */
-export function serializeKey(key: string, value: Value, expireAt: number | undefined, out: Argv[]): void {
+export function serializeKey(key: string, value: StoredValue, expireAt: number | undefined, out: Argv[]): void {
   const k = keyBytes(key);
   if (Buffer.isBuffer(value)) {
     out.push(['SET', k, value]);
@@ -47,6 +49,16 @@ export function serializeKey(key: string, value: Value, expireAt: number | undef
       if (cmd.length >= 2 + ITEMS_PER_COMMAND) {
         out.push(cmd);
         cmd = ['SADD', k];
+      }
+    }
+    if (cmd.length > 2) out.push(cmd);
+  } else if (value.typeName === 'zset') {
+    let cmd: Argv = ['ZADD', k];
+    for (const e of (value as unknown as SortedSetValue).entries()) {
+      cmd.push(formatDouble(e.score), keyBytes(e.member));
+      if (cmd.length >= 2 + ITEMS_PER_COMMAND * 2) {
+        out.push(cmd);
+        cmd = ['ZADD', k];
       }
     }
     if (cmd.length > 2) out.push(cmd);

@@ -1,14 +1,6 @@
 import {
-  BooleanReply,
-  DoubleReply,
-  ErrorReply,
-  MapReply,
-  NULL_ARRAY,
-  PushReply,
-  type Reply,
-  SetReply,
-  SimpleString,
-  VerbatimReply,
+  BooleanReply, DoubleReply, ErrorReply, MapReply, NULL_ARRAY, PushReply,
+  type Reply, SetReply, SimpleString, VerbatimReply,
 } from './reply.js';
 
 export type Protocol = 2 | 3;
@@ -18,6 +10,7 @@ export function formatDouble(value: number): string {
   if (value === Infinity) return 'inf';
   if (value === -Infinity) return '-inf';
   if (Number.isNaN(value)) return 'nan';
+  if (Object.is(value, -0)) return '-0';
   if (Number.isInteger(value) && Math.abs(value) < 1e17) return String(value);
   // %.17g: 17 significant digits, exponent form outside [1e-4, 1e17).
   let s = value.toPrecision(17);

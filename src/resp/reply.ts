@@ -76,10 +76,6 @@ export const OK = new SimpleString('OK');
 export const QUEUED = new SimpleString('QUEUED');
 export const PONG = new SimpleString('PONG');
 
-export function isError(r: Reply): r is ErrorReply {
-  return r instanceof ErrorReply;
-}
-
 /** Thrown by handlers and argument parsers to produce an error reply. */
 export class CommandError extends Error {
   constructor(readonly reply: string) {

@@ -2,12 +2,12 @@
 // stream lengths, group lag and pending), and a generic handler that serves any prom-client
 // registry, which is how a worker exposes its broker Metrics (`metricsHandler(worker metrics)`).
 // Values are read from the Instance at scrape time, so serving nothing costs nothing.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { Counter, Gauge, Registry } from 'prom-client';
 import type { Instance } from '../commands/instance.js';
-import { groupLag } from '../engine/consumer-group.js';
+import { computeGroupLag } from '../engine/consumer-group.js';
 import { Stream } from '../engine/stream.js';
+import { listenHttp } from './http-listen.js';
 
 /** Label of a latin1 key string: the bytes read as UTF-8, as a client would print them. */
 const label = (key: string): string => Buffer.from(key, 'latin1').toString('utf8');
@@ -126,7 +126,7 @@ export function serverMetricsRegistry(instance: Instance): Registry {
     });
   };
   perGroup('sluice_group_lag', 'Entries not yet delivered to the group (XINFO GROUPS lag; absent when unknown)', (s, g) => {
-    const lag = groupLag(s, g);
+    const lag = computeGroupLag(s, g);
     return lag === null ? null : Number(lag);
   });
   perGroup('sluice_group_pending', 'Entries delivered to the group and not yet acknowledged', (_s, g) => g.pel.size);
@@ -164,24 +164,6 @@ export interface MetricsServer {
 
 /** Serves `source` on http://host:port/metrics (port 0 picks a free one). */
 export async function startMetricsServer(source: MetricsSource, options: { port: number; host?: string }): Promise<MetricsServer> {
-  const server: Server = createServer(metricsHandler(source));
-  const host = options.host ?? '127.0.0.1';
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const port = (server.address() as AddressInfo).port;
-  return {
-    host,
-    port,
-    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}/metrics`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  const listener = await listenHttp(createServer(metricsHandler(source)), options.port, options.host ?? '127.0.0.1');
+  return { host: listener.host, port: listener.port, url: `${listener.origin}/metrics`, close: listener.close };
 }

@@ -4,7 +4,7 @@
 import * as net from 'node:net';
 import { allCommands } from '../commands/index.js';
 import { Instance } from '../commands/instance.js';
-import { Connection } from './connection.js';
+import { SocketConnection } from './socket-connection.js';
 
 export interface ServerOptions {
   /** 0 picks a free port; RunningServer.port is the real one. Default 6379. */
@@ -44,7 +44,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   if (options.requirepass !== undefined) instance.config.setRaw('requirepass', options.requirepass);
   instance.startActiveExpiry();
 
-  const connections = new Set<Connection>();
+  const connections = new Set<SocketConnection>();
   const hooks: Array<() => Promise<void> | void> = [];
   let closing: Promise<void> | null = null;
   let resolveClosed!: () => void;
@@ -59,7 +59,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       return;
     }
     instance.stats.connectionsReceived++;
-    const connection = new Connection(instance, socket);
+    const connection = new SocketConnection(instance, socket);
     connections.add(connection);
     connection.onClose(() => connections.delete(connection));
   });

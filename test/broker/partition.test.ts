@@ -12,9 +12,11 @@ test('FNV-1a 32-bit reference values', () => {
   assert.equal(hashKey('é'), hashKey('\u00e9')); // hashed as UTF-8 bytes
 });
 
-test('partition names carry hash tags', () => {
-  assert.deepEqual(partitionStreams('orders', 3), ['orders{0}', 'orders{1}', 'orders{2}']);
+test('partition names carry slot-spread hash tags (reference values for other languages)', () => {
+  assert.deepEqual(partitionStreams('orders', 3), ['orders{0.1}', 'orders{1.4}', 'orders{2.4}']);
+  assert.deepEqual(partitionStreams('orders', 6), ['orders{0.1}', 'orders{1.3}', 'orders{2.2}', 'orders{3.43}', 'orders{4.20}', 'orders{5.8}']);
   assert.throws(() => partitionStreams('orders', 0), RangeError);
+  assert.throws(() => partitionStreams('or{ders}', 2), RangeError);
 });
 
 test('a key always maps to the same partition in range', () => {

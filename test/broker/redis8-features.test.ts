@@ -1,5 +1,6 @@
 // The broker on a server with the Redis 8 stream features (the embedded engine): idempotent
-// production, CLAIM reads recovering a dead consumer's entries, XNACK retries; and the
+// production, CLAIM reads recovering a dead consumer's entries, retries that keep their backoff
+// although XNACK could hand them back at once; and the
 // Producer's refusal on redis-server 7.0, which has no IDMP.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -35,31 +36,34 @@ test('Producer with producerId: a resend returns the first id and adds nothing',
   await db.close();
 });
 
-test('Worker with CLAIM reads takes a dead consumer\'s entries and retries failures through XNACK', async () => {
+test('Worker with CLAIM reads takes a dead consumer\'s entries; a failure still waits out its backoff', async () => {
   const db = await open();
   const conn = new EmbeddedConnection(db, false);
   await conn.call('XGROUP', 'CREATE', 's', 'g', '0', 'MKSTREAM');
   const p = new Producer(conn, { stream: 's' });
   await p.addMany([{ n: 1 }, { n: 2 }]);
   await conn.call('XREADGROUP', 'GROUP', 'g', 'dead', 'COUNT', 1, 'STREAMS', 's', '>');
-  const deliveries = new Map<number, number[]>();
+  const deliveries = new Map<number, Array<{ n: number; at: number }>>();
   const claimed: string[] = [];
-  const w = new Worker<{ n: number }>(conn, { stream: 's', group: 'g', claimIdleMs: 100, backoff: () => 60_000 }, (job) => {
+  const w = new Worker<{ n: number }>(conn, { stream: 's', group: 'g', claimIdleMs: 1000, backoff: () => 300 }, (job) => {
     const seen = deliveries.get(job.payload.n) ?? [];
-    seen.push(job.deliveries);
+    seen.push({ n: job.deliveries, at: Date.now() });
     deliveries.set(job.payload.n, seen);
     if (job.payload.n === 2 && job.deliveries === 1) throw new Error('transient');
   });
-  w.on('claimed', (ids) => claimed.push(...(ids as string[])));
+  w.on('claimed', (ids) => claimed.push(...ids));
   await w.start();
-  assert.deepEqual(w.features, { readClaim: true, xnack: true, idmp: true });
-  // 1 was the dead consumer's: claimed as its 2nd delivery. 2 failed once and, released by
-  // XNACK, came back long before its 60 s backoff.
+  assert.deepEqual(w.features, { readClaim: true, xnack: true, idmp: true, deletionPolicies: true });
+  // 1 was the dead consumer's: claimed as its 2nd delivery once idle for claimIdleMs. 2 failed
+  // once and came back no earlier than its 300 ms backoff, though XNACK could release it at once.
   await until(() => (deliveries.get(1)?.length ?? 0) >= 1 && (deliveries.get(2)?.length ?? 0) >= 2);
   await w.close();
-  assert.deepEqual(deliveries.get(1), [2]);
-  assert.deepEqual(deliveries.get(2), [1, 2]);
-  assert.equal(claimed.length, 2);
+  assert.deepEqual(deliveries.get(1)!.map((d) => d.n), [2]);
+  const [first, second] = deliveries.get(2)!;
+  assert.deepEqual([first!.n, second!.n], [1, 2]);
+  assert.ok(second!.at - first!.at >= 290, `retried after ${second!.at - first!.at} ms`);
+  assert.equal(claimed.length, 1, 'a retry of our own is not a claim');
+  assert.equal(w.metrics.snapshot().retried, 1);
   assert.deepEqual(await conn.call('XPENDING', 's', 'g'), [0, null, null, null]);
   await db.close();
 });
@@ -69,7 +73,7 @@ test('Worker with streamFeatures redis7 uses none of them on the same engine', a
   const conn = new EmbeddedConnection(db, false);
   const w = new Worker(conn, { stream: 's', group: 'g', streamFeatures: 'redis7' }, () => {});
   await w.start();
-  assert.deepEqual(w.features, { readClaim: false, xnack: false, idmp: false });
+  assert.deepEqual(w.features, { readClaim: false, xnack: false, idmp: false, deletionPolicies: false });
   await w.close();
   await db.close();
 });

@@ -11,7 +11,7 @@ import { parseClaimReadReply, probeStreamFeatures } from '../../src/broker/strea
 test('the embedded engine reports CLAIM, XNACK and IDMP; a CLAIM reply parses with counts', async () => {
   const db = await open();
   const conn = new EmbeddedConnection(db, false);
-  assert.deepEqual(await probeStreamFeatures(conn), { readClaim: true, xnack: true, idmp: true });
+  assert.deepEqual(await probeStreamFeatures(conn), { readClaim: true, xnack: true, idmp: true, deletionPolicies: true });
   await conn.call('XADD', 's', '1-0', 'k', 'a');
   await conn.call('XGROUP', 'CREATE', 's', 'g', '0');
   await conn.call('XREADGROUP', 'GROUP', 'g', 'c1', 'STREAMS', 's', '>');
@@ -48,7 +48,7 @@ test('redis-server 7.0 reports none of them', async (t) => {
         await new Promise((r) => setTimeout(r, 10));
       }
     }
-    assert.deepEqual(await probeStreamFeatures(conn), { readClaim: false, xnack: false, idmp: false });
+    assert.deepEqual(await probeStreamFeatures(conn), { readClaim: false, xnack: false, idmp: false, deletionPolicies: false });
     await conn.close();
   } finally {
     spawnSync('redis-cli', ['-p', String(port), 'shutdown', 'nosave']);

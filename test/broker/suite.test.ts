@@ -4,6 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Connection, Value } from '../../src/client/connection.js';
 import { DeadLetters } from '../../src/broker/dead-letters.js';
 import { groupLag } from '../../src/broker/metrics.js';
+import { partitionStreams } from '../../src/broker/partition.js';
 import { Producer } from '../../src/broker/producer.js';
 import { type Job, Worker, type WorkerOptions } from '../../src/broker/worker.js';
 import { redisCluster } from '../cluster/cluster-backend.js';
@@ -311,28 +312,31 @@ for (const { name, backend } of started) {
       assert.throws(() => new Producer(conn, { stream: big, maxLen: 1, minIdAgeMs: 1 }), RangeError);
     });
 
-    test('partitioning by key: same key, same stream, order kept', async () => {
-      const stream = unique('part');
+    test('partitioning by key: one Producer and one Worker with partitions; same key, same stream, order kept', async () => {
+      const stream = `part-${process.pid}-${++seq}`; // partition names carry their own hash tags
       const producer = new Producer(conn, { stream, partitions: 4 });
-      assert.deepEqual(producer.streams, [0, 1, 2, 3].map((i) => `${stream}{${i}}`));
+      assert.deepEqual(producer.streams, partitionStreams(stream, 4));
       const items = [];
       for (let i = 0; i < 40; i++) items.push({ key: `customer-${i % 5}`, payload: { seq: i } });
       await producer.addMany(items, { keyed: true });
       const seen = new Map<string, { stream: string; seqs: number[] }>();
-      for (const s of producer.streams) {
-        await worker<{ seq: number }>({ stream: s, group: 'g', concurrency: 1 }, (job) => {
-          const rec = seen.get(job.key!) ?? { stream: job.stream, seqs: [] };
-          assert.equal(rec.stream, job.stream, 'one key, one stream');
-          rec.seqs.push(job.payload.seq);
-          seen.set(job.key!, rec);
-        }).start();
-      }
+      // Concurrency 4 over 4 partitions: one handler slot each, so each partition is in order.
+      const w = worker<{ seq: number }>({ stream, partitions: 4, group: 'g', concurrency: 4 }, (job) => {
+        const rec = seen.get(job.key!) ?? { stream: job.stream, seqs: [] };
+        assert.equal(rec.stream, job.stream, 'one key, one stream');
+        rec.seqs.push(job.payload.seq);
+        seen.set(job.key!, rec);
+      });
+      assert.deepEqual(w.streams, producer.streams);
+      await w.start();
       await waitFor(() => [...seen.values()].reduce((n, r) => n + r.seqs.length, 0) === 40, 'all handled');
       for (const [key, rec] of seen) {
         assert.equal(rec.stream, producer.streamFor(key));
         assert.deepEqual(rec.seqs, [...rec.seqs].sort((a, b) => a - b), `order of ${key}`);
         assert.equal(rec.seqs.length, 8);
       }
+      await waitFor(() => w.metrics.snapshot().processed === 40, 'acked');
+      for (const s of producer.streams) assert.equal(await pendingCount(conn, s, 'g'), 0);
     });
 
     test('metrics as an object and as Prometheus text, with group lag', async () => {

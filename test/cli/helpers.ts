@@ -1,11 +1,10 @@
 // Shared by the CLI tests: run `sluice` as a real child process, start a `sluice server` child
 // (with its metrics endpoint) and a real redis-server on free ports, parse Prometheus text.
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { createServer } from 'node:net';
-import { fileURLToPath } from 'node:url';
+import { CLI_MAIN, spawnUntil, startRedisServer } from '../support/processes.js';
 
-export const MAIN = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
+export { CLI_MAIN as MAIN, freePort, waitFor } from '../support/processes.js';
 
 export interface CliResult {
   code: number | null;
@@ -15,36 +14,13 @@ export interface CliResult {
 
 /** Runs `node dist/src/cli/main.js ...args` to completion. */
 export async function runCli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
-  const child = spawn(process.execPath, [MAIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+  const child = spawn(process.execPath, [CLI_MAIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
   let stdout = '';
   let stderr = '';
   child.stdout!.on('data', (c: Buffer) => (stdout += c.toString()));
   child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
   const [code] = (await once(child, 'close')) as [number | null];
   return { code, stdout, stderr };
-}
-
-export async function freePort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  const port = (srv.address() as { port: number }).port;
-  await new Promise<void>((r) => srv.close(() => r()));
-  return port;
-}
-
-/** Spawns and resolves once stdout/stderr matched `ready`; rejects if the process exits first. */
-function spawnUntil(cmd: string, args: string[], ready: RegExp): Promise<{ child: ChildProcess; output: () => string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    const onData = (c: Buffer): void => {
-      out += c.toString();
-      if (ready.test(out)) resolve({ child, output: () => out });
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`${cmd} exited (${code}) before ready: ${out}`)));
-  });
 }
 
 export interface Target {
@@ -55,25 +31,17 @@ export interface Target {
   stop(): Promise<void>;
 }
 
-async function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = once(child, 'exit');
-  child.kill('SIGTERM');
-  await exited;
-}
-
 export async function startSluice(): Promise<Target> {
-  const { child, output } = await spawnUntil(process.execPath, [MAIN, 'server', '--port', '0', '--metrics-port', '0'], /metrics on (\S+)\n/);
-  const text = output();
+  const server = await spawnUntil(process.execPath, [CLI_MAIN, 'server', '--port', '0', '--metrics-port', '0'], /metrics on (\S+)\n/, { readyOn: 'both' });
+  const text = server.stdout() + server.stderr();
   const port = /ready on 127\.0\.0\.1:(\d+)/.exec(text)![1]!;
   const metricsUrl = /metrics on (\S+)\n/.exec(text)![1]!;
-  return { name: 'sluice server', url: `redis://127.0.0.1:${port}`, metricsUrl, stop: () => stopChild(child) };
+  return { name: 'sluice server', url: `redis://127.0.0.1:${port}`, metricsUrl, stop: () => server.stop() };
 }
 
 export async function startRedis(): Promise<Target> {
-  const port = await freePort();
-  const { child } = await spawnUntil('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], /Ready to accept connections/);
-  return { name: 'redis-server', url: `redis://127.0.0.1:${port}`, stop: () => stopChild(child) };
+  const server = await startRedisServer();
+  return { name: 'redis-server', url: `redis://127.0.0.1:${server.port}`, stop: () => server.stop() };
 }
 
 export interface Sample {
@@ -105,13 +73,4 @@ export async function scrape(url: string): Promise<Sample[]> {
   const res = await fetch(url);
   if (res.status !== 200) throw new Error(`GET ${url}: ${res.status}`);
   return parsePrometheus(await res.text());
-}
-
-/** Polls until `cond` holds (no timed assertion: the limit only turns a hang into a failure). */
-export async function waitFor(cond: () => boolean | Promise<boolean>, what: string, limitMs = 20_000): Promise<void> {
-  const deadline = Date.now() + limitMs;
-  while (!(await cond())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
 }

@@ -6,7 +6,8 @@ import { Redis } from 'ioredis';
 import { connect } from '../../src/client/connect.js';
 import { type Connection, TransactionError } from '../../src/client/connection.js';
 import { open } from '../../src/client/embedded.js';
-import { reconnectDelay } from '../../src/client/redis-connection.js';
+import { EmbeddedConnection } from '../../src/client/embedded-connection.js';
+import { reconnectDelay, RedisConnection } from '../../src/client/redis-connection.js';
 import { type Backend, backends, redisServer, waitFor } from '../broker/backends.js';
 
 const started = await Promise.all(backends.map(async (f) => ({ name: f.name, backend: await f.start().catch((e: Error) => `failed to start: ${e.message}`) })));
@@ -61,13 +62,28 @@ for (const { name, backend } of started) {
       await dup.close();
       await conn.close();
     });
+
+    test('interrupt() ends a blocking read with nil and leaves the connection usable', async () => {
+      const conn = await b.connect();
+      const dup = await conn.duplicate();
+      await dup.call('PING'); // connected, its client id known
+      const started = Date.now();
+      const read = dup.call('XREAD', 'BLOCK', 10_000, 'STREAMS', 'c:i', '$');
+      await waitFor(async () => /cmd=xread/.test(String(await conn.call('CLIENT', 'LIST'))), 'blocked');
+      await dup.interrupt();
+      assert.equal(await read, null);
+      assert.ok(Date.now() - started < 5000, 'ended before its timeout');
+      assert.equal(await dup.call('PING'), 'PONG');
+      await dup.close();
+      await conn.close();
+    });
   });
 }
 
 describe('connect()', () => {
   test("'embedded:' opens a private in-process database, closed with the connection", async () => {
     const conn: Connection = await connect('embedded:');
-    assert.equal(conn.kind, 'embedded');
+    assert.ok(conn instanceof EmbeddedConnection);
     assert.equal(await conn.call('PING'), 'PONG');
     await conn.close();
     await assert.rejects(conn.call('PING'), /closed/);
@@ -88,7 +104,7 @@ describe('connect()', () => {
     t.after(() => redis.stop());
     const client = new Redis(redis.url!, { protocol: 2 });
     const conn = await connect(client);
-    assert.equal(conn.kind, 'redis');
+    assert.ok(conn instanceof RedisConnection);
     assert.equal(await conn.call('PING'), 'PONG');
     await conn.close();
     assert.equal(await client.ping(), 'PONG');

@@ -4,7 +4,9 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import fc from 'fast-check';
-import { clusterPartitionStreams, keySlot, PartitionedProducer, PartitionedWorker } from '../../src/broker/partitions.js';
+import { keySlot, partitionStreams } from '../../src/broker/partition.js';
+import { Producer } from '../../src/broker/producer.js';
+import { Worker } from '../../src/broker/worker.js';
 import { DeadLetters } from '../../src/broker/dead-letters.js';
 import { connect } from '../../src/client/connect.js';
 import type { Connection } from '../../src/client/connection.js';
@@ -46,22 +48,22 @@ test('keySlot agrees with CLUSTER KEYSLOT, hash tags included', async () => {
 test('3 partitions land on 3 masters, 6 on two per master; each dead-letter stream shares its slot', async () => {
   const masters = await cluster.masterPorts();
   for (const n of [3, 6]) {
-    const streams = clusterPartitionStreams('orders', n);
+    const streams = partitionStreams('orders', n);
     const owners = await Promise.all(streams.map((s) => cluster.masterOf(s)));
     const perMaster = masters.map((m) => owners.filter((o) => o === m).length);
     assert.deepEqual(perMaster, masters.map(() => n / 3), `${n} partitions: ${streams.join(' ')}`);
     for (const s of streams) assert.equal(keySlot(`${s}:dead`), keySlot(s));
   }
-  assert.throws(() => clusterPartitionStreams('or{ders', 3), RangeError);
+  assert.throws(() => partitionStreams('or{ders', 3), RangeError);
 });
 
 test('every message handled once per delivery, per-key order kept, across 6 partitions', async () => {
-  const producer = new PartitionedProducer(conn, { stream: 'flow', partitions: 6 });
+  const producer = new Producer(conn, { stream: 'flow', partitions: 6 });
   const keys = Array.from({ length: 24 }, (_, i) => `customer-${i}`);
   const perKey = 40;
   // One handler slot per partition: a partition's entries are handled in stream order.
   const seen = new Map<string, number[]>();
-  const worker = new PartitionedWorker<{ key: string; seq: number }>(
+  const worker = new Worker<{ key: string; seq: number }>(
     conn,
     { stream: 'flow', partitions: 6, group: 'g', concurrency: 6, blockMs: 200, claimIdleMs: 5000 },
     (job) => {
@@ -72,7 +74,7 @@ test('every message handled once per delivery, per-key order kept, across 6 part
   );
   await worker.start();
   for (let seq = 0; seq < perKey; seq++) {
-    await producer.addMany(keys.map((key) => ({ payload: { key, seq }, key })));
+    await producer.addMany(keys.map((key) => ({ payload: { key, seq }, key })), { keyed: true });
   }
   const total = keys.length * perKey;
   await until(() => worker.metrics.snapshot().processed === total, `${total} processed`);
@@ -89,8 +91,8 @@ test('every message handled once per delivery, per-key order kept, across 6 part
 });
 
 test('failing entries are dead-lettered into their own partition\'s dead-letter stream', async () => {
-  const producer = new PartitionedProducer(conn, { stream: 'poison', partitions: 3 });
-  const worker = new PartitionedWorker<{ n: number; bad: boolean }>(
+  const producer = new Producer(conn, { stream: 'poison', partitions: 3 });
+  const worker = new Worker<{ n: number; bad: boolean }>(
     conn,
     { stream: 'poison', partitions: 3, group: 'g', concurrency: 6, blockMs: 200, maxDeliveries: 2, backoff: () => 10, claimIdleMs: 5000 },
     (job) => {
@@ -101,7 +103,7 @@ test('failing entries are dead-lettered into their own partition\'s dead-letter 
   worker.on('error', (e) => errors.push(e));
   await worker.start();
   const items = Array.from({ length: 60 }, (_, n) => ({ payload: { n, bad: n % 5 === 0 }, key: `k${n}` }));
-  await producer.addMany(items);
+  await producer.addMany(items, { keyed: true });
   await until(() => worker.metrics.snapshot().deadLettered === 12 && worker.metrics.snapshot().processed === 48, 'dead letters');
   await worker.close();
   assert.deepEqual(errors, [], 'no CROSSSLOT or other errors');
@@ -118,15 +120,13 @@ test('failing entries are dead-lettered into their own partition\'s dead-letter 
 });
 
 test('a plain Worker on one stream: a hash-tagged name keeps `name:dead` in its slot; an untagged one cannot dead-letter', async () => {
-  const { Producer } = await import('../../src/broker/producer.js');
-  const { Worker } = await import('../../src/broker/worker.js');
   const run = async (stream: string): Promise<{ dead: number; errors: string[] }> => {
     await new Producer(conn, { stream }).addMany([1, 2, 3]);
     const errors: string[] = [];
     const w = new Worker<number>(conn, { stream, group: 'g', maxDeliveries: 1, blockMs: 200 }, (job) => {
       if (job.payload === 2) throw new Error('two');
     });
-    w.on('error', (e) => errors.push((e as Error).message));
+    w.on('error', (e) => errors.push(e.message));
     await w.start();
     await until(() => w.metrics.snapshot().processed === 2 && (w.metrics.snapshot().deadLettered === 1 || errors.length > 0), `${stream} settled`);
     await w.close();

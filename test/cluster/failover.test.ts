@@ -12,7 +12,8 @@
 // writes are unconfirmed (ReplicationError) in that window: that is what a 1-replica shard gives.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { PartitionedProducer, PartitionedWorker, ReplicationError } from '../../src/broker/partitions.js';
+import { Producer, ReplicationError } from '../../src/broker/producer.js';
+import { Worker } from '../../src/broker/worker.js';
 import { connectCluster } from '../../src/client/cluster-connection.js';
 import type { Connection } from '../../src/client/connection.js';
 import { LocalCluster } from './local-cluster.js';
@@ -49,9 +50,9 @@ async function until(cond: () => boolean, what: () => string, timeoutMs: number)
 
 test('kill -9 of a master mid-run: after failover every acknowledged message is handled', async (t) => {
   const partitions = 3;
-  const producer = new PartitionedProducer(conn, { stream: 'ha', partitions, waitReplicas: 1, waitTimeoutMs: 500 });
+  const producer = new Producer(conn, { stream: 'ha', partitions, waitReplicas: 1, waitTimeoutMs: 500 });
   const handled = new Map<number, number>(); // message number → times handled
-  const worker = new PartitionedWorker<{ n: number }>(
+  const worker = new Worker<{ n: number }>(
     conn,
     // Short claim idle: deliveries whose XACK died with the master come back quickly.
     { stream: 'ha', partitions, group: 'g', concurrency: 12, blockMs: 300, claimIdleMs: 2000 },

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { clusterPartitionStreams, crc16, keySlot, partitionTag, splitConcurrency } from '../../src/broker/partitions.js';
+import { crc16, keySlot, partitionStreams, partitionTag, splitConcurrency } from '../../src/broker/partition.js';
 import { parseClusterUrl } from '../../src/client/cluster-connection.js';
 
 test('parseClusterUrl: seeds, default port, IPv6, credentials', () => {
@@ -28,7 +28,7 @@ test('keySlot reference values (Redis Cluster spec)', () => {
 test('partition tags fall in the middle half of their slot range, for any count', () => {
   fc.assert(
     fc.property(fc.integer({ min: 1, max: 64 }), (n) => {
-      const streams = clusterPartitionStreams('s', n);
+      const streams = partitionStreams('s', n);
       assert.equal(new Set(streams).size, n);
       streams.forEach((s, i) => {
         const w = 16384 / n;

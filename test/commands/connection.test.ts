@@ -165,10 +165,10 @@ test('CLIENT UNBLOCK ends a blocked call with its timeout reply or an error', as
   assert.equal(await db.call('CLIENT', 'UNBLOCK', '999999'), 0);
   // A client parked through the blocking machinery: unblocked with TIMEOUT, then with ERROR.
   const waiter = db.session();
-  const pending = db.instance.block(waiter.client, 0, ['k'], 0, () => undefined, 'timed-out');
+  const pending = db.instance.blocked.block(waiter.client, 0, ['k'], 0, () => undefined, 'timed-out');
   assert.equal(await db.call('CLIENT', 'UNBLOCK', String(waiter.client.id)), 1);
   assert.equal(await pending, 'timed-out');
-  const again = db.instance.block(waiter.client, 0, ['k'], 0, () => undefined, null);
+  const again = db.instance.blocked.block(waiter.client, 0, ['k'], 0, () => undefined, null);
   assert.equal(await db.call('CLIENT', 'UNBLOCK', String(waiter.client.id), 'ERROR'), 1);
   assert.deepEqual(await again, new ErrorReply('UNBLOCKED client unblocked via CLIENT UNBLOCK'));
   assert.equal(await db.call('CLIENT', 'UNBLOCK', String(waiter.client.id)), 0);

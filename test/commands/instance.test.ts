@@ -3,9 +3,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { keyOf } from '../../src/engine/keyspace.js';
-import { Instance, type Propagated } from '../../src/commands/instance.js';
+import { Instance } from '../../src/commands/core/instance.js';
+import type { Propagated } from '../../src/commands/core/persistence.js';
 import { command, container, type CommandSpec } from '../../src/commands/types.js';
 import { ErrorReply, NULL_ARRAY, OK, type Reply } from '../../src/resp/reply.js';
+import { recordingPersistence } from '../support/recording-persistence.js';
 
 const b = (...args: string[]) => args.map((a) => Buffer.from(a));
 
@@ -44,7 +46,7 @@ const specs: CommandSpec[] = [
 function setup(config: Record<string, string> = {}) {
   const instance = new Instance(specs, { config });
   const log: Propagated[][] = [];
-  instance.persistence = { append: (batch) => log.push(batch), barrier: () => null, writeError: () => null };
+  instance.persistence = recordingPersistence((batch) => log.push(batch));
   return { instance, log, client: instance.newClient('embedded') };
 }
 

@@ -1,7 +1,7 @@
 // Shared set-up for the keyspace/string/hash/set tests: an embedded database on a clock the
 // test moves by hand, and a recorder of what the database propagates to the AOF.
 import { open, type EmbeddedDatabase } from '../../src/client/embedded.js';
-import type { Propagated } from '../../src/commands/instance.js';
+import { recordPropagatedLines } from '../support/recording-persistence.js';
 
 export interface Clock {
   now: number;
@@ -21,15 +21,7 @@ export async function openWithClock(start = 1_700_000_000_000): Promise<{ db: Em
 
 /** Records each propagated batch as readable command lines, e.g. "PEXPIREAT k 1700000010000". */
 export function recordPropagation(db: EmbeddedDatabase): string[] {
-  const lines: string[] = [];
-  db.instance.persistence = {
-    append(batch: Propagated[]) {
-      for (const p of batch) lines.push(p.argv.map((a) => (Buffer.isBuffer(a) ? a.toString('latin1') : a)).join(' '));
-    },
-    barrier: () => null,
-    writeError: () => null,
-  };
-  return lines;
+  return recordPropagatedLines(db.instance);
 }
 
 /** Resolves once `check` holds, polling; rejects after `limitMs` (a generous bound, not a timing assertion). */

@@ -49,7 +49,7 @@ test('INFO sections: selected, unknown, commandstats, errorstats, keyspace, prov
   assert.match((await db.call('INFO', 'errorstats')) as string, /errorstat_ERR:count=1\r\n/);
   db.instance.keyspace.db(3).set('k', Buffer.from('v'));
   assert.equal(await db.call('INFO', 'keyspace'), '# Keyspace\r\ndb3:keys=1,expires=0,avg_ttl=0\r\n');
-  db.instance.infoProviders.set('persistence', () => ['loading:0', 'aof_enabled:1']);
+  db.instance.info.register('persistence', () => ['loading:0', 'aof_enabled:1']);
   assert.equal(await db.call('INFO', 'persistence'), '# Persistence\r\nloading:0\r\naof_enabled:1\r\n');
   assert.equal(await db.call('CONFIG', 'RESETSTAT'), 'OK');
   assert.doesNotMatch((await db.call('INFO', 'commandstats')) as string, /cmdstat_ping/);

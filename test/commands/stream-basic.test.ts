@@ -3,7 +3,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { type EmbeddedDatabase, open, type Value } from '../../src/client/embedded.js';
-import type { Propagated } from '../../src/commands/instance.js';
+import type { Propagated } from '../../src/commands/core/persistence.js';
+import { recordingPersistence } from '../support/recording-persistence.js';
 
 let db: EmbeddedDatabase;
 let log: Propagated[][] = [];
@@ -11,7 +12,7 @@ let clock = 1_000_000;
 
 before(async () => {
   db = await open({ now: () => clock });
-  db.instance.persistence = { append: (batch) => log.push(batch), barrier: () => null, writeError: () => null };
+  db.instance.persistence = recordingPersistence((batch) => log.push(batch));
 });
 after(() => db.close());
 

@@ -1,6 +1,7 @@
 // Shared setup for the consumer-group tests: an embedded database with a manual clock (so idle
 // times and delivery times are exact) and the propagated commands captured as strings.
 import { type EmbeddedDatabase, open } from '../../src/client/embedded.js';
+import { recordPropagatedLines } from '../support/recording-persistence.js';
 
 export interface GroupTestDb {
   db: EmbeddedDatabase;
@@ -18,14 +19,7 @@ export const T0 = 1_700_000_000_000;
 export async function groupDb(): Promise<GroupTestDb> {
   const clock = { now: T0 };
   const db = await open({ now: () => clock.now });
-  const log: string[] = [];
-  db.instance.persistence = {
-    append(batch) {
-      for (const p of batch) log.push(p.argv.map((a) => (typeof a === 'string' ? a : a.toString('latin1'))).join(' '));
-    },
-    barrier: () => null,
-    writeError: () => null,
-  };
+  const log = recordPropagatedLines(db.instance);
   return {
     db,
     clock,
@@ -45,4 +39,12 @@ export async function groupDb(): Promise<GroupTestDb> {
 /** Adds entries with ids 1-1, 2-1, ... n-1 to `key`, each with field f<i> value v<i>. */
 export async function seedStream(t: GroupTestDb, key: string, n: number): Promise<void> {
   for (let i = 1; i <= n; i++) await t.call('XADD', key, `${i}-1`, `f${i}`, `v${i}`);
+}
+
+/** groupDb with stream "s" seeded with n entries (seedStream) and group "g" created at 0. */
+export async function streamWithGroup(n: number): Promise<GroupTestDb> {
+  const t = await groupDb();
+  await seedStream(t, 's', n);
+  await t.call('XGROUP', 'CREATE', 's', 'g', '0');
+  return t;
 }

@@ -4,12 +4,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { open } from '../../src/client/embedded.js';
-import { groupDb, seedStream, T0 } from './stream-groups-helpers.js';
+import { T0, streamWithGroup } from './stream-groups-helpers.js';
 
 test('XREADGROUP ">" propagates one XCLAIM per entry; history reads only a new consumer', async () => {
-  const t = await groupDb();
-  await seedStream(t, 's', 3);
-  await t.call('XGROUP', 'CREATE', 's', 'g', '0');
+  const t = await streamWithGroup(3);
   t.log.length = 0;
   await t.call('XREADGROUP', 'GROUP', 'g', 'c1', 'COUNT', 2, 'STREAMS', 's', '>');
   assert.deepEqual(t.log, [
@@ -25,9 +23,7 @@ test('XREADGROUP ">" propagates one XCLAIM per entry; history reads only a new c
 });
 
 test('XREADGROUP NOACK propagates the new consumer and the group position', async () => {
-  const t = await groupDb();
-  await seedStream(t, 's', 3);
-  await t.call('XGROUP', 'CREATE', 's', 'g', '0');
+  const t = await streamWithGroup(3);
   t.log.length = 0;
   await t.call('XREADGROUP', 'GROUP', 'g', 'c2', 'NOACK', 'COUNT', 2, 'STREAMS', 's', '>');
   await t.call('XREADGROUP', 'GROUP', 'g', 'c2', 'NOACK', 'STREAMS', 's', '>');
@@ -40,9 +36,7 @@ test('XREADGROUP NOACK propagates the new consumer and the group position', asyn
 });
 
 test('XCLAIM and XAUTOCLAIM propagate explicit claims, deleted ids as their last state', async () => {
-  const t = await groupDb();
-  await seedStream(t, 's', 4);
-  await t.call('XGROUP', 'CREATE', 's', 'g', '0');
+  const t = await streamWithGroup(4);
   await t.call('XREADGROUP', 'GROUP', 'g', 'c1', 'STREAMS', 's', '>');
   t.clock.now += 10;
   t.log.length = 0;
@@ -65,9 +59,7 @@ test('XCLAIM and XAUTOCLAIM propagate explicit claims, deleted ids as their last
 });
 
 test('replaying the propagated commands rebuilds the same groups, PELs and consumers', async () => {
-  const t = await groupDb();
-  await seedStream(t, 's', 6);
-  await t.call('XGROUP', 'CREATE', 's', 'g', '0');
+  const t = await streamWithGroup(6);
   await t.call('XGROUP', 'CREATE', 's', 'h', '$');
   await t.call('XREADGROUP', 'GROUP', 'g', 'a', 'COUNT', 3, 'STREAMS', 's', '>');
   t.clock.now += 50;

@@ -2,7 +2,7 @@
 // 7.0.15 and a manual clock so idle and delivery times are exact.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { groupDb, seedStream, T0 } from './stream-groups-helpers.js';
+import { groupDb, seedStream, T0, streamWithGroup } from './stream-groups-helpers.js';
 
 test('XREADGROUP delivers new entries, then history with delivery counts', async () => {
   const t = await groupDb();
@@ -33,9 +33,7 @@ test('XREADGROUP delivers new entries, then history with delivery counts', async
 });
 
 test('XREADGROUP history shows deleted entries with a null body and does not count them', async () => {
-  const t = await groupDb();
-  await seedStream(t, 's', 3);
-  await t.call('XGROUP', 'CREATE', 's', 'g', '0');
+  const t = await streamWithGroup(3);
   await t.call('XREADGROUP', 'GROUP', 'g', 'c', 'STREAMS', 's', '>');
   await t.call('XDEL', 's', '2-1');
   assert.deepEqual(await t.call('XREADGROUP', 'GROUP', 'g', 'c', 'STREAMS', 's', '0'), [
@@ -65,9 +63,7 @@ test('XREADGROUP NOACK moves the group without PEL entries; several streams in o
 });
 
 test('XREADGROUP argument errors, in Redis order', async () => {
-  const t = await groupDb();
-  await seedStream(t, 's', 1);
-  await t.call('XGROUP', 'CREATE', 's', 'g', '0');
+  const t = await streamWithGroup(1);
   await t.call('SET', 'str', 'x');
   assert.match(await t.error('XREADGROUP', 'GROUP', 'g', 'c', 'STREAMS', 's', '$'), /^ERR The \$ ID is meaningless in the context of XREADGROUP/);
   assert.equal(
@@ -118,9 +114,7 @@ test('XGROUP subcommands: replies and errors', async () => {
 });
 
 test('XGROUP DELCONSUMER drops the consumer pending entries from the group PEL', async () => {
-  const t = await groupDb();
-  await seedStream(t, 's', 3);
-  await t.call('XGROUP', 'CREATE', 's', 'g', '0');
+  const t = await streamWithGroup(3);
   await t.call('XREADGROUP', 'GROUP', 'g', 'a', 'COUNT', 2, 'STREAMS', 's', '>');
   await t.call('XREADGROUP', 'GROUP', 'g', 'b', 'STREAMS', 's', '>');
   assert.equal(await t.call('XGROUP', 'DELCONSUMER', 's', 'g', 'a'), 2);
@@ -129,9 +123,7 @@ test('XGROUP DELCONSUMER drops the consumer pending entries from the group PEL',
 });
 
 test('XACK acknowledges all or nothing; missing key or group counts 0', async () => {
-  const t = await groupDb();
-  await seedStream(t, 's', 3);
-  await t.call('XGROUP', 'CREATE', 's', 'g', '0');
+  const t = await streamWithGroup(3);
   await t.call('XREADGROUP', 'GROUP', 'g', 'c', 'STREAMS', 's', '>');
   assert.equal(await t.error('XACK', 's', 'g', '1-1', 'x'), 'ERR Invalid stream ID specified as stream command argument');
   assert.equal(await t.call('XACK', 's', 'g', '1-1', '1-1', '9-9'), 1);
@@ -142,9 +134,7 @@ test('XACK acknowledges all or nothing; missing key or group counts 0', async ()
 });
 
 test('XPENDING extended: ranges, exclusive bounds, IDLE, consumer filter and errors', async () => {
-  const t = await groupDb();
-  await seedStream(t, 's', 3);
-  await t.call('XGROUP', 'CREATE', 's', 'g', '0');
+  const t = await streamWithGroup(3);
   await t.call('XREADGROUP', 'GROUP', 'g', 'a', 'COUNT', 2, 'STREAMS', 's', '>');
   t.clock.now += 500;
   await t.call('XREADGROUP', 'GROUP', 'g', 'b', 'STREAMS', 's', '>');
@@ -168,9 +158,7 @@ test('XPENDING extended: ranges, exclusive bounds, IDLE, consumer filter and err
 });
 
 test('XCLAIM: min idle, IDLE/TIME/RETRYCOUNT, FORCE, JUSTID, LASTID and deleted entries', async () => {
-  const t = await groupDb();
-  await seedStream(t, 's', 4);
-  await t.call('XGROUP', 'CREATE', 's', 'g', '0');
+  const t = await streamWithGroup(4);
   await t.call('XREADGROUP', 'GROUP', 'g', 'a', 'COUNT', 2, 'STREAMS', 's', '>');
   t.clock.now += 1000;
   // Too recent for a 5 s minimum; old enough for 1 s. 9-9 does not exist: skipped.
@@ -207,9 +195,7 @@ test('XCLAIM: min idle, IDLE/TIME/RETRYCOUNT, FORCE, JUSTID, LASTID and deleted 
 });
 
 test('XCLAIM with nothing claimed does not create the consumer', async () => {
-  const t = await groupDb();
-  await seedStream(t, 's', 1);
-  await t.call('XGROUP', 'CREATE', 's', 'g', '0');
+  const t = await streamWithGroup(1);
   await t.call('XREADGROUP', 'GROUP', 'g', 'a', 'STREAMS', 's', '>');
   assert.deepEqual(await t.call('XCLAIM', 's', 'g', 'b', 1_000_000, '1-1'), []);
   assert.deepEqual(await t.call('XAUTOCLAIM', 's', 'g', 'b', 1_000_000, '0'), ['0-0', [], []]);
@@ -219,9 +205,7 @@ test('XCLAIM with nothing claimed does not create the consumer', async () => {
 });
 
 test('XAUTOCLAIM: cursor, COUNT counting deleted ids, JUSTID and errors', async () => {
-  const t = await groupDb();
-  await seedStream(t, 's', 5);
-  await t.call('XGROUP', 'CREATE', 's', 'g', '0');
+  const t = await streamWithGroup(5);
   await t.call('XREADGROUP', 'GROUP', 'g', 'a', 'STREAMS', 's', '>');
   assert.deepEqual(await t.call('XAUTOCLAIM', 's', 'g', 'b', 0, '0', 'COUNT', 2), [
     '3-1',
@@ -247,9 +231,7 @@ test('XAUTOCLAIM: cursor, COUNT counting deleted ids, JUSTID and errors', async 
 });
 
 test('XAUTOCLAIM examines at most COUNT*10 entries per call', async () => {
-  const t = await groupDb();
-  await seedStream(t, 's', 25);
-  await t.call('XGROUP', 'CREATE', 's', 'g', '0');
+  const t = await streamWithGroup(25);
   await t.call('XREADGROUP', 'GROUP', 'g', 'a', 'STREAMS', 's', '>');
   t.clock.now += 1000;
   // Refresh 1-1 .. 24-1: only 25-1 stays idle for 1000 ms.

@@ -3,12 +3,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { MapReply } from '../../src/resp/reply.js';
-import { groupDb, seedStream, T0 } from './stream-groups-helpers.js';
+import { groupDb, seedStream, T0, streamWithGroup } from './stream-groups-helpers.js';
 
 test('XINFO STREAM, FULL with COUNT, GROUPS and CONSUMERS', async () => {
-  const t = await groupDb();
-  await seedStream(t, 's', 3);
-  await t.call('XGROUP', 'CREATE', 's', 'g', '0');
+  const t = await streamWithGroup(3);
   await t.call('XREADGROUP', 'GROUP', 'g', 'c1', 'COUNT', 2, 'STREAMS', 's', '>');
   await t.call('XDEL', 's', '2-1');
   t.clock.now += 30;
@@ -67,9 +65,7 @@ test('lag and entries-read: estimates at the ends, tombstones, SETID, ENTRIESREA
 });
 
 test('XINFO replies are maps under RESP3; errors as Redis words them', async () => {
-  const t = await groupDb();
-  await seedStream(t, 's', 1);
-  await t.call('XGROUP', 'CREATE', 's', 'g', '0');
+  const t = await streamWithGroup(1);
   const session = t.db.session();
   await session.call('HELLO', 3);
   const info = await session.callRaw('XINFO', 'STREAM', 's');

@@ -2,8 +2,8 @@
 // own so the test does not depend on the strings family.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { commands as connection } from '../../src/commands/connection.js';
-import { Instance } from '../../src/commands/instance.js';
+import { commands as connection } from '../../src/commands/connection-commands.js';
+import { Instance } from '../../src/commands/core/instance.js';
 import { commands as transactions } from '../../src/commands/transactions.js';
 import { command } from '../../src/commands/types.js';
 import { keyOf } from '../../src/engine/keyspace.js';

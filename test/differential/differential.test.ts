@@ -7,11 +7,11 @@
 //   SLUICE_DIFF_TARGET=embedded ...                             sluice in process instead of over TCP
 import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { type DiffCase, keySpace, Rng, type Step, type StepGenerator } from './case-types.js';
 import { formatMismatch, runScript } from './runner.js';
-import { startRedis, startSluice, type Target } from './targets.js';
+import { useTargets } from './targets.js';
 
 const dir = fileURLToPath(new URL('.', import.meta.url));
 const files = readdirSync(dir).sort();
@@ -27,25 +27,14 @@ for (const file of files.filter((f) => f.endsWith('.gen.js'))) {
   generators.push(...mod.generators);
 }
 
-let redis: Target;
-let sluice: Target;
-
-before(async () => {
-  // One after the other, so a failing redis-server start still leaves sluice to stop in after().
-  sluice = await startSluice();
-  redis = await startRedis();
-});
-
-after(async () => {
-  await Promise.all([redis?.stop(), sluice?.stop()]);
-});
+const targets = useTargets();
 
 for (const { file, cases } of caseFiles) {
   describe(file, () => {
     for (const c of cases) {
       for (const protocol of c.protocols ?? [2, 3]) {
         test(`${c.name} (RESP${protocol})`, async () => {
-          const mismatch = await runScript(redis, sluice, c.steps, protocol);
+          const mismatch = await runScript(targets.redis, targets.sluice, c.steps, protocol);
           if (mismatch !== null) assert.fail(`${file} "${c.name}" RESP${protocol}\n${formatMismatch(mismatch, c.steps)}`);
         });
       }
@@ -80,7 +69,7 @@ test('randomized command sequences match redis-server', async () => {
   const scripts = randomScripts(seed, count, length);
   for (let i = 0; i < scripts.length; i++) {
     const protocol = i % 2 === 0 ? 2 : 3;
-    const mismatch = await runScript(redis, sluice, scripts[i]!, protocol);
+    const mismatch = await runScript(targets.redis, targets.sluice, scripts[i]!, protocol);
     if (mismatch !== null) {
       assert.fail(
         `randomized run failed: reproduce with SLUICE_DIFF_SEED=${seed} SLUICE_DIFF_SCRIPTS=${count} ` +

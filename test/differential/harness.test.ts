@@ -1,34 +1,23 @@
 // The judge itself: it must notice a difference, see through a mask only where told, fail
 // loudly without redis-server, and produce the same random scripts for the same seed.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { keySpace, Rng } from './case-types.js';
 import { parseFrame } from './frames.js';
 import { sorted } from './normalize.js';
 import { runScript } from './runner.js';
-import { startRedis, startSluice, type Target } from './targets.js';
+import { startRedis, useTargets } from './targets.js';
 
-let redis: Target;
-let sluice: Target;
-
-before(async () => {
-  // One after the other, so a failing redis-server start still leaves sluice to stop in after().
-  sluice = await startSluice();
-  redis = await startRedis();
-});
-
-after(async () => {
-  await Promise.all([redis?.stop(), sluice?.stop()]);
-});
+const targets = useTargets();
 
 test('a missing redis-server is an error, not a skip', async () => {
   await assert.rejects(startRedis('/nonexistent/redis-server'), /cannot start \/nonexistent\/redis-server/);
 });
 
 test('identical servers agree; a differing reply is reported with both byte strings', async () => {
-  assert.equal(await runScript(redis, redis, [['SET', 'a', '1'], ['GET', 'a']], 2), null);
+  assert.equal(await runScript(targets.redis, targets.redis, [['SET', 'a', '1'], ['GET', 'a']], 2), null);
   // A command sluice does not implement (lists are out of scope) must show up as a mismatch.
-  const m = await runScript(redis, sluice, [['SET', 'a', '1'], ['RPUSH', 'l', 'x']], 3);
+  const m = await runScript(targets.redis, targets.sluice, [['SET', 'a', '1'], ['RPUSH', 'l', 'x']], 3);
   assert.ok(m !== null);
   assert.equal(m.step, 1);
   assert.equal(m.redis, JSON.stringify(':1\r\n'));
@@ -37,7 +26,7 @@ test('identical servers agree; a differing reply is reported with both byte stri
 
 test('a mask relaxes only its own step', async () => {
   const steps = [['SADD', 's', 'b', 'a', 'c'], { argv: ['SMEMBERS', 's'], mask: 'sorted' as const }, ['SCARD', 's']];
-  assert.equal(await runScript(redis, sluice, steps, 2), null);
+  assert.equal(await runScript(targets.redis, targets.sluice, steps, 2), null);
   const raw = Buffer.from('*3\r\n$1\r\nc\r\n$1\r\na\r\n$1\r\nb\r\n');
   assert.equal(sorted(parseFrame(raw)!.frame).toString(), '*3\r\n$1\r\na\r\n$1\r\nb\r\n$1\r\nc\r\n');
 });

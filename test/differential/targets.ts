@@ -2,11 +2,12 @@
 // TCP server (or, with SLUICE_DIFF_TARGET=embedded, the in-process instance behind the same
 // encoder, to tell an engine difference from a transport one). Both are driven through
 // `RawConnection`s that send RESP commands and return the exact reply bytes.
-import { spawn, type ChildProcess } from 'node:child_process';
 import * as net from 'node:net';
+import { after, before } from 'node:test';
 import { encodeCommand, encodeReply } from '../../src/resp/encoder.js';
-import { ReplyParser } from '../../src/resp/reply-parser.js';
 import { startServer } from '../../src/server/server.js';
+import { startRedisServer } from '../support/processes.js';
+import { ReplyParser } from '../support/reply-parser.js';
 import { type Frame, parseFrame } from './frames.js';
 
 export interface RawConnection {
@@ -75,63 +76,38 @@ export async function connectSocket(port: number, host = '127.0.0.1'): Promise<R
   };
 }
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as net.AddressInfo).port;
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
 /**
  * Starts `redis-server` on a free port. Rejects (the test then fails, it does not skip) when
  * the binary is missing or the server does not come up.
  */
 export async function startRedis(binary = process.env.SLUICE_REDIS_SERVER ?? 'redis-server'): Promise<Target> {
-  const port = await freePort();
-  const child: ChildProcess = spawn(
-    binary,
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no'],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  let output = '';
-  child.stdout!.on('data', (d) => (output += d));
-  child.stderr!.on('data', (d) => (output += d));
-  const exited = new Promise<never>((_, reject) => {
-    child.once('error', (err) =>
-      reject(new Error(`cannot start ${binary} (is redis-server installed? apt-get install redis-server): ${err.message}`)),
-    );
-    child.once('exit', (code) => reject(new Error(`${binary} exited with code ${code}: ${output}`)));
+  const server = await startRedisServer(['--daemonize', 'no'], binary).catch((err: Error) => {
+    throw new Error(`${err.message} (is redis-server installed? apt-get install redis-server)`);
   });
-  exited.catch(() => {});
-  // Poll until it accepts connections and answers PING.
-  const ready = (async () => {
-    for (let attempt = 0; attempt < 200; attempt++) {
-      try {
-        const conn = await connectSocket(port);
-        const pong = await conn.command(['PING']);
-        conn.close();
-        if (pong.raw.toString() === '+PONG\r\n') return;
-      } catch {
-        await new Promise((r) => setTimeout(r, 25));
-      }
-    }
-    throw new Error(`${binary} did not answer on port ${port}: ${output}`);
-  })();
-  await Promise.race([ready, exited]);
   return {
-    name: `redis-server:${port}`,
-    connect: () => connectSocket(port),
-    async stop() {
-      if (child.exitCode !== null) return;
-      const gone = new Promise((r) => child.once('exit', r));
-      child.kill('SIGTERM');
-      await gone;
-    },
+    name: `redis-server:${server.port}`,
+    connect: () => connectSocket(server.port),
+    stop: () => server.stop(),
   };
+}
+
+export interface Targets {
+  readonly redis: Target;
+  readonly sluice: Target;
+}
+
+/** Starts both servers before the file's tests and stops them after; read them in tests. */
+export function useTargets(): Targets {
+  const targets = {} as { redis: Target; sluice: Target };
+  before(async () => {
+    // One after the other, so a failing redis-server start still leaves sluice to stop in after().
+    targets.sluice = await startSluice();
+    targets.redis = await startRedis();
+  });
+  after(async () => {
+    await Promise.all([targets.redis?.stop(), targets.sluice?.stop()]);
+  });
+  return targets;
 }
 
 /** Starts sluice's TCP server on a free port (or the embedded instance, see above). */

@@ -6,17 +6,15 @@ import {
   compareIds,
   decrementId,
   formatId,
-  generateId,
   incrementId,
   MAX_ID,
   MIN_ID,
-  parseRangeBound,
-  parseStreamId,
   type StreamId,
   string2ull,
   tryParseStreamId,
   UINT64_MAX,
 } from '../../src/engine/stream-id.js';
+import { generateId, parseRangeBound, parseStreamId } from '../../src/commands/stream/ids.js';
 
 const u64 = fc.bigInt({ min: 0n, max: UINT64_MAX });
 const anyId = fc.tuple(u64, u64).map(([ms, seq]): StreamId => ({ ms, seq }));

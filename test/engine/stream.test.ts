@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import { compareIds, formatId, incrementId, MAX_ID, MIN_ID, type StreamId } from '../../src/engine/stream-id.js';
-import { Stream, type NodeLimits, type StreamEntry } from '../../src/engine/stream.js';
+import { Stream, type NodeLimits, type StoredEntry } from '../../src/engine/stream.js';
 
 interface ModelEntry {
   id: StreamId;
@@ -92,7 +92,7 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('read' as const), from: fc.nat(80), to: fc.nat(80), count: fc.constantFrom(0, 1, 2, 7, 100), reverse: fc.boolean() }) },
 );
 
-const show = (entries: Array<StreamEntry | ModelEntry>) => entries.map((e) => `${formatId(e.id)}:${e.fields.map((f) => f.toString('latin1')).join(',')}`);
+const show = (entries: Array<StoredEntry | ModelEntry>) => entries.map((e) => `${formatId(e.id)}:${e.fields.map((f) => f.toString('latin1')).join(',')}`);
 
 function modelRange(m: ModelStream, start: StreamId, end: StreamId, count: number, reverse: boolean): ModelEntry[] {
   let out = m.live().filter((e) => compareIds(e.id, start) >= 0 && compareIds(e.id, end) <= 0);

@@ -2,42 +2,17 @@
 // write; every acknowledged XADD is there after a restart. A torn tail is cut off with a warning
 // on stderr; corruption in the middle makes the server refuse to start, naming the offset.
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 import { Redis } from 'ioredis';
 import { encodeCommand } from '../../src/resp/encoder.js';
-import { incrFile, removeDir, tempDir } from './helpers.js';
+import { CLI_MAIN, type SluiceServer, startSluiceServer } from '../support/processes.js';
+import { incrFile, withTempDir } from './helpers.js';
 
-const MAIN = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
-
-interface Server {
-  child: ChildProcess;
-  port: number;
-  stderr: () => string;
-}
-
-function startServer(dir: string): Promise<Server> {
-  const child = spawn(process.execPath, [MAIN, 'server', '--port', '0', '--dir', dir, '--appendfsync', 'always'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let err = '';
-  child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /ready on [^:\s]+:(\d+)/.exec(out);
-      if (m) resolve({ child, port: Number(m[1]), stderr: () => err });
-    });
-    child.on('exit', (code) => reject(new Error(`server exited with ${code}: ${err}`)));
-  });
-}
-
-function exited(child: ChildProcess): Promise<number | null> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode);
-  return new Promise((resolve) => child.on('exit', (code) => resolve(code)));
+function startServer(dir: string): Promise<SluiceServer> {
+  return startSluiceServer(['--dir', dir, '--appendfsync', 'always']);
 }
 
 function client(port: number): Redis {
@@ -45,8 +20,7 @@ function client(port: number): Redis {
 }
 
 test('kill -9 under load: every acknowledged XADD survives the restart', async () => {
-  const dir = tempDir('crash');
-  try {
+  await withTempDir('crash', async (dir) => {
     const server = await startServer(dir);
     const acked: string[] = [];
     const writers = Array.from({ length: 4 }, () => client(server.port));
@@ -67,7 +41,7 @@ test('kill -9 under load: every acknowledged XADD survives the restart', async (
       }
     });
     await Promise.all(loops);
-    await exited(server.child);
+    await server.exited();
     for (const w of writers) w.disconnect();
     assert.ok(acked.length >= 400);
 
@@ -89,24 +63,19 @@ test('kill -9 under load: every acknowledged XADD survives the restart', async (
       assert.ok(!present.has(next));
     } finally {
       r.disconnect();
-      restarted.child.kill('SIGTERM');
-      await exited(restarted.child);
+      await restarted.stop();
     }
-  } finally {
-    removeDir(dir);
-  }
+  });
 });
 
 test('a torn tail is cut off with a warning; corruption in the middle refuses to start', async () => {
-  const dir = tempDir('crash-torn');
-  try {
+  await withTempDir('crash-torn', async (dir) => {
     const server = await startServer(dir);
     const r = client(server.port);
     await r.connect();
     for (let i = 0; i < 20; i++) await r.xadd('s', `${i + 1}-0`, 'i', String(i));
     r.disconnect();
-    server.child.kill('SIGKILL');
-    await exited(server.child);
+    await server.stop('SIGKILL');
 
     // A record cut mid-write, as a crash during write(2) leaves it.
     const file = incrFile(dir);
@@ -120,8 +89,7 @@ test('a torn tail is cut off with a warning; corruption in the middle refuses to
     assert.equal(await c.xlen('s'), 20);
     assert.equal(await c.xadd('s', '21-0', 'i', '20'), '21-0');
     c.disconnect();
-    restarted.child.kill('SIGKILL');
-    await exited(restarted.child);
+    await restarted.stop('SIGKILL');
 
     // Damage a record in the middle: the server must not start.
     const now = readFileSync(file);
@@ -132,16 +100,14 @@ test('a torn tail is cut off with a warning; corruption in the middle refuses to
     const bad = Buffer.from(now);
     bad[at] = 0x3f;
     writeFileSync(file, bad);
-    const child = spawn(process.execPath, [MAIN, 'server', '--port', '0', '--dir', dir], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI_MAIN, 'server', '--port', '0', '--dir', dir], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
     let stdout = '';
     child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
     child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
-    const code = await exited(child);
+    const [code] = (await once(child, 'close')) as [number | null]; // after stdout/stderr ended
     assert.notEqual(code, 0);
     assert.doesNotMatch(stdout, /ready on/);
     assert.match(stderr, new RegExp(`appendonly\\.aof\\.1\\.incr\\.aof at byte offset ${at}\\b`));
-  } finally {
-    removeDir(dir);
-  }
+  });
 });

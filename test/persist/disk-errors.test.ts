@@ -4,19 +4,12 @@
 // everything recovers when a later write succeeds.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { EmbeddedDatabase, open } from '../../src/client/embedded.js';
-import { attachPersistence } from '../../src/persist/attach.js';
-import { nodeFs, type AofFs } from '../../src/persist/fs-layer.js';
-import { persistenceInfo, removeDir, tempDir } from './helpers.js';
-
-function errno(code: string): NodeJS.ErrnoException {
-  const err = new Error(`${code}: simulated`) as NodeJS.ErrnoException;
-  err.code = code;
-  return err;
-}
+import { type EmbeddedDatabase, open } from '../../src/client/embedded.js';
+import { errno, openOnFs, PassThroughFs } from '../support/fault-fs.js';
+import { persistenceInfo, withTempDir } from './helpers.js';
 
 /** nodeFs, except that writes and fsyncs fail while told to. */
-class FlakyFs implements AofFs {
+class FlakyFs extends PassThroughFs {
   writeError: string | null = null;
   fsyncError: string | null = null;
   /** When set, a failing write first writes this many bytes (a short write). */
@@ -24,46 +17,45 @@ class FlakyFs implements AofFs {
   writes = 0;
   /** How many writes/fsyncs failed so far. */
   failures = 0;
-  openAppend = nodeFs.openAppend;
-  close = nodeFs.close;
-  readFile = nodeFs.readFile;
-  exists = nodeFs.exists;
-  size = nodeFs.size;
-  truncate = nodeFs.truncate;
-  rename = nodeFs.rename;
-  unlink = nodeFs.unlink;
-  mkdir = nodeFs.mkdir;
-  readdir = nodeFs.readdir;
-  fsyncDir = nodeFs.fsyncDir;
-  fsyncSync = (fd: number) => {
+
+  override fsyncSync(fd: number): void {
     if (this.fsyncError !== null) throw errno(this.fsyncError);
-    nodeFs.fsyncSync(fd);
-  };
-  write = (fd: number, buf: Buffer, offset: number, length: number): number => {
+    super.fsyncSync(fd);
+  }
+
+  override write(fd: number, buf: Buffer, offset: number, length: number): number {
     this.writes++;
     if (this.writeError !== null) {
       if (this.partialBytes > 0) {
-        const n = nodeFs.write(fd, buf, offset, Math.min(this.partialBytes, length));
+        const n = super.write(fd, buf, offset, Math.min(this.partialBytes, length));
         this.partialBytes = 0;
         return n;
       }
       this.failures++;
       throw errno(this.writeError);
     }
-    return nodeFs.write(fd, buf, offset, length);
-  };
-  fsync = (fd: number): Promise<void> => {
-    if (this.fsyncError === null) return nodeFs.fsync(fd);
+    return super.write(fd, buf, offset, length);
+  }
+
+  override fsync(fd: number): Promise<void> {
+    if (this.fsyncError === null) return super.fsync(fd);
     this.failures++;
     return Promise.reject(errno(this.fsyncError));
-  };
+  }
 }
 
-async function openFlaky(dir: string, appendfsync: 'always' | 'everysec'): Promise<[EmbeddedDatabase, FlakyFs]> {
-  const fs = new FlakyFs();
-  const db = new EmbeddedDatabase();
-  await attachPersistence(db.instance, { dir, appendfsync, fs }, (fn) => db.onClose(fn));
-  return [db, fs];
+function openFlaky(dir: string, appendfsync: 'always' | 'everysec'): Promise<[EmbeddedDatabase, FlakyFs]> {
+  return openOnFs(dir, appendfsync, new FlakyFs());
+}
+
+/** A call whose reply is watched: acknowledged() tells whether it has arrived yet. */
+function watched<T>(call: Promise<T>): { reply: Promise<T>; acknowledged: () => boolean } {
+  let arrived = false;
+  const reply = call.then((r) => {
+    arrived = true;
+    return r;
+  });
+  return { reply, acknowledged: () => arrived };
 }
 
 async function until(cond: () => Promise<boolean> | boolean): Promise<void> {
@@ -76,17 +68,12 @@ async function writeStatus(db: EmbeddedDatabase): Promise<string> {
 
 for (const policy of ['always', 'everysec'] as const) {
   test(`appendfsync ${policy}: ENOSPC refuses writes with MISCONF, keeps reads, recovers`, async () => {
-    const dir = tempDir(`enospc-${policy}`);
-    try {
+    await withTempDir(`enospc-${policy}`, async (dir) => {
       const [db, fs] = await openFlaky(dir, policy);
       assert.equal(await db.call('SET', 'a', '1'), 'OK');
       fs.writeError = 'ENOSPC';
       fs.partialBytes = 7; // the failing write gets part of the record onto the disk first
-      let acknowledged = false;
-      const pending = db.call('SET', 'b', '2').then((r) => {
-        acknowledged = true;
-        return r;
-      });
+      const pending = watched(db.call('SET', 'b', '2'));
       // (A read issued before the failure is known waits with the write: replies never
       // overtake bytes logged before them. Reads after it is known go straight through.)
       await until(() => fs.failures > 0);
@@ -98,53 +85,43 @@ for (const policy of ['always', 'everysec'] as const) {
       await assert.rejects(db.call('HSET', 'h', 'f', 'v'), /^ReplyError: MISCONF/);
       assert.equal(await db.call('GET', 'a'), '1');
       assert.equal(await db.call('GET', 'c'), null);
-      assert.equal(acknowledged, false, 'a write that is not in the log must not be acknowledged');
+      assert.equal(pending.acknowledged(), false, 'a write that is not in the log must not be acknowledged');
       fs.writeError = null;
-      assert.equal(await pending, 'OK');
+      assert.equal(await pending.reply, 'OK');
       await until(async () => (await writeStatus(db)) === 'ok');
       assert.equal(await db.call('SET', 'c', '3'), 'OK');
       await db.close();
       const reopened = await open({ dir, appendfsync: policy });
       assert.deepEqual(await reopened.call('MGET', 'a', 'b', 'c', 'h'), ['1', '2', '3', null]);
       await reopened.close();
-    } finally {
-      removeDir(dir);
-    }
+    });
   });
 }
 
 test('appendfsync always: EIO on fsync holds the reply and refuses writes until fsync succeeds', async () => {
-  const dir = tempDir('eio');
-  try {
+  await withTempDir('eio', async (dir) => {
     const [db, fs] = await openFlaky(dir, 'always');
     await db.call('SET', 'a', '1');
     fs.fsyncError = 'EIO';
-    let acknowledged = false;
-    const pending = db.call('SET', 'b', '2').then((r) => {
-      acknowledged = true;
-      return r;
-    });
+    const pending = watched(db.call('SET', 'b', '2'));
     await until(() => fs.failures > 0);
     assert.equal(await writeStatus(db), 'err');
     await assert.rejects(db.call('SET', 'c', '3'), /^ReplyError: MISCONF Errors writing to the AOF file: Input\/output error$/);
     assert.equal(await db.call('GET', 'b'), '2'); // executed in memory, reads see it
-    assert.equal(acknowledged, false);
+    assert.equal(pending.acknowledged(), false);
     fs.fsyncError = null;
-    assert.equal(await pending, 'OK');
+    assert.equal(await pending.reply, 'OK');
     await until(async () => (await writeStatus(db)) === 'ok');
     assert.equal(await db.call('SET', 'c', '3'), 'OK');
     await db.close();
     const reopened = await open({ dir, appendfsync: 'always' });
     assert.deepEqual(await reopened.call('MGET', 'a', 'b', 'c'), ['1', '2', '3']);
     await reopened.close();
-  } finally {
-    removeDir(dir);
-  }
+  });
 });
 
 test('a rewrite that hits a disk error fails cleanly and leaves the old log in force', async () => {
-  const dir = tempDir('rewrite-enospc');
-  try {
+  await withTempDir('rewrite-enospc', async (dir) => {
     const [db, fs] = await openFlaky(dir, 'everysec');
     for (let i = 0; i < 100; i++) await db.call('SET', `k${i}`, `v${i}`);
     fs.writeError = 'ENOSPC';
@@ -160,7 +137,5 @@ test('a rewrite that hits a disk error fails cleanly and leaves the old log in f
     assert.equal(await reopened.call('GET', 'k99'), 'v99');
     assert.equal(await reopened.call('GET', 'after'), 'x');
     await reopened.close();
-  } finally {
-    removeDir(dir);
-  }
+  });
 });

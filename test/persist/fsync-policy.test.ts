@@ -4,50 +4,38 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { EmbeddedDatabase } from '../../src/client/embedded.js';
-import { attachPersistence } from '../../src/persist/attach.js';
-import { nodeFs, type AofFs } from '../../src/persist/fs-layer.js';
+import type { EmbeddedDatabase } from '../../src/client/embedded.js';
+import { nodeFs } from '../../src/persist/fs-layer.js';
 import { encodeCommand } from '../../src/resp/encoder.js';
-import { incrFile, removeDir, tempDir } from './helpers.js';
+import { openOnFs, PassThroughFs } from '../support/fault-fs.js';
+import { incrFile, withTempDir } from './helpers.js';
 
-class CountingFs implements AofFs {
+/** nodeFs, counting fsyncs and the file size each one made durable. */
+class CountingFs extends PassThroughFs {
   fsyncs = 0;
   /** File size at each completed fsync. */
   syncedSizes: number[] = [];
-  constructor(private readonly path: () => string) {}
-  openAppend = nodeFs.openAppend;
-  write = nodeFs.write;
-  fsyncSync = nodeFs.fsyncSync;
-  close = nodeFs.close;
-  readFile = nodeFs.readFile;
-  exists = nodeFs.exists;
-  size = nodeFs.size;
-  truncate = nodeFs.truncate;
-  rename = nodeFs.rename;
-  unlink = nodeFs.unlink;
-  mkdir = nodeFs.mkdir;
-  readdir = nodeFs.readdir;
-  fsyncDir = nodeFs.fsyncDir;
-  fsync = async (fd: number): Promise<void> => {
+  constructor(private readonly path: () => string) {
+    super();
+  }
+
+  override async fsync(fd: number): Promise<void> {
     this.fsyncs++;
     const size = nodeFs.size(this.path());
-    await nodeFs.fsync(fd);
+    await super.fsync(fd);
     this.syncedSizes.push(size);
-  };
+  }
 }
 
 async function openCounting(dir: string, appendfsync: 'always' | 'everysec' | 'no'): Promise<[EmbeddedDatabase, CountingFs]> {
-  const fs = new CountingFs(() => incrFile(dir));
-  const db = new EmbeddedDatabase();
-  await attachPersistence(db.instance, { dir, appendfsync, fs }, (fn) => db.onClose(fn));
+  const [db, fs] = await openOnFs(dir, appendfsync, new CountingFs(() => incrFile(dir)));
   await db.call('CONFIG', 'SET', 'auto-aof-rewrite-percentage', '0');
   return [db, fs];
 }
 
 for (const policy of ['always', 'everysec', 'no'] as const) {
   test(`appendfsync ${policy}: a write is in the file when its reply arrives`, async () => {
-    const dir = tempDir(`policy-${policy}`);
-    try {
+    await withTempDir(`policy-${policy}`, async (dir) => {
       const [db, fs] = await openCounting(dir, policy);
       for (let i = 0; i < 20; i++) {
         const value = `value-${i}`;
@@ -60,15 +48,12 @@ for (const policy of ['always', 'everysec', 'no'] as const) {
       }
       if (policy === 'no') assert.equal(fs.fsyncs, 0);
       await db.close();
-    } finally {
-      removeDir(dir);
-    }
+    });
   });
 }
 
 test('appendfsync always: concurrent writes of one turn share an fsync (group commit)', async () => {
-  const dir = tempDir('group-commit');
-  try {
+  await withTempDir('group-commit', async (dir) => {
     const [db, fs] = await openCounting(dir, 'always');
     const sessions = Array.from({ length: 200 }, () => db.session());
     const before = fs.fsyncs;
@@ -77,21 +62,16 @@ test('appendfsync always: concurrent writes of one turn share an fsync (group co
     const used = fs.fsyncs - before;
     assert.ok(used >= 1 && used <= 2, `${used} fsyncs for 200 concurrent writes`);
     await db.close();
-  } finally {
-    removeDir(dir);
-  }
+  });
 });
 
 test('appendfsync everysec: the background fsync catches up without any command', async () => {
-  const dir = tempDir('everysec');
-  try {
+  await withTempDir('everysec', async (dir) => {
     const [db, fs] = await openCounting(dir, 'everysec');
     await db.call('SET', 'a', '1');
     const size = readFileSync(incrFile(dir)).length;
     while (!fs.syncedSizes.some((s) => s >= size)) await new Promise((r) => setTimeout(r, 50));
     assert.ok(fs.fsyncs >= 1);
     await db.close();
-  } finally {
-    removeDir(dir);
-  }
+  });
 });

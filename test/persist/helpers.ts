@@ -3,7 +3,8 @@
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { EmbeddedDatabase, Value } from '../../src/client/embedded.js';
+import { type EmbeddedDatabase, open, type Value } from '../../src/client/embedded.js';
+import type { FsyncPolicy } from '../../src/persist/writer.js';
 
 export function tempDir(tag: string): string {
   return mkdtempSync(join(tmpdir(), `sluice-${tag}-`));
@@ -94,4 +95,24 @@ export function scrubTimes(v: Value): Value {
     }
   }
   return out;
+}
+
+/** Runs `fn` with a fresh temporary directory, removed afterwards whatever happens. */
+export async function withTempDir<T>(tag: string, fn: (dir: string) => Promise<T>): Promise<T> {
+  const dir = tempDir(tag);
+  try {
+    return await fn(dir);
+  } finally {
+    removeDir(dir);
+  }
+}
+
+/** Opens the directory as a fresh process would, dumps every key (see dump) and closes it. */
+export async function reopenedDump(dir: string, appendfsync: FsyncPolicy): Promise<Record<string, unknown>> {
+  const db = await open({ dir, appendfsync });
+  try {
+    return await dump(db);
+  } finally {
+    await db.close();
+  }
 }

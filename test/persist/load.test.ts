@@ -6,7 +6,7 @@ import { basename, join } from 'node:path';
 import { test } from 'node:test';
 import { open } from '../../src/client/embedded.js';
 import { encodeCommand } from '../../src/resp/encoder.js';
-import { incrFile, removeDir, tempDir } from './helpers.js';
+import { incrFile, withTempDir } from './helpers.js';
 
 async function seed(dir: string): Promise<void> {
   const db = await open({ dir, appendfsync: 'always' });
@@ -31,22 +31,18 @@ async function expectSeed(dir: string): Promise<void> {
 }
 
 test('a restart loads every acknowledged command across databases', async () => {
-  const dir = tempDir('load');
-  try {
+  await withTempDir('load', async (dir) => {
     await seed(dir);
     await expectSeed(dir);
     // Loading twice changes nothing (nothing is re-logged while loading).
     const size = statSync(incrFile(dir)).size;
     await expectSeed(dir);
     assert.equal(statSync(incrFile(dir)).size, size);
-  } finally {
-    removeDir(dir);
-  }
+  });
 });
 
 test('a log torn at every byte offset of its last record loads every complete record', async () => {
-  const dir = tempDir('torn');
-  try {
+  await withTempDir('torn', async (dir) => {
     await seed(dir);
     const db = await open({ dir, appendfsync: 'always' });
     await db.call('SET', 'last', 'x'.repeat(40));
@@ -69,14 +65,11 @@ test('a log torn at every byte offset of its last record loads every complete re
       assert.equal(statSync(file).size, start, `cut at ${cut}`);
     }
     await expectSeed(dir);
-  } finally {
-    removeDir(dir);
-  }
+  });
 });
 
 test('a MULTI/EXEC torn anywhere is reverted as a whole', async () => {
-  const dir = tempDir('torn-multi');
-  try {
+  await withTempDir('torn-multi', async (dir) => {
     await seed(dir);
     const db = await open({ dir, appendfsync: 'always' });
     const before = statSync(incrFile(dir)).size;
@@ -105,14 +98,11 @@ test('a MULTI/EXEC torn anywhere is reverted as a whole', async () => {
     const whole = await open({ dir, appendfsync: 'always' });
     assert.deepEqual(await whole.call('MGET', 'm1', 'm2'), ['one', 'two']);
     await whole.close();
-  } finally {
-    removeDir(dir);
-  }
+  });
 });
 
 test('corruption in the middle refuses to start and names the file and byte offset', async () => {
-  const dir = tempDir('corrupt');
-  try {
+  await withTempDir('corrupt', async (dir) => {
     await seed(dir);
     const file = incrFile(dir);
     const good = readFileSync(file);
@@ -137,28 +127,22 @@ test('corruption in the middle refuses to start and names the file and byte offs
       // Refusing must not "repair" the file by truncating it.
       assert.deepEqual(readFileSync(file), bad);
     }
-  } finally {
-    removeDir(dir);
-  }
+  });
 });
 
 test('an unknown command in the log refuses to start', async () => {
-  const dir = tempDir('unknown');
-  try {
+  await withTempDir('unknown', async (dir) => {
     await seed(dir);
     const file = incrFile(dir);
     const good = readFileSync(file);
     const offset = good.length;
     writeFileSync(file, Buffer.concat([good, encodeCommand(['NOSUCHCMD', 'x'])]));
     await assert.rejects(open({ dir, appendfsync: 'always' }), new RegExp(`Unknown command 'NOSUCHCMD'.*byte offset ${offset}`));
-  } finally {
-    removeDir(dir);
-  }
+  });
 });
 
 test('a base file with an RDB preamble (redis-server default) is refused with a clear message', async () => {
-  const dir = tempDir('rdb-preamble');
-  try {
+  await withTempDir('rdb-preamble', async (dir) => {
     await seed(dir);
     const { mkdirSync } = await import('node:fs');
     const aof = join(dir, 'appendonlydir');
@@ -166,7 +150,5 @@ test('a base file with an RDB preamble (redis-server default) is refused with a 
     writeFileSync(join(aof, 'appendonly.aof.2.base.rdb'), Buffer.from('REDIS0010\xfa\x09redis-ver', 'latin1'));
     writeFileSync(join(aof, 'appendonly.aof.manifest'), 'file appendonly.aof.2.base.rdb seq 2 type b\nfile appendonly.aof.1.incr.aof seq 1 type i\n');
     await assert.rejects(open({ dir, appendfsync: 'always' }), /appendonly\.aof\.2\.base\.rdb starts with an RDB preamble.*aof-use-rdb-preamble no/);
-  } finally {
-    removeDir(dir);
-  }
+  });
 });

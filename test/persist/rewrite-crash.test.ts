@@ -3,13 +3,12 @@
 // rewrite, for every N, and a fresh process then loads the directory.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { EmbeddedDatabase, open } from '../../src/client/embedded.js';
-import { attachPersistence } from '../../src/persist/attach.js';
-import { nodeFs, type AofFs } from '../../src/persist/fs-layer.js';
-import { dump, removeDir, tempDir } from './helpers.js';
+import { type EmbeddedDatabase, open } from '../../src/client/embedded.js';
+import { openOnFs, PassThroughFs } from '../support/fault-fs.js';
+import { dump, removeDir, tempDir, withTempDir } from './helpers.js';
 
-/** nodeFs until `armed` operations have run after arm(); then every operation throws. */
-class DyingFs implements AofFs {
+/** nodeFs until `armed` disk operations have run after arm(); then every operation throws. */
+class DyingFs extends PassThroughFs {
   private remaining = Infinity;
   dead = false;
   ops = 0;
@@ -19,7 +18,7 @@ class DyingFs implements AofFs {
     this.ops = 0;
   }
 
-  private gate(): void {
+  protected override before(): void {
     if (this.dead) throw new Error('process is dead');
     this.ops++;
     if (this.remaining-- <= 0) {
@@ -28,20 +27,9 @@ class DyingFs implements AofFs {
     }
   }
 
-  openAppend = (p: string) => (this.gate(), nodeFs.openAppend(p));
-  write = (fd: number, b: Buffer, o: number, l: number) => (this.gate(), nodeFs.write(fd, b, o, l));
-  fsync = async (fd: number) => (this.gate(), nodeFs.fsync(fd));
-  fsyncSync = (fd: number) => (this.gate(), nodeFs.fsyncSync(fd));
-  close = (fd: number) => (this.dead ? undefined : nodeFs.close(fd));
-  readFile = (p: string) => nodeFs.readFile(p);
-  exists = (p: string) => nodeFs.exists(p);
-  size = (p: string) => nodeFs.size(p);
-  truncate = (p: string, n: number) => (this.gate(), nodeFs.truncate(p, n));
-  rename = (a: string, b: string) => (this.gate(), nodeFs.rename(a, b));
-  unlink = (p: string) => (this.gate(), nodeFs.unlink(p));
-  mkdir = (p: string) => nodeFs.mkdir(p);
-  readdir = (p: string) => nodeFs.readdir(p);
-  fsyncDir = (p: string) => (this.gate(), nodeFs.fsyncDir(p));
+  override close(fd: number): void {
+    if (!this.dead) super.close(fd);
+  }
 }
 
 async function workload(db: EmbeddedDatabase, round: number): Promise<void> {
@@ -55,9 +43,7 @@ test('a crash at every file operation of a rewrite leaves a loadable, complete l
   let total = 0;
   {
     const dir = tempDir('rw-count');
-    const fs = new DyingFs();
-    const db = new EmbeddedDatabase();
-    await attachPersistence(db.instance, { dir, appendfsync: 'always', fs }, (fn) => db.onClose(fn));
+    const [db, fs] = await openOnFs(dir, 'always', new DyingFs());
     await workload(db, 0);
     fs.arm(Infinity);
     assert.equal(await db.call('SAVE'), 'OK');
@@ -68,8 +54,7 @@ test('a crash at every file operation of a rewrite leaves a loadable, complete l
   assert.ok(total >= 8, `a rewrite uses ${total} file operations`);
 
   for (let n = 0; n <= total; n++) {
-    const dir = tempDir('rw-crash');
-    try {
+    await withTempDir('rw-crash', async (dir) => {
       // A previous successful rewrite, so the crash also races the removal of old files.
       const first = await open({ dir, appendfsync: 'always' });
       await workload(first, 1);
@@ -77,9 +62,7 @@ test('a crash at every file operation of a rewrite leaves a loadable, complete l
       await workload(first, 2);
       await first.close();
 
-      const fs = new DyingFs();
-      const db = new EmbeddedDatabase();
-      await attachPersistence(db.instance, { dir, appendfsync: 'always', fs }, (fn) => db.onClose(fn));
+      const [db, fs] = await openOnFs(dir, 'always', new DyingFs());
       await workload(db, 3);
       const expected = await dump(db);
       fs.arm(n);
@@ -94,8 +77,6 @@ test('a crash at every file operation of a rewrite leaves a loadable, complete l
       const again = await open({ dir, appendfsync: 'always' });
       assert.equal(await again.call('GET', 'after'), '1');
       await again.close();
-    } finally {
-      removeDir(dir);
-    }
+    });
   }
 });

@@ -9,11 +9,11 @@ import { test } from 'node:test';
 import { open } from '../../src/client/embedded.js';
 import { nodeFs } from '../../src/persist/fs-layer.js';
 import { Rewrite } from '../../src/persist/rewrite.js';
-import { dump, removeDir, tempDir } from './helpers.js';
+import { recordingPersistence } from '../support/recording-persistence.js';
+import { dump, withTempDir } from './helpers.js';
 
 test('commands between the chunks of a big stream are reflected exactly', async () => {
-  const dir = tempDir('slices');
-  try {
+  await withTempDir('slices', async (dir) => {
     const db = await open();
     for (let i = 0; i < 5000; i++) await db.call('XADD', 'big', `${i + 1}-0`, 'i', i);
     await db.call('XGROUP', 'CREATE', 'big', 'g', '3000-0');
@@ -22,7 +22,7 @@ test('commands between the chunks of a big stream are reflected exactly', async 
     const temp = join(dir, 'temp.aof');
     const rw = new Rewrite(db.instance, nodeFs, temp);
     // Route what commands propagate to the rewrite, as AofPersistence.append does.
-    db.instance.persistence = { append: (batch) => rw.observe(batch), barrier: () => null, writeError: () => null };
+    db.instance.persistence = recordingPersistence((batch) => rw.observe(batch));
 
     assert.equal(rw.step(0), false); // entries 1-0 .. 1000-0 written
     const between: Array<Array<string | number>> = [
@@ -56,7 +56,5 @@ test('commands between the chunks of a big stream are reflected exactly', async 
     const loaded = await open({ dir: data, appendfsync: 'no' });
     assert.deepEqual(await dump(loaded), expected);
     await loaded.close();
-  } finally {
-    removeDir(dir);
-  }
+  });
 });

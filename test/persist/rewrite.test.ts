@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { open, type EmbeddedDatabase } from '../../src/client/embedded.js';
 import { encodeCommand } from '../../src/resp/encoder.js';
-import { aofDir, baseFiles, dump, incrFile, removeDir, tempDir, waitForRewrite } from './helpers.js';
+import { aofDir, baseFiles, dump, incrFile, waitForRewrite, withTempDir, reopenedDump } from './helpers.js';
 
 /** A small deterministic PRNG so failures reproduce. */
 function prng(seed: number): () => number {
@@ -88,8 +88,7 @@ async function randomWrite(db: EmbeddedDatabase, rnd: () => number, n: number, s
 }
 
 for (const seedValue of [42, 7, 1234]) test(`state after a background rewrite with concurrent writers is identical, also after restart (seed ${seedValue})`, async () => {
-  const dir = tempDir('rewrite');
-  try {
+  await withTempDir('rewrite', async (dir) => {
     const n = 2000;
     const db = await open({ dir, appendfsync: 'everysec' });
     await db.call('CONFIG', 'SET', 'auto-aof-rewrite-percentage', '0');
@@ -134,17 +133,12 @@ for (const seedValue of [42, 7, 1234]) test(`state after a background rewrite wi
     await reopened.call('BGREWRITEAOF');
     await waitForRewrite(reopened);
     await reopened.close();
-    const again = await open({ dir, appendfsync: 'everysec' });
-    assert.deepEqual(await dump(again), expected);
-    await again.close();
-  } finally {
-    removeDir(dir);
-  }
+    assert.deepEqual(await reopenedDump(dir, 'everysec'), expected);
+  });
 });
 
 test('FLUSHALL during a rewrite aborts it and a retry completes with the right state', async () => {
-  const dir = tempDir('rewrite-flush');
-  try {
+  await withTempDir('rewrite-flush', async (dir) => {
     const db = await open({ dir, appendfsync: 'no' });
     await db.call('CONFIG', 'SET', 'auto-aof-rewrite-percentage', '0');
     await seed(db, 2000);
@@ -156,17 +150,12 @@ test('FLUSHALL during a rewrite aborts it and a retry completes with the right s
     const expected = await dump(db);
     assert.deepEqual(Object.keys(expected), ['0:after-flush']);
     await db.close();
-    const reopened = await open({ dir, appendfsync: 'no' });
-    assert.deepEqual(await dump(reopened), expected);
-    await reopened.close();
-  } finally {
-    removeDir(dir);
-  }
+    assert.deepEqual(await reopenedDump(dir, 'no'), expected);
+  });
 });
 
 test('SAVE, BGSAVE and LASTSAVE map onto a rewrite and reply as Redis', async () => {
-  const dir = tempDir('save');
-  try {
+  await withTempDir('save', async (dir) => {
     const db = await open({ dir, appendfsync: 'always' });
     await db.call('SET', 'a', '1');
     await db.call('SET', 'a', '2');
@@ -193,9 +182,7 @@ test('SAVE, BGSAVE and LASTSAVE map onto a rewrite and reply as Redis', async ()
     const reopened = await open({ dir, appendfsync: 'always' });
     assert.equal(await reopened.call('GET', 'a'), '2');
     await reopened.close();
-  } finally {
-    removeDir(dir);
-  }
+  });
 });
 
 test('without a data directory the persistence commands say so', async () => {
@@ -206,8 +193,7 @@ test('without a data directory the persistence commands say so', async () => {
 });
 
 test('the log is rewritten automatically when it grows by auto-aof-rewrite-percentage', async () => {
-  const dir = tempDir('auto');
-  try {
+  await withTempDir('auto', async (dir) => {
     const db = await open({ dir, appendfsync: 'no' });
     await db.call('CONFIG', 'SET', 'auto-aof-rewrite-min-size', '20000');
     await db.call('CONFIG', 'SET', 'auto-aof-rewrite-percentage', '100');
@@ -228,7 +214,5 @@ test('the log is rewritten automatically when it grows by auto-aof-rewrite-perce
     const reopened = await open({ dir, appendfsync: 'no' });
     assert.equal(await reopened.call('GET', 'same'), `value-${i - 1}`);
     await reopened.close();
-  } finally {
-    removeDir(dir);
-  }
+  });
 });

@@ -3,12 +3,12 @@
 // the Redis 7 layout: redis-server 7 loads a directory sluice wrote, with the same state.
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { createServer, type AddressInfo } from 'node:net';
 import { existsSync } from 'node:fs';
 import { test } from 'node:test';
 import { Redis } from 'ioredis';
 import { open, type EmbeddedDatabase, type Value } from '../../src/client/embedded.js';
-import { dump, removeDir, scrubTimes, tempDir, waitForRewrite } from './helpers.js';
+import { freePort } from '../support/processes.js';
+import { dump, removeDir, scrubTimes, tempDir, waitForRewrite, withTempDir, reopenedDump } from './helpers.js';
 
 async function streamWorkload(db: EmbeddedDatabase): Promise<void> {
   for (let i = 0; i < 300; i++) await db.call('XADD', 'orders', '*', 'n', i, 'payload', `p${i}`);
@@ -30,8 +30,7 @@ async function streamWorkload(db: EmbeddedDatabase): Promise<void> {
 }
 
 test('streams with groups and pending entries survive a restart and a rewrite', async () => {
-  const dir = tempDir('streams');
-  try {
+  await withTempDir('streams', async (dir) => {
     const db = await open({ dir, appendfsync: 'always' });
     await streamWorkload(db);
     const expected = await dump(db);
@@ -50,14 +49,11 @@ test('streams with groups and pending entries survive a restart and a rewrite', 
     const next = (await rewritten.call('XADD', 'orders', '*', 'after', 'rewrite')) as string;
     assert.ok(next.localeCompare('9999999999999-5', undefined, { numeric: true }) > 0, next);
     await rewritten.close();
-  } finally {
-    removeDir(dir);
-  }
+  });
 });
 
 test('a 50,000-entry stream restarts with every entry', async () => {
-  const dir = tempDir('big-stream');
-  try {
+  await withTempDir('big-stream', async (dir) => {
     const n = 50_000;
     const db = await open({ dir, appendfsync: 'no' });
     for (let i = 0; i < n; i++) await db.call('XADD', 'big', `${i + 1}-0`, 'i', i, 'data', 'x'.repeat(20));
@@ -76,23 +72,10 @@ test('a 50,000-entry stream restarts with every entry', async () => {
     const rewritten = await open({ dir, appendfsync: 'no' });
     assert.deepEqual(scrubTimes(await rewritten.call('XINFO', 'STREAM', 'big', 'FULL', 'COUNT', 0)), expected);
     await rewritten.close();
-  } finally {
-    removeDir(dir);
-  }
+  });
 });
 
 const REDIS = '/usr/bin/redis-server';
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as AddressInfo).port;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 async function startRedis(dir: string, port: number): Promise<[ChildProcess, Redis]> {
   const child = spawn(REDIS, ['--port', String(port), '--dir', dir, '--appendonly', 'yes', '--save', '', '--aof-use-rdb-preamble', 'no'], { stdio: 'ignore' });
@@ -162,8 +145,7 @@ test('redis-server 7 loads the directory sluice wrote (Redis 7 multi-part AOF la
 });
 
 test('a big stream is rewritten in slices while it is appended to, trimmed, deleted from and consumed', async () => {
-  const dir = tempDir('stream-slices');
-  try {
+  await withTempDir('stream-slices', async (dir) => {
     const db = await open({ dir, appendfsync: 'no' });
     await db.call('CONFIG', 'SET', 'auto-aof-rewrite-percentage', '0');
     for (let i = 0; i < 30_000; i++) await db.call('XADD', 'big', `${i + 1}-0`, 'i', i);
@@ -221,17 +203,12 @@ test('a big stream is rewritten in slices while it is appended to, trimmed, dele
     const expected = await dump(db);
     other.close();
     await db.close();
-    const reopened = await open({ dir, appendfsync: 'no' });
-    assert.deepEqual(await dump(reopened), expected);
-    await reopened.close();
-  } finally {
-    removeDir(dir);
-  }
+    assert.deepEqual(await reopenedDump(dir, 'no'), expected);
+  });
 });
 
 test('sluice loads the directory redis-server 7 wrote (incr log and a rewritten base)', { skip: !existsSync(REDIS) }, async () => {
-  const dir = tempDir('from-redis');
-  try {
+  await withTempDir('from-redis', async (dir) => {
     const [child, redis] = await startRedis(dir, await freePort());
     const expected: Record<string, unknown> = {};
     try {
@@ -268,7 +245,5 @@ test('sluice loads the directory redis-server 7 wrote (incr log and a rewritten 
     } finally {
       await db.close();
     }
-  } finally {
-    removeDir(dir);
-  }
+  });
 });

@@ -5,17 +5,8 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { Encoder, encodeCommand, encodeReply } from '../../src/resp/encoder.js';
 import {
-  BooleanReply,
-  DoubleReply,
-  ErrorReply,
-  MapReply,
-  NULL_ARRAY,
-  OK,
-  PushReply,
-  type Reply,
-  SetReply,
-  SimpleString,
-  VerbatimReply,
+  BooleanReply, DoubleReply, ErrorReply, MapReply, NULL_ARRAY, OK,
+  PushReply, type Reply, SetReply, SimpleString, VerbatimReply,
 } from '../../src/resp/reply.js';
 import { ReferenceEncoder } from './reference-encoder.js';
 

@@ -8,7 +8,7 @@ import * as net from 'node:net';
 import { startServer, type RunningServer } from '../../src/server/server.js';
 import { startRedis, type Target } from '../differential/targets.js';
 import fc from 'fast-check';
-import { ReplyParser } from '../../src/resp/reply-parser.js';
+import { ReplyParser } from '../support/reply-parser.js';
 import { parseChunks } from './helpers.js';
 import { CASES } from './request-cases.js';
 

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { BooleanReply, DoubleReply, MapReply, PushReply, SetReply, SimpleString, VerbatimReply } from '../../src/resp/reply.js';
-import { Attributed, type ParsedReply, ReplyParser } from '../../src/resp/reply-parser.js';
+import { Attributed, parseAll } from '../support/reply-parser.js';
 import { cutsArb, splitAt } from './helpers.js';
 
 // Replies, in order, to: HELLO 3; DEBUG PROTOCOL string integer double bignum null array set
@@ -19,19 +19,10 @@ const TRANSCRIPT = Buffer.from(
 
 const b = (s: string) => Buffer.from(s);
 
-function parse(chunks: Buffer[]): ParsedReply[] {
-  const parser = new ReplyParser();
-  const out: ParsedReply[] = [];
-  for (const chunk of chunks) {
-    parser.push(chunk);
-    for (let r = parser.next(); r !== undefined; r = parser.next()) out.push(r);
-  }
-  assert.equal(parser.bufferedBytes, 0);
-  return out;
-}
+
 
 test('a recorded redis-server 7.0.15 RESP3 session decodes reply by reply', () => {
-  const replies = parse([TRANSCRIPT]);
+  const replies = parseAll([TRANSCRIPT]);
   assert.deepEqual(Buffer.concat(replies.map((r) => r.raw)), TRANSCRIPT);
   const v = replies.map((r) => r.value);
   assert.equal(v.length, 30);
@@ -74,10 +65,10 @@ test('a recorded redis-server 7.0.15 RESP3 session decodes reply by reply', () =
 });
 
 test('the recorded session split anywhere gives the same replies', () => {
-  const whole = parse([TRANSCRIPT]);
+  const whole = parseAll([TRANSCRIPT]);
   fc.assert(
     fc.property(cutsArb(TRANSCRIPT.length), (cuts) => {
-      assert.deepEqual(parse(splitAt(TRANSCRIPT, cuts)), whole);
+      assert.deepEqual(parseAll(splitAt(TRANSCRIPT, cuts)), whole);
     }),
     { numRuns: 300 },
   );

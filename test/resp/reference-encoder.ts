@@ -1,16 +1,8 @@
 // The original string-building encoder (commit bc890e1), kept as an oracle: the optimised
 // Encoder must produce the very same bytes.
 import {
-  BooleanReply,
-  DoubleReply,
-  ErrorReply,
-  MapReply,
-  NULL_ARRAY,
-  PushReply,
-  type Reply,
-  SetReply,
-  SimpleString,
-  VerbatimReply,
+  BooleanReply, DoubleReply, ErrorReply, MapReply, NULL_ARRAY, PushReply,
+  type Reply, SetReply, SimpleString, VerbatimReply,
 } from '../../src/resp/reply.js';
 import { formatDouble, type Protocol } from '../../src/resp/encoder.js';
 

@@ -6,18 +6,10 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { encodeReply, formatDouble, type Protocol } from '../../src/resp/encoder.js';
 import {
-  BooleanReply,
-  DoubleReply,
-  ErrorReply,
-  MapReply,
-  NULL_ARRAY,
-  PushReply,
-  type Reply,
-  SetReply,
-  SimpleString,
-  VerbatimReply,
+  BooleanReply, DoubleReply, ErrorReply, MapReply, NULL_ARRAY, PushReply,
+  type Reply, SetReply, SimpleString, VerbatimReply,
 } from '../../src/resp/reply.js';
-import { Attributed, type ParsedReply, ReplyParseError, ReplyParser } from '../../src/resp/reply-parser.js';
+import { Attributed, parseAll, type ParsedReply, ReplyParseError, ReplyParser } from '../support/reply-parser.js';
 import { cutsArb, splitAt } from './helpers.js';
 
 const lineText = fc.string({ unit: 'grapheme', maxLength: 20 }).filter((s) => !/[\r\n]/.test(s));
@@ -72,16 +64,7 @@ function expected(r: Reply, protocol: Protocol): unknown {
   throw new TypeError('unexpected reply');
 }
 
-function parseAll(chunks: Buffer[]): ParsedReply[] {
-  const parser = new ReplyParser();
-  const out: ParsedReply[] = [];
-  for (const chunk of chunks) {
-    parser.push(chunk);
-    for (let r = parser.next(); r !== undefined; r = parser.next()) out.push(r);
-  }
-  assert.equal(parser.bufferedBytes, 0);
-  return out;
-}
+
 
 for (const protocol of [2, 3] as const) {
   test(`RESP${protocol}: encoded reply sequences split anywhere parse back to the same bytes and values`, () => {

@@ -7,23 +7,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { fileURLToPath } from 'node:url';
+import { CLI_MAIN, startSluiceServer } from '../support/processes.js';
 import { RespClient, error, simple } from './resp-client.js';
 
-const MAIN = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
-
 async function startCli(...extra: string[]): Promise<{ child: ChildProcess; port: number; stdout: () => string }> {
-  const child = spawn(process.execPath, [MAIN, 'server', '--port', '0', ...extra], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
-  child.stderr!.resume();
-  while (!out.includes('\n')) {
-    const [exited] = await Promise.race([once(child.stdout!, 'data'), once(child, 'exit').then(() => ['exit'])]);
-    if (exited === 'exit') throw new Error('server exited before ready');
-  }
-  const m = /^ready on 127\.0\.0\.1:(\d+)\n$/.exec(out);
-  assert.ok(m, `ready line, got ${JSON.stringify(out)}`);
-  return { child, port: Number(m[1]), stdout: () => out };
+  const server = await startSluiceServer(extra);
+  assert.match(server.stdout(), /^ready on 127\.0\.0\.1:(\d+)\n$/, 'ready line');
+  return server;
 }
 
 test('SHUTDOWN makes sluice server exit 0', async () => {
@@ -51,7 +41,7 @@ test('SIGTERM makes sluice server exit 0', async () => {
 });
 
 test('bad flags exit non-zero with a message', async () => {
-  const child = spawn(process.execPath, [MAIN, 'server', '--appendfsync', 'sometimes'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [CLI_MAIN, 'server', '--appendfsync', 'sometimes'], { stdio: ['ignore', 'pipe', 'pipe'] });
   let err = '';
   child.stderr!.on('data', (c: Buffer) => (err += c.toString()));
   const [code] = await once(child, 'exit');

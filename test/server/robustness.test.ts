@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { allCommands } from '../../src/commands/index.js';
-import { Instance } from '../../src/commands/instance.js';
+import { Instance } from '../../src/commands/core/instance.js';
 import { command } from '../../src/commands/types.js';
 import type { Reply } from '../../src/resp/reply.js';
 import { startServer } from '../../src/server/server.js';

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import fc from 'fast-check';
-import { type RunningServer, startServer } from '../../src/server/server.js';
+import { type RunningServer, type ServerOptions, startServer } from '../../src/server/server.js';
 import { RespClient, type Wire, array, bulk, error, int, simple } from './resp-client.js';
 
 let server: RunningServer;
@@ -13,6 +13,16 @@ before(async () => {
 after(() => server.close());
 
 const connect = () => RespClient.connect(server.port);
+
+/** Runs `fn` against a server of its own, closed afterwards whatever happens. */
+async function withServer(options: ServerOptions, fn: (server: RunningServer) => Promise<void>): Promise<void> {
+  const server = await startServer(options);
+  try {
+    await fn(server);
+  } finally {
+    await server.close();
+  }
+}
 
 test('PING, inline commands and a pipelined batch answered in order', async () => {
   const c = await connect();
@@ -163,22 +173,18 @@ test('INFO counts connections and commands', async () => {
 });
 
 test('requirepass: NOAUTH until AUTH', async () => {
-  const locked = await startServer({ port: 0, requirepass: 'sekret' });
-  try {
+  await withServer({ port: 0, requirepass: 'sekret' }, async (locked) => {
     const c = await RespClient.connect(locked.port);
     assert.deepEqual(await c.call('PING'), error('NOAUTH Authentication required.'));
     assert.deepEqual(await c.call('AUTH', 'nope'), error('WRONGPASS invalid username-password pair or user is disabled.'));
     assert.deepEqual(await c.call('AUTH', 'sekret'), simple('OK'));
     assert.deepEqual(await c.call('PING'), simple('PONG'));
     c.close();
-  } finally {
-    await locked.close();
-  }
+  });
 });
 
 test('maxclients refuses connections past the limit', async () => {
-  const s = await startServer({ port: 0 });
-  try {
+  await withServer({ port: 0 }, async (s) => {
     const first = await RespClient.connect(s.port);
     await first.call('CONFIG', 'SET', 'maxclients', '1');
     const second = await RespClient.connect(s.port);
@@ -186,14 +192,11 @@ test('maxclients refuses connections past the limit', async () => {
     await second.closedPromise;
     assert.deepEqual(await first.call('PING'), simple('PONG'));
     first.close();
-  } finally {
-    await s.close();
-  }
+  });
 });
 
 test('timeout closes idle clients but not blocked ones', async () => {
-  const s = await startServer({ port: 0 });
-  try {
+  await withServer({ port: 0 }, async (s) => {
     const idle = await RespClient.connect(s.port);
     const blocked = await RespClient.connect(s.port);
     blocked.send(['XREAD', 'BLOCK', '0', 'STREAMS', 'idle-s', '$']);
@@ -205,9 +208,7 @@ test('timeout closes idle clients but not blocked ones', async () => {
     assert.equal((await blocked.read()).t, 'array');
     probe.close();
     blocked.close();
-  } finally {
-    await s.close();
-  }
+  });
 });
 
 test('SHUTDOWN closes the server and runs the shutdown hooks', async () => {

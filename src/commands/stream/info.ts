@@ -6,46 +6,33 @@
 // "radix-tree-keys" is the stream's node count (Redis: one rax key per listpack node);
 // "radix-tree-nodes" is an internal of Redis's rax with no equivalent here: sluice reports
 // keys + 1 (what Redis shows for small streams); differential tests must mask it.
-import { type ConsumerGroup, groupLag, INVALID_ENTRIES_READ } from '../engine/consumer-group.js';
-import { keyOf } from '../engine/keyspace.js';
-import type { Stream } from '../engine/stream.js';
-import { formatId, MAX_ID, MIN_ID } from '../engine/stream-id.js';
-import { Errors, fail, MapReply, type Reply } from '../resp/reply.js';
-import { int64Arg, isKeyword } from './args.js';
-import { entryReply, helpReply, lookupGroup, lookupStream, nowMs, sortedGroups } from './stream-groups.js';
-import { command, type CommandSpec, container, type Context } from './types.js';
+import { type ConsumerGroup, computeGroupLag, INVALID_ENTRIES_READ } from '../../engine/consumer-group.js';
+import type { Stream } from '../../engine/stream.js';
+import { formatId, MAX_ID, MIN_ID } from '../../engine/stream-id.js';
+import { fail, MapReply, type Reply } from '../../resp/reply.js';
+import { capToSafe, int64Arg, isKeyword } from '../args.js';
+import { helpReply, subcommandSyntaxError } from '../help.js';
+import { command, type CommandSpec, container, type Context } from '../types.js';
+import { entriesReply, entryReply, existingStream, lookupGroup, noSuchGroupForKey, nowMs, sortedGroups } from './common.js';
 
 /** Fields sluice adds that Redis 7.0 does not have. */
 export const REDIS_72_FIELDS = ['inactive', 'active-time'] as const;
 
 const XINFO_HELP = [
-  'XINFO <subcommand> [<arg> [value] [opt] ...]. Subcommands are:',
   'CONSUMERS <key> <groupname>',
   '    Show consumers of <groupname>.',
   'GROUPS <key>',
   '    Show the stream consumer groups.',
   'STREAM <key> [FULL [COUNT <count>]',
   '    Show information about the stream.',
-  'HELP',
-  '    Prints this help.',
 ];
 
 function map(entries: Array<[string, Reply]>): MapReply {
   return new MapReply(entries);
 }
 
-function existingStream(ctx: Context, keyArg: Buffer): Stream {
-  const s = lookupStream(ctx.db, keyOf(keyArg));
-  if (s === undefined) fail(Errors.noSuchKey);
-  return s;
-}
-
 function entriesReadReply(g: ConsumerGroup): Reply {
   return g.entriesRead === INVALID_ENTRIES_READ ? null : g.entriesRead;
-}
-
-function subcommandSyntaxError(sub: Buffer): string {
-  return `ERR unknown subcommand or wrong number of arguments for '${sub.toString('utf8').slice(0, 128)}'. Try XINFO HELP.`;
 }
 
 /** What Redis's rax would report: see the file comment. */
@@ -85,15 +72,15 @@ function xinfoStream(ctx: Context, argv: Buffer[]): Reply {
   let full = false;
   let count = 10;
   if (argv.length === 4 || argv.length === 6) {
-    if (!isKeyword(argv[3], 'full')) fail(subcommandSyntaxError(argv[1]!));
+    if (!isKeyword(argv[3], 'full')) fail(subcommandSyntaxError(argv[1]!, 'XINFO'));
     full = true;
     if (argv.length === 6) {
-      if (!isKeyword(argv[4], 'count')) fail(subcommandSyntaxError(argv[1]!));
+      if (!isKeyword(argv[4], 'count')) fail(subcommandSyntaxError(argv[1]!, 'XINFO'));
       const v = int64Arg(argv[5]!);
-      count = v < 0n ? 10 : v > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(v);
+      count = v < 0n ? 10 : capToSafe(v);
     }
   } else if (argv.length !== 3) {
-    fail(subcommandSyntaxError(argv[1]!));
+    fail(subcommandSyntaxError(argv[1]!, 'XINFO'));
   }
   const s = existingStream(ctx, argv[2]!);
   const header = streamHeader(s, ctx.instance.keyspace.now());
@@ -107,7 +94,7 @@ function xinfoStream(ctx: Context, argv: Buffer[]): Reply {
       ['last-entry', last === undefined ? null : entryReply(last.id, last.fields)],
     ]);
   }
-  const entries = s.range(MIN_ID, MAX_ID, count, false).map((e) => entryReply(e.id, e.fields));
+  const entries = entriesReply(s.range(MIN_ID, MAX_ID, count, false));
   return map([...header, ['entries', entries], ['groups', sortedGroups(s).map((g) => fullGroup(s, g, count))]]);
 }
 
@@ -135,7 +122,7 @@ function fullGroup(s: Stream, g: ConsumerGroup, count: number): Reply {
     ['name', g.name],
     ['last-delivered-id', formatId(g.lastId)],
     ['entries-read', entriesReadReply(g)],
-    ['lag', groupLag(s, g)],
+    ['lag', computeGroupLag(s, g)],
     ['pel-count', g.pel.size],
     ['pending', pending],
     ['consumers', consumers],
@@ -151,7 +138,7 @@ function xinfoGroups(ctx: Context, argv: Buffer[]): Reply {
       ['pending', g.pel.size],
       ['last-delivered-id', formatId(g.lastId)],
       ['entries-read', entriesReadReply(g)],
-      ['lag', groupLag(s, g)],
+      ['lag', computeGroupLag(s, g)],
     ]),
   );
 }
@@ -159,9 +146,7 @@ function xinfoGroups(ctx: Context, argv: Buffer[]): Reply {
 function xinfoConsumers(ctx: Context, argv: Buffer[]): Reply {
   const s = existingStream(ctx, argv[2]!);
   const g = lookupGroup(s, argv[3]!);
-  if (g === undefined) {
-    fail(`NOGROUP No such consumer group '${argv[3]!.toString('utf8')}' for key name '${argv[2]!.toString('utf8')}'`);
-  }
+  if (g === undefined) fail(noSuchGroupForKey(argv[2]!, argv[3]!));
   const now = nowMs(ctx);
   return g.sortedConsumers().map((c) =>
     map([
@@ -180,6 +165,6 @@ export const commands: CommandSpec[] = [
     command('stream', -3, ['readonly'], infoKeys, xinfoStream, { categories: ['read', 'stream', 'slow'] }),
     command('groups', 3, ['readonly'], infoKeys, xinfoGroups, { categories: ['read', 'stream', 'slow'] }),
     command('consumers', 4, ['readonly'], infoKeys, xinfoConsumers, { categories: ['read', 'stream', 'slow'] }),
-    command('help', 2, ['loading', 'stale'], null, () => helpReply(XINFO_HELP), { categories: ['stream', 'slow'] }),
+    command('help', 2, ['loading', 'stale'], null, () => helpReply('XINFO', XINFO_HELP), { categories: ['stream', 'slow'] }),
   ], { categories: ['slow'] }),
 ];

@@ -14,21 +14,10 @@ import {
 } from '../resp/reply.js';
 import { integerArg, isKeyword, lower, parseInt64, text } from './args.js';
 import type { ClientState } from './client-state.js';
-import type { Instance } from './instance.js';
+import { REDIS_VERSION } from './core/identity.js';
+import { helpReply } from './help.js';
+import type { Instance } from './core/instance.js';
 import { type CommandSpec, type Context, command, container } from './types.js';
-
-/** The version HELLO and INFO report: the Redis release whose replies sluice reproduces. */
-export const REDIS_VERSION = '7.0.15';
-
-/** A HELP reply: the usage line and the given lines, as status strings (addReplyHelp). */
-export function helpReply(name: string, lines: string[]): Reply {
-  return [
-    new SimpleString(`${name} <subcommand> [<arg> [value] [opt] ...]. Subcommands are:`),
-    ...lines.map((l) => new SimpleString(l)),
-    new SimpleString('HELP'),
-    new SimpleString('    Prints this help.'),
-  ];
-}
 
 /** Checks a password for a user as the default user with `requirepass` does. */
 export function passwordMatches(instance: Instance, user: string, pass: Buffer): boolean {

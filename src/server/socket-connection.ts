@@ -17,7 +17,7 @@ export function formatAddr(ip: string | undefined, port: number | undefined): st
   return host.includes(':') ? `[${host}]:${port ?? 0}` : `${host}:${port ?? 0}`;
 }
 
-export class Connection {
+export class SocketConnection {
   readonly client: ClientState;
   private readonly parser: RequestParser;
   private readonly encoders: { 2?: Encoder; 3?: Encoder } = {};

@@ -1,4 +1,5 @@
-// Incremental parser for RESP2 and RESP3 replies (client side and the differential tests).
+// Incremental parser for RESP2 and RESP3 replies, for the tests and benches (the differential
+// tests compare its raw bytes); the shipped code never parses replies.
 //
 // next() yields one complete top-level reply at a time as { raw, value }:
 // - raw is exactly the bytes of that reply (attributes in front of it included), for
@@ -22,19 +23,12 @@
 //   received bytes (not copies). Streamed RESP3 strings ($? then ;len chunks, one Buffer)
 //   and aggregates (*? %? ~? ended by '.') decode like their fixed-length forms; Redis never
 //   sends them, the specification allows them.
-import { InputBuffer } from './input-buffer.js';
+import assert from 'node:assert/strict';
+import { InputBuffer } from '../../src/resp/input-buffer.js';
 import {
-  BooleanReply,
-  DoubleReply,
-  ErrorReply,
-  MapReply,
-  NULL_ARRAY,
-  PushReply,
-  type Reply,
-  SetReply,
-  SimpleString,
-  VerbatimReply,
-} from './reply.js';
+  BooleanReply, DoubleReply, ErrorReply, MapReply, NULL_ARRAY, PushReply,
+  type Reply, SetReply, SimpleString, VerbatimReply,
+} from '../../src/resp/reply.js';
 
 /** The bytes are not valid RESP; the connection cannot be trusted any further. */
 export class ReplyParseError extends Error {
@@ -340,4 +334,16 @@ function parseDouble(text: string): number {
   }
   if (!/^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(text)) throw new ReplyParseError(`invalid double '${text}'`);
   return Number(text);
+}
+
+/** Every reply in `chunks` fed one by one; asserts that no bytes are left over. */
+export function parseAll(chunks: Buffer[]): ParsedReply[] {
+  const parser = new ReplyParser();
+  const out: ParsedReply[] = [];
+  for (const chunk of chunks) {
+    parser.push(chunk);
+    for (let r = parser.next(); r !== undefined; r = parser.next()) out.push(r);
+  }
+  assert.equal(parser.bufferedBytes, 0, 'bytes left after the last complete reply');
+  return out;
 }

@@ -2,53 +2,50 @@
 // server exists here): XDELEX and XACKDEL (8.2 deletion policies), XNACK (8.8), XCFGSET (8.6)
 // and XIDMPRECORD (8.8, the replay form of IDMP). Where the docs give no error text the
 // message follows the closest Redis 7 wording and says so.
-import { releasePending } from '../engine/consumer-group.js';
-import { IDMP_MAX_DURATION, IDMP_MAX_MAXSIZE, IdmpState } from '../engine/idmp.js';
-import { keyOf } from '../engine/keyspace.js';
-import { dropReferences, isReferenced, policyKeyword, type RefPolicy } from '../engine/ref-policy.js';
-import { compareIds, parseStrictId, type StreamId } from '../engine/stream-id.js';
-import type { Stream } from '../engine/stream.js';
-import { Errors, fail, OK, type Reply } from '../resp/reply.js';
-import { int64Arg, lower } from './args.js';
-import { lookupGroup, lookupStream } from './stream-groups.js';
-import { command, type CommandSpec, type Context } from './types.js';
+import { releasePending } from '../../engine/consumer-group.js';
+import { IDMP_MAX_DURATION, IDMP_MAX_MAXSIZE, IdmpState } from '../../engine/idmp.js';
+import { keyOf } from '../../engine/keyspace.js';
+import { dropReferences, isReferenced, policyKeyword, type RefPolicy } from '../../engine/ref-policy.js';
+import { compareIds, type StreamId } from '../../engine/stream-id.js';
+import { parseStrictId } from './ids.js';
+import type { Stream } from '../../engine/stream.js';
+import { Errors, fail, OK, type Reply } from '../../resp/reply.js';
+import { ArgCursor } from '../arg-cursor.js';
+import { command, type CommandFlag, type CommandSpec, type Context, type CommandHandler } from '../types.js';
+import {
+  existingGroup,
+  existingStream,
+  lookupGroup,
+  lookupStream,
+  noGroupError,
+  nowMs,
+  oneKey,
+  signalChanges,
+} from './common.js';
 
-const oneKey = { first: 1, last: 1, step: 1 };
+const NUMIDS_ERROR = 'ERR Number of IDs must be a positive integer';
 
-function noGroupError(key: Buffer, group: Buffer): string {
-  return `NOGROUP No such key '${key.toString('utf8')}' or consumer group '${group.toString('utf8')}'`;
-}
-
-/** The "IDS numids id [id ...]" block starting at argv[at] (the IDS token); returns the ids and the next index. */
-function parseIdsBlock(argv: Buffer[], at: number): { ids: StreamId[]; next: number } {
-  if (at + 1 >= argv.length) fail(Errors.syntax);
-  const n = int64Arg(argv[at + 1]!, 'ERR Number of IDs must be a positive integer');
-  if (n <= 0n) fail('ERR Number of IDs must be a positive integer');
-  const first = at + 2;
-  if (BigInt(argv.length - first) < n) fail('ERR The `numids` parameter must match the number of arguments');
-  const count = Number(n);
+/** The "numids id [id ...]" after an IDS keyword. */
+function idsBlock(cur: ArgCursor): StreamId[] {
+  if (cur.done) fail(Errors.syntax);
+  const n = cur.int64(NUMIDS_ERROR);
+  if (n <= 0n) fail(NUMIDS_ERROR);
+  if (BigInt(cur.remaining) < n) fail('ERR The `numids` parameter must match the number of arguments');
   // All ids are checked before anything changes, as XDEL/XACK do.
-  const ids = argv.slice(first, first + count).map((a) => parseStrictId(a));
-  return { ids, next: first + count };
+  return Array.from({ length: Number(n) }, () => cur.streamId());
 }
 
 /** Options of XDELEX / XACKDEL after `from`: one policy keyword and the IDS block, in any order. */
 function parsePolicyAndIds(argv: Buffer[], from: number): { policy: RefPolicy; ids: StreamId[] } {
   let policy: RefPolicy | undefined;
   let ids: StreamId[] | undefined;
-  for (let i = from; i < argv.length; ) {
-    const opt = lower(argv[i]!);
+  const cur = new ArgCursor(argv, from);
+  while (!cur.done) {
+    const opt = cur.keyword();
     const p = policyKeyword(opt);
-    if (p !== undefined && policy === undefined) {
-      policy = p;
-      i++;
-    } else if (opt === 'ids' && ids === undefined) {
-      const block = parseIdsBlock(argv, i);
-      ids = block.ids;
-      i = block.next;
-    } else {
-      fail(Errors.syntax);
-    }
+    if (p !== undefined && policy === undefined) policy = p;
+    else if (opt === 'ids' && ids === undefined) ids = idsBlock(cur);
+    else fail(Errors.syntax);
   }
   if (ids === undefined) fail(Errors.syntax);
   return { policy: policy ?? 'keepref', ids };
@@ -68,10 +65,7 @@ function xdelex(ctx: Context, argv: Buffer[]): Reply {
     if (reply === 1) changed++;
     return reply;
   });
-  if (changed > 0) {
-    ctx.modified(key);
-    ctx.addDirty(changed - 1);
-  }
+  signalChanges(ctx, key, changed);
   return out;
 }
 
@@ -108,10 +102,7 @@ function xackdel(ctx: Context, argv: Buffer[]): Reply {
     if (reply === 1) changed++;
     return reply;
   });
-  if (changed > 0) {
-    ctx.modified(key);
-    ctx.addDirty(changed - 1);
-  }
+  signalChanges(ctx, key, changed);
   return out;
 }
 
@@ -128,33 +119,25 @@ function xnack(ctx: Context, argv: Buffer[]): Reply {
   let ids: StreamId[] | undefined;
   let retryCount: number | undefined;
   let force = false;
-  for (let i = 3; i < argv.length; ) {
-    const opt = lower(argv[i]!);
+  const cur = new ArgCursor(argv, 3);
+  while (!cur.done) {
+    const opt = cur.keyword();
     if ((opt === 'silent' || opt === 'fail' || opt === 'fatal') && mode === undefined) {
       mode = opt;
-      i++;
     } else if (opt === 'ids' && ids === undefined) {
-      const block = parseIdsBlock(argv, i);
-      ids = block.ids;
-      i = block.next;
-    } else if (opt === 'retrycount' && i + 1 < argv.length) {
-      // XCLAIM's RETRYCOUNT error text.
-      const n = int64Arg(argv[i + 1]!, 'ERR Invalid RETRYCOUNT option argument for XNACK');
-      if (n < 0n) fail('ERR Invalid RETRYCOUNT option argument for XNACK');
-      retryCount = n > BigInt(FATAL_DELIVERY_COUNT) ? FATAL_DELIVERY_COUNT : Number(n);
-      i += 2;
+      ids = idsBlock(cur);
+    } else if (opt === 'retrycount' && cur.remaining > 0) {
+      // XCLAIM's RETRYCOUNT error text; at most FATAL_DELIVERY_COUNT.
+      const message = 'ERR Invalid RETRYCOUNT option argument for XNACK';
+      retryCount = cur.nonNegative(message, message);
     } else if (opt === 'force') {
       force = true;
-      i++;
     } else {
       fail(Errors.syntax);
     }
   }
   if (mode === undefined || ids === undefined) fail(Errors.syntax);
-  const key = keyOf(argv[1]!);
-  const s = lookupStream(ctx.db, key);
-  const g = lookupGroup(s, argv[2]!);
-  if (s === undefined || g === undefined) fail(noGroupError(argv[1]!, argv[2]!));
+  const { key, stream: s, group: g } = existingGroup(ctx, argv);
   const adjust = (old: number): number => {
     if (retryCount !== undefined) return retryCount;
     if (mode === 'fatal') return FATAL_DELIVERY_COUNT;
@@ -175,10 +158,7 @@ function xnack(ctx: Context, argv: Buffer[]): Reply {
       released++;
     }
   }
-  if (released > 0) {
-    ctx.modified(key);
-    ctx.addDirty(released - 1);
-  }
+  signalChanges(ctx, key, released);
   return released;
 }
 
@@ -187,27 +167,26 @@ function xnack(ctx: Context, argv: Buffer[]): Reply {
 function xcfgset(ctx: Context, argv: Buffer[]): Reply {
   let duration: number | undefined;
   let maxSize: number | undefined;
-  for (let i = 2; i < argv.length; i += 2) {
-    const opt = lower(argv[i]!);
-    if (i + 1 >= argv.length) fail(Errors.syntax);
-    if (opt === 'idmp-duration') {
-      const n = int64Arg(argv[i + 1]!, 'ERR IDMP-DURATION must be between 1 and 86400');
-      if (n < 1n || n > BigInt(IDMP_MAX_DURATION)) fail('ERR IDMP-DURATION must be between 1 and 86400');
-      duration = Number(n);
-    } else if (opt === 'idmp-maxsize') {
-      const n = int64Arg(argv[i + 1]!, 'ERR IDMP-MAXSIZE must be between 1 and 10000');
-      if (n < 1n || n > BigInt(IDMP_MAX_MAXSIZE)) fail('ERR IDMP-MAXSIZE must be between 1 and 10000');
-      maxSize = Number(n);
-    } else {
-      fail(Errors.syntax);
-    }
+  /** An integer in 1..max, else `name`'s range error. */
+  const inRange = (cur: ArgCursor, name: string, max: number): number => {
+    const message = `ERR ${name} must be between 1 and ${max}`;
+    const n = cur.int64(message);
+    if (n < 1n || n > BigInt(max)) fail(message);
+    return Number(n);
+  };
+  const cur = new ArgCursor(argv, 2);
+  while (!cur.done) {
+    const opt = cur.keyword();
+    if (cur.done) fail(Errors.syntax);
+    if (opt === 'idmp-duration') duration = inRange(cur, 'IDMP-DURATION', IDMP_MAX_DURATION);
+    else if (opt === 'idmp-maxsize') maxSize = inRange(cur, 'IDMP-MAXSIZE', IDMP_MAX_MAXSIZE);
+    else fail(Errors.syntax);
   }
   if (duration === undefined && maxSize === undefined) {
     fail('ERR At least one of IDMP-DURATION or IDMP-MAXSIZE must be specified');
   }
   const key = keyOf(argv[1]!);
-  const s = lookupStream(ctx.db, key);
-  if (s === undefined) fail(Errors.noSuchKey);
+  const s = existingStream(ctx, argv[1]!);
   s.idmp ??= new IdmpState();
   // An option not given keeps its current value; every producer's map is cleared (documented).
   s.idmp.configure(duration ?? s.idmp.durationSec, maxSize ?? s.idmp.maxSize);
@@ -219,8 +198,7 @@ function xcfgset(ctx: Context, argv: Buffer[]): Reply {
 
 function xidmprecord(ctx: Context, argv: Buffer[]): Reply {
   const key = keyOf(argv[1]!);
-  const s = lookupStream(ctx.db, key);
-  if (s === undefined) fail(Errors.noSuchKey);
+  const s = existingStream(ctx, argv[1]!);
   const pid = argv[2]!;
   const iid = argv[3]!;
   if (pid.length === 0 || iid.length === 0) fail('ERR pid and iid must not be empty');
@@ -234,41 +212,26 @@ function xidmprecord(ctx: Context, argv: Buffer[]): Reply {
     if (compareIds(seen, id) === 0) return OK;
     fail('ERR the pid/iid pair already maps to a different stream ID');
   }
-  const at = ctx.client.kind === 'aof' ? Number(id.ms) : ctx.instance.keyspace.now();
+  const at = ctx.client.kind === 'aof' ? Number(id.ms) : nowMs(ctx);
   s.idmp.record(pid.toString('latin1'), iid.toString('latin1'), id, at);
   ctx.modified(key);
   return OK;
 }
 
+/** A Redis 8 stream command: one key, in @write @stream @fast. */
+function redis8Command(name: string, arity: number, flags: CommandFlag[], handler: CommandHandler, since: string, summary: string): CommandSpec {
+  return command(name, arity, flags, oneKey, handler, { categories: ['write', 'stream', 'fast'], summary, since, group: 'stream' });
+}
+
 export const commands: CommandSpec[] = [
-  command('xdelex', -5, ['write', 'fast'], oneKey, xdelex, {
-    categories: ['write', 'stream', 'fast'],
-    summary: 'Deletes one or multiple entries from the stream.',
-    since: '8.2.0',
-    group: 'stream',
-  }),
-  command('xackdel', -6, ['write', 'fast'], oneKey, xackdel, {
-    categories: ['write', 'stream', 'fast'],
-    summary: 'Acknowledges and conditionally deletes one or multiple entries for a stream consumer group.',
-    since: '8.2.0',
-    group: 'stream',
-  }),
-  command('xnack', -7, ['write', 'fast'], oneKey, xnack, {
-    categories: ['write', 'stream', 'fast'],
-    summary: "Releases pending messages back to the group's PEL without acknowledging them, making them available for re-delivery.",
-    since: '8.8.0',
-    group: 'stream',
-  }),
-  command('xcfgset', -2, ['write', 'fast'], oneKey, xcfgset, {
-    categories: ['write', 'stream', 'fast'],
-    summary: 'Sets the IDMP configuration parameters for a stream.',
-    since: '8.6.0',
-    group: 'stream',
-  }),
-  command('xidmprecord', 5, ['write', 'denyoom', 'fast'], oneKey, xidmprecord, {
-    categories: ['write', 'stream', 'fast'],
-    summary: 'An internal command for setting IDMP metadata on an existing stream message.',
-    since: '8.8.0',
-    group: 'stream',
-  }),
+  redis8Command('xdelex', -5, ['write', 'fast'], xdelex, '8.2.0',
+    'Deletes one or multiple entries from the stream.'),
+  redis8Command('xackdel', -6, ['write', 'fast'], xackdel, '8.2.0',
+    'Acknowledges and conditionally deletes one or multiple entries for a stream consumer group.'),
+  redis8Command('xnack', -7, ['write', 'fast'], xnack, '8.8.0',
+    "Releases pending messages back to the group's PEL without acknowledging them, making them available for re-delivery."),
+  redis8Command('xcfgset', -2, ['write', 'fast'], xcfgset, '8.6.0',
+    'Sets the IDMP configuration parameters for a stream.'),
+  redis8Command('xidmprecord', 5, ['write', 'denyoom', 'fast'], xidmprecord, '8.8.0',
+    'An internal command for setting IDMP metadata on an existing stream message.'),
 ];

@@ -1,0 +1,53 @@
+// Batched acknowledgement: the XACKs asked for in one event-loop turn go out together, in
+// commands of at most MAX_IDS ids (pipelined), so no command grows without bound.
+import type { Connection } from '../../client/connection.js';
+
+const MAX_IDS = 1000;
+
+export class Acker {
+  private queue: string[] = [];
+  private flushing: Promise<boolean> | null = null;
+
+  constructor(
+    private readonly conn: Connection,
+    private readonly stream: string,
+    private readonly group: string,
+    private readonly onError: (err: unknown) => void,
+  ) {}
+
+  /** Queues an XACK; resolves once its batch was answered (true if it succeeded). */
+  ack(id: string): Promise<boolean> {
+    this.queue.push(id);
+    // A full batch goes out at once: an in-process engine answers in microtasks, so the
+    // event loop may not reach setImmediate for a long time.
+    this.flushing ??= this.queue.length >= MAX_IDS ? Promise.resolve().then(() => this.send()) : new Promise((r) => setImmediate(r)).then(() => this.send());
+    return this.flushing;
+  }
+
+  /** Resolves when every queued XACK has been answered. */
+  async drain(): Promise<void> {
+    while (this.flushing !== null || this.queue.length > 0) {
+      if (this.flushing !== null) await this.flushing;
+      else await this.send();
+    }
+  }
+
+  private async send(): Promise<boolean> {
+    const ids = this.queue;
+    this.queue = [];
+    this.flushing = null;
+    if (ids.length === 0) return true;
+    try {
+      const commands = [];
+      for (let i = 0; i < ids.length; i += MAX_IDS) commands.push(['XACK', this.stream, this.group, ...ids.slice(i, i + MAX_IDS)]);
+      const replies = commands.length === 1 ? [await this.conn.call(...commands[0]!)] : await this.conn.pipeline(commands);
+      const failed = replies.find((r) => r instanceof Error);
+      if (failed) throw failed;
+      return true;
+    } catch (err) {
+      // Still pending on the server: a PEL re-read or a claim delivers them again.
+      this.onError(err);
+      return false;
+    }
+  }
+}

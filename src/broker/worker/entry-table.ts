@@ -1,0 +1,90 @@
+// Every entry a worker holds, in one map, with the state of its life here:
+//
+//   queued ──▶ running ──▶ acking ──▶ (gone: acknowledged)
+//                 │
+//                 └──▶ retry-wait ──▶ queued (re-taken with XCLAIM after the backoff)
+//                 └──▶ (gone: dead-lettered, released, or taken over by another consumer)
+//
+// Queued and running entries hold a handler slot; acking and retry-wait ones do not.
+import type { StreamEntry } from '../replies.js';
+
+export type EntryState = 'queued' | 'running' | 'acking' | 'retry-wait';
+
+export interface HeldEntry {
+  readonly entry: StreamEntry;
+  deliveries: number;
+  state: EntryState;
+  /** When it was delivered to this worker or its handler started (ms): for lease renewal. */
+  since: number;
+  /** Aborts the running handler (timeout, lost lease, forced close). */
+  controller: AbortController | null;
+  /** The last failure's message, for the dead letter if it dies elsewhere. */
+  lastError: string | null;
+}
+
+export class EntryTable {
+  private readonly held = new Map<string, HeldEntry>();
+  /** Ids in the order they became queued. */
+  private queue: string[] = [];
+  private readonly counts: Record<EntryState, number> = { queued: 0, running: 0, acking: 0, 'retry-wait': 0 };
+
+  get(id: string): HeldEntry | undefined {
+    return this.held.get(id);
+  }
+
+  has(id: string): boolean {
+    return this.held.has(id);
+  }
+
+  count(state: EntryState): number {
+    return this.counts[state];
+  }
+
+  get size(): number {
+    return this.held.size;
+  }
+
+  /** Adds a newly delivered entry as queued; undefined when it is already held. */
+  add(entry: StreamEntry, deliveries: number): HeldEntry | undefined {
+    if (this.held.has(entry.id)) return undefined;
+    const h: HeldEntry = { entry, deliveries, state: 'queued', since: Date.now(), controller: null, lastError: null };
+    this.held.set(entry.id, h);
+    this.counts.queued++;
+    this.queue.push(entry.id);
+    return h;
+  }
+
+  setState(h: HeldEntry, state: EntryState): void {
+    if (h.state === state) return;
+    this.counts[h.state]--;
+    this.counts[state]++;
+    h.state = state;
+    if (state === 'queued') this.queue.push(h.entry.id);
+  }
+
+  /** Takes up to n queued entries, oldest first, leaving them in state 'running'. */
+  takeQueued(n: number): HeldEntry[] {
+    const out: HeldEntry[] = [];
+    let i = 0;
+    for (; i < this.queue.length && out.length < n; i++) {
+      const h = this.held.get(this.queue[i]!);
+      if (h === undefined || h.state !== 'queued') continue; // left the queue meanwhile
+      this.setState(h, 'running');
+      h.since = Date.now();
+      out.push(h);
+    }
+    this.queue = this.queue.slice(i);
+    return out;
+  }
+
+  delete(h: HeldEntry): void {
+    if (this.held.get(h.entry.id) !== h) return;
+    this.held.delete(h.entry.id);
+    this.counts[h.state]--;
+  }
+
+  /** Entries in one of the states, in insertion order. */
+  inState(...states: EntryState[]): HeldEntry[] {
+    return [...this.held.values()].filter((h) => states.includes(h.state));
+  }
+}

@@ -1,0 +1,52 @@
+// The Worker's events, typed: `worker.on('failed', (job, error) => ...)` checks both.
+import type { Job } from './options.js';
+
+/** A dead-lettered entry: a Job, but an entry that did not decode has no payload. */
+export type DeadLetteredJob<T> = Omit<Job<T>, 'payload'> & { payload: T | undefined };
+
+export interface WorkerEvents<T = unknown> {
+  /** The handler resolved and the entry was acknowledged. */
+  completed: [job: Job<T>, result: unknown];
+  /** The handler threw or timed out (each failed delivery once). */
+  failed: [job: Job<T>, error: Error];
+  /** A failed job will be retried by this worker after `delayMs`. */
+  retrying: [job: Job<T>, delayMs: number];
+  /** Moved to the dead-letter stream after maxDeliveries, or because it did not decode. */
+  deadLettered: [job: DeadLetteredJob<T>, error: Error];
+  /** Entries taken over from other (dead) consumers. */
+  claimed: [ids: string[]];
+  /** Pending entries that were deleted from the stream (trimmed) before they were handled. */
+  trimmed: [ids: string[]];
+  /** Another consumer claimed a job this worker was still running; its result is dropped. */
+  leaseLost: [job: Job<T>];
+  /**
+   * A command failed (the connection dropped, the server refused). As for any EventEmitter, an
+   * 'error' with no listener throws: attach one.
+   */
+  error: [error: Error];
+}
+
+export class TimeoutError extends Error {
+  constructor(ms: number) {
+    super(`handler timed out after ${ms} ms`);
+    this.name = 'TimeoutError';
+  }
+}
+
+export class LeaseLostError extends Error {
+  constructor(id: string) {
+    super(`entry ${id} was claimed by another consumer`);
+    this.name = 'LeaseLostError';
+  }
+}
+
+export class WorkerClosedError extends Error {
+  constructor() {
+    super('the worker closed before the handler finished');
+    this.name = 'WorkerClosedError';
+  }
+}
+
+export function asError(err: unknown): Error {
+  return err instanceof Error ? err : new Error(String(err));
+}

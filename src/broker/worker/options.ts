@@ -1,0 +1,142 @@
+// Worker options, their defaults, and the job types handlers see.
+import type { Codec } from '../codec.js';
+import type { Metrics } from '../metrics.js';
+
+export interface Job<T = unknown> {
+  id: string;
+  stream: string;
+  payload: T;
+  /** 1 on the first delivery, counted by the server (XPENDING). */
+  deliveries: number;
+  fields: Record<string, string>;
+  key: string | undefined;
+}
+
+/** What a handler gets besides its job(s). */
+export interface JobContext {
+  /**
+   * Aborts when the job's `timeoutMs` passes, when another consumer took the entry over (the
+   * lease was lost), or when `close({ timeoutMs })` gives up waiting. The reason says which.
+   */
+  signal: AbortSignal;
+}
+
+export type JobHandler<T = unknown> = (job: Job<T>, context: JobContext) => unknown;
+export type BatchHandler<T = unknown> = (jobs: Job<T>[], context: JobContext) => unknown;
+
+export interface BatchOptions {
+  /** Most jobs per handler call. */
+  size: number;
+  /** How long to wait for a batch to fill before running a smaller one (default 50 ms). */
+  waitMs?: number;
+}
+
+export interface WorkerOptions {
+  stream: string;
+  group: string;
+  /**
+   * Consume the partitions `stream{tag}` a Producer with the same `partitions` writes (one
+   * consumer group per partition, concurrency split over them).
+   */
+  partitions?: number;
+  /** Consumer name; default hostname-pid-random, unique per process. */
+  consumer?: string;
+  /** Handlers (with `batch`: batches) running at once (default 10; with `batch`, 1). */
+  concurrency?: number;
+  /** A handler running longer is aborted (its signal) and the delivery counts as failed. */
+  timeoutMs?: number;
+  /** Pending entries idle this long belong to a dead consumer and are claimed (default 30s). */
+  claimIdleMs?: number;
+  /** How often XAUTOCLAIM runs (default claimIdleMs / 2). */
+  claimIntervalMs?: number;
+  /** Deliveries after which a failing entry is dead-lettered (default 5). */
+  maxDeliveries?: number;
+  /** Default `${stream}:dead`. */
+  deadLetterStream?: string;
+  /**
+   * Delay before retrying after failed delivery n (1-based); default 100ms·2^(n-1). Capped at
+   * 0.8·claimIdleMs, so that no other worker claims the entry before its retry is due.
+   */
+  backoff?: (deliveries: number) => number;
+  /** XREADGROUP BLOCK timeout (default 2000ms). */
+  blockMs?: number;
+  /** Where a newly created group starts: '0' (all entries, default) or '$' (new ones only). */
+  startId?: string;
+  /**
+   * Remove consumers of the group idle this long with nothing pending (those of workers that
+   * are gone). Default max(5 min, 10·claimIdleMs); 0 turns it off.
+   */
+  consumerIdleMs?: number;
+  codec?: Codec;
+  /** Share one Metrics between workers, e.g. for one Prometheus endpoint. */
+  metrics?: Metrics;
+  /** Close gracefully on SIGTERM and SIGINT (default false). */
+  handleSignals?: boolean;
+  /**
+   * 'auto' (default): use XREADGROUP ... CLAIM and XNACK when the server has them;
+   * 'redis7': XAUTOCLAIM and idle timeouts only, whatever the server.
+   */
+  streamFeatures?: 'auto' | 'redis7';
+}
+
+/** A worker whose handler takes arrays of jobs (for bulk inserts). */
+export interface BatchWorkerOptions extends WorkerOptions {
+  batch: BatchOptions;
+}
+
+export interface CloseOptions {
+  /**
+   * Wait at most this long for running handlers; then abort their signals and return. Their
+   * entries stay pending (released with XNACK where the server has it), never acknowledged.
+   */
+  timeoutMs?: number;
+}
+
+export function exponentialBackoff(baseMs = 100, maxMs = 30_000): (deliveries: number) => number {
+  return (n) => Math.min(maxMs, baseMs * 2 ** Math.max(0, n - 1));
+}
+
+/** Options of one stream's consumer, defaults applied. */
+export interface ResolvedOptions {
+  stream: string;
+  group: string;
+  concurrency: number;
+  batchSize: number;
+  batchWaitMs: number;
+  timeoutMs: number;
+  claimIdleMs: number;
+  claimIntervalMs: number;
+  maxDeliveries: number;
+  backoff: (deliveries: number) => number;
+  blockMs: number;
+  startId: string;
+  consumerIdleMs: number;
+  codec: Codec;
+  streamFeatures: 'auto' | 'redis7';
+}
+
+export function resolveOptions(o: WorkerOptions & { batch?: BatchOptions }, codec: Codec): ResolvedOptions {
+  const claimIdleMs = o.claimIdleMs ?? 30_000;
+  const resolved: ResolvedOptions = {
+    stream: o.stream,
+    group: o.group,
+    concurrency: o.concurrency ?? (o.batch ? 1 : 10),
+    batchSize: o.batch?.size ?? 1,
+    batchWaitMs: o.batch ? (o.batch.waitMs ?? 50) : 0,
+    timeoutMs: o.timeoutMs ?? 0,
+    claimIdleMs,
+    claimIntervalMs: o.claimIntervalMs ?? Math.max(10, Math.floor(claimIdleMs / 2)),
+    maxDeliveries: o.maxDeliveries ?? 5,
+    backoff: o.backoff ?? exponentialBackoff(),
+    blockMs: o.blockMs ?? 2000,
+    startId: o.startId ?? '0',
+    consumerIdleMs: o.consumerIdleMs ?? Math.max(300_000, 10 * claimIdleMs),
+    codec,
+    streamFeatures: o.streamFeatures ?? 'auto',
+  };
+  if (!(resolved.concurrency >= 1)) throw new RangeError('concurrency must be at least 1');
+  if (!(resolved.maxDeliveries >= 1)) throw new RangeError('maxDeliveries must be at least 1');
+  if (!(resolved.batchSize >= 1)) throw new RangeError('batch.size must be at least 1');
+  if (!(resolved.timeoutMs >= 0)) throw new RangeError('timeoutMs must not be negative');
+  return resolved;
+}

@@ -1,0 +1,497 @@
+// One stream's consumer: reads through its GroupReader, runs handlers within `concurrency`,
+// acknowledges, retries after backoff, dead-letters, keeps leases of long handlers, and shuts
+// down gracefully. Every entry it holds is in its EntryTable with its state (entry-table.ts).
+//
+// Life of an entry:
+//   read ─▶ queued ─▶ running ─ ok ─▶ acking ─▶ XACK (batched) ─▶ 'completed'
+//                        └ throws / times out ─▶ 'failed'; then
+//                            deliveries < maxDeliveries ─▶ retry-wait: stays pending under our
+//                              name; after backoff(deliveries) re-taken with XCLAIM
+//                              min-idle=backoff (the server's clock), one more delivery
+//                            otherwise ─▶ MULTI XADD dead-letter + XACK EXEC ─▶ 'deadLettered'
+//   a payload that does not decode ─▶ dead-lettered at once
+//   the consumer dies ─▶ after claimIdleMs another worker claims the entry (XAUTOCLAIM, or
+//                        XREADGROUP ... CLAIM where the server has it)
+import type { BlockingConnection, Connection, Value } from '../../client/connection.js';
+import { decodeEntry } from '../codec.js';
+import { deadLetterFields } from '../dead-letters.js';
+import type { Metrics } from '../metrics.js';
+import { errorMessage, parseEntries, type StreamEntry } from '../replies.js';
+import { probeStreamFeatures, REDIS7_FEATURES, type StreamFeatures } from '../stream-features.js';
+import { Acker } from './acker.js';
+import { EntryTable, type HeldEntry } from './entry-table.js';
+import { asError, type DeadLetteredJob, LeaseLostError, TimeoutError, WorkerClosedError, type WorkerEvents } from './events.js';
+import { type Delivered, GroupReader, type ReadResult } from './group-reader.js';
+import type { BatchHandler, CloseOptions, Job, JobHandler, ResolvedOptions } from './options.js';
+import { RetryScheduler } from './retry-scheduler.js';
+
+export type Emit<T> = <K extends keyof WorkerEvents<T>>(event: K, ...args: WorkerEvents<T>[K]) => void;
+
+export type AnyHandler<T> = { batch: false; fn: JobHandler<T> } | { batch: true; fn: BatchHandler<T> };
+
+export class StreamConsumer<T> {
+  features: StreamFeatures = REDIS7_FEATURES;
+  private state: 'idle' | 'running' | 'closing' | 'closed' = 'idle';
+  private readonly table = new EntryTable();
+  private readonly acker: Acker;
+  private readonly retries: RetryScheduler;
+  private reader: GroupReader | null = null;
+  private blocking: BlockingConnection | null = null;
+  private readonly runs = new Set<Promise<void>>();
+  private readonly acks = new Set<Promise<void>>();
+  private slotWaiter: (() => void) | null = null;
+  private batchTimer: NodeJS.Timeout | null = null;
+  private timers: NodeJS.Timeout[] = [];
+  private unsubscribe: Array<() => void> = [];
+  private loop: Promise<void> | null = null;
+  /** Set by close() after its timeout: results of handlers still running are dropped. */
+  private abandoned = false;
+  /** Set by close(): entries already delivered here still run before it returns. */
+  private draining = false;
+
+  constructor(
+    private readonly conn: Connection,
+    private readonly o: ResolvedOptions,
+    readonly consumer: string,
+    readonly deadLetterStream: string,
+    private readonly metrics: Metrics,
+    private readonly handler: AnyHandler<T>,
+    private readonly emit: Emit<T>,
+  ) {
+    this.acker = new Acker(conn, o.stream, o.group, (err) => this.emit('error', asError(err)));
+    this.retries = new RetryScheduler((id) => this.guard(this.retryDue(id)));
+  }
+
+  /** Handlers running now. */
+  get active(): number {
+    return this.table.count('running');
+  }
+
+  async start(): Promise<void> {
+    if (this.state !== 'idle') return;
+    this.state = 'running';
+    if (this.o.streamFeatures === 'auto') this.features = await probeStreamFeatures(this.conn);
+    this.blocking = await this.conn.duplicate();
+    const reader = new GroupReader(this.conn, this.blocking, this.o, this.consumer, this.features);
+    this.reader = reader;
+    await reader.ensureGroup();
+    const resume = (): void => reader.resumeHistory();
+    this.unsubscribe.push(this.blocking.onReconnect(resume), this.conn.onReconnect(resume));
+    // With CLAIM every read claims idle entries: no separate XAUTOCLAIM round trips.
+    if (!this.features.readClaim) this.every(this.o.claimIntervalMs, () => this.autoclaim());
+    this.every(Math.max(10, Math.floor(this.o.claimIdleMs / 3)), () => this.renewLeases());
+    if (this.o.consumerIdleMs > 0) this.every(Math.max(10, Math.floor(this.o.consumerIdleMs / 2)), () => this.removeIdleConsumers());
+    this.loop = this.readLoop();
+  }
+
+  /** Resolves when the read loop has ended (after close()). */
+  async done(): Promise<void> {
+    await this.loop;
+  }
+
+  // --- reading ---------------------------------------------------------------------------------
+
+  /** Entries we may still take: capacity minus those queued or running. */
+  private freeSlots(): number {
+    return this.o.concurrency * this.o.batchSize - this.table.count('queued') - this.table.count('running');
+  }
+
+  private waitForSlot(): Promise<void> {
+    if (this.freeSlots() > 0 || this.state !== 'running') return Promise.resolve();
+    return new Promise((resolve) => (this.slotWaiter = resolve));
+  }
+
+  private wakeReader(): void {
+    const w = this.slotWaiter;
+    this.slotWaiter = null;
+    w?.();
+  }
+
+  private async readLoop(): Promise<void> {
+    let failures = 0;
+    while (this.state === 'running') {
+      await this.waitForSlot();
+      if (this.state !== 'running') break;
+      try {
+        const result = await this.reader!.read(this.freeSlots());
+        failures = 0;
+        this.accept(result);
+        // The embedded engine replies in microtasks: let timers and I/O run between reads.
+        await new Promise((r) => setImmediate(r));
+      } catch (err) {
+        if (this.state !== 'running') break;
+        if (errorMessage(err).startsWith('NOGROUP')) {
+          await this.reader!.ensureGroup().catch(() => {}); // the stream or group was deleted
+        } else {
+          this.emit('error', asError(err));
+        }
+        failures++;
+        await sleep(Math.min(2000, 20 * 2 ** Math.min(failures, 7)));
+      }
+    }
+  }
+
+  /** Takes a read's entries into the table and starts what the slots allow. */
+  private accept(result: ReadResult): void {
+    if (result.trimmed.length > 0) this.trimmed(result.trimmed);
+    const claimed: string[] = [];
+    for (const d of result.entries) {
+      if (!this.take(d)) continue;
+      if (d.claimed) claimed.push(d.entry.id);
+    }
+    if (claimed.length > 0) {
+      this.metrics.inc('claimed', claimed.length);
+      this.emit('claimed', claimed);
+    }
+    this.pump();
+  }
+
+  /** Adds a delivered entry; false when it was ours already (then only its count is updated). */
+  private take(d: Delivered): boolean {
+    const held = this.table.get(d.entry.id);
+    if (held === undefined) {
+      this.table.add(d.entry, d.deliveries);
+      return true;
+    }
+    if (held.state === 'retry-wait') {
+      // Delivered again before our retry was due (a claim after a long pause): run it now.
+      this.retries.cancel(d.entry.id);
+      held.deliveries = d.deliveries;
+      this.table.setState(held, 'queued');
+    }
+    return false;
+  }
+
+  /** Pending entries deleted under us: counted and reported, then removed from the PEL. */
+  private trimmed(ids: string[]): void {
+    this.metrics.inc('trimmed', ids.length);
+    this.emit('trimmed', ids);
+    for (const id of ids) void this.acker.ack(id);
+  }
+
+  // --- running handlers --------------------------------------------------------------------------
+
+  /** Starts handlers (or batches) while slots are free. */
+  private pump(): void {
+    if (this.state !== 'running' && !this.draining) return;
+    const running = (): number => Math.ceil(this.table.count('running') / this.o.batchSize);
+    while (this.table.count('queued') > 0 && running() < this.o.concurrency) {
+      if (this.o.batchSize > 1 && this.table.count('queued') < this.o.batchSize && !this.draining) {
+        // Wait a little for the batch to fill.
+        this.batchTimer ??= setTimeout(() => {
+          this.batchTimer = null;
+          this.runUnit(this.table.takeQueued(this.o.batchSize));
+          this.pump();
+        }, this.o.batchWaitMs);
+        return;
+      }
+      this.runUnit(this.table.takeQueued(this.o.batchSize));
+    }
+  }
+
+  private runUnit(held: HeldEntry[]): void {
+    if (held.length === 0) return;
+    const p = this.execute(held).finally(() => {
+      this.runs.delete(p);
+      this.pump();
+      this.wakeReader();
+    });
+    this.runs.add(p);
+  }
+
+  private async execute(held: HeldEntry[]): Promise<void> {
+    const jobs: Array<{ h: HeldEntry; job: Job<T> }> = [];
+    for (const h of held) {
+      const job = await this.prepare(h);
+      if (job !== null) jobs.push({ h, job });
+    }
+    if (jobs.length === 0) return;
+    const controller = new AbortController();
+    for (const { h } of jobs) h.controller = controller;
+    const started = performance.now();
+    const outcome = await this.invoke(jobs.map((j) => j.job), controller);
+    const elapsed = performance.now() - started;
+    for (const { h, job } of jobs) {
+      h.controller = null;
+      if (this.table.get(job.id) !== h) continue; // the lease was lost meanwhile
+      this.metrics.observe(elapsed);
+      if (this.abandoned) continue; // close() gave up on it: it stays pending, never acked
+      if (outcome.ok) this.complete(h, job, outcome.result);
+      else await this.fail(h, job, outcome.error);
+    }
+  }
+
+  /** The job for an entry, or null when it was dealt with here (dead-lettered: too many deliveries or undecodable). */
+  private async prepare(h: HeldEntry): Promise<Job<T> | null> {
+    const { entry, deliveries } = h;
+    const fields = entry.fields!;
+    const base = { id: entry.id, stream: this.o.stream, deliveries, fields, key: fields['key'] };
+    if (deliveries > this.o.maxDeliveries) {
+      // A consumer died (or kept dying) holding it: it has had its chances.
+      const message = h.lastError ?? `delivered ${deliveries} times without success`;
+      await this.deadLetter(h, { ...base, payload: undefined }, new Error(message));
+      return null;
+    }
+    try {
+      return { ...base, payload: decodeEntry(this.o.codec, fields) as T };
+    } catch (err) {
+      await this.deadLetter(h, { ...base, payload: undefined }, asError(err));
+      return null;
+    }
+  }
+
+  /** Runs the handler, bounded by timeoutMs; a timeout aborts the signal and counts as a failure. */
+  private async invoke(jobs: Job<T>[], controller: AbortController): Promise<{ ok: true; result: unknown } | { ok: false; error: Error }> {
+    const context = { signal: controller.signal };
+    const run = Promise.resolve().then(() => (this.handler.batch ? this.handler.fn(jobs, context) : this.handler.fn(jobs[0]!, context)));
+    const aborted = new Promise<never>((_, reject) => {
+      controller.signal.addEventListener('abort', () => reject(asError(controller.signal.reason)), { once: true });
+    });
+    let timer: NodeJS.Timeout | undefined;
+    if (this.o.timeoutMs > 0) timer = setTimeout(() => controller.abort(new TimeoutError(this.o.timeoutMs)), this.o.timeoutMs);
+    try {
+      return { ok: true, result: await Promise.race([run, aborted]) };
+    } catch (err) {
+      return { ok: false, error: asError(err) };
+    } finally {
+      clearTimeout(timer);
+      run.catch(() => {}); // a handler that rejects after its abort is not an unhandled rejection
+    }
+  }
+
+  private complete(h: HeldEntry, job: Job<T>, result: unknown): void {
+    // The slot is free now, so the next read does not wait for the XACK round trip.
+    this.table.setState(h, 'acking');
+    const acked = this.acker.ack(job.id).then((ok) => {
+      this.acks.delete(acked);
+      this.table.delete(h);
+      if (!ok) return;
+      this.metrics.inc('processed');
+      this.emit('completed', job, result);
+    });
+    this.acks.add(acked);
+  }
+
+  private async fail(h: HeldEntry, job: Job<T>, error: Error): Promise<void> {
+    this.metrics.inc('failed');
+    if (error instanceof TimeoutError) this.metrics.inc('timedOut');
+    h.lastError = error.message;
+    this.emit('failed', job, error);
+    if (h.deliveries >= this.o.maxDeliveries) {
+      await this.deadLetter(h, job, error);
+      return;
+    }
+    if (this.state !== 'running') {
+      this.table.delete(h); // stays pending: retried after a restart or by a claim
+      return;
+    }
+    // Below claimIdleMs, or another worker would claim it before its retry is due.
+    const delay = Math.max(0, Math.min(this.o.backoff(h.deliveries), Math.floor(this.o.claimIdleMs * 0.8)));
+    this.table.setState(h, 'retry-wait');
+    this.emit('retrying', job, delay);
+    this.retries.schedule(job.id, delay);
+  }
+
+  /** The backoff has passed by our clock: re-take the entry if the server agrees. */
+  private async retryDue(id: string): Promise<void> {
+    const h = this.table.get(id);
+    if (h === undefined || h.state !== 'retry-wait' || this.state !== 'running') return;
+    const delay = Math.max(0, Math.min(this.o.backoff(h.deliveries), Math.floor(this.o.claimIdleMs * 0.8)));
+    // min-idle = delay: the server confirms the backoff has elapsed and that nobody took it.
+    const [entry] = parseEntries(await this.conn.call('XCLAIM', this.o.stream, this.o.group, this.consumer, delay, id));
+    if (this.table.get(id) !== h || h.state !== 'retry-wait') return;
+    if (entry !== undefined) {
+      this.metrics.inc('retried');
+      h.deliveries++;
+      this.table.setState(h, 'queued');
+      this.pump();
+      return;
+    }
+    const [row] = (await this.conn.call('XPENDING', this.o.stream, this.o.group, id, id, 1)) as Value[][];
+    if (row && String(row[1]) === this.consumer) {
+      // Still ours but not idle long enough by the server's clock: try again a little later.
+      this.retries.schedule(id, Math.max(5, delay - Number(row[2])));
+    } else {
+      this.table.delete(h); // acknowledged, deleted, or claimed by another consumer meanwhile
+    }
+  }
+
+  // --- dead letters ------------------------------------------------------------------------------
+
+  private async deadLetter(h: HeldEntry, job: DeadLetteredJob<T>, error: Error): Promise<void> {
+    const fields = deadLetterFields({ entry: h.entry, stream: this.o.stream, group: this.o.group, consumer: this.consumer, deliveries: h.deliveries, error: error.message });
+    try {
+      await this.conn.multi([
+        ['XADD', this.deadLetterStream, '*', ...fields],
+        ['XACK', this.o.stream, this.o.group, h.entry.id],
+      ]);
+    } catch (err) {
+      this.emit('error', asError(err)); // still pending: it comes back and is dead-lettered then
+      this.table.delete(h);
+      return;
+    }
+    this.table.delete(h);
+    this.metrics.inc('deadLettered');
+    this.emit('deadLettered', job, error);
+  }
+
+  // --- claims, leases and idle consumers ----------------------------------------------------------
+
+  private every(ms: number, fn: () => Promise<void>): void {
+    let busy = false;
+    const t = setInterval(() => {
+      if (busy || this.state !== 'running') return;
+      busy = true;
+      void this.guard(fn()).finally(() => (busy = false));
+    }, ms);
+    t.unref();
+    this.timers.push(t);
+  }
+
+  /** Runs background work, reporting its failure as an 'error' event. */
+  private guard(p: Promise<void>): Promise<void> {
+    return p.catch((err) => {
+      if (this.state === 'running') this.emit('error', asError(err));
+    });
+  }
+
+  /** Redis 7: takes entries idle longer than claimIdleMs from any consumer (dead ones, in practice). */
+  private async autoclaim(): Promise<void> {
+    for (let round = 0; round < 10 && this.freeSlots() > 0 && this.state === 'running'; round++) {
+      this.accept(await this.reader!.autoclaim(this.freeSlots()));
+      if (this.reader!.claimScanDone) break;
+    }
+  }
+
+  /**
+   * Long handlers keep their lease: XCLAIM ... JUSTID resets the idle time without counting a
+   * delivery. An entry another consumer took meanwhile has lost its lease: its handler's
+   * signal aborts and its result will be dropped (the new owner acknowledges it).
+   */
+  private async renewLeases(): Promise<void> {
+    const threshold = Date.now() - Math.floor(this.o.claimIdleMs / 3);
+    const long = this.table.inState('queued', 'running').filter((h) => h.since <= threshold);
+    if (long.length === 0) return;
+    const owners = await this.conn.pipeline(long.map((h) => ['XPENDING', this.o.stream, this.o.group, h.entry.id, h.entry.id, 1]));
+    const kept: string[] = [];
+    long.forEach((h, i) => {
+      const rows = owners[i];
+      if (rows instanceof Error) return;
+      const row = (rows as Value[][])[0];
+      if (row !== undefined && String(row[1]) === this.consumer) kept.push(h.entry.id);
+      else if (this.table.get(h.entry.id) === h && h.state !== 'acking') this.leaseLost(h);
+    });
+    if (kept.length > 0) await this.conn.call('XCLAIM', this.o.stream, this.o.group, this.consumer, 0, ...kept, 'JUSTID');
+  }
+
+  private leaseLost(h: HeldEntry): void {
+    this.table.delete(h);
+    this.metrics.inc('leaseLost');
+    h.controller?.abort(new LeaseLostError(h.entry.id));
+    const fields = h.entry.fields ?? {};
+    this.emit('leaseLost', { id: h.entry.id, stream: this.o.stream, deliveries: h.deliveries, fields, key: fields['key'], payload: undefined as T });
+  }
+
+  /** XGROUP DELCONSUMER for consumers idle past consumerIdleMs that hold nothing. */
+  private async removeIdleConsumers(): Promise<void> {
+    const rows = (await this.conn.call('XINFO', 'CONSUMERS', this.o.stream, this.o.group)) as Value[][];
+    for (const row of rows) {
+      const info: Record<string, Value> = {};
+      for (let i = 0; i + 1 < row.length; i += 2) info[String(row[i])] = row[i + 1]!;
+      const name = String(info['name']);
+      if (name === this.consumer) continue;
+      // `idle` counts from the last attempted read, so a live consumer blocking in XREADGROUP
+      // keeps it low (7.2's `inactive` counts from the last successful one: not what we want).
+      if (Number(info['pending']) === 0 && Number(info['idle']) >= this.o.consumerIdleMs) await this.deleteConsumerIfEmpty(name);
+    }
+  }
+
+  /** DELCONSUMER drops the consumer's PEL: re-check it is empty just before (one round trip). */
+  private async deleteConsumerIfEmpty(name: string): Promise<boolean> {
+    const held = (await this.conn.call('XPENDING', this.o.stream, this.o.group, '-', '+', 1, name)) as Value[];
+    if (held.length > 0) return false;
+    await this.conn.call('XGROUP', 'DELCONSUMER', this.o.stream, this.o.group, name);
+    return true;
+  }
+
+  // --- shutdown ------------------------------------------------------------------------------------
+
+  /**
+   * Stops reading, lets running handlers finish (up to timeoutMs, then aborts them), awaits
+   * the acks, and removes this consumer from the group when it holds nothing.
+   */
+  async close(options: CloseOptions = {}): Promise<void> {
+    if (this.state === 'idle') {
+      this.state = 'closed';
+      return;
+    }
+    if (this.state !== 'running') return;
+    this.state = 'closing';
+    for (const t of this.timers) clearInterval(t);
+    if (this.batchTimer) clearTimeout(this.batchTimer);
+    // Entries waiting for a retry stay pending under our name: another worker claims them after
+    // claimIdleMs, which is longer than any backoff, so the backoff holds across a restart too.
+    for (const id of this.retries.cancelAll()) {
+      const h = this.table.get(id);
+      if (h) this.table.delete(h);
+    }
+    this.wakeReader();
+    await this.blocking?.interrupt();
+    await this.loop;
+    // Entries already delivered here run before close() returns (unless its timeout passes).
+    this.draining = true;
+    this.pump();
+    await this.waitForHandlers(options.timeoutMs);
+    await this.acker.drain();
+    await Promise.all([...this.acks]);
+    for (const u of this.unsubscribe) u();
+    await this.deleteConsumerIfEmpty(this.consumer).catch(() => false);
+    await this.blocking?.close();
+    this.state = 'closed';
+  }
+
+  private async waitForHandlers(timeoutMs: number | undefined): Promise<void> {
+    const all = (): Promise<unknown> => Promise.allSettled([...this.runs]);
+    if (timeoutMs === undefined) {
+      while (this.runs.size > 0) await all();
+      return;
+    }
+    let timer: NodeJS.Timeout | undefined;
+    const expired = new Promise<'timeout'>((r) => (timer = setTimeout(() => r('timeout'), timeoutMs)));
+    const finished = (async () => {
+      while (this.runs.size > 0) await all();
+      return 'done' as const;
+    })();
+    const outcome = await Promise.race([finished, expired]);
+    clearTimeout(timer);
+    if (outcome === 'done') return;
+    // Give up: abort the handlers, never acknowledge what they return, hand their entries back.
+    this.abandoned = true;
+    const running = this.table.inState('running');
+    const unstarted = this.table.inState('queued');
+    for (const h of [...running, ...unstarted]) {
+      h.controller?.abort(new WorkerClosedError());
+      this.table.delete(h);
+    }
+    if (!this.features.xnack) return; // pending under our name: claimed after claimIdleMs
+    await this.release(running.map((h) => h.entry.id), 'FAIL');
+    // Never started: SILENT, that delivery does not count.
+    await this.release(unstarted.map((h) => h.entry.id), 'SILENT');
+  }
+
+  /** XNACK: the entries go back to the group, claimable by any worker at once. */
+  private async release(ids: string[], mode: 'SILENT' | 'FAIL'): Promise<void> {
+    if (ids.length === 0) return;
+    try {
+      await this.conn.call('XNACK', this.o.stream, this.o.group, mode, 'IDS', ids.length, ...ids);
+    } catch (err) {
+      this.emit('error', asError(err)); // still ours and pending: claimed after claimIdleMs
+    }
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
+
+export type { StreamEntry };

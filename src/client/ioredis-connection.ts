@@ -1,0 +1,89 @@
+// What the single-node (ioredis Redis) and cluster (ioredis Cluster) adapters share: calls,
+// MULTI unwrapping, reconnect notification and closing. The subclasses add what differs:
+// pipelines and how a blocking read is interrupted.
+import type { Cluster, Redis } from 'ioredis';
+import type { Arg, Value } from './embedded.js';
+import { type BlockingConnection, TransactionError } from './connection.js';
+
+type Client = Redis | Cluster;
+
+export abstract class IoredisConnection<C extends Client> implements BlockingConnection {
+  private readonly listeners = new Set<() => void>();
+  private readyOnce = false;
+  private closed = false;
+
+  constructor(
+    readonly client: C,
+    /** Whether close() quits the client (false when the caller passed in their own client). */
+    private readonly ownsClient: boolean,
+  ) {
+    if (client.status === 'ready') this.readyOnce = true;
+    client.on('ready', () => {
+      if (!this.readyOnce) {
+        this.readyOnce = true;
+        return;
+      }
+      this.reconnected();
+    });
+    // Without a listener ioredis prints every connection error; the broker handles them.
+    client.on('error', () => {});
+  }
+
+  abstract pipeline(commands: Arg[][]): Promise<Array<Value | Error>>;
+  abstract duplicate(): Promise<BlockingConnection>;
+  abstract interrupt(): Promise<void>;
+
+  call(...args: Arg[]): Promise<Value> {
+    const [name, ...rest] = args;
+    return (this.client.call as (...a: Array<string | Buffer | number>) => Promise<unknown>)(String(name), ...rest.map(toWire)) as Promise<Value>;
+  }
+
+  async multi(commands: Arg[][]): Promise<Value[]> {
+    return execMulti(() => this.client.multi(toCalls(commands)).exec());
+  }
+
+  onReconnect(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Tells the listeners the link was established again. */
+  protected reconnected(): void {
+    for (const l of this.listeners) l();
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.listeners.clear();
+    if (!this.ownsClient) return;
+    if (this.client.status === 'ready') await this.client.quit().catch(() => this.client.disconnect());
+    else this.client.disconnect();
+  }
+}
+
+export function toWire(a: Arg): string | Buffer | number {
+  return typeof a === 'bigint' ? a.toString() : a;
+}
+
+/** Commands in the shape ioredis's pipeline() and multi() take. */
+export function toCalls(commands: Arg[][]): Array<Array<string | Buffer | number>> {
+  return commands.map((c) => ['call', ...c.map(toWire)]);
+}
+
+/**
+ * Runs an ioredis MULTI/EXEC and unwraps it: any failed command (or an aborted EXEC) rejects the
+ * whole transaction with TransactionError.
+ */
+export async function execMulti(exec: () => Promise<Array<[Error | null, unknown]> | null>): Promise<Value[]> {
+  let results: Array<[Error | null, unknown]> | null;
+  try {
+    results = await exec();
+  } catch (err) {
+    throw new TransactionError((err as Error).message);
+  }
+  if (results === null) throw new TransactionError('EXEC aborted');
+  const failed = results.find(([err]) => err !== null);
+  if (failed) throw new TransactionError((failed[0] as Error).message);
+  return results.map(([, value]) => value as Value);
+}

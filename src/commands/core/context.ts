@@ -1,0 +1,63 @@
+// The Context a handler runs with: the client's database, and what the command changed and
+// asks to propagate, collected for Instance to log when the command ends.
+import type { Reply } from '../../resp/reply.js';
+import type { ClientState } from '../client-state.js';
+import type { Context } from '../types.js';
+import type { Instance } from './instance.js';
+import type { Propagated } from './persistence.js';
+
+export class CommandContext implements Context {
+  dirtyCount = 0;
+  propagationPrevented = false;
+  readonly explicit: Propagated[] = [];
+  readonly startDb: number;
+
+  constructor(
+    readonly instance: Instance,
+    readonly client: ClientState,
+    readonly noBlock: boolean,
+    dbIndex?: number,
+  ) {
+    this.startDb = dbIndex ?? client.db;
+  }
+
+  get db() {
+    return this.instance.keyspace.db(this.startDb);
+  }
+
+  modified(key: string, db?: number): void {
+    this.dirtyCount++;
+    this.instance.keyspace.signalModified(db ?? this.db.index, key);
+  }
+
+  addDirty(n: number): void {
+    this.dirtyCount += n;
+  }
+
+  propagate(argv: Array<Buffer | string>): void {
+    this.explicit.push({ db: this.db.index, argv });
+  }
+
+  preventPropagation(): void {
+    this.propagationPrevented = true;
+  }
+
+  block(
+    keys: string[],
+    timeoutMs: number,
+    retry: (ctx: Context, readyKey: string) => Reply | undefined,
+    onTimeout: Reply,
+  ): Promise<Reply> {
+    return this.instance.blocked.block(this.client, this.db.index, keys, timeoutMs, retry, onTimeout);
+  }
+
+  /**
+   * What to log for this command: its explicit forms, else its own argv when it changed
+   * anything. `argv` is null for blocked-client retries, which propagate explicitly or not at all.
+   */
+  propagated(argv: Buffer[] | null): Propagated[] {
+    if (this.propagationPrevented) return [];
+    if (this.explicit.length === 0 && this.dirtyCount > 0 && argv !== null) return [{ db: this.startDb, argv }];
+    return this.explicit;
+  }
+}

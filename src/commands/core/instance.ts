@@ -1,0 +1,271 @@
+// One sluice database instance: the keyspace, the command table, connected clients, config,
+// statistics, blocked clients, WATCHes and the propagation of effects to the persistence
+// layer. The TCP server and the embedded client are both thin transports over execute().
+import { performance } from 'node:perf_hooks';
+import { Keyspace } from '../../engine/keyspace.js';
+import { CommandError, ErrorReply, Errors, QUEUED, type Reply } from '../../resp/reply.js';
+import { ClientState } from '../client-state.js';
+import { Config } from '../config.js';
+import { CommandTable } from '../table.js';
+import type { CommandSpec } from '../types.js';
+import { BlockedClients } from './blocking.js';
+import { CommandContext } from './context.js';
+import { InfoRegistry } from './info.js';
+import { registerBuiltinSections } from './info-sections.js';
+import type { Persistence, Propagated } from './persistence.js';
+import { type Resolved, resolveCommand } from './resolve.js';
+import { Stats } from './stats.js';
+import { WatchRegistry } from './watch.js';
+
+/** Read once: the getter is not free, and the origin never changes. */
+const TIME_ORIGIN = performance.timeOrigin;
+
+/** Commands that run even inside MULTI instead of being queued. */
+const NOT_QUEUED = new Set(['exec', 'discard', 'multi', 'watch', 'quit', 'reset']);
+
+export interface InstanceOptions {
+  now?: () => number;
+  config?: Record<string, string>;
+}
+
+export class Instance {
+  readonly keyspace: Keyspace;
+  readonly table = new CommandTable();
+  readonly config: Config;
+  readonly stats = new Stats();
+  readonly clients = new Map<number, ClientState>();
+  readonly startedAt = Date.now();
+  /** INFO's sections; other layers register theirs here (persistence replaces its own). */
+  readonly info = new InfoRegistry();
+  persistence: Persistence | null = null;
+  /** Changes since the last save/rewrite, as Redis's server.dirty. */
+  dirty = 0;
+  lastSaveTime = Math.floor(Date.now() / 1000);
+  /** Set by the transport: closes listeners, flushes, exits (SHUTDOWN). */
+  shutdownHandler: ((opts: { save: boolean | null }) => Promise<string | null>) | null = null;
+
+  /** Clients parked by blocking commands (Context.block). */
+  readonly blocked = new BlockedClients();
+  private readonly watches = new WatchRegistry();
+  private expiryTimer: NodeJS.Timeout | null = null;
+
+  constructor(commands: CommandSpec[], options: InstanceOptions = {}) {
+    this.keyspace = new Keyspace(options.now);
+    this.config = new Config(options.config);
+    this.table.register(commands);
+    registerBuiltinSections(this);
+    this.keyspace.onKeyModified((db, key) => this.onKeyModified(db, key));
+    this.keyspace.onKeyExpired((db, key) => {
+      this.stats.expiredKeys++;
+      this.persistence?.append([{ db, argv: ['DEL', Buffer.from(key, 'latin1')] }]);
+    });
+  }
+
+  /** Runs active expiry every 100 ms (Redis's hz 10). Unref'd so it never keeps a process alive. */
+  startActiveExpiry(intervalMs = 100): void {
+    if (this.expiryTimer !== null) return;
+    this.expiryTimer = setInterval(() => {
+      for (const db of this.keyspace.dbs) if (db.expires.size > 0) db.activeExpireCycle();
+      this.serveReadyKeys();
+    }, intervalMs);
+    this.expiryTimer.unref();
+  }
+
+  stop(): void {
+    if (this.expiryTimer !== null) clearInterval(this.expiryTimer);
+    this.expiryTimer = null;
+    for (const client of [...this.clients.values()]) client.blocked?.finish(undefined);
+  }
+
+  // --- clients -------------------------------------------------------------------------------
+
+  newClient(kind: ClientState['kind'], addr = '', laddr = '', fd = -1): ClientState {
+    const client = new ClientState(kind, this.config.get('requirepass') === '', addr, laddr, fd);
+    this.clients.set(client.id, client);
+    return client;
+  }
+
+  /** Forgets a client: unblocks it and drops its WATCHes. */
+  removeClient(client: ClientState): void {
+    client.blocked?.finish(undefined);
+    this.unwatchAll(client);
+    this.clients.delete(client.id);
+  }
+
+  blockedClientCount(): number {
+    let n = 0;
+    for (const c of this.clients.values()) if (c.blocked !== null) n++;
+    return n;
+  }
+
+  // --- dispatch ------------------------------------------------------------------------------
+
+  /** Executes one command for a client, as Redis's processCommand. */
+  execute(client: ClientState, argv: Buffer[]): Reply | Promise<Reply> {
+    const resolved = this.resolve(argv);
+    if (resolved instanceof ErrorReply) {
+      if (client.multi !== null) client.multiAborted = true;
+      const reply = this.table.lookup(argv[0]!)?.name === 'exec' ? this.abortExec(client, resolved.message) : resolved;
+      this.stats.countError(reply.message);
+      return reply;
+    }
+    const { spec, fullName } = resolved;
+    if (!client.authenticated && !spec.flags.includes('no_auth')) {
+      if (client.multi !== null) client.multiAborted = true;
+      if (fullName === 'exec') return this.reject(fullName, this.abortExec(client, Errors.noAuth).message);
+      return this.reject(fullName, Errors.noAuth);
+    }
+    if (client.multi !== null && !NOT_QUEUED.has(fullName)) {
+      if (spec.flags.includes('no_multi')) {
+        client.multiAborted = true;
+        return this.reject(fullName, 'ERR Command not allowed inside a transaction');
+      }
+      client.multi.push(argv);
+      return QUEUED;
+    }
+    if (spec.flags.includes('write') && this.persistence !== null) {
+      const err = this.persistence.writeError();
+      if (err !== null) return this.reject(fullName, err);
+    }
+    return this.call(client, spec, fullName, argv, false);
+  }
+
+  /** Finds a command's spec, checking existence and arity. */
+  resolve(argv: Buffer[]): Resolved | ErrorReply {
+    return resolveCommand(this.table, argv);
+  }
+
+  private reject(fullName: string, message: string): ErrorReply {
+    this.stats.forCommand(fullName).rejectedCalls++;
+    this.stats.countError(message);
+    return new ErrorReply(message);
+  }
+
+  /**
+   * Runs a resolved command. `noBlock` is set inside EXEC and during AOF replay. The effects
+   * are propagated as one batch unless `batch` is given (EXEC collects its commands' effects).
+   */
+  call(
+    client: ClientState,
+    spec: CommandSpec,
+    fullName: string,
+    argv: Buffer[],
+    noBlock: boolean,
+    batch?: Propagated[],
+  ): Reply | Promise<Reply> {
+    const ctx = new CommandContext(this, client, noBlock || client.kind === 'aof');
+    // performance.now() is the cheapest clock in Node; one reading also dates the interaction.
+    const started = performance.now();
+    client.lastInteraction = TIME_ORIGIN + started;
+    let reply: Reply | Promise<Reply>;
+    try {
+      reply = spec.handler!(ctx, argv);
+    } catch (err) {
+      reply = this.errorReply(err);
+    }
+    const stats = this.stats.forCommand(fullName);
+    stats.calls++;
+    stats.usec += (performance.now() - started) * 1000;
+    this.stats.commandsProcessed++;
+    client.lastCommand = fullName;
+    if (reply instanceof ErrorReply) {
+      stats.failedCalls++;
+      this.stats.countError(reply.message);
+    }
+    this.finishContext(ctx, argv, batch);
+    if (reply instanceof Promise) {
+      return reply.catch((err: unknown) => this.errorReply(err));
+    }
+    return reply;
+  }
+
+  private errorReply(err: unknown): ErrorReply {
+    if (err instanceof CommandError) return new ErrorReply(err.reply);
+    // A bug must not take the server down: report it to the client and on stderr.
+    console.error('sluice: internal error while executing a command:', err);
+    return new ErrorReply(`ERR internal error: ${(err as Error)?.message ?? String(err)}`);
+  }
+
+  /** Counts a command's changes and logs (or batches) what it propagates. */
+  private finishContext(ctx: CommandContext, argv: Buffer[] | null, batch?: Propagated[]): void {
+    if (ctx.dirtyCount > 0) this.dirty += ctx.dirtyCount;
+    const items = ctx.propagated(argv);
+    if (items.length > 0) {
+      if (batch !== undefined) batch.push(...items);
+      else this.persistence?.append(items);
+    }
+    if (batch === undefined) this.serveReadyKeys();
+  }
+
+  // --- MULTI / EXEC / WATCH --------------------------------------------------------------------
+
+  /** EXEC: runs the queued commands atomically and propagates them as one batch. */
+  exec(client: ClientState): Reply {
+    const queue = client.multi ?? [];
+    client.multi = null;
+    const replies: Reply[] = [];
+    const batch: Propagated[] = [];
+    for (const argv of queue) {
+      const resolved = this.resolve(argv);
+      if (resolved instanceof ErrorReply) {
+        replies.push(resolved);
+        continue;
+      }
+      const reply = this.call(client, resolved.spec, resolved.fullName, argv, true, batch);
+      // With noBlock set no handler returns a pending promise; guard against one that does.
+      replies.push(reply instanceof Promise ? new ErrorReply('ERR command blocked inside MULTI') : reply);
+    }
+    if (batch.length > 0) this.persistence?.append(batch);
+    this.serveReadyKeys();
+    return replies;
+  }
+
+  /** A rejected EXEC discards the transaction, as Redis's execCommandAbort. */
+  private abortExec(client: ClientState, message: string): ErrorReply {
+    client.multi = null;
+    client.multiAborted = false;
+    this.unwatchAll(client);
+    const reason = message.startsWith('ERR ') ? message.slice(4) : message;
+    return new ErrorReply(`EXECABORT Transaction discarded because of: ${reason}`);
+  }
+
+  watch(client: ClientState, db: number, key: string): void {
+    this.watches.watch(client, `${db}:${key}`);
+  }
+
+  unwatchAll(client: ClientState): void {
+    this.watches.unwatchAll(client);
+  }
+
+  /** FLUSHDB/FLUSHALL: every WATCHed key of the database that existed is touched. */
+  touchAllWatched(db: number | null): void {
+    this.watches.touchAll(db, (keyDb, key) => this.keyspace.db(keyDb).values.has(key));
+  }
+
+  private onKeyModified(db: number, key: string): void {
+    // Most writes happen with nobody watching or blocked: skip building the "db:key" id.
+    if (this.watches.size === 0 && this.blocked.size === 0) return;
+    const id = `${db}:${key}`;
+    this.watches.touch(id);
+    this.blocked.keyModified(id);
+  }
+
+  // --- blocking ------------------------------------------------------------------------------
+
+  /** Serves blocked clients whose keys changed; each retry runs and propagates as a command. */
+  serveReadyKeys(): void {
+    this.blocked.serveReady((waiter, readyKey) => {
+      const ctx = new CommandContext(this, waiter.client, true, waiter.db);
+      let reply: Reply | undefined;
+      try {
+        reply = waiter.retry(ctx, readyKey);
+      } catch (err) {
+        reply = this.errorReply(err);
+      }
+      const batch: Propagated[] = [];
+      this.finishContext(ctx, null, batch);
+      if (batch.length > 0) this.persistence?.append(batch);
+      return reply;
+    });
+  }
+}

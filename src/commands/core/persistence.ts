@@ -1,0 +1,32 @@
+// The one interface between the execution core and the persistence layer (src/persist/aof.ts
+// implements it), so the commands layer never imports the persistence layer.
+
+/** One command to log, in the database it applies to. */
+export interface Propagated {
+  db: number;
+  argv: Array<Buffer | string>;
+}
+
+export type RewriteStart = 'started' | 'in-progress';
+
+export interface Persistence {
+  // --- the log: what every write goes through ---
+  /** The effects of one top-level command (or one EXEC), as an atomic batch. */
+  append(batch: Propagated[]): void;
+  /** A promise when replies must wait for the disk (appendfsync always), else null. */
+  barrier(): Promise<void> | null;
+  /** Set while the disk refuses writes: write commands are then rejected with it. */
+  writeError(): string | null;
+
+  // --- rewrites: SAVE, BGSAVE, BGREWRITEAOF ---
+  readonly rewriting: boolean;
+  /** True while the running rewrite was started by SAVE/BGSAVE. */
+  readonly saving: boolean;
+  startRewrite(): RewriteStart;
+  /** Starts another rewrite once the current one completes. */
+  schedule(): void;
+  /** Resolves when the next rewrite to complete does (rejects if it fails). */
+  waitForSave(): Promise<void>;
+  /** A whole rewrite now, blocking; throws Error('ERR ...') on failure. */
+  rewriteNow(): void;
+}

@@ -1,0 +1,107 @@
+// ZSCAN, as scanGenericCommand does it for sorted sets. A small set (Redis's listpack
+// encoding) is returned whole in one call with cursor 0, in score order, as Redis does.
+// A big one is walked like SCAN walks the keyspace (see keys.ts): the cursor names a parked
+// live iterator over the member map, so every member present for the whole scan is returned
+// once; an unknown cursor restarts the scan.
+import { keyBytes, keyOf } from '../engine/keyspace.js';
+import type { SortedSetValue } from '../engine/sorted-set.js';
+import { formatDouble } from '../resp/encoder.js';
+import { Errors, fail, type Reply } from '../resp/reply.js';
+import { int64Arg, isKeyword } from './args.js';
+import { globMatch } from './glob.js';
+import type { Instance } from './instance.js';
+import type { Context } from './types.js';
+
+const MAX_PARKED_SCANS = 4096;
+
+interface ParkedScan {
+  zset: SortedSetValue;
+  iterator: Iterator<string>;
+  /** Read ahead so a scan that has seen everything can reply cursor 0. */
+  lookahead: IteratorResult<string>;
+}
+
+interface ScanState {
+  nextCursor: bigint;
+  parked: Map<string, ParkedScan>;
+}
+
+const scanStates = new WeakMap<Instance, ScanState>();
+
+function scanState(instance: Instance): ScanState {
+  let state = scanStates.get(instance);
+  if (state === undefined) {
+    state = { nextCursor: 1n, parked: new Map() };
+    scanStates.set(instance, state);
+  }
+  return state;
+}
+
+/** 2^62: Redis's double2ll prints integral scores up to this as integers. */
+const LISTPACK_INTEGER_LIMIT = 4611686018427387904;
+
+/**
+ * A score as ZSCAN shows it. A listpack holds the text d2string made (integral values as
+ * integers); a skiplist's scan prints the double with %.17Lg.
+ */
+function scanScoreText(zset: SortedSetValue, score: number): string {
+  if (zset.isListpack && Number.isInteger(score) && Math.abs(score) <= LISTPACK_INTEGER_LIMIT) {
+    return BigInt(score).toString();
+  }
+  return formatDouble(score);
+}
+
+/** ZSCAN's reply for the set at argv[1] (already parsed `cursor`, looked up `zset`). */
+export function zscanReply(ctx: Context, argv: Buffer[], cursor: string, zset: SortedSetValue | undefined): Reply {
+  if (zset === undefined) return ['0', []];
+  // Options are read after the key lookup, as Redis does (a missing key ignores bad ones).
+  let count = 10;
+  let pattern: string | null = null;
+  for (let i = 3; i < argv.length; i++) {
+    const remaining = argv.length - i - 1;
+    if (isKeyword(argv[i], 'count') && remaining >= 1) {
+      const v = int64Arg(argv[++i]!);
+      if (v < 1n) fail(Errors.syntax);
+      count = v > 1000000n ? 1000000 : Number(v);
+    } else if (isKeyword(argv[i], 'match') && remaining >= 1) {
+      pattern = keyOf(argv[++i]!);
+      if (pattern === '*') pattern = null;
+    } else {
+      fail(Errors.syntax);
+    }
+  }
+  const found: Reply[] = [];
+  const emit = (member: string, score: number): void => {
+    if (pattern !== null && !globMatch(pattern, member)) return;
+    found.push(keyBytes(member), scanScoreText(zset, score));
+  };
+  if (zset.isListpack) {
+    for (const e of zset.entries()) emit(e.member, e.score);
+    return ['0', found];
+  }
+  const state = scanState(ctx.instance);
+  let parked = cursor === '0' ? undefined : state.parked.get(cursor);
+  if (parked !== undefined) state.parked.delete(cursor);
+  if (parked === undefined || parked.zset !== zset) {
+    const iterator = zset.indexMembers();
+    parked = { zset, iterator, lookahead: iterator.next() };
+  }
+  for (let examined = 0; examined < count; examined++) {
+    const step = parked.lookahead;
+    if (step.done === true) break;
+    parked.lookahead = parked.iterator.next();
+    // The read-ahead member may have gone or moved since the last call.
+    const score = zset.score(step.value);
+    if (score !== undefined) emit(step.value, score);
+  }
+  let next = '0';
+  if (parked.lookahead.done !== true) {
+    next = (state.nextCursor++).toString();
+    state.parked.set(next, parked);
+    if (state.parked.size > MAX_PARKED_SCANS) {
+      const [oldest] = state.parked.keys();
+      state.parked.delete(oldest!);
+    }
+  }
+  return [next, found];
+}

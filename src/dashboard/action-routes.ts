@@ -1,0 +1,35 @@
+// POST routes: the actions (see actions.ts). The handler has already checked the token, the
+// origin and the JSON content type before any of these runs.
+import type { Connection } from '../client/connection.js';
+import { claimPending, deleteEntries, nackPending, purgeDeadLetters, retryDeadLetters, selectionOf } from './actions.js';
+import { readJsonBody, sendJson } from './http.js';
+import type { Router } from './router.js';
+import type { Sampler } from './sampler.js';
+
+export function registerActions(router: Router, conn: Connection, sampler: Sampler): void {
+  // After an action the charts should show its effect at once, not an interval later.
+  const done = (res: Parameters<typeof sendJson>[0], body: unknown): void => {
+    void sampler.sample();
+    sendJson(res, 200, body);
+  };
+
+  router.post('/api/streams/:stream/dead-letters/retry', async ({ req, res, params }) => {
+    done(res, await retryDeadLetters(conn, params['stream']!, selectionOf(await readJsonBody(req))));
+  });
+
+  router.post('/api/streams/:stream/dead-letters/purge', async ({ req, res, params }) => {
+    done(res, await purgeDeadLetters(conn, params['stream']!, selectionOf(await readJsonBody(req))));
+  });
+
+  router.post('/api/streams/:stream/groups/:group/pending/claim', async ({ req, res, params }) => {
+    done(res, await claimPending(conn, params['stream']!, params['group']!, await readJsonBody(req)));
+  });
+
+  router.post('/api/streams/:stream/groups/:group/pending/nack', async ({ req, res, params }) => {
+    done(res, await nackPending(conn, params['stream']!, params['group']!, await readJsonBody(req)));
+  });
+
+  router.post('/api/streams/:stream/entries/delete', async ({ req, res, params }) => {
+    done(res, await deleteEntries(conn, params['stream']!, await readJsonBody(req)));
+  });
+}

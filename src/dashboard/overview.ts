@@ -1,0 +1,103 @@
+// The main view's data: every stream with its groups, consumers and dead-letter count. Reads
+// the same XINFO replies as `sluice stats` (readStreamStats), for all streams at once.
+// A dead-letter stream `S:dead` whose source S exists is folded into S (its count), not listed.
+import type { Connection } from '../client/connection.js';
+import { defaultDeadLetterStream } from '../broker/partition.js';
+import { readStreamStats, type StreamStats } from '../cli/stats.js';
+import { CliError } from '../cli/errors.js';
+import { findStreams } from './discovery.js';
+import { HttpError } from './http.js';
+
+export interface ConsumerView {
+  name: string;
+  pending: number;
+  idleMs: number;
+}
+
+export interface GroupView {
+  name: string;
+  /** Entries not yet delivered to the group; null when Redis cannot tell (after deletions). */
+  lag: number | null;
+  pending: number;
+  lastDeliveredId: string;
+  entriesRead: number | null;
+  consumers: ConsumerView[];
+}
+
+export interface StreamView {
+  name: string;
+  length: number;
+  firstId: string | null;
+  lastId: string | null;
+  lastGeneratedId: string;
+  entriesAdded: number | null;
+  /** Entries added per second over the last sampling interval; null before two samples. */
+  rate: number | null;
+  groups: GroupView[];
+  /** Entries in the dead-letter stream; null when that key holds another type. */
+  deadLetters: number | null;
+  deadLetterStream: string;
+}
+
+export interface Overview {
+  streams: StreamView[];
+  /** True when there were more streams than the dashboard lists. */
+  truncated: boolean;
+}
+
+/** Streams read side by side: enough to hide round trips, few enough to spare the server. */
+const PARALLEL_READS = 8;
+
+function toView(s: StreamStats, rate: number | null): StreamView {
+  return {
+    name: s.stream,
+    length: s.length,
+    firstId: s.firstId,
+    lastId: s.lastId,
+    lastGeneratedId: s.lastGeneratedId,
+    entriesAdded: s.entriesAdded,
+    rate,
+    groups: s.groups.map((g) => ({
+      name: g.name,
+      lag: g.lag,
+      pending: g.pending,
+      lastDeliveredId: g.lastDeliveredId,
+      entriesRead: g.entriesRead,
+      consumers: g.consumers,
+    })),
+    deadLetters: s.deadLetters.length,
+    deadLetterStream: s.deadLetters.stream,
+  };
+}
+
+/** One stream's view; 404 when it does not exist, 400 when the key is not a stream. */
+export async function readStream(conn: Connection, name: string, rateOf: (name: string) => number | null = () => null): Promise<StreamView> {
+  try {
+    return toView(await readStreamStats(conn, name), rateOf(name));
+  } catch (err) {
+    if (err instanceof CliError) throw new HttpError(/does not exist/.test(err.message) ? 404 : 400, err.message);
+    throw err;
+  }
+}
+
+/** Every stream (up to `limit`), sorted by name. */
+export async function readOverview(conn: Connection, limit: number, rateOf: (name: string) => number | null = () => null): Promise<Overview> {
+  const { names, truncated } = await findStreams(conn, limit);
+  const deadLetterStreams = new Set(names.map(defaultDeadLetterStream));
+  const shown = names.filter((n) => !deadLetterStreams.has(n));
+  const views: Array<StreamView | null> = new Array(shown.length).fill(null);
+  let next = 0;
+  const reader = async (): Promise<void> => {
+    while (next < shown.length) {
+      const i = next++;
+      try {
+        views[i] = await readStream(conn, shown[i]!, rateOf);
+      } catch (err) {
+        // Deleted (or retyped) between SCAN and XINFO: it is simply no longer there.
+        if (!(err instanceof HttpError)) throw err;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(PARALLEL_READS, shown.length) }, reader));
+  return { streams: views.filter((v): v is StreamView => v !== null), truncated };
+}

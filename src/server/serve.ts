@@ -1,0 +1,48 @@
+// A RESP server with persistence, started from code: what `sluice server` runs, for tests and
+// for applications that embed the server in their own process.
+import { allCommands } from '../commands/index.js';
+import { Instance } from '../commands/core/instance.js';
+import { attachPersistence } from '../persist/attach.js';
+import { type RunningServer, startServer } from './server.js';
+
+export interface ServeOptions {
+  /** 0 picks a free port (see `port` on the result). Default 6379. */
+  port?: number;
+  /** Default 127.0.0.1. */
+  bind?: string;
+  /** Directory of the append-only file; persistence is on when given. */
+  dir?: string;
+  /** Default true when `dir` is given. */
+  appendonly?: boolean;
+  /** Default 'everysec'. */
+  appendfsync?: 'always' | 'everysec' | 'no';
+  requirepass?: string;
+  /** Called after SHUTDOWN has closed the server (the CLI exits the process there). */
+  onShutdownComplete?: () => void;
+}
+
+export interface Server extends RunningServer {
+  /** `redis://HOST:PORT`, for connect(). */
+  readonly url: string;
+}
+
+/** Loads the append-only file (when persistent), then accepts clients. */
+export async function serve(options: ServeOptions = {}): Promise<Server> {
+  const appendfsync = options.appendfsync ?? 'everysec';
+  const persistent = options.dir !== undefined && options.appendonly !== false;
+  const config: Record<string, string> = { appendfsync, appendonly: persistent ? 'yes' : 'no' };
+  if (options.dir !== undefined) config['dir'] = options.dir;
+  if (options.requirepass !== undefined) config['requirepass'] = options.requirepass;
+  const instance = new Instance(allCommands, { config });
+  const closers: Array<() => Promise<void>> = [];
+  if (persistent) await attachPersistence(instance, { dir: options.dir!, appendfsync }, (fn) => closers.push(fn));
+  const server = await startServer({
+    port: options.port,
+    bind: options.bind,
+    instance,
+    ...(options.onShutdownComplete ? { onShutdownComplete: options.onShutdownComplete } : {}),
+  });
+  for (const fn of closers) server.onShutdown(fn);
+  const host = server.host.includes(':') ? `[${server.host}]` : server.host;
+  return Object.assign(server, { url: `redis://${host}:${server.port}` });
+}

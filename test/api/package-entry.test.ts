@@ -1,0 +1,131 @@
+// The package as users import it: by its name, `sluice`, through package.json's exports. Every
+// runtime export of the entry is listed here and used once; the surface (types included) is in
+// api/sluice.api.md, which must match what the compiler sees.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { request } from 'node:http';
+import { dirname, join } from 'node:path';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import * as sluice from 'sluice';
+import {
+  ClusterConnection,
+  connect,
+  connectCluster,
+  dashboardHandler,
+  DashboardRefusal,
+  DeadLetters,
+  EmbeddedConnection,
+  EmbeddedDatabase,
+  EmbeddedSession,
+  exponentialBackoff,
+  groupLag,
+  type Job,
+  jsonCodec,
+  LeaseLostError,
+  MalformedEntryError,
+  Metrics,
+  metricsHandler,
+  open,
+  partitionOf,
+  partitionStreams,
+  probeStreamFeatures,
+  Producer,
+  RedisConnection,
+  ReplicationError,
+  ReplyError,
+  serve,
+  serverMetricsRegistry,
+  startDashboard,
+  startMetricsServer,
+  TimeoutError,
+  TransactionError,
+  Worker,
+  WorkerClosedError,
+} from 'sluice';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../../..');
+
+test('the entry exports exactly the documented runtime names', () => {
+  assert.deepEqual(Object.keys(sluice).sort(), [
+    'ClusterConnection', 'DashboardRefusal', 'DeadLetters', 'EmbeddedConnection', 'EmbeddedDatabase', 'EmbeddedSession',
+    'LeaseLostError', 'MalformedEntryError', 'Metrics', 'Producer', 'RedisConnection', 'ReplicationError', 'ReplyError',
+    'TimeoutError', 'TransactionError', 'Worker', 'WorkerClosedError', 'connect', 'connectCluster', 'dashboardHandler',
+    'exponentialBackoff', 'groupLag', 'jsonCodec', 'metricsHandler', 'open', 'partitionOf', 'partitionStreams',
+    'probeStreamFeatures', 'serve', 'serverMetricsRegistry', 'startDashboard', 'startMetricsServer',
+  ].sort());
+});
+
+test('api/sluice.api.md is up to date with src/index.ts', () => {
+  const run = spawnSync(process.execPath, [join(ROOT, 'scripts/api-report.mjs'), '--check'], { encoding: 'utf8' });
+  assert.equal(run.status, 0, run.stderr);
+});
+
+test('every export works from the package name: embedded and served, produce, consume, dead letters, metrics, dashboard', async () => {
+  const db = await open();
+  assert.ok(db instanceof EmbeddedDatabase);
+  assert.ok(db.session() instanceof EmbeddedSession);
+  const conn = await connect(db);
+  assert.ok(conn instanceof EmbeddedConnection);
+  assert.deepEqual(await probeStreamFeatures(conn), { readClaim: true, xnack: true, idmp: true, deletionPolicies: true });
+  await assert.rejects(db.call('XADD', 's', 'bad-id', 'f', 'v'), ReplyError);
+  await assert.rejects(conn.multi([['XADD', 's', 'bad-id', 'f', 'v']]), TransactionError);
+
+  const streams = partitionStreams('orders', 2);
+  const producer = new Producer(conn, { stream: 'orders', partitions: 2 });
+  await producer.add({ n: 1, bad: false }, { key: 'a' });
+  await producer.add({ n: 2, bad: true }, { key: 'b' });
+  assert.equal(producer.streamFor('a'), streams[partitionOf('a', 2)]);
+  const metrics = new Metrics();
+  const handled: Array<Job<{ n: number; bad: boolean }>> = [];
+  const worker = new Worker<{ n: number; bad: boolean }>(
+    conn,
+    { stream: 'orders', partitions: 2, group: 'g', maxDeliveries: 1, metrics, codec: jsonCodec, backoff: exponentialBackoff(10) },
+    (job) => {
+      if (job.payload.bad) throw new MalformedEntryError('bad order');
+      handled.push(job);
+    },
+  );
+  await worker.start();
+  while (metrics.snapshot().processed + metrics.snapshot().deadLettered < 2) await new Promise((r) => setTimeout(r, 5));
+  await worker.close();
+  assert.deepEqual(handled.map((j) => j.payload.n), [1]);
+  const dead = new DeadLetters(conn, { source: producer.streamFor('b') });
+  assert.equal((await dead.list())[0]!.error, 'bad order');
+  assert.equal((await groupLag(conn, producer.streamFor('a')))[0]!.lag, 0);
+  for (const E of [LeaseLostError, TimeoutError, WorkerClosedError, ReplicationError]) assert.ok(E.prototype instanceof Error);
+
+  // The same database behind a RESP server, reached by URL.
+  const server = await serve({ port: 0 });
+  const remote = await connect(server.url);
+  assert.ok(remote instanceof RedisConnection);
+  assert.equal(await remote.call('PING'), 'PONG');
+  await remote.close();
+  const serverMetrics = await startMetricsServer(serverMetricsRegistry(server.instance), { port: 0 });
+  assert.match(await get(serverMetrics.url), /redis_connected_clients|sluice_/);
+  await serverMetrics.close();
+  await server.close();
+
+  const workerMetrics = await startMetricsServer(metrics.registry, { port: 0 });
+  assert.match(await get(workerMetrics.url), /sluice_messages_processed_total 1/);
+  await workerMetrics.close();
+  assert.equal(typeof metricsHandler(metrics.registry), 'function');
+  assert.equal(typeof dashboardHandler(conn), 'function');
+  await assert.rejects(startDashboard(conn, { host: '0.0.0.0', port: 0 }), DashboardRefusal);
+  await assert.rejects(connectCluster('redis://not-a-cluster'), TypeError);
+  assert.equal(typeof ClusterConnection.fromUrl, 'function');
+  await conn.close();
+  await db.close();
+});
+
+function get(url: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    request(url, (res) => {
+      let body = '';
+      res.on('data', (c) => (body += c));
+      res.on('end', () => resolve(body));
+    })
+      .on('error', reject)
+      .end();
+  });
+}

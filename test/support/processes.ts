@@ -1,0 +1,113 @@
+// Child processes for the tests: free loopback ports, spawning a program and waiting for the
+// line that says it is ready, `sluice server` and redis-server, and stopping them.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer, type AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+
+/** The compiled CLI entry (dist/src/cli/main.js). */
+export const CLI_MAIN = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
+
+/** A port nothing listens on right now (the OS picks it). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const port = (srv.address() as AddressInfo).port;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+export interface Spawned {
+  child: ChildProcess;
+  /** The ready pattern's match. */
+  match: RegExpExecArray;
+  /** Everything the process wrote to stdout / stderr so far. */
+  stdout(): string;
+  stderr(): string;
+  /** Resolves with the exit code once the process has exited. */
+  exited(): Promise<number | null>;
+  /** SIGTERM (or `signal`), resolved once the process has exited. */
+  stop(signal?: NodeJS.Signals): Promise<void>;
+}
+
+export interface SpawnOptions {
+  /** Where the ready pattern is looked for: stdout only (default) or stdout and stderr. */
+  readyOn?: 'stdout' | 'both';
+}
+
+/** Spawns and resolves once the output matches `ready`; rejects if the process exits first. */
+export function spawnUntil(cmd: string, args: string[], ready: RegExp, options: SpawnOptions = {}): Promise<Spawned> {
+  const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  const exitCode = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return new Promise((resolve, reject) => {
+    const check = (): void => {
+      const m = ready.exec(options.readyOn === 'both' ? out + err : out);
+      if (m === null) return;
+      resolve({
+        child,
+        match: m,
+        stdout: () => out,
+        stderr: () => err,
+        exited: () => exitCode,
+        stop: (signal) => stopChild(child, signal),
+      });
+    };
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      check();
+    });
+    child.stderr!.on('data', (d: Buffer) => {
+      err += d.toString();
+      check();
+    });
+    child.once('error', (e) => reject(new Error(`cannot start ${cmd}: ${e.message}`)));
+    child.once('exit', (code) => reject(new Error(`${cmd} exited (${code}) before ready: ${out}${err}`)));
+  });
+}
+
+export async function stopChild(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = once(child, 'exit');
+  child.kill(signal);
+  await exited;
+}
+
+export interface SluiceServer extends Spawned {
+  port: number;
+}
+
+/** `sluice server --port 0 [args...]`, once it prints "ready on host:port". */
+export async function startSluiceServer(args: string[] = []): Promise<SluiceServer> {
+  const spawned = await spawnUntil(process.execPath, [CLI_MAIN, 'server', '--port', '0', ...args], /ready on [^\s:]+:(\d+)\n/);
+  return { ...spawned, port: Number(spawned.match[1]) };
+}
+
+export interface RedisServer extends Spawned {
+  port: number;
+}
+
+/** redis-server on a free loopback port without persistence (unless `args` say otherwise), once ready. */
+export async function startRedisServer(args: string[] = [], binary = 'redis-server'): Promise<RedisServer> {
+  const port = await freePort();
+  const spawned = await spawnUntil(
+    binary,
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...args],
+    /Ready to accept connections/,
+    { readyOn: 'both' },
+  );
+  return { ...spawned, port };
+}
+
+/** Polls until `cond` holds (no timed assertion: the limit only turns a hang into a failure). */
+export async function waitFor(cond: () => boolean | Promise<boolean>, what: string, limitMs = 20_000): Promise<void> {
+  const deadline = Date.now() + limitMs;
+  while (!(await cond())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
