@@ -11,13 +11,6 @@ const statsShape: Normaliser = (frame) => {
   return [frame.type, c.length, ...c.slice(0, 3).map((x) => x.raw.toString('latin1')), c[3]?.type].join('|');
 };
 
-/** COMMAND INFO without the key specs and tips (owned by COMMAND's implementation). */
-const specHead: Normaliser = (frame) => {
-  const info = frame.children?.[0];
-  if (info?.children === undefined) return frame.raw;
-  return info.children.slice(0, 7).map((c) => c.raw.toString('latin1')).join('');
-};
-
 export const cases: DiffCase[] = [
   {
     name: 'FUNCTION FLUSH / LIST / DUMP / RESTORE / DELETE / KILL / HELP with no libraries',
@@ -108,7 +101,7 @@ export const cases: DiffCase[] = [
     ]
       .join(' ')
       .split(' ')
-      .map((name) => ({ argv: ['COMMAND', 'INFO', name], mask: specHead })),
+      .map((name) => ({ argv: ['COMMAND', 'INFO', name], mask: 'commandInfoHead' as const })),
   },
   {
     name: 'COMMAND GETKEYS of EVAL and FCALL',
