@@ -112,16 +112,11 @@ function linsert(ctx: Context, argv: Buffer[]): Reply {
   const key = keyOf(argv[1]!);
   const list = lookupList(ctx.db, key);
   if (list === undefined) return 0;
-  let index = 0;
-  for (const item of list.forward()) {
-    if (item.equals(argv[3]!)) {
-      list.insertAt(where === 'before' ? index : index + 1, Buffer.from(argv[4]!));
-      changed(ctx, key, 1);
-      return list.length;
-    }
-    index++;
-  }
-  return -1;
+  const pivot = list.matches(argv[3]!, false).next();
+  if (pivot.done === true) return -1;
+  list.insertAt(where === 'before' ? pivot.value.index : pivot.value.index + 1, Buffer.from(argv[4]!));
+  changed(ctx, key, 1);
+  return list.length;
 }
 
 // --- read ------------------------------------------------------------------------------------
@@ -176,19 +171,14 @@ function lpos(ctx: Context, argv: Buffer[]): Reply {
   const list = lookupList(ctx.db, keyOf(argv[1]!));
   if (list === undefined) return count === -1 ? null : [];
   const found: number[] = [];
-  const length = list.length;
-  let scanned = 0;
   let matches = 0;
-  for (const item of fromTail ? list.backward() : list.forward()) {
-    if (maxlen !== 0 && scanned >= maxlen) break;
-    if (item.equals(argv[2]!)) {
-      matches++;
-      if (matches >= rank) {
-        found.push(fromTail ? length - scanned - 1 : scanned);
-        if (count === -1 || (count !== 0 && !rankOverflow && matches - rank + 1 >= count)) break;
-      }
+  for (const hit of list.matches(argv[2]!, fromTail)) {
+    if (maxlen !== 0 && hit.scanned >= maxlen) break;
+    matches++;
+    if (matches >= rank) {
+      found.push(hit.index);
+      if (count === -1 || (count !== 0 && !rankOverflow && matches - rank + 1 >= count)) break;
     }
-    scanned++;
   }
   if (count !== -1) return found;
   return found.length > 0 ? found[0]! : null;

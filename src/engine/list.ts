@@ -1,5 +1,7 @@
 // A Redis list, stored like Redis's quicklist: a deque of small chunks, each a plain array of
-// at most CHUNK_MAX element Buffers. The chunks sit in a ring (a circular array), so adding or
+// at most CHUNK_MAX elements. An element is held as a latin1 string (one char per byte, exact
+// bytes, as keys are): a short V8 string costs about a third of a Buffer object, and the API
+// converts at its edges (Buffers in and out). The chunks sit in a ring (a circular array), so adding or
 // removing a chunk at either end is O(1) and pushes/pops at both ends are O(1) (a chunk's own
 // array shifts at most CHUNK_MAX slots). Index lookups walk chunk lengths from the nearer end,
 // O(n / CHUNK_MAX). Chunks are never empty; after removals in the middle neighbours that fit in
@@ -68,8 +70,12 @@ class Ring<T> {
 }
 
 export class ListValue implements TypedValue {
-  readonly typeName = 'list' as const;
-  private readonly chunks = new Ring<Buffer[]>();
+  // On the prototype, not per instance: small lists are many.
+  get typeName(): 'list' {
+    return 'list';
+  }
+
+  private readonly chunks = new Ring<string[]>();
   private count = 0;
 
   get length(): number {
@@ -81,14 +87,16 @@ export class ListValue implements TypedValue {
     return this.chunks.size;
   }
 
-  pushHead(value: Buffer): void {
+  pushHead(bytes: Buffer): void {
+    const value = bytes.toString('latin1');
     const first = this.chunks.size > 0 ? this.chunks.get(0) : undefined;
     if (first !== undefined && first.length < CHUNK_MAX) first.unshift(value);
     else this.chunks.pushFront([value]);
     this.count++;
   }
 
-  pushTail(value: Buffer): void {
+  pushTail(bytes: Buffer): void {
+    const value = bytes.toString('latin1');
     const last = this.chunks.size > 0 ? this.chunks.get(this.chunks.size - 1) : undefined;
     if (last !== undefined && last.length < CHUNK_MAX) last.push(value);
     else this.chunks.pushBack([value]);
@@ -101,7 +109,7 @@ export class ListValue implements TypedValue {
     const value = first.shift()!;
     if (first.length === 0) this.chunks.popFront();
     this.count--;
-    return value;
+    return Buffer.from(value, 'latin1');
   }
 
   popTail(): Buffer | undefined {
@@ -110,20 +118,20 @@ export class ListValue implements TypedValue {
     const value = last.pop()!;
     if (last.length === 0) this.chunks.popBack();
     this.count--;
-    return value;
+    return Buffer.from(value, 'latin1');
   }
 
   /** The element at `index` (negative counts from the tail), undefined when out of range. */
   at(index: number): Buffer | undefined {
     const pos = this.locate(index);
-    return pos === undefined ? undefined : this.chunks.get(pos.chunk)[pos.offset];
+    return pos === undefined ? undefined : Buffer.from(this.chunks.get(pos.chunk)[pos.offset]!, 'latin1');
   }
 
   /** Replaces the element at `index`; false when out of range. */
   set(index: number, value: Buffer): boolean {
     const pos = this.locate(index);
     if (pos === undefined) return false;
-    this.chunks.get(pos.chunk)[pos.offset] = value;
+    this.chunks.get(pos.chunk)[pos.offset] = value.toString('latin1');
     return true;
   }
 
@@ -133,7 +141,7 @@ export class ListValue implements TypedValue {
     if (index >= this.count) return this.pushTail(value);
     const pos = this.locate(index)!;
     const chunk = this.chunks.get(pos.chunk);
-    chunk.splice(pos.offset, 0, value);
+    chunk.splice(pos.offset, 0, value.toString('latin1'));
     this.count++;
     if (chunk.length > CHUNK_MAX) {
       // Split a full chunk in two halves, as quicklist splits a full node.
@@ -149,13 +157,36 @@ export class ListValue implements TypedValue {
   range(start: number, end: number, reverse = false): Buffer[] {
     const out: Buffer[] = [];
     if (start > end) return out;
-    const it = reverse ? this.backward(end) : this.forward(start);
-    for (let n = end - start + 1; n > 0; n--) out.push(it.next().value as Buffer);
+    const it = reverse ? this.stringsBackward(end) : this.stringsForward(start);
+    for (let n = end - start + 1; n > 0; n--) out.push(Buffer.from(it.next().value as string, 'latin1'));
     return out;
   }
 
   /** Every element from `index` towards the tail. */
   *forward(index = 0): Generator<Buffer, void, undefined> {
+    for (const item of this.stringsForward(index)) yield Buffer.from(item, 'latin1');
+  }
+
+  /** Every element from `index` towards the head. */
+  *backward(index = -1): Generator<Buffer, void, undefined> {
+    for (const item of this.stringsBackward(index)) yield Buffer.from(item, 'latin1');
+  }
+
+  /**
+   * Positions of the elements equal to `value`, in scan order: from the head, or from the tail
+   * with `fromTail` (LPOS, LINSERT's pivot). `scanned` is how many elements were looked at
+   * before each hit, so a caller can stop at a MAXLEN.
+   */
+  *matches(value: Buffer, fromTail: boolean): Generator<{ index: number; scanned: number }, void, undefined> {
+    const wanted = value.toString('latin1');
+    let scanned = 0;
+    for (const item of fromTail ? this.stringsBackward(-1) : this.stringsForward(0)) {
+      if (item === wanted) yield { index: fromTail ? this.count - 1 - scanned : scanned, scanned };
+      scanned++;
+    }
+  }
+
+  private *stringsForward(index: number): Generator<string, void, undefined> {
     const pos = this.locate(index);
     if (pos === undefined) return;
     for (let c = pos.chunk, o = pos.offset; c < this.chunks.size; c++, o = 0) {
@@ -164,8 +195,7 @@ export class ListValue implements TypedValue {
     }
   }
 
-  /** Every element from `index` towards the head. */
-  *backward(index = -1): Generator<Buffer, void, undefined> {
+  private *stringsBackward(index: number): Generator<string, void, undefined> {
     const pos = this.locate(index);
     if (pos === undefined) return;
     for (let c = pos.chunk, o = pos.offset; c >= 0; c--) {
@@ -211,21 +241,22 @@ export class ListValue implements TypedValue {
    * Removes elements equal to `value`, at most `limit` of them (0 = all), scanning from the head
    * or, with `fromTail`, from the tail (LREM). Returns how many were removed.
    */
-  removeMatching(value: Buffer, limit: number, fromTail: boolean): number {
+  removeMatching(bytes: Buffer, limit: number, fromTail: boolean): number {
+    const value = bytes.toString('latin1');
     let removed = 0;
     const chunks = this.chunks.size;
     for (let step = 0; step < chunks && (limit === 0 || removed < limit); step++) {
       const chunk = this.chunks.get(fromTail ? chunks - 1 - step : step);
       if (fromTail) {
         for (let o = chunk.length - 1; o >= 0 && (limit === 0 || removed < limit); o--) {
-          if (chunk[o]!.equals(value)) {
+          if (chunk[o] === value) {
             chunk.splice(o, 1);
             removed++;
           }
         }
       } else {
         for (let o = 0; o < chunk.length && (limit === 0 || removed < limit); ) {
-          if (chunk[o]!.equals(value)) {
+          if (chunk[o] === value) {
             chunk.splice(o, 1);
             removed++;
           } else {

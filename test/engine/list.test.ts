@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { CHUNK_MAX, ListValue } from '../../src/engine/list.js';
 
 type Op =
-  | { op: 'pushHead' | 'pushTail' | 'removeAll' | 'removeHead' | 'removeTail'; v: string; n: number }
+  | { op: 'pushHead' | 'pushTail' | 'removeAll' | 'removeHead' | 'removeTail' | 'matchHead' | 'matchTail'; v: string; n: number }
   | { op: 'popHead' | 'popTail' | 'trimHead' | 'trimTail' | 'at' | 'set' | 'insertAt' | 'range' | 'backward'; v: string; n: number; m: number };
 
 const value = fc.constantFrom('a', 'b', 'c', '', '1');
@@ -21,7 +21,7 @@ const op: fc.Arbitrary<Op> = fc.oneof(
       m: fc.integer({ min: -400, max: 400 }),
     }),
   },
-  { weight: 2, arbitrary: fc.record({ op: fc.constantFrom('removeAll', 'removeHead', 'removeTail'), v: value, n: fc.integer({ min: 0, max: 50 }) }) },
+  { weight: 2, arbitrary: fc.record({ op: fc.constantFrom('removeAll', 'removeHead', 'removeTail', 'matchHead', 'matchTail'), v: value, n: fc.integer({ min: 0, max: 50 }) }) },
 ) as fc.Arbitrary<Op>;
 
 const b = (s: string) => Buffer.from(s);
@@ -84,6 +84,14 @@ function apply(list: ListValue, model: string[], o: Op): [unknown, unknown] {
       const i = norm(o.n);
       const expected = i >= 0 && i < model.length ? model.slice(0, i + 1).reverse() : [];
       return [strings(list.backward(o.n)), expected];
+    }
+    case 'matchHead':
+    case 'matchTail': {
+      const fromTail = o.op === 'matchTail';
+      const target = `${o.v}0`;
+      const order = model.map((_, i) => (fromTail ? model.length - 1 - i : i));
+      const expected = order.filter((i) => model[i] === target);
+      return [[...list.matches(b(target), fromTail)].map((m) => m.index), expected];
     }
     case 'removeAll':
     case 'removeHead':
