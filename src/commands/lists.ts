@@ -114,7 +114,7 @@ function linsert(ctx: Context, argv: Buffer[]): Reply {
   if (list === undefined) return 0;
   const pivot = list.matches(argv[3]!, false).next();
   if (pivot.done === true) return -1;
-  list.insertAt(where === 'before' ? pivot.value.index : pivot.value.index + 1, Buffer.from(argv[4]!));
+  list.insertAt(where === 'before' ? pivot.value : pivot.value + 1, Buffer.from(argv[4]!));
   changed(ctx, key, 1);
   return list.length;
 }
@@ -172,11 +172,10 @@ function lpos(ctx: Context, argv: Buffer[]): Reply {
   if (list === undefined) return count === -1 ? null : [];
   const found: number[] = [];
   let matches = 0;
-  for (const hit of list.matches(argv[2]!, fromTail)) {
-    if (maxlen !== 0 && hit.scanned >= maxlen) break;
+  for (const index of list.matches(argv[2]!, fromTail, maxlen)) {
     matches++;
     if (matches >= rank) {
-      found.push(hit.index);
+      found.push(index);
       if (count === -1 || (count !== 0 && !rankOverflow && matches - rank + 1 >= count)) break;
     }
   }

@@ -174,14 +174,15 @@ export class ListValue implements TypedValue {
 
   /**
    * Positions of the elements equal to `value`, in scan order: from the head, or from the tail
-   * with `fromTail` (LPOS, LINSERT's pivot). `scanned` is how many elements were looked at
-   * before each hit, so a caller can stop at a MAXLEN.
+   * with `fromTail` (LPOS, LINSERT's pivot), looking at no more than `maxScan` elements
+   * (0 = all: LPOS's MAXLEN).
    */
-  *matches(value: Buffer, fromTail: boolean): Generator<{ index: number; scanned: number }, void, undefined> {
+  *matches(value: Buffer, fromTail: boolean, maxScan = 0): Generator<number, void, undefined> {
     const wanted = value.toString('latin1');
     let scanned = 0;
     for (const item of fromTail ? this.stringsBackward(-1) : this.stringsForward(0)) {
-      if (item === wanted) yield { index: fromTail ? this.count - 1 - scanned : scanned, scanned };
+      if (maxScan !== 0 && scanned >= maxScan) return;
+      if (item === wanted) yield fromTail ? this.count - 1 - scanned : scanned;
       scanned++;
     }
   }

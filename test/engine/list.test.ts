@@ -91,7 +91,9 @@ function apply(list: ListValue, model: string[], o: Op): [unknown, unknown] {
       const target = `${o.v}0`;
       const order = model.map((_, i) => (fromTail ? model.length - 1 - i : i));
       const expected = order.filter((i) => model[i] === target);
-      return [[...list.matches(b(target), fromTail)].map((m) => m.index), expected];
+      const maxScan = o.n % 7; // 0 = no limit
+      const scannedOrder = maxScan === 0 ? order : order.slice(0, maxScan);
+      return [[...list.matches(b(target), fromTail, maxScan)], expected.filter((i) => scannedOrder.includes(i))];
     }
     case 'removeAll':
     case 'removeHead':
