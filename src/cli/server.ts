@@ -1,5 +1,6 @@
 // `sluice server`: a RESP server on the command table, with the append-only file when --dir is given.
 import type { Command } from 'commander';
+import { DEFAULT_PARAMS } from '../commands/config.js';
 import { serve } from '../server/serve.js';
 
 interface ServerFlags {
@@ -10,6 +11,36 @@ interface ServerFlags {
   appendfsync: string;
   requirepass?: string;
   metricsPort?: string;
+  [flag: string]: string | undefined;
+}
+
+/** Config parameters settable as `--name value` flags, validated as CONFIG SET validates them. */
+const CONFIG_FLAGS: Array<[string, string]> = [
+  ['protected-mode', 'yes (default): refuse non-loopback clients while no password is set'],
+  ['maxmemory', 'refuse denyoom writes past this memory (units as Redis: 100mb, 1gb); 0 = no limit'],
+  ['maxmemory-policy', 'noeviction (the only policy: keys, streams above all, are never evicted)'],
+  ['client-output-buffer-limit', "Redis's '<class> <hard> <soft> <seconds>' groups (normal, replica, pubsub)"],
+  ['client-query-buffer-limit', 'close a client whose unparsed input exceeds this (default 1gb)'],
+  ['proto-max-bulk-len', 'largest bulk argument accepted (default 512mb)'],
+  ['propagation-error-behavior', 'ignore (default) or panic: what a command failing while the AOF loads does'],
+];
+
+function camel(name: string): string {
+  return name.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+}
+
+/** The validated values of the config flags given on the command line. */
+function configFlags(flags: ServerFlags): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name] of CONFIG_FLAGS) {
+    const raw = flags[camel(name)];
+    if (raw === undefined) continue;
+    const param = DEFAULT_PARAMS.find((p) => p.name === name)!;
+    const result = param.validate?.(raw, param.defaultValue) ?? { ok: raw };
+    if ('error' in result) throw new Error(`--${name}: ${result.error}`);
+    out[name] = result.ok;
+  }
+  return out;
 }
 
 function choice(name: string, value: string, allowed: string[]): string {
@@ -19,7 +50,7 @@ function choice(name: string, value: string, allowed: string[]): string {
 }
 
 export function register(program: Command): void {
-  program
+  const command = program
     .command('server')
     .description('Run a RESP server (redis-cli, ioredis and node-redis connect unchanged)')
     .option('--port <port>', 'TCP port, 0 picks a free one', '6379')
@@ -28,8 +59,9 @@ export function register(program: Command): void {
     .option('--appendonly <yes|no>', 'log writes to the append-only file (default: yes with --dir)')
     .option('--appendfsync <policy>', 'always, everysec or no', 'everysec')
     .option('--requirepass <password>', 'password clients must AUTH with')
-    .option('--metrics-port <port>', 'serve Prometheus metrics on http://BIND:PORT/metrics (0 picks a free one)')
-    .action(async (flags: ServerFlags) => {
+    .option('--metrics-port <port>', 'serve Prometheus metrics on http://BIND:PORT/metrics (0 picks a free one)');
+  for (const [name, help] of CONFIG_FLAGS) command.option(`--${name} <value>`, help);
+  command.action(async (flags: ServerFlags) => {
       const port = Number(flags.port);
       if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`invalid --port '${flags.port}'`);
       const appendfsync = choice('appendfsync', flags.appendfsync, ['always', 'everysec', 'no']) as
@@ -38,6 +70,7 @@ export function register(program: Command): void {
       const persistent = flags.dir !== undefined && appendonly !== 'no';
 
       const server = await serve({
+        config: configFlags(flags),
         port,
         bind: flags.bind,
         appendfsync,

@@ -5,6 +5,7 @@ import type { Command } from 'commander';
 import type { Connection, Value } from '../client/connection.js';
 import { defaultDeadLetterStream } from '../broker/partition.js';
 import { pairsToObject } from '../broker/replies.js';
+import { groupLag, type GroupLag } from '../broker/metrics.js';
 import { connectOrFail, DEFAULT_URL, keyError, CliError } from './errors.js';
 import { renderPairs, renderTable, toJson, watch } from './output.js';
 
@@ -42,24 +43,22 @@ const entryId = (v: Value | undefined): string | null => (Array.isArray(v) && v.
 /** Reads everything `stats` shows; unknown stream and wrong type become one-line CLI errors. */
 export async function readStreamStats(conn: Connection, stream: string, deadLetterStream?: string): Promise<StreamStats> {
   let info: Record<string, Value>;
-  let groupsRaw: Value[];
+  let lags: GroupLag[];
   try {
     info = pairsToObject(await conn.call('XINFO', 'STREAM', stream));
-    groupsRaw = (await conn.call('XINFO', 'GROUPS', stream)) as Value[];
+    lags = await groupLag(conn, stream);
   } catch (err) {
     throw keyError(err, stream);
   }
   const groups: GroupStats[] = [];
-  for (const raw of groupsRaw) {
-    const g = pairsToObject(raw);
-    const name = String(g['name']);
-    const consumersRaw = (await conn.call('XINFO', 'CONSUMERS', stream, name)) as Value[];
+  for (const g of lags) {
+    const consumersRaw = (await conn.call('XINFO', 'CONSUMERS', stream, g.group)) as Value[];
     groups.push({
-      name,
-      pending: Number(g['pending']),
-      lastDeliveredId: String(g['last-delivered-id']),
-      entriesRead: num(g['entries-read']),
-      lag: num(g['lag']),
+      name: g.group,
+      pending: g.pending,
+      lastDeliveredId: g.lastDeliveredId,
+      entriesRead: g.entriesRead,
+      lag: g.lag,
       consumers: consumersRaw.map((c) => {
         const o = pairsToObject(c);
         return { name: String(o['name']), pending: Number(o['pending']), idleMs: Number(o['idle']) };

@@ -2,6 +2,7 @@
 import { allCommands } from '../commands/index.js';
 import type { ClientState } from '../commands/client-state.js';
 import { Instance, type InstanceOptions } from '../commands/instance.js';
+import { diskError, isWriteCommand } from '../persist/refused-write.js';
 import { formatDouble } from '../resp/encoder.js';
 import {
   BooleanReply,
@@ -66,9 +67,23 @@ export class EmbeddedSession {
   /** Runs a command and resolves to its raw reply (errors are ErrorReply values, not thrown). */
   async callRaw(...args: Arg[]): Promise<Reply> {
     if (this.db.closed) throw new Error('database is closed');
-    const reply = await this.db.instance.execute(this.client, toArgv(args));
-    const barrier = this.db.instance.persistence?.barrier();
-    if (barrier) await barrier;
+    const instance = this.db.instance;
+    const argv = toArgv(args);
+    const dirty = instance.dirty;
+    const pending = instance.execute(this.client, argv);
+    // Whether the reply depends on the disk: the command changed data (a blocked write
+    // changes it later, when served).
+    const logged = pending instanceof Promise ? instance.persistence !== null && isWriteCommand(instance, argv) : instance.dirty !== dirty;
+    const reply = await pending;
+    const barrier = instance.persistence?.barrier();
+    if (barrier) {
+      try {
+        await barrier;
+      } catch (err) {
+        // The disk refused the bytes: a write is answered with MISCONF (see persist/README.md).
+        if (logged) return new ErrorReply(diskError(err));
+      }
+    }
     return reply;
   }
 
@@ -125,7 +140,9 @@ export async function open(options: OpenOptions = {}): Promise<EmbeddedDatabase>
   const db = new EmbeddedDatabase(options);
   if (options.dir !== undefined) {
     const { attachPersistence } = await import('../persist/attach.js');
-    await attachPersistence(db.instance, { dir: options.dir, appendfsync: options.appendfsync ?? 'everysec' }, (fn) => db.onClose(fn));
+    await attachPersistence(db.instance, { dir: options.dir, appendfsync: options.appendfsync ?? 'everysec', owner: 'embedded open()' }, (fn) =>
+      db.onClose(fn),
+    );
   }
   return db;
 }

@@ -1,12 +1,13 @@
 // Server configuration as CONFIG GET/SET see it. Parameters are declared with a default and an
 // optional validator; values are kept as the strings CONFIG GET returns.
 import { globMatch } from './glob.js';
+import { memoryParam, validateOutputBufferLimits } from './config-values.js';
 
 export interface ConfigParam {
   name: string;
   defaultValue: string;
   /** Returns an error text when the value is not acceptable, or the normalised value. */
-  validate?: (value: string) => { ok: string } | { error: string };
+  validate?: (value: string, current: string) => { ok: string } | { error: string };
   /** Changeable at runtime with CONFIG SET. */
   mutable?: boolean;
   /** Called after a successful CONFIG SET. */
@@ -20,6 +21,9 @@ const yesNo = (value: string) => {
 
 const nonNegativeInt = (value: string) =>
   /^\d+$/.test(value) ? { ok: String(Number(value)) } : { error: 'argument couldn\'t be parsed into an integer' };
+
+/** Redis's maxmemory-policy names other than noeviction (reported as unsupported). */
+const EVICTION_POLICIES = ['volatile-lru', 'volatile-lfu', 'volatile-random', 'volatile-ttl', 'allkeys-lru', 'allkeys-lfu', 'allkeys-random'];
 
 export const DEFAULT_PARAMS: ConfigParam[] = [
   { name: 'port', defaultValue: '6379', validate: nonNegativeInt },
@@ -43,12 +47,43 @@ export const DEFAULT_PARAMS: ConfigParam[] = [
   { name: 'databases', defaultValue: '16' },
   { name: 'maxclients', defaultValue: '10000', validate: nonNegativeInt, mutable: true },
   { name: 'timeout', defaultValue: '0', validate: nonNegativeInt, mutable: true },
-  { name: 'proto-max-bulk-len', defaultValue: '536870912', validate: nonNegativeInt, mutable: true },
-  { name: 'client-query-buffer-limit', defaultValue: '1073741824', validate: nonNegativeInt, mutable: true },
+  memoryParam('proto-max-bulk-len', 536870912, 1024 * 1024),
+  memoryParam('client-query-buffer-limit', 1073741824, 1024 * 1024),
+  {
+    name: 'client-output-buffer-limit',
+    defaultValue: 'normal 0 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60',
+    mutable: true,
+    validate: validateOutputBufferLimits,
+  },
+  { name: 'protected-mode', defaultValue: 'yes', validate: yesNo, mutable: true },
   { name: 'stream-node-max-bytes', defaultValue: '4096', validate: nonNegativeInt, mutable: true },
   { name: 'stream-node-max-entries', defaultValue: '100', validate: nonNegativeInt, mutable: true },
   { name: 'save', defaultValue: '', mutable: true },
-  { name: 'maxmemory', defaultValue: '0', validate: nonNegativeInt, mutable: true },
+  memoryParam('maxmemory', 0, 0),
+  {
+    name: 'maxmemory-policy',
+    defaultValue: 'noeviction',
+    mutable: true,
+    validate: (v) => {
+      const l = v.toLowerCase();
+      if (l === 'noeviction') return { ok: l };
+      if (EVICTION_POLICIES.includes(l)) {
+        return { error: `sluice supports only noeviction: it never evicts keys (a stream evicted by '${l}' would lose acknowledged entries)` };
+      }
+      return { error: `argument(s) must be one of the following: ${EVICTION_POLICIES.join(', ')}, noeviction` };
+    },
+  },
+  {
+    name: 'propagation-error-behavior',
+    defaultValue: 'ignore',
+    mutable: true,
+    validate: (v) => {
+      const l = v.toLowerCase();
+      return ['ignore', 'panic', 'panic-on-replicas'].includes(l)
+        ? { ok: l }
+        : { error: 'argument(s) must be one of the following: ignore, panic, panic-on-replicas' };
+    },
+  },
   { name: 'hz', defaultValue: '10', validate: nonNegativeInt, mutable: true },
 ];
 

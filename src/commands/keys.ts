@@ -1,10 +1,10 @@
 // Generic keyspace commands: DEL, EXISTS, TYPE, KEYS, SCAN, RENAME, FLUSH*, the EXPIRE family,
 // TTL and friends, PERSIST, RANDOMKEY, DBSIZE. Replies and errors are Redis 7.0's (db.c, expire.c).
+import { scanStep } from './scan-cursors.js';
 import { type Database, keyBytes, keyOf, typeOf } from '../engine/keyspace.js';
 import { Errors, fail, OK, type Reply, SimpleString } from '../resp/reply.js';
 import { int64Arg, isKeyword, lower, parseInt64 } from './args.js';
 import { globMatch } from './glob.js';
-import type { Instance } from './core/instance.js';
 import { command, type CommandSpec, type Context } from './types.js';
 
 const INT64_MAX = 9223372036854775807n;
@@ -85,31 +85,6 @@ function keys(ctx: Context, argv: Buffer[]): Reply {
 // scan is returned once, keys added or removed meanwhile may or may not be. An unknown cursor
 // (too old, or from before a restart) restarts the scan, which keeps the guarantee.
 
-const MAX_PARKED_SCANS = 4096;
-
-interface ParkedScan {
-  db: number;
-  iterator: Iterator<string>;
-  /** The next key, read ahead so a scan that has seen everything can reply cursor 0. */
-  lookahead: IteratorResult<string>;
-}
-
-interface ScanState {
-  nextCursor: bigint;
-  parked: Map<string, ParkedScan>;
-}
-
-const scanStates = new WeakMap<Instance, ScanState>();
-
-function scanState(instance: Instance): ScanState {
-  let state = scanStates.get(instance);
-  if (state === undefined) {
-    state = { nextCursor: 1n, parked: new Map() };
-    scanStates.set(instance, state);
-  }
-  return state;
-}
-
 /** Parses a cursor as Redis's parseScanCursorOrReply (strtoul: '+', '-' and "" accepted). */
 export function parseCursor(arg: Buffer): string {
   const s = arg.toString('latin1');
@@ -143,35 +118,15 @@ function scan(ctx: Context, argv: Buffer[]): Reply {
       fail(Errors.syntax);
     }
   }
-  const state = scanState(ctx.instance);
   const db = ctx.db;
-  let parked = cursor === '0' ? undefined : state.parked.get(cursor);
-  if (parked !== undefined) state.parked.delete(cursor);
-  if (parked === undefined || parked.db !== db.index) {
-    const iterator = db.values.keys();
-    parked = { db: db.index, iterator, lookahead: iterator.next() };
-  }
   const found: Reply[] = [];
-  for (let examined = 0; examined < count; examined++) {
-    const step = parked.lookahead;
-    if (step.done === true) break;
-    parked.lookahead = parked.iterator.next();
-    const key = step.value;
-    if (pattern !== null && !globMatch(pattern, key)) continue;
+  const next = scanStep(ctx.instance, cursor, db, () => db.values.keys(), count, (key) => {
+    if (pattern !== null && !globMatch(pattern, key)) return;
     const value = db.get(key);
-    if (value === undefined) continue;
-    if (typeFilter !== null && typeOf(value) !== typeFilter) continue;
+    if (value === undefined) return;
+    if (typeFilter !== null && typeOf(value) !== typeFilter) return;
     found.push(keyBytes(key));
-  }
-  let next = '0';
-  if (parked.lookahead.done !== true) {
-    next = (state.nextCursor++).toString();
-    state.parked.set(next, parked);
-    if (state.parked.size > MAX_PARKED_SCANS) {
-      const [oldest] = state.parked.keys();
-      state.parked.delete(oldest!);
-    }
-  }
+  });
   return [next, found];
 }
 

@@ -45,7 +45,7 @@ function configSet(ctx: Context, argv: Buffer[]): Reply {
     if (!param.mutable) failed("can't set immutable config");
     let value = text(argv[i + 1]!);
     if (param.validate !== undefined) {
-      const result = param.validate(value);
+      const result = param.validate(value, config.get(name));
       if ('error' in result) failed(result.error);
       else value = result.ok;
     }

@@ -3,39 +3,14 @@
 // A big one is walked like SCAN walks the keyspace (see keys.ts): the cursor names a parked
 // live iterator over the member map, so every member present for the whole scan is returned
 // once; an unknown cursor restarts the scan.
+import { scanStep } from './scan-cursors.js';
 import { keyBytes, keyOf } from '../engine/keyspace.js';
 import type { SortedSetValue } from '../engine/sorted-set.js';
 import { formatDouble } from '../resp/encoder.js';
 import { Errors, fail, type Reply } from '../resp/reply.js';
 import { int64Arg, isKeyword } from './args.js';
 import { globMatch } from './glob.js';
-import type { Instance } from './instance.js';
 import type { Context } from './types.js';
-
-const MAX_PARKED_SCANS = 4096;
-
-interface ParkedScan {
-  zset: SortedSetValue;
-  iterator: Iterator<string>;
-  /** Read ahead so a scan that has seen everything can reply cursor 0. */
-  lookahead: IteratorResult<string>;
-}
-
-interface ScanState {
-  nextCursor: bigint;
-  parked: Map<string, ParkedScan>;
-}
-
-const scanStates = new WeakMap<Instance, ScanState>();
-
-function scanState(instance: Instance): ScanState {
-  let state = scanStates.get(instance);
-  if (state === undefined) {
-    state = { nextCursor: 1n, parked: new Map() };
-    scanStates.set(instance, state);
-  }
-  return state;
-}
 
 /** 2^62: Redis's double2ll prints integral scores up to this as integers. */
 const LISTPACK_INTEGER_LIMIT = 4611686018427387904;
@@ -79,29 +54,10 @@ export function zscanReply(ctx: Context, argv: Buffer[], cursor: string, zset: S
     for (const e of zset.entries()) emit(e.member, e.score);
     return ['0', found];
   }
-  const state = scanState(ctx.instance);
-  let parked = cursor === '0' ? undefined : state.parked.get(cursor);
-  if (parked !== undefined) state.parked.delete(cursor);
-  if (parked === undefined || parked.zset !== zset) {
-    const iterator = zset.indexMembers();
-    parked = { zset, iterator, lookahead: iterator.next() };
-  }
-  for (let examined = 0; examined < count; examined++) {
-    const step = parked.lookahead;
-    if (step.done === true) break;
-    parked.lookahead = parked.iterator.next();
-    // The read-ahead member may have gone or moved since the last call.
-    const score = zset.score(step.value);
-    if (score !== undefined) emit(step.value, score);
-  }
-  let next = '0';
-  if (parked.lookahead.done !== true) {
-    next = (state.nextCursor++).toString();
-    state.parked.set(next, parked);
-    if (state.parked.size > MAX_PARKED_SCANS) {
-      const [oldest] = state.parked.keys();
-      state.parked.delete(oldest!);
-    }
-  }
+  // The read-ahead member may have gone or moved since the last call.
+  const next = scanStep(ctx.instance, cursor, zset, () => zset.indexMembers(), count, (member) => {
+    const score = zset.score(member);
+    if (score !== undefined) emit(member, score);
+  });
   return [next, found];
 }

@@ -3,6 +3,7 @@
 import { join } from 'node:path';
 import type { Instance } from '../commands/instance.js';
 import { AofPersistence } from './aof.js';
+import { lockDir } from './dir-lock.js';
 import { nodeFs, type AofFs } from './fs-layer.js';
 import { loadFiles } from './loader.js';
 import { incrName, manifestName, parseManifest, writeManifest, type Manifest } from './manifest.js';
@@ -13,10 +14,33 @@ export interface PersistOptions {
   appendfsync: FsyncPolicy;
   /** The file layer; tests inject one that fails (ENOSPC, EIO). */
   fs?: AofFs;
+  /** Who holds the directory's lock, as the error of a second opener names it. */
+  owner?: string;
 }
 
 /** Loads the append-only file in `dir` into the instance and logs every later write to it. */
 export async function attachPersistence(
+  instance: Instance,
+  options: PersistOptions,
+  onClose: (fn: () => Promise<void>) => void,
+): Promise<AofPersistence> {
+  // Before anything is read: a second process must not load (or append to) the same files.
+  const lock = lockDir(options.dir, options.owner ?? `pid ${process.pid}`);
+  try {
+    return await attachLocked(instance, options, (fn) => onClose(async () => {
+      try {
+        await fn();
+      } finally {
+        lock.release();
+      }
+    }));
+  } catch (err) {
+    lock.release();
+    throw err;
+  }
+}
+
+async function attachLocked(
   instance: Instance,
   options: PersistOptions,
   onClose: (fn: () => Promise<void>) => void,

@@ -2,7 +2,9 @@
 // 'aof', so handlers never block and nothing is propagated while loading). A torn last record
 // of the last file (a crash mid-write) is cut off with a warning; a MULTI without its EXEC at
 // the end is cut off too (as Redis reverts an incomplete transaction). Anything malformed
-// elsewhere refuses to start, naming the file and byte offset.
+// elsewhere refuses to start, naming the file and byte offset. A well-formed command that fails
+// (a bad stream id, say) is logged and skipped under `propagation-error-behavior ignore` (Redis's
+// default) and refuses to start under `panic`, as Redis 7 does.
 import { join } from 'node:path';
 import type { Instance } from '../commands/instance.js';
 import { ErrorReply } from '../resp/reply.js';
@@ -77,8 +79,20 @@ async function loadOne(
       if (reply.message.startsWith('ERR unknown command')) {
         throw new AofLoadError(`Unknown command '${argv[0]!.toString('utf8')}' reading the append only file ${name} at byte offset ${offset}`);
       }
+      const cmd = lowerName(argv[0]!);
+      const text = reply.message.startsWith('ERR ') ? reply.message.slice(4) : reply.message;
+      if (instance.config.get('propagation-error-behavior') === 'panic') {
+        throw new AofLoadError(
+          `This server panicked sending an error to its AOF-loading-client after processing the command '${cmd}': ` +
+            `'${text}' (append only file ${name}, byte offset ${offset}). propagation-error-behavior is panic; ` +
+            `with ignore (the default) the command is skipped and loading goes on.`,
+        );
+      }
       if (stats.errors++ < MAX_ERROR_WARNINGS) {
-        console.error(`sluice: AOF ${name} offset ${offset}: ${argv[0]!.toString('utf8')} replied ${reply.message}`);
+        console.error(
+          `sluice: == CRITICAL == This server is sending an error to its AOF-loading-client: '${text}' after processing the command '${cmd}' ` +
+            `(${name} byte offset ${offset}; skipped)`,
+        );
       }
     }
   };

@@ -5,8 +5,10 @@
 //              in the background.
 //   no       - written before the reply; the OS decides when to flush.
 // A failed write or fsync keeps the unwritten bytes, sets `error` (the dispatcher then refuses
-// write commands with MISCONF) and retries every second; replies that wait on those bytes stay
-// pending until the disk accepts them, so nothing is acknowledged that is not in the log.
+// write commands with MISCONF) and retries every second. The replies waiting on those bytes are
+// not held: barrier() rejects at once with the MISCONF text, and the transport answers the
+// commands that logged something with it (see README.md: such a command ran in memory and its
+// bytes reach the log if the disk takes them before the process ends; it is not acknowledged).
 import { encodeCommand } from '../resp/encoder.js';
 import type { Propagated } from '../commands/instance.js';
 import { describeError, type AofFs } from './fs-layer.js';
@@ -47,7 +49,11 @@ interface Waiter {
   target: number;
   sync: boolean;
   resolve: () => void;
+  reject: (err: Error) => void;
 }
+
+/** Why a barrier failed: the text the waiting writes are answered with. */
+export class AofWriteError extends Error {}
 
 export class AofWriter {
   readonly encoder = new BatchEncoder();
@@ -61,6 +67,8 @@ export class AofWriter {
   private waiters: Waiter[] = [];
   private flushScheduled = false;
   private fsyncing = false;
+  /** Bumped by adopt(): tells an fsync of the current file from one of the file it replaced. */
+  private generation = 0;
   private retryTimer: NodeJS.Timeout | null = null;
   private everysecTimer: NodeJS.Timeout | null = null;
   private closed = false;
@@ -106,20 +114,20 @@ export class AofWriter {
    * must wait for the disk.
    */
   barrier(): Promise<void> | null {
-    // While the disk refuses writes, write commands are rejected before they run, so nothing
-    // new needs the disk: replies (reads) go out now; writes already waiting keep waiting.
-    if (this.closed || this.error !== null) return null;
+    if (this.closed) return null;
     const always = this.policy() === 'always';
+    const target = this.logicalSize;
+    if (this.error !== null) {
+      // Write commands are refused before they run while the disk fails, so new bytes are
+      // rare (an expired key's DEL); a reply depending on bytes not yet durable fails.
+      return target <= (always ? this.synced : this.size) ? null : Promise.reject(new AofWriteError(this.error));
+    }
     if (always) {
-      const target = this.logicalSize;
       if (target <= this.synced) return null;
       this.scheduleFlush();
-      return new Promise((resolve) => this.waiters.push({ target, sync: true, resolve }));
+      return new Promise((resolve, reject) => this.waiters.push({ target, sync: true, resolve, reject }));
     }
-    if (this.pendingBytes > 0 && !this.writePending()) {
-      const target = this.logicalSize;
-      return new Promise((resolve) => this.waiters.push({ target, sync: false, resolve }));
-    }
+    if (this.pendingBytes > 0 && !this.writePending()) return Promise.reject(new AofWriteError(this.error!));
     return null;
   }
 
@@ -165,9 +173,14 @@ export class AofWriter {
     if (this.fsyncing || this.closed || this.size <= this.synced) return;
     this.fsyncing = true;
     const covered = this.size;
+    const file = this.generation;
     this.fs.fsync(this.fd).then(
       () => {
         this.fsyncing = false;
+        // An fsync of the file a rewrite replaced (adopt() ran meanwhile) says nothing about the
+        // new file: its offset must not count as synced there, or replies would go out for
+        // bytes not even written yet (a kill -9 then loses acknowledged writes).
+        if (file !== this.generation) return this.afterStaleFsync();
         this.synced = Math.max(this.synced, covered);
         this.recovered();
         this.resolveWaiters();
@@ -175,9 +188,16 @@ export class AofWriter {
       },
       (err: unknown) => {
         this.fsyncing = false;
+        // The replaced file was synced by syncNow() before the switch; its fd is closed now.
+        if (file !== this.generation) return this.afterStaleFsync();
         this.fail(err);
       },
     );
+  }
+
+  /** The new file's waiters were held back by the replaced file's fsync: serve them now. */
+  private afterStaleFsync(): void {
+    if (this.waiters.length > 0) this.flush();
   }
 
   private resolveWaiters(): void {
@@ -195,6 +215,10 @@ export class AofWriter {
     if (this.error === null) console.error(`sluice: error writing to the AOF file ${this.path}: ${reason}`);
     this.error = `MISCONF Errors writing to the AOF file: ${reason}`;
     this.lastWriteOk = false;
+    // Answer the replies waiting for the disk now (they fail); their bytes stay queued.
+    const waiting = this.waiters;
+    this.waiters = [];
+    for (const w of waiting) w.reject(new AofWriteError(this.error));
     if (this.retryTimer === null && !this.closed) {
       // Retry as Redis's serverCron does; the timer keeps the process alive while replies wait.
       this.retryTimer = setTimeout(() => {
@@ -233,6 +257,7 @@ export class AofWriter {
     }
     this.fd = fd;
     this.path = path;
+    this.generation++;
     this.size = 0;
     this.synced = 0;
     this.encoder.db = -1;
@@ -249,7 +274,11 @@ export class AofWriter {
     if (this.everysecTimer !== null) clearInterval(this.everysecTimer);
     if (this.retryTimer !== null) clearTimeout(this.retryTimer);
     this.fs.close(this.fd);
-    for (const w of this.waiters) w.resolve();
+    // Replies still waiting are answered: OK only if their bytes made it to the disk.
+    for (const w of this.waiters) {
+      if (w.target <= this.synced) w.resolve();
+      else w.reject(new AofWriteError(this.error ?? 'MISCONF Errors writing to the AOF file: closed before the write was on disk'));
+    }
     this.waiters = [];
   }
 }

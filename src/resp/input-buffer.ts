@@ -26,7 +26,8 @@ export class InputBuffer {
   push(chunk: Buffer): void {
     const n = chunk.length;
     if (n === 0) return;
-    if (this.start === this.end) {
+    if (this.start === this.end && this.buf.length - this.end < n) {
+      // Nothing pending and no room reserved: the chunk itself becomes the arena.
       this.buf = chunk;
       this.start = 0;
       this.end = n;
@@ -38,6 +39,28 @@ export class InputBuffer {
       chunk.copy(this.buf, this.end);
       this.end += n;
     }
+  }
+
+  /**
+   * Makes room for exactly `bytes` unread bytes from `start` (a big bulk argument whose length
+   * is known), so it is copied once into a buffer of its own size instead of doubling: the
+   * query buffer of a 200 MB argument costs 200 MB, as in Redis. The pages of a large
+   * allocUnsafe are only resident once written, so a declared but unsent length costs nothing.
+   */
+  reserve(bytes: number): void {
+    if (this.buf.length - this.start >= bytes) return;
+    this.grow(bytes);
+  }
+
+  /** Drops the arena whatever it holds (the connection is gone). */
+  release(): void {
+    this.buf = EMPTY;
+    this.start = this.end = 0;
+  }
+
+  /** Bytes allocated for the arena (the query buffer's size, as Redis's qbuf + qbuf-free). */
+  get capacity(): number {
+    return this.buf.length;
   }
 
   /** Marks bytes up to absolute offset `to` as read. */

@@ -42,6 +42,8 @@ export interface ParserLimits {
 }
 
 const INT_MAX = 2147483647;
+/** PROTO_MBULK_BIG_ARG: from this size a bulk argument gets a buffer of exactly its size. */
+const BIG_ARG = 32 * 1024;
 /** Limits applied while authentication is required (Redis 7.0.15's authRequired checks). */
 const UNAUTH_MAX_MULTIBULK = 10;
 const UNAUTH_MAX_BULK = 16384;
@@ -66,9 +68,11 @@ export class RequestParser {
   authRequired = false;
 
   private readonly input = new InputBuffer();
-  private readonly maxBulkLen: number;
+  /** proto-max-bulk-len; the server updates it when CONFIG SET changes it. */
+  maxBulkLen: number;
   private readonly maxMultibulk: number;
-  private readonly maxQueryBuffer: number;
+  /** client-query-buffer-limit; the server updates it when CONFIG SET changes it. */
+  maxQueryBuffer: number;
   private readonly maxInline: number;
 
   private reqType = ReqType.Unknown;
@@ -90,6 +94,17 @@ export class RequestParser {
     return this.input.length;
   }
 
+  /** Bytes allocated for the query buffer (CLIENT LIST qbuf + qbuf-free). */
+  get bufferCapacity(): number {
+    return this.input.capacity;
+  }
+
+  /** Drops the query buffer (the connection is gone): its memory can be returned at once. */
+  release(): void {
+    this.input.release();
+    this.argv = [];
+  }
+
   /** Appends received bytes. The chunk must not be modified afterwards (argv may share it). */
   push(chunk: Buffer): void {
     if (this.input.length + chunk.length > this.maxQueryBuffer) {
@@ -104,7 +119,8 @@ export class RequestParser {
     for (;;) {
       const input = this.input;
       if (input.start >= input.end) {
-        input.releaseIfEmpty();
+        // A bulk whose length is known keeps the room reserved for it.
+        if (this.multibulkLen === 0) input.releaseIfEmpty();
         return null;
       }
       if (this.reqType === ReqType.Unknown) {
@@ -174,7 +190,16 @@ export class RequestParser {
           pos = input.start;
         }
       }
-      if (end - pos < bulkLen + 2) break;
+      if (end - pos < bulkLen + 2) {
+        if (bulkLen >= BIG_ARG && end - pos >= BIG_ARG) {
+          // The rest of this argument goes into a buffer of its exact size (see reserve), once
+          // it is really being sent: a declared length alone allocates nothing.
+          input.consume(pos);
+          input.reserve(bulkLen + 2);
+          pos = input.start;
+        }
+        break;
+      }
       argv.push(buf.subarray(pos, pos + bulkLen));
       pos += bulkLen + 2;
       bulkLen = -1;
@@ -224,10 +249,12 @@ export class RequestParser {
     const buf = input.buf;
     const pos = input.start;
     const lf = findByte(buf, pos, input.end, LF);
-    if (lf < 0) {
-      if (input.end - pos > this.maxInline) throw new ProtocolError('Protocol error: too big inline request');
-      return null;
+    // Also when the newline arrived with the rest: a line over the limit is refused whatever
+    // the read boundaries were (Redis reads 16 KiB at a time, so it nearly always is).
+    if (lf < 0 ? input.end - pos > this.maxInline : lf - pos > this.maxInline) {
+      throw new ProtocolError('Protocol error: too big inline request');
     }
+    if (lf < 0) return null;
     const lineEnd = lf > pos && buf[lf - 1] === CR ? lf - 1 : lf;
     const argv = splitArgs(buf, pos, lineEnd);
     input.consume(lf + 1);
@@ -285,6 +312,11 @@ function parseLongLong(buf: Buffer, from: number, to: number): number | undefine
 }
 
 /** True for the bytes C's isspace() accepts in the C locale. */
+/** What may follow a closing quote: the end of the line or a space (sdssplitargs). */
+function endsToken(next: number): boolean {
+  return next === 0 || isSpace(next);
+}
+
 function isSpace(c: number): boolean {
   return c === 32 || (c >= 9 && c <= 13);
 }
@@ -318,33 +350,22 @@ export function splitArgs(buf: Buffer, from: number, to: number): Buffer[] | nul
     let done = false;
     while (!done) {
       const c = at(p);
-      if (inDouble) {
-        if (c === 92 && at(p + 1) === 120 && hexValue(at(p + 2)) >= 0 && hexValue(at(p + 3)) >= 0) {
+      if (inDouble || inSingle) {
+        if (inDouble && c === 92 && at(p + 1) === 120 && hexValue(at(p + 2)) >= 0 && hexValue(at(p + 3)) >= 0) {
           bytes!.push(hexValue(at(p + 2)) * 16 + hexValue(at(p + 3)));
           p += 3;
-        } else if (c === 92 && at(p + 1) !== 0) {
+        } else if (inDouble && c === 92 && at(p + 1) !== 0) {
           p++;
           const e = at(p);
           bytes!.push(e === 110 ? 10 : e === 114 ? 13 : e === 116 ? 9 : e === 98 ? 8 : e === 97 ? 7 : e);
-        } else if (c === 34) {
-          const n = at(p + 1);
-          if (n !== 0 && !isSpace(n)) return null;
-          done = true;
-        } else if (c === 0) {
-          return null;
-        } else {
-          bytes!.push(c);
-        }
-      } else if (inSingle) {
-        if (c === 92 && at(p + 1) === 39) {
+        } else if (inSingle && c === 92 && at(p + 1) === 39) {
           p++;
           bytes!.push(39);
-        } else if (c === 39) {
-          const n = at(p + 1);
-          if (n !== 0 && !isSpace(n)) return null;
+        } else if (c === (inDouble ? 34 : 39)) {
+          if (!endsToken(at(p + 1))) return null; // a closing quote must end the argument
           done = true;
         } else if (c === 0) {
-          return null;
+          return null; // unbalanced quotes
         } else {
           bytes!.push(c);
         }

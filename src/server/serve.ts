@@ -17,6 +17,8 @@ export interface ServeOptions {
   /** Default 'everysec'. */
   appendfsync?: 'always' | 'everysec' | 'no';
   requirepass?: string;
+  /** Further CONFIG parameters (protected-mode, maxmemory, ...), already validated. */
+  config?: Record<string, string>;
   /** Called after SHUTDOWN has closed the server (the CLI exits the process there). */
   onShutdownComplete?: () => void;
 }
@@ -30,12 +32,14 @@ export interface Server extends RunningServer {
 export async function serve(options: ServeOptions = {}): Promise<Server> {
   const appendfsync = options.appendfsync ?? 'everysec';
   const persistent = options.dir !== undefined && options.appendonly !== false;
-  const config: Record<string, string> = { appendfsync, appendonly: persistent ? 'yes' : 'no' };
+  const config: Record<string, string> = { ...options.config, appendfsync, appendonly: persistent ? 'yes' : 'no' };
   if (options.dir !== undefined) config['dir'] = options.dir;
   if (options.requirepass !== undefined) config['requirepass'] = options.requirepass;
   const instance = new Instance(allCommands, { config });
   const closers: Array<() => Promise<void>> = [];
-  if (persistent) await attachPersistence(instance, { dir: options.dir!, appendfsync }, (fn) => closers.push(fn));
+  if (persistent) {
+    await attachPersistence(instance, { dir: options.dir!, appendfsync, owner: 'sluice server' }, (fn) => closers.push(fn));
+  }
   const server = await startServer({
     port: options.port,
     bind: options.bind,

@@ -5,6 +5,7 @@ import * as net from 'node:net';
 import { allCommands } from '../commands/index.js';
 import { Instance } from '../commands/instance.js';
 import { SocketConnection } from './socket-connection.js';
+import { deniedByProtectedMode, DENIED_REPLY } from './protected-mode.js';
 
 export interface ServerOptions {
   /** 0 picks a free port; RunningServer.port is the real one. Default 6379. */
@@ -15,6 +16,8 @@ export interface ServerOptions {
   instance?: Instance;
   /** Sets requirepass on the instance. */
   requirepass?: string;
+  /** Sets protected-mode on the instance ('yes' refuses non-loopback clients while no password is set). */
+  protectedMode?: 'yes' | 'no';
   /**
    * Called after SHUTDOWN has closed the server (the CLI exits the process here). Without it
    * SHUTDOWN only closes the server, which suits servers started inside tests.
@@ -42,6 +45,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   const instance = options.instance ?? new Instance(allCommands);
   const host = options.bind ?? '127.0.0.1';
   if (options.requirepass !== undefined) instance.config.setRaw('requirepass', options.requirepass);
+  if (options.protectedMode !== undefined) instance.config.setRaw('protected-mode', options.protectedMode);
   instance.startActiveExpiry();
 
   const connections = new Set<SocketConnection>();
@@ -59,13 +63,23 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       return;
     }
     instance.stats.connectionsReceived++;
+    if (deniedByProtectedMode(instance.config, socket.remoteAddress)) {
+      // As Redis: counted as received and as rejected; the request is never read.
+      instance.stats.rejectedConnections++;
+      socket.on('error', () => {});
+      socket.end(DENIED_REPLY);
+      return;
+    }
     const connection = new SocketConnection(instance, socket);
     connections.add(connection);
     connection.onClose(() => connections.delete(connection));
   });
 
   // 'timeout' (seconds): close clients idle that long; blocked clients wait for their own timeout.
+  // Also the soft output buffer limits' clock.
   const idleSweeper = setInterval(() => {
+    // client-output-buffer-limit's soft limit counts seconds even when no reply is added.
+    for (const c of [...connections]) c.checkOutputLimit();
     const timeout = instance.config.getNumber('timeout');
     if (timeout <= 0) return;
     const limit = Date.now() - timeout * 1000;

@@ -6,6 +6,10 @@ import type { Instance } from '../commands/instance.js';
 import { Encoder, type Protocol } from '../resp/encoder.js';
 import { ProtocolError, RequestParser } from '../resp/parser.js';
 import { ErrorReply, type Reply } from '../resp/reply.js';
+import { diskError, isWriteCommand } from '../persist/refused-write.js';
+import { DurableBatch } from './durable-batch.js';
+import { buffersDropped } from './memory-release.js';
+import { OutputLimit } from './output-limit.js';
 
 /** Pause reading from a client whose unsent replies exceed this (its socket buffer is full). */
 const OUTPUT_HIGH_WATER = 1 << 20;
@@ -25,6 +29,11 @@ export class SocketConnection {
   private readonly pendingChunks: Buffer[] = [];
   private encoder: Encoder | null = null;
   private pendingCount = 0;
+  /** The batch's replies as values, kept while a persistence layer may refuse their bytes. */
+  private readonly durable = new DurableBatch();
+  /** The blocked command in progress is a write (its reply depends on the disk). */
+  private blockedWrite = false;
+  private readonly outputLimit: OutputLimit;
   /** Waiting for a blocking command or for the persistence barrier: do not run more commands. */
   private busy = false;
   /** No more commands are run: QUIT, a protocol error, or the connection is going away. */
@@ -45,6 +54,7 @@ export class SocketConnection {
     );
     this.client.kill = () => this.destroy();
     const config = instance.config;
+    this.outputLimit = new OutputLimit(config);
     this.parser = new RequestParser({
       maxBulkLen: config.getNumber('proto-max-bulk-len'),
       maxQueryBuffer: config.getNumber('client-query-buffer-limit'),
@@ -74,6 +84,9 @@ export class SocketConnection {
     if (this.closed) return;
     this.closed = true;
     this.stopped = true;
+    const held = this.parser.bufferCapacity;
+    this.parser.release();
+    buffersDropped(held);
     this.instance.removeClient(this.client);
     for (const fn of this.onCloseHooks) fn();
   }
@@ -81,6 +94,9 @@ export class SocketConnection {
   private onData(chunk: Buffer): void {
     if (this.stopped) return;
     this.instance.stats.netInputBytes += chunk.length;
+    // CONFIG SET applies to connected clients too, as in Redis.
+    this.parser.maxBulkLen = this.instance.config.getNumber('proto-max-bulk-len');
+    this.parser.maxQueryBuffer = this.instance.config.getNumber('client-query-buffer-limit');
     // As Redis, any input counts as interaction ('timeout'), even commands that are rejected.
     this.client.lastInteraction = Date.now();
     try {
@@ -121,6 +137,7 @@ export class SocketConnection {
       if (argv === null) break;
       if (argv.length === 0) continue;
       let reply: Reply | Promise<Reply>;
+      const dirty = this.instance.dirty;
       try {
         reply = this.instance.execute(this.client, argv);
       } catch (err) {
@@ -131,6 +148,7 @@ export class SocketConnection {
       if (reply instanceof Promise) {
         // A blocked command: send what came before it, and resume after it answers.
         this.busy = true;
+        this.blockedWrite = this.instance.persistence !== null && isWriteCommand(this.instance, argv);
         this.flush();
         reply.then(
           (r) => this.guarded(() => this.resume(r)),
@@ -138,7 +156,7 @@ export class SocketConnection {
         );
         return;
       }
-      this.append(reply);
+      this.append(reply, this.instance.dirty !== dirty);
       if (this.client.closeAfterReply) this.stopped = true;
     }
     this.flush();
@@ -147,13 +165,14 @@ export class SocketConnection {
   private resume(reply: Reply): void {
     this.busy = false;
     if (this.closed) return;
-    this.append(reply);
+    this.append(reply, this.blockedWrite);
     if (this.client.closeAfterReply) this.stopped = true;
     this.run();
   }
 
-  private append(reply: Reply): void {
+  private append(reply: Reply, logged = false): void {
     const protocol: Protocol = this.client.resp;
+    if (this.instance.persistence !== null) this.durable.add(reply, protocol, logged);
     let encoder = this.encoders[protocol];
     if (encoder === undefined) encoder = this.encoders[protocol] = new Encoder(protocol);
     if (this.encoder !== null && this.encoder !== encoder) this.pendingChunks.push(this.encoder.take());
@@ -178,6 +197,7 @@ export class SocketConnection {
       this.pendingChunks.length = 0;
     }
     const barrier = this.instance.persistence?.barrier() ?? null;
+    const batch = this.durable.take();
     if (barrier === null) {
       this.write(out);
       if (this.stopped && !this.busy) this.end();
@@ -187,7 +207,9 @@ export class SocketConnection {
     this.busy = true;
     barrier.then(
       () => this.guarded(() => this.afterBarrier(out, wasBusy)),
-      () => this.guarded(() => this.afterBarrier(out, wasBusy)),
+      // The disk refused the bytes: the writes of this batch are answered with its error.
+      (err: unknown) =>
+        this.guarded(() => this.afterBarrier(batch.hasLogged ? batch.encodeFailed(diskError(err)) : out, wasBusy)),
     );
   }
 
@@ -205,8 +227,20 @@ export class SocketConnection {
     if (this.closed) return;
     this.instance.stats.netOutputBytes += out.length;
     this.socket.write(out);
+    if (this.checkOutputLimit()) return;
     // Backpressure: stop reading until the client has taken its replies.
     if (this.socket.writableLength > OUTPUT_HIGH_WATER) this.socket.pause();
+  }
+
+  /**
+   * Disconnects the client when its unsent replies are past client-output-buffer-limit (also
+   * called every second, for the soft limit's duration). True when it was disconnected.
+   */
+  checkOutputLimit(): boolean {
+    if (this.closed || !this.outputLimit.exceeded(this.socket.writableLength)) return false;
+    console.error(`sluice: Client id=${this.client.id} addr=${this.client.addr} closed for overcoming of output buffer limits.`);
+    this.destroy();
+    return true;
   }
 
   private end(): void {
@@ -229,6 +263,7 @@ export class SocketConnection {
       // The parser's exact bytes: the message may quote non-UTF-8 input as Redis does.
       if (this.encoder !== null) this.pendingChunks.push(this.encoder.take());
       this.pendingChunks.push(err.reply);
+      if (this.instance.persistence !== null) this.durable.addRaw(err.reply);
       this.pendingCount++;
     } else {
       this.append(new ErrorReply(`ERR Protocol error: ${message}`));
@@ -236,3 +271,4 @@ export class SocketConnection {
     this.flush();
   }
 }
+

@@ -1,9 +1,8 @@
 // The backends the broker suite runs on: a real redis-server, the embedded engine and
 // `sluice server`. Each is probed for the stream commands the broker needs; a backend that
 // lacks them is skipped with the reason (while the engine is still being written).
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,6 +10,9 @@ import { connect } from '../../src/client/connect.js';
 import type { Connection } from '../../src/client/connection.js';
 import { EmbeddedConnection } from '../../src/client/embedded-connection.js';
 import { open } from '../../src/client/embedded.js';
+import { freePort, spawnUntil, stopChild, waitFor } from '../support/processes.js';
+
+export { freePort, waitFor };
 
 export const CLI = join(dirname(fileURLToPath(import.meta.url)), '../../src/cli/main.js');
 
@@ -28,59 +30,6 @@ export interface BackendFactory {
   name: string;
   /** Resolves to a running backend, or to the reason it cannot run here. */
   start(options?: { persistent?: boolean }): Promise<Backend | string>;
-}
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.unref();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-/** Spawns a process and resolves once a stdout line matches `ready`. */
-function spawnUntil(cmd: string, args: string[], ready: RegExp, timeoutMs = 10_000): Promise<{ child: ChildProcess; match: RegExpMatchArray }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`${cmd} did not become ready: ${out.slice(-500)}`));
-    }, timeoutMs);
-    const onData = (chunk: Buffer): void => {
-      out += chunk.toString();
-      const m = out.match(ready);
-      if (m) {
-        clearTimeout(timer);
-        child.stdout!.off('data', onData);
-        child.stdout!.resume();
-        child.stderr!.resume();
-        resolve({ child, match: m });
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', (c: Buffer) => (out += c.toString()));
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`${cmd} exited with ${code}: ${out.slice(-500)}`));
-    });
-    child.on('error', (err) => {
-      clearTimeout(timer);
-      reject(err);
-    });
-  });
-}
-
-function stopChild(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    child.once('exit', () => resolve());
-    child.kill(signal);
-  });
 }
 
 /** Checks that the stream commands the broker relies on exist; resolves to a reason if not. */
@@ -113,34 +62,41 @@ async function probed(backend: Backend): Promise<Backend | string> {
   return reason;
 }
 
+/**
+ * A server process as a Backend: connections are tracked and closed at stop; restart() stops
+ * the process with SIGTERM (it flushes its AOF) and launches it again on the same port.
+ */
+async function serverBackend(name: string, dir: string, launch: () => Promise<{ child: ChildProcess; port: number }>): Promise<Backend | string> {
+  let running = await launch();
+  const url = `redis://127.0.0.1:${running.port}`;
+  const conns: Connection[] = [];
+  return probed({
+    name,
+    url,
+    async connect() {
+      const c = await connect(url);
+      conns.push(c);
+      return c;
+    },
+    async restart() {
+      await stopChild(running.child);
+      running = await launch();
+    },
+    async stop() {
+      for (const c of conns) await c.close().catch(() => {});
+      await stopChild(running.child);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  });
+}
+
 export const redisServer: BackendFactory = {
   name: 'redis-server',
   async start(options = {}) {
     const port = await freePort();
     const dir = mkdtempSync(join(tmpdir(), 'sluice-redis-'));
     const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--dir', dir, '--appendonly', options.persistent ? 'yes' : 'no'];
-    const launch = () => spawnUntil('redis-server', args, /Ready to accept connections/);
-    let { child } = await launch();
-    const conns: Connection[] = [];
-    const url = `redis://127.0.0.1:${port}`;
-    return probed({
-      name: 'redis-server',
-      url,
-      async connect() {
-        const c = await connect(url);
-        conns.push(c);
-        return c;
-      },
-      async restart() {
-        await stopChild(child); // SIGTERM: Redis fsyncs the AOF and exits
-        ({ child } = await launch());
-      },
-      async stop() {
-        for (const c of conns) await c.close().catch(() => {});
-        await stopChild(child);
-        rmSync(dir, { recursive: true, force: true });
-      },
-    });
+    return serverBackend('redis-server', dir, async () => ({ child: (await spawnUntil('redis-server', args, /Ready to accept connections/)).child, port }));
   },
 };
 
@@ -165,53 +121,23 @@ export const sluiceServer: BackendFactory = {
   async start(options = {}) {
     const dir = mkdtempSync(join(tmpdir(), 'sluice-server-'));
     const persist = options.persistent ? ['--dir', dir] : [];
-    let port = 0;
-    const launch = async () => {
+    let port = 0; // a free one first, then the same one at every restart
+    const launch = async (): Promise<{ child: ChildProcess; port: number }> => {
       const { child, match } = await spawnUntil(process.execPath, [CLI, 'server', '--port', String(port), ...persist], /ready on ([^\s:]+):(\d+)/);
       port = Number(match[2]);
-      return child;
+      return { child, port };
     };
-    let child: ChildProcess;
     try {
-      child = await launch();
+      return await serverBackend('sluice-server', dir, launch);
     } catch (err) {
       rmSync(dir, { recursive: true, force: true });
       return `sluice server unavailable: ${(err as Error).message.split('\n')[0]}`;
     }
-    const url = `redis://127.0.0.1:${port}`;
-    const conns: Connection[] = [];
-    return probed({
-      name: 'sluice-server',
-      url,
-      async connect() {
-        const c = await connect(url);
-        conns.push(c);
-        return c;
-      },
-      async restart() {
-        await stopChild(child);
-        child = await launch();
-      },
-      async stop() {
-        for (const c of conns) await c.close().catch(() => {});
-        await stopChild(child);
-        rmSync(dir, { recursive: true, force: true });
-      },
-    });
   },
 };
 
 /** All backends; a suite runs once per entry. Add a backend here and every broker test runs on it. */
 export const backends: BackendFactory[] = [redisServer, embedded, sluiceServer];
-
-/** Polls until `cond` holds (a safety limit, not a timing assertion). */
-export async function waitFor(cond: () => boolean | Promise<boolean>, what: string, limitMs = 20_000): Promise<void> {
-  const deadline = Date.now() + limitMs;
-  while (!(await cond())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 export function deferred(): { promise: Promise<void>; resolve: () => void } {
   let resolve!: () => void;

@@ -14,6 +14,14 @@ export function removeDir(dir: string): void {
   rmSync(dir, { recursive: true, force: true });
 }
 
+/**
+ * For a crash simulated inside the test process: a dead process's lock is stale and taken over
+ * by the next opener, but this process is alive, so the lock is removed as its death would.
+ */
+export function releaseLockOfDeadProcess(dir: string): void {
+  rmSync(join(dir, 'sluice.lock'), { force: true });
+}
+
 export function aofDir(dir: string): string {
   return join(dir, 'appendonlydir');
 }

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { type EmbeddedDatabase, open } from '../../src/client/embedded.js';
 import { openOnFs, PassThroughFs } from '../support/fault-fs.js';
-import { dump, removeDir, tempDir, withTempDir } from './helpers.js';
+import { dump, releaseLockOfDeadProcess, removeDir, tempDir, withTempDir } from './helpers.js';
 
 /** nodeFs until `armed` disk operations have run after arm(); then every operation throws. */
 class DyingFs extends PassThroughFs {
@@ -68,6 +68,7 @@ test('a crash at every file operation of a rewrite leaves a loadable, complete l
       fs.arm(n);
       await db.call('SAVE').catch(() => undefined);
       db.instance.stop(); // the process is gone: nothing else runs
+      releaseLockOfDeadProcess(dir);
 
       const reopened = await open({ dir, appendfsync: 'always' });
       assert.deepEqual(await dump(reopened), expected, `crash at operation ${n} of ${total}`);

@@ -78,7 +78,7 @@ export function registerBuiltinSections(instance: Instance): void {
       `total_system_memory_human:${human(os.totalmem())}`,
       `maxmemory:${maxmemory}`,
       `maxmemory_human:${human(maxmemory)}`,
-      'maxmemory_policy:noeviction',
+      `maxmemory_policy:${instance.config.get('maxmemory-policy')}`,
       `mem_fragmentation_ratio:${(mem.rss / Math.max(used, 1)).toFixed(2)}`,
       'mem_allocator:v8',
     ];
@@ -158,7 +158,9 @@ export function registerBuiltinSections(instance: Instance): void {
     return lines;
   }, false);
   info.register('modules', () => [], true);
-  info.register('errorstats', () => [...stats.errorCodes].map(([code, n]) => `errorstat_${code}:count=${n}`), true);
+  // Redis keeps error codes in a radix tree: listed in byte order of the code.
+  const byCode = ([a]: [string, number], [b]: [string, number]) => (a < b ? -1 : a > b ? 1 : 0);
+  info.register('errorstats', () => [...stats.errorCodes].sort(byCode).map(([code, n]) => `errorstat_${code}:count=${n}`), true);
   info.register('cluster', () => ['cluster_enabled:0'], true);
   info.register('keyspace', () => {
     const lines: string[] = [];

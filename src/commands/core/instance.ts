@@ -6,6 +6,7 @@ import { Keyspace } from '../../engine/keyspace.js';
 import { CommandError, ErrorReply, Errors, QUEUED, type Reply } from '../../resp/reply.js';
 import { ClientState } from '../client-state.js';
 import { Config } from '../config.js';
+import { maxmemoryRejection } from '../maxmemory.js';
 import { CommandTable } from '../table.js';
 import type { CommandSpec } from '../types.js';
 import { BlockedClients } from './blocking.js';
@@ -115,6 +116,7 @@ export class Instance {
       if (fullName === 'exec') return this.reject(fullName, this.abortExec(client, Errors.noAuth).message);
       return this.reject(fullName, Errors.noAuth);
     }
+    const oom = maxmemoryRejection(this, client, spec, fullName); if (oom !== null) return oom;
     if (client.multi !== null && !NOT_QUEUED.has(fullName)) {
       if (spec.flags.includes('no_multi')) {
         client.multiAborted = true;

@@ -1,0 +1,73 @@
+// Value syntaxes of CONFIG parameters that need more than yes/no or an integer: memory sizes
+// with Redis's units, and client-output-buffer-limit's per-class triples.
+import type { ConfigParam } from './config.js';
+
+const UNITS: Record<string, number> = { '': 1, b: 1, k: 1000, kb: 1024, m: 1000 ** 2, mb: 1024 ** 2, g: 1000 ** 3, gb: 1024 ** 3 };
+
+/** Redis's memtoull: digits with an optional unit (k = 1000, kb = 1024, ...); "" is 0. */
+export function parseMemory(value: string): number | undefined {
+  if (value === '') return 0;
+  const m = /^(\d+)([a-z]*)$/i.exec(value);
+  const unit = m === null ? undefined : UNITS[m[2]!.toLowerCase()];
+  if (m === null || unit === undefined) return undefined;
+  const n = Number(m[1]) * unit;
+  return Number.isSafeInteger(n) ? n : undefined;
+}
+
+/** A memory-size parameter stored (and shown by CONFIG GET) in bytes, at least `min`. */
+export function memoryParam(name: string, defaultBytes: number, min: number): ConfigParam {
+  return {
+    name,
+    defaultValue: String(defaultBytes),
+    mutable: true,
+    validate: (value) => {
+      const n = parseMemory(value);
+      if (n === undefined) return { error: 'argument must be a memory value' };
+      if (n < min) return { error: `argument must be between ${min} and 9223372036854775807 inclusive` };
+      return { ok: String(n) };
+    },
+  };
+}
+
+export type ClientClass = 'normal' | 'slave' | 'pubsub';
+
+export interface OutputBufferLimit {
+  hard: number;
+  soft: number;
+  softSeconds: number;
+}
+
+const CLASS_NAMES: Record<string, ClientClass> = { normal: 'normal', slave: 'slave', replica: 'slave', pubsub: 'pubsub' };
+const CLASS_ORDER: ClientClass[] = ['normal', 'slave', 'pubsub'];
+
+/** Parses the stored "normal H S N slave H S N pubsub H S N" form. */
+export function parseOutputBufferLimits(value: string): Record<ClientClass, OutputBufferLimit> {
+  const words = value.split(' ');
+  const out = {} as Record<ClientClass, OutputBufferLimit>;
+  for (let i = 0; i + 3 < words.length; i += 4) {
+    out[words[i] as ClientClass] = { hard: Number(words[i + 1]), soft: Number(words[i + 2]), softSeconds: Number(words[i + 3]) };
+  }
+  return out;
+}
+
+/**
+ * CONFIG SET client-output-buffer-limit: "<class> <hard> <soft> <soft seconds>" groups, each
+ * replacing that class's limits; classes not named keep theirs. Redis's error texts.
+ */
+export function validateOutputBufferLimits(value: string, current: string): { ok: string } | { error: string } {
+  const words = value.split(' ').filter((w) => w.length > 0);
+  if (words.length % 4 !== 0) return { error: 'Wrong number of arguments in buffer limit configuration.' };
+  const limits = parseOutputBufferLimits(current);
+  for (let i = 0; i < words.length; i += 4) {
+    const cls = CLASS_NAMES[words[i]!.toLowerCase()];
+    if (cls === undefined) return { error: 'Invalid client class specified in buffer limit configuration.' };
+    const hard = parseMemory(words[i + 1]!);
+    const soft = parseMemory(words[i + 2]!);
+    const seconds = /^\d+$/.test(words[i + 3]!) ? Number(words[i + 3]) : undefined;
+    if (hard === undefined || soft === undefined || seconds === undefined) {
+      return { error: 'Error in hard, soft or soft_seconds setting in buffer limit configuration.' };
+    }
+    limits[cls] = { hard, soft, softSeconds: seconds };
+  }
+  return { ok: CLASS_ORDER.map((c) => `${c} ${limits[c].hard} ${limits[c].soft} ${limits[c].softSeconds}`).join(' ') };
+}

@@ -1,0 +1,51 @@
+// maxmemory with the noeviction policy, as Redis's processCommand: past the limit, commands
+// flagged denyoom (and anything queued inside MULTI, and an EXEC of denyoom commands) are
+// refused with the OOM error. Nothing is ever evicted: a stream is a log, losing it to an LRU
+// policy would lose acknowledged entries, so noeviction is the only policy sluice accepts.
+import { getHeapStatistics } from 'node:v8';
+import { ErrorReply } from '../resp/reply.js';
+import type { ClientState } from './client-state.js';
+import type { Instance } from './core/instance.js';
+import type { CommandSpec } from './types.js';
+
+export const OOM_ERROR = "OOM command not allowed when used memory > 'maxmemory'.";
+
+/** Commands Redis lets through inside MULTI even past the limit. */
+const MULTI_ALWAYS_ALLOWED = new Set(['exec', 'discard', 'quit', 'reset']);
+
+/** The memory INFO reports as used_memory: the JS heap in use plus Buffers outside it. */
+export function usedMemory(): number {
+  const heap = getHeapStatistics();
+  return heap.used_heap_size + heap.external_memory;
+}
+
+function denyOnOom(instance: Instance, client: ClientState, spec: CommandSpec, fullName: string): boolean {
+  if (fullName === 'exec') {
+    return (client.multi ?? []).some((argv) => {
+      const queued = instance.resolve(argv);
+      return !(queued instanceof ErrorReply) && queued.spec.flags.includes('denyoom');
+    });
+  }
+  // Queuing may grow memory without bound, so inside MULTI everything else is refused too.
+  return spec.flags.includes('denyoom') || (client.multi !== null && !MULTI_ALWAYS_ALLOWED.has(fullName));
+}
+
+/** The OOM rejection for this command, or null when it may run. The AOF loader is exempt. */
+export function maxmemoryRejection(instance: Instance, client: ClientState, spec: CommandSpec, fullName: string): ErrorReply | null {
+  const max = instance.config.getNumber('maxmemory');
+  if (max <= 0 || client.kind === 'aof' || usedMemory() <= max) return null;
+  if (!denyOnOom(instance, client, spec, fullName)) return null;
+  instance.stats.forCommand(fullName).rejectedCalls++;
+  if (fullName === 'exec') {
+    // As execCommandAbort: the transaction is discarded.
+    client.multi = null;
+    client.multiAborted = false;
+    instance.unwatchAll(client);
+    const message = `EXECABORT Transaction discarded because of: ${OOM_ERROR}`;
+    instance.stats.countError(message);
+    return new ErrorReply(message);
+  }
+  if (client.multi !== null) client.multiAborted = true;
+  instance.stats.countError(OOM_ERROR);
+  return new ErrorReply(OOM_ERROR);
+}

@@ -1,0 +1,59 @@
+// Live cursors for SCAN-like commands. Redis's cursors encode a position in its hash table;
+// ours park the iterator of a running scan under a fresh cursor number, per Instance. Every key
+// present for the whole scan is returned once; an unknown cursor (too old, from before a
+// restart) restarts the scan, which keeps that guarantee. At most MAX_PARKED scans are kept.
+import type { Instance } from './core/instance.js';
+
+const MAX_PARKED = 4096;
+
+interface Parked<T> {
+  /** What the iterator walks (a database, a sorted set): a cursor of another source restarts. */
+  source: object;
+  iterator: Iterator<T>;
+  /** The next item, read ahead so a scan that has seen everything can reply cursor 0. */
+  lookahead: IteratorResult<T>;
+}
+
+interface CursorState {
+  next: bigint;
+  parked: Map<string, Parked<unknown>>;
+}
+
+const states = new WeakMap<Instance, CursorState>();
+
+function stateOf(instance: Instance): CursorState {
+  let state = states.get(instance);
+  if (state === undefined) {
+    state = { next: 1n, parked: new Map() };
+    states.set(instance, state);
+  }
+  return state;
+}
+
+/**
+ * Resumes the scan of `source` at `cursor` (or starts one with `start()`), hands up to `count`
+ * items to `visit`, and returns the cursor to continue with ('0' when the scan is complete).
+ */
+export function scanStep<T>(instance: Instance, cursor: string, source: object, start: () => Iterator<T>, count: number, visit: (item: T) => void): string {
+  const state = stateOf(instance);
+  let parked = (cursor === '0' ? undefined : state.parked.get(cursor)) as Parked<T> | undefined;
+  if (parked !== undefined) state.parked.delete(cursor);
+  if (parked === undefined || parked.source !== source) {
+    const iterator = start();
+    parked = { source, iterator, lookahead: iterator.next() };
+  }
+  for (let examined = 0; examined < count; examined++) {
+    const step = parked.lookahead;
+    if (step.done === true) break;
+    parked.lookahead = parked.iterator.next();
+    visit(step.value);
+  }
+  if (parked.lookahead.done === true) return '0';
+  const next = (state.next++).toString();
+  state.parked.set(next, parked as Parked<unknown>);
+  if (state.parked.size > MAX_PARKED) {
+    const [oldest] = state.parked.keys();
+    state.parked.delete(oldest!);
+  }
+  return next;
+}

@@ -1,0 +1,45 @@
+// client-output-buffer-limit, as Redis's checkClientOutputBufferLimits: a client whose unsent
+// replies reach the hard limit, or stay at or above the soft limit for more than the soft
+// seconds, is disconnected. (Before either, sluice stops reading from a client whose replies
+// pile up; see Connection.) All sluice clients are of the normal class: it has no replicas and
+// no pub/sub, whose limits are kept for CONFIG GET/SET as Redis shows them.
+import type { Config } from '../commands/config.js';
+import { parseOutputBufferLimits, type ClientClass, type OutputBufferLimit } from '../commands/config-values.js';
+
+let cachedText = '';
+let cachedLimits: Record<ClientClass, OutputBufferLimit> | null = null;
+
+function limitsOf(config: Config, cls: ClientClass): OutputBufferLimit {
+  const text = config.get('client-output-buffer-limit');
+  if (text !== cachedText || cachedLimits === null) {
+    cachedLimits = parseOutputBufferLimits(text);
+    cachedText = text;
+  }
+  return cachedLimits[cls];
+}
+
+export class OutputLimit {
+  /** When the soft limit was first seen reached (ms), or 0. */
+  private softSince = 0;
+
+  constructor(
+    private readonly config: Config,
+    private readonly cls: ClientClass = 'normal',
+  ) {}
+
+  /** True when a client with `used` bytes of unsent replies must be disconnected now. */
+  exceeded(used: number, now = Date.now()): boolean {
+    const { hard, soft, softSeconds } = limitsOf(this.config, this.cls);
+    if (hard > 0 && used >= hard) return true;
+    if (soft > 0 && used >= soft) {
+      if (this.softSince === 0) {
+        this.softSince = now;
+        return false;
+      }
+      // Redis compares whole seconds: closed once more than softSeconds have passed.
+      return Math.floor((now - this.softSince) / 1000) > softSeconds;
+    }
+    this.softSince = 0;
+    return false;
+  }
+}

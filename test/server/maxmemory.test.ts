@@ -1,0 +1,95 @@
+// maxmemory with noeviction, side by side with redis-server 7.0.15: past the limit, denyoom
+// writes, anything queued in MULTI and an EXEC of denyoom commands are refused with Redis's OOM
+// text (byte for byte, with the same error stats); reads, DEL and EXPIRE go on; nothing is
+// evicted. Eviction policies are refused with a clear error.
+import assert from 'node:assert/strict';
+import { after, test } from 'node:test';
+import { encodeCommand } from '../../src/resp/encoder.js';
+import { startRedisProcess, startSluiceProcess, stopAll } from './processes.js';
+import { RespClient, error, simple } from './resp-client.js';
+
+after(stopAll);
+
+/** A reply as comparable text (bigints as strings). */
+const show = (w: unknown): string => JSON.stringify(w, (_k: string, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v));
+
+/** Sends commands one at a time and returns each reply as text. */
+async function transcript(port: number, commands: string[][]): Promise<string[]> {
+  const c = await RespClient.connect(port);
+  const out: string[] = [];
+  for (const argv of commands) out.push(show(await c.call(...argv)));
+  c.close();
+  return out;
+}
+
+test('past maxmemory: Redis\'s OOM replies, MULTI/EXEC handling and error stats, keys kept', async () => {
+  const servers = [await startSluiceProcess(), await startRedisProcess()];
+  const results: string[][] = [];
+  for (const server of servers) {
+    const c = await RespClient.connect(server.port);
+    const admin = await RespClient.connect(server.port);
+    await c.call('XADD', 's', '1-1', 'f', 'v');
+    await c.call('SET', 'k', 'v');
+    await c.call('CONFIG', 'RESETSTAT');
+    assert.deepEqual(await c.call('MULTI'), simple('OK'));
+    await c.call('SET', 'a', 'b');
+    assert.deepEqual(await admin.call('CONFIG', 'SET', 'maxmemory', '1'), simple('OK'));
+    results.push(await transcript(server.port, [
+      ['GET', 'k'],
+      ['XADD', 's', '*', 'a', 'b'],
+      ['XGROUP', 'CREATE', 's', 'g', '$'],
+      ['XGROUP', 'CREATE', 'new', 'g', '$', 'MKSTREAM'],
+      ['XSETID', 's', '5-5'],
+      ['INCR', 'n'],
+      ['SET', 'x', 'y'],
+      ['HSET', 'h', 'f', 'v'],
+      ['SADD', 'q', 'm'],
+      ['APPEND', 'k', 'x'],
+      ['EXPIRE', 'k', '100'],
+      ['XLEN', 's'],
+      ['XRANGE', 's', '-', '+'],
+      ['MULTI'],
+      ['GET', 'k'],
+      ['EXEC'],
+      ['MULTI'],
+      ['DISCARD'],
+      ['DEL', 'nothing'],
+      ['PING'],
+    ]));
+    // The EXEC of the transaction queued before the limit: discarded with the OOM reason.
+    results[results.length - 1]!.push(show(await c.call('EXEC')));
+    c.close();
+    // A transaction whose command was refused: discarded because of previous errors.
+    const t = await RespClient.connect(server.port);
+    t.send(Buffer.concat([encodeCommand(['MULTI']), encodeCommand(['SET', 'a', 'b'])]));
+    await t.read();
+    await t.read();
+    results[results.length - 1]!.push(show(await t.call('EXEC')));
+    t.close();
+    results[results.length - 1]!.push(...(await transcript(server.port, [['INFO', 'errorstats'], ['CONFIG', 'SET', 'maxmemory', '0'], ['SET', 'x', 'y'], ['XLEN', 's']])).map((r) => r.replace(/\\r\\n/g, '\n')));
+    admin.close();
+  }
+  assert.deepEqual(results[0], results[1]);
+  assert.ok(results[0]!.includes(show(error("OOM command not allowed when used memory > 'maxmemory'."))));
+  assert.ok(results[0]!.includes(show(error("EXECABORT Transaction discarded because of: OOM command not allowed when used memory > 'maxmemory'."))));
+});
+
+test('maxmemory-policy: noeviction only; eviction policies refused with a clear error, unknown ones as Redis', async () => {
+  const sluice = await startSluiceProcess();
+  const redis = await startRedisProcess();
+  const [ours, theirs] = await Promise.all([sluice, redis].map((s) => transcript(s.port, [['CONFIG', 'GET', 'maxmemory-policy'], ['CONFIG', 'SET', 'maxmemory-policy', 'bogus'], ['CONFIG', 'SET', 'maxmemory-policy', 'NOEVICTION']])));
+  assert.deepEqual(ours, theirs);
+  const c = await RespClient.connect(sluice.port);
+  assert.deepEqual(
+    await c.call('CONFIG', 'SET', 'maxmemory-policy', 'allkeys-lru'),
+    error("ERR CONFIG SET failed (possibly related to argument 'maxmemory-policy') - sluice supports only noeviction: it never evicts keys (a stream evicted by 'allkeys-lru' would lose acknowledged entries)"),
+  );
+  assert.match(String((await c.call('INFO', 'memory') as { v: string }).v), /maxmemory_policy:noeviction\r\n/);
+  c.close();
+  await assert.rejects(startSluiceProcess('--maxmemory-policy', 'volatile-lru'), /sluice supports only noeviction/);
+  const limited = await startSluiceProcess('--maxmemory', '1mb');
+  assert.deepEqual(await transcript(limited.port, [['CONFIG', 'GET', 'maxmemory'], ['SET', 'a', 'b']]), [
+    show({ t: 'array', v: [{ t: 'bulk', v: 'maxmemory' }, { t: 'bulk', v: '1048576' }] }),
+    show(error("OOM command not allowed when used memory > 'maxmemory'.")),
+  ]);
+});
