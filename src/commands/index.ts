@@ -2,7 +2,9 @@
 import { commands as connection } from './connection-commands.js';
 import { commands as hashes } from './hashes.js';
 import { commands as keys } from './keys.js';
+import { commands as lists } from './lists.js';
 import { commands as persistence } from './persistence.js';
+import { commands as scripting } from './scripting.js';
 import { commands as server } from './server.js';
 import { commands as sets } from './sets.js';
 import { commands as sortedSets } from './sorted-sets.js';
@@ -17,9 +19,11 @@ export const allCommands: CommandSpec[] = [
   ...transactions,
   ...keys,
   ...strings,
+  ...lists,
   ...hashes,
   ...sets,
   ...sortedSets,
   ...streams,
   ...persistence,
+  ...scripting,
 ];

@@ -7,8 +7,8 @@ import { type ScoreEntry, SortedSetValue } from '../engine/sorted-set.js';
 import { DoubleReply, Errors, fail, NULL_ARRAY, type Reply } from '../resp/reply.js';
 import { int64Arg, isKeyword, lower, parseInt64 } from './args.js';
 import { parseCursor } from './keys.js';
+import { secondsTimeoutMs } from './block-timeout.js';
 import { removeMembersCommand } from './members.js';
-import { parseLongDouble } from './long-double.js';
 import { type LexBound, parseLexRange, parseScoreRange, scoreArg, Z_ERRORS } from './zset-args.js';
 import { zscanReply } from './zset-scan.js';
 import { command, type CommandSpec, type Context } from './types.js';
@@ -321,16 +321,6 @@ function zpop(max: boolean) {
     for (const e of popped) out.push(keyBytes(e.member), new DoubleReply(e.score));
     return out;
   };
-}
-
-/** A timeout in seconds as getTimeoutFromObjectOrReply(UNIT_SECONDS) reads it, in ms (0 = forever). */
-function secondsTimeoutMs(arg: Buffer): number {
-  const parsed = parseLongDouble(arg);
-  if (parsed === undefined) fail(Errors.timeoutNotFloat);
-  const ms = parsed.inf ? (parsed.neg ? -Infinity : Infinity) : Math.ceil(Number(arg.toString('latin1')) * 1000);
-  // Redis casts ceill(ms) to long long: past its range (inf included) that yields LLONG_MIN.
-  if (ms < 0 || ms >= 9223372036854775807) fail(Errors.timeoutNegative);
-  return ms;
 }
 
 /**

@@ -21,7 +21,8 @@ export type CommandFlag =
   | 'may_replicate'
   | 'no_multi'
   | 'allow_busy'
-  | 'no_mandatory_keys';
+  | 'no_mandatory_keys'
+  | 'movablekeys';
 
 export interface CommandSpec {
   /** Lower-case name; for a subcommand, just the subcommand ("create" under "xgroup"). */
@@ -74,14 +75,15 @@ export interface Context {
   preventPropagation(): void;
   /**
    * Parks the client until `retry` returns a reply (it is called again whenever one of the
-   * keys is modified, in the order clients blocked) or until the timeout (0 = forever),
+   * keys is modified, in the order clients blocked, with the key that became ready, as
+   * Redis serves a list client from that key) or until the timeout (0 = forever),
    * when `onTimeout` is replied. `retry` runs as a command of its own: it gets a fresh
    * Context, so what it changes is propagated.
    */
   block(
     keys: string[],
     timeoutMs: number,
-    retry: (ctx: Context) => Reply | undefined,
+    retry: (ctx: Context, readyKey: string) => Reply | undefined,
     onTimeout: Reply,
   ): Promise<Reply>;
 }

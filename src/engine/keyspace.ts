@@ -13,7 +13,7 @@ export function keyBytes(key: string): Buffer {
 }
 
 /** A value's type as TYPE and WRONGTYPE checks see it. */
-export type TypeName = 'string' | 'hash' | 'set' | 'zset' | 'stream';
+export type TypeName = 'string' | 'list' | 'hash' | 'set' | 'zset' | 'stream';
 
 /** Any stored value knows its type name; strings are Buffers. */
 export interface TypedValue {

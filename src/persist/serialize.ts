@@ -1,8 +1,9 @@
 // Turns one key's current value into the commands that recreate it (what a rewrite writes):
-// strings SET, hashes HSET, sets SADD, sorted sets ZADD score member in score order (in chunks
+// strings SET, lists RPUSH, hashes HSET, sets SADD, sorted sets ZADD score member in score order (in chunks
 // of 64 items, Redis's AOF_REWRITE_ITEMS_PER_CMD),
 // streams through rewriteStream(), then PEXPIREAT with the absolute expiry time.
 import { keyBytes, type StoredValue } from '../engine/keyspace.js';
+import type { ListValue } from '../engine/list.js';
 import type { SortedSetValue } from '../engine/sorted-set.js';
 import type { Stream } from '../engine/stream.js';
 import { formatDouble } from '../resp/encoder.js';
@@ -19,6 +20,16 @@ export function serializeKey(key: string, value: StoredValue, expireAt: number |
   const k = keyBytes(key);
   if (Buffer.isBuffer(value)) {
     out.push(['SET', k, value]);
+  } else if (value.typeName === 'list') {
+    let cmd: Argv = ['RPUSH', k];
+    for (const item of (value as ListValue).forward()) {
+      cmd.push(item);
+      if (cmd.length >= 2 + ITEMS_PER_COMMAND) {
+        out.push(cmd);
+        cmd = ['RPUSH', k];
+      }
+    }
+    if (cmd.length > 2) out.push(cmd);
   } else if (value.typeName === 'hash') {
     const fields = (value as unknown as { fields: Map<string, Buffer> }).fields;
     let cmd: Argv = ['HSET', k];

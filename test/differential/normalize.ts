@@ -45,7 +45,14 @@ export const scanReply: Normaliser = (frame) => {
 /** Only the reply's type: for replies that are random by definition (RANDOMKEY). */
 export const typeOnly: Normaliser = (frame) => `${frame.type}<masked>`;
 
-export const masks = { sorted, sortedMap, positive, scanReply, typeOnly } as const;
+/** COMMAND INFO without the key specs and tips (owned by COMMAND's implementation, not by the specs). */
+export const commandInfoHead: Normaliser = (frame) => {
+  const info = frame.children?.[0];
+  if (info?.children === undefined) return frame.raw;
+  return info.children.slice(0, 7).map((c) => c.raw.toString('latin1')).join('');
+};
+
+export const masks = { sorted, sortedMap, positive, scanReply, typeOnly, commandInfoHead } as const;
 export type MaskName = keyof typeof masks;
 
 export function normaliser(mask: MaskName | Normaliser): Normaliser {

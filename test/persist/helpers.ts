@@ -50,6 +50,7 @@ export async function dump(db: EmbeddedDatabase): Promise<Record<string, unknown
         let value: Value;
         if (type === 'string') value = await s.call('GET', key);
         else if (type === 'hash') value = await s.call('HGETALL', key);
+        else if (type === 'list') value = await s.call('LRANGE', key, 0, -1);
         else if (type === 'set') value = ((await s.call('SMEMBERS', key)) as string[]).sort();
         else if (type === 'stream') value = scrubTimes(await s.call('XINFO', 'STREAM', key, 'FULL'));
         else value = type;

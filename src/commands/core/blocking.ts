@@ -9,7 +9,7 @@ export interface Waiter {
   readonly db: number;
   readonly keys: string[];
   /** Called again whenever one of the keys changes; a reply ends the block. */
-  readonly retry: (ctx: Context) => Reply | undefined;
+  readonly retry: (ctx: Context, readyKey: string) => Reply | undefined;
   resolve: (reply: Reply) => void;
   timer: NodeJS.Timeout | null;
   done: boolean;
@@ -38,7 +38,7 @@ export class BlockedClients {
     db: number,
     keys: string[],
     timeoutMs: number,
-    retry: (ctx: Context) => Reply | undefined,
+    retry: (ctx: Context, readyKey: string) => Reply | undefined,
     onTimeout: Reply,
   ): Promise<Reply> {
     return new Promise<Reply>((resolve) => {
@@ -80,9 +80,10 @@ export class BlockedClients {
 
   /**
    * Retries the waiters of every changed key through `serve` (which runs the retry as a
-   * command and returns its reply); keys changed meanwhile are served in the same pass.
+   * command, given that key, and returns its reply); keys changed meanwhile are served in
+   * the same pass.
    */
-  serveReady(serve: (waiter: Waiter) => Reply | undefined): void {
+  serveReady(serve: (waiter: Waiter, readyKey: string) => Reply | undefined): void {
     if (this.serving) return;
     this.serving = true;
     try {
@@ -93,7 +94,7 @@ export class BlockedClients {
         if (list === undefined) continue;
         for (const waiter of [...list]) {
           if (waiter.done) continue;
-          const reply = serve(waiter);
+          const reply = serve(waiter, id!.slice(id!.indexOf(':') + 1));
           if (reply !== undefined) waiter.client.blocked?.finish(reply);
         }
       }

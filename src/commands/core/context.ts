@@ -45,7 +45,7 @@ export class CommandContext implements Context {
   block(
     keys: string[],
     timeoutMs: number,
-    retry: (ctx: Context) => Reply | undefined,
+    retry: (ctx: Context, readyKey: string) => Reply | undefined,
     onTimeout: Reply,
   ): Promise<Reply> {
     return this.instance.blocked.block(this.client, this.db.index, keys, timeoutMs, retry, onTimeout);

@@ -256,11 +256,11 @@ export class Instance {
 
   /** Serves blocked clients whose keys changed; each retry runs and propagates as a command. */
   serveReadyKeys(): void {
-    this.blocked.serveReady((waiter) => {
+    this.blocked.serveReady((waiter, readyKey) => {
       const ctx = new CommandContext(this, waiter.client, true, waiter.db);
       let reply: Reply | undefined;
       try {
-        reply = waiter.retry(ctx);
+        reply = waiter.retry(ctx, readyKey);
       } catch (err) {
         reply = this.errorReply(err);
       }

@@ -1,0 +1,289 @@
+// Scripting commands answered as a Redis 7.0 server with no Lua engine, no scripts cached and no
+// function libraries loaded would answer them. sluice does not run scripts, so:
+//   - EVALSHA/EVALSHA_RO reply Redis's NOSCRIPT and FCALL/FCALL_RO "Function not found" (there
+//     is never a cached script or a function), after Redis's own numkeys checks where Redis
+//     makes them first;
+//   - EVAL/EVAL_RO and SCRIPT LOAD, which would need Lua, reply NOT_SUPPORTED_EVAL below;
+//   - FUNCTION LOAD checks the library metadata as Redis does, then fails as Redis fails for an
+//     engine it does not have: "Engine 'lua' not found";
+//   - FUNCTION STATS keeps Redis's reply shape but reports an empty engines map: sluice has no
+//     engine, and a client asking which engines exist should learn that (Redis lists LUA);
+//   - FUNCTION DUMP replies the payload Redis produces for no libraries (an RDB version and a
+//     CRC64 footer, nothing else) and FUNCTION RESTORE accepts exactly such empty payloads;
+//   - FUNCTION FLUSH and SCRIPT FLUSH change nothing, so nothing is logged to the AOF.
+import { ErrorReply, fail, MapReply, OK, type Reply } from '../resp/reply.js';
+import { isKeyword, lower, parseInt64 } from './args.js';
+import { helpReply } from './help.js';
+import { crc64 } from './crc64.js';
+import { command, type CommandSpec, container, type Context } from './types.js';
+
+const NOT_SUPPORTED_EVAL = 'ERR sluice does not support Lua scripting: EVAL cannot run scripts';
+
+/** RDB_VERSION of Redis 7.0, the version FUNCTION DUMP writes and RESTORE accepts up to. */
+const RDB_VERSION = 10;
+const RDB_OPCODE_FUNCTION = 246;
+const RDB_OPCODE_FUNCTION2 = 245;
+
+// --- EVAL / EVALSHA / FCALL ------------------------------------------------------------------
+
+/** Redis's numkeys checks of EVAL and FCALL (argv[2]). */
+function checkNumkeys(argv: Buffer[], notInteger: string): void {
+  const n = parseInt64(argv[2]!);
+  if (n === undefined) fail(notInteger);
+  if (n > BigInt(argv.length - 3)) fail("ERR Number of keys can't be greater than number of args");
+  if (n < 0n) fail("ERR Number of keys can't be negative");
+}
+
+function evalScript(_ctx: Context, argv: Buffer[]): Reply {
+  checkNumkeys(argv, 'ERR value is not an integer or out of range');
+  return new ErrorReply(NOT_SUPPORTED_EVAL);
+}
+
+function evalsha(_ctx: Context, argv: Buffer[]): Reply {
+  // A SHA of the wrong length cannot match: Redis replies NOSCRIPT before looking at numkeys.
+  if (argv[1]!.length !== 40) fail(NOSCRIPT);
+  checkNumkeys(argv, 'ERR value is not an integer or out of range');
+  return new ErrorReply(NOSCRIPT);
+}
+
+const NOSCRIPT = 'NOSCRIPT No matching script. Please use EVAL.';
+
+/** FCALL looks the function up before parsing numkeys, and there is never one. */
+function fcall(): Reply {
+  return new ErrorReply('ERR Function not found');
+}
+
+/** Key positions of EVAL/FCALL: numkeys at 2, the keys after it. */
+function scriptKeys(argv: Buffer[]): number[] {
+  const n = parseInt64(argv[2] ?? Buffer.alloc(0));
+  if (n === undefined || n < 0n || n > BigInt(argv.length - 3)) return [];
+  return Array.from({ length: Number(n) }, (_, i) => 3 + i);
+}
+
+// --- SCRIPT ----------------------------------------------------------------------------------
+
+function flushMode(argv: Buffer[], message: string): void {
+  if (argv.length === 3 && (isKeyword(argv[2], 'sync') || isKeyword(argv[2], 'async'))) return;
+  if (argv.length !== 2) fail(message);
+}
+
+function scriptFlush(ctx: Context, argv: Buffer[]): Reply {
+  flushMode(argv, 'ERR SCRIPT FLUSH only support SYNC|ASYNC option');
+  ctx.preventPropagation();
+  return OK;
+}
+
+function scriptExists(_ctx: Context, argv: Buffer[]): Reply {
+  return argv.slice(2).map(() => 0);
+}
+
+const NOTBUSY = 'NOTBUSY No scripts in execution right now.';
+
+// --- FUNCTION --------------------------------------------------------------------------------
+
+function functionFlush(ctx: Context, argv: Buffer[]): Reply {
+  if (argv.length > 3) fail(`ERR unknown subcommand or wrong number of arguments for '${argv[1]!.toString('utf8')}'. Try FUNCTION HELP.`);
+  flushMode(argv, 'ERR FUNCTION FLUSH only supports SYNC|ASYNC option');
+  ctx.preventPropagation();
+  return OK;
+}
+
+function functionList(_ctx: Context, argv: Buffer[]): Reply {
+  let withCode = false;
+  let pattern = false;
+  for (let i = 2; i < argv.length; i++) {
+    if (!withCode && isKeyword(argv[i], 'withcode')) {
+      withCode = true;
+    } else if (!pattern && isKeyword(argv[i], 'libraryname')) {
+      if (i >= argv.length - 1) fail('ERR library name argument was not given');
+      pattern = true;
+      i++;
+    } else {
+      fail(`ERR Unknown argument ${argv[i]!.toString('utf8')}`);
+    }
+  }
+  return [];
+}
+
+function functionStats(): Reply {
+  return new MapReply([
+    ['running_script', null],
+    ['engines', new MapReply([])],
+  ]);
+}
+
+/** The payload of no libraries: just the RDB version (little endian) and the CRC64 footer. */
+export function emptyFunctionsPayload(): Buffer {
+  const body = Buffer.from([RDB_VERSION & 0xff, RDB_VERSION >> 8]);
+  const crc = Buffer.alloc(8);
+  crc.writeBigUInt64LE(crc64(body));
+  return Buffer.concat([body, crc]);
+}
+
+function functionRestore(ctx: Context, argv: Buffer[]): Reply {
+  if (argv.length === 4) {
+    const policy = lower(argv[3]!);
+    if (policy !== 'append' && policy !== 'replace' && policy !== 'flush') {
+      fail('ERR Wrong restore policy given, value should be either FLUSH, APPEND or REPLACE.');
+    }
+  } else if (argv.length > 4) {
+    fail(`ERR unknown subcommand or wrong number of arguments for '${argv[1]!.toString('utf8')}'. Try FUNCTION HELP.`);
+  }
+  const payload = argv[2]!;
+  if (!validFooter(payload)) fail('ERR DUMP payload version or checksum are wrong');
+  if (payload.length > 10) {
+    const type = payload[0]!;
+    if (type !== RDB_OPCODE_FUNCTION && type !== RDB_OPCODE_FUNCTION2) fail('ERR given type is not a function');
+    fail("ERR Engine 'lua' not found");
+  }
+  // Restoring no libraries changes nothing.
+  ctx.preventPropagation();
+  return OK;
+}
+
+/** Redis's verifyDumpPayload: version <= RDB_VERSION and a CRC64 of everything before it. */
+function validFooter(payload: Buffer): boolean {
+  if (payload.length < 10) return false;
+  const version = payload.readUInt16LE(payload.length - 10);
+  if (version > RDB_VERSION) return false;
+  return crc64(payload.subarray(0, payload.length - 8)) === payload.readBigUInt64LE(payload.length - 8);
+}
+
+function functionDelete(): Reply {
+  return new ErrorReply('ERR Library not found');
+}
+
+/**
+ * FUNCTION LOAD [REPLACE] code: Redis's option and metadata checks ("#!<engine> name=<lib>"),
+ * then the error Redis gives for an engine it does not have.
+ */
+function functionLoad(_ctx: Context, argv: Buffer[]): Reply {
+  let at = 2;
+  while (at < argv.length - 1) {
+    const opt = argv[at++]!;
+    if (!isKeyword(opt, 'replace')) fail(`ERR Unknown option given: ${opt.toString('utf8')}`);
+  }
+  if (at >= argv.length) fail('ERR Function code is missing');
+  const code = argv[at]!.toString('latin1');
+  if (!code.startsWith('#!')) fail('ERR Missing library metadata');
+  const newline = code.indexOf('\n');
+  if (newline < 0) fail('ERR Invalid library metadata');
+  const parts = code.slice(0, newline).split(/[ \t\r\v\f]+/).filter((p) => p.length > 0);
+  if (parts.length === 0) fail('ERR Invalid library metadata');
+  const engine = parts[0]!.slice(2);
+  let name: string | undefined;
+  for (const part of parts.slice(1)) {
+    if (part.slice(0, 5).toLowerCase() !== 'name=') fail(`ERR Invalid metadata value given: ${part}`);
+    if (name !== undefined) fail('ERR Invalid metadata value, name argument was given multiple times');
+    name = part.slice(5);
+  }
+  if (name === undefined) fail('ERR Library name was not given');
+  if (!/^[A-Za-z0-9_]+$/.test(name)) {
+    fail('ERR Library names can only contain letters, numbers, or underscores(_) and must be at least one character long');
+  }
+  return new ErrorReply(`ERR Engine '${Buffer.from(engine, 'latin1').toString('utf8')}' not found`);
+}
+
+const FUNCTION_HELP = [
+  'LOAD [REPLACE] <FUNCTION CODE>',
+  '    Create a new library with the given library name and code.',
+  'DELETE <LIBRARY NAME>',
+  '    Delete the given library.',
+  'LIST [LIBRARYNAME PATTERN] [WITHCODE]',
+  '    Return general information on all the libraries:',
+  '    * Library name',
+  '    * The engine used to run the Library',
+  '    * Library description',
+  '    * Functions list',
+  '    * Library code (if WITHCODE is given)',
+  '    It also possible to get only function that matches a pattern using LIBRARYNAME argument.',
+  'STATS',
+  '    Return information about the current function running:',
+  '    * Function name',
+  '    * Command used to run the function',
+  '    * Duration in MS that the function is running',
+  '    If no function is running, return nil',
+  '    In addition, returns a list of available engines.',
+  'KILL',
+  '    Kill the current running function.',
+  'FLUSH [ASYNC|SYNC]',
+  '    Delete all the libraries.',
+  '    When called without the optional mode argument, the behavior is determined by the',
+  '    lazyfree-lazy-user-flush configuration directive. Valid modes are:',
+  '    * ASYNC: Asynchronously flush the libraries.',
+  '    * SYNC: Synchronously flush the libraries.',
+  'DUMP',
+  '    Return a serialized payload representing the current libraries, can be restored using FUNCTION RESTORE command',
+  'RESTORE <PAYLOAD> [FLUSH|APPEND|REPLACE]',
+  '    Restore the libraries represented by the given payload, it is possible to give a restore policy to',
+  '    control how to handle existing libraries (default APPEND):',
+  '    * FLUSH: delete all existing libraries.',
+  '    * APPEND: appends the restored libraries to the existing libraries. On collision, abort.',
+  '    * REPLACE: appends the restored libraries to the existing libraries, On collision, replace the old',
+  '      libraries with the new libraries (notice that even on this option there is a chance of failure',
+  '      in case of functions name collision with another library).',
+];
+
+const SCRIPT_HELP = [
+  'DEBUG (YES|SYNC|NO)',
+  '    Set the debug mode for subsequent scripts executed.',
+  'EXISTS <sha1> [<sha1> ...]',
+  '    Return information about the existence of the scripts in the script cache.',
+  'FLUSH [ASYNC|SYNC]',
+  '    Flush the Lua scripts cache. Very dangerous on replicas.',
+  '    When called without the optional mode argument, the behavior is determined by the',
+  '    lazyfree-lazy-user-flush configuration directive. Valid modes are:',
+  '    * ASYNC: Asynchronously flush the scripts cache.',
+  '    * SYNC: Synchronously flush the scripts cache.',
+  'KILL',
+  '    Kill the currently executing Lua script.',
+  'LOAD <script>',
+  '    Load a script into the scripts cache without executing it.',
+];
+
+// --- table -----------------------------------------------------------------------------------
+
+const SCRIPTING = ['slow', 'scripting'];
+const WRITE_SCRIPTING = ['write', 'slow', 'scripting'];
+const RUN_FLAGS = ['noscript', 'stale', 'skip_monitor', 'no_mandatory_keys', 'movablekeys'] as const;
+const RUN_RO_FLAGS = ['readonly', ...RUN_FLAGS] as const;
+const run = { keys: scriptKeys, categories: SCRIPTING };
+
+export const commands: CommandSpec[] = [
+  command('eval', -3, [...RUN_FLAGS], null, evalScript, run),
+  command('eval_ro', -3, [...RUN_RO_FLAGS], null, evalScript, run),
+  command('evalsha', -3, [...RUN_FLAGS], null, evalsha, run),
+  command('evalsha_ro', -3, [...RUN_RO_FLAGS], null, evalsha, run),
+  command('fcall', -3, [...RUN_FLAGS], null, fcall, run),
+  command('fcall_ro', -3, [...RUN_RO_FLAGS], null, fcall, run),
+  container(
+    'script',
+    -2,
+    [
+      command('flush', -2, ['noscript'], null, scriptFlush, { categories: SCRIPTING }),
+      command('exists', -3, ['noscript'], null, scriptExists, { categories: SCRIPTING }),
+      command('kill', 2, ['noscript', 'allow_busy'], null, () => new ErrorReply(NOTBUSY), { categories: SCRIPTING }),
+      command('load', 3, ['noscript', 'stale'], null, () => new ErrorReply(NOT_SUPPORTED_EVAL.replace('EVAL', 'SCRIPT LOAD')), {
+        categories: SCRIPTING,
+      }),
+      command('help', 2, ['loading', 'stale'], null, () => helpReply('SCRIPT', SCRIPT_HELP), { categories: SCRIPTING }),
+    ],
+    { categories: ['slow'], summary: 'A container for Lua scripts management commands', group: 'scripting', since: '2.6.0' },
+  ),
+  container(
+    'function',
+    -2,
+    [
+      command('flush', -2, ['write', 'noscript'], null, functionFlush, { categories: WRITE_SCRIPTING }),
+      command('list', -2, ['noscript'], null, functionList, { categories: SCRIPTING }),
+      command('stats', 2, ['noscript', 'allow_busy'], null, functionStats, { categories: SCRIPTING }),
+      command('dump', 2, ['noscript'], null, emptyFunctionsPayload, { categories: SCRIPTING }),
+      command('restore', -3, ['write', 'denyoom', 'noscript'], null, functionRestore, { categories: WRITE_SCRIPTING }),
+      command('delete', 3, ['write', 'noscript'], null, functionDelete, { categories: WRITE_SCRIPTING }),
+      command('kill', 2, ['noscript', 'allow_busy'], null, () => new ErrorReply(NOTBUSY), { categories: SCRIPTING }),
+      command('load', -3, ['write', 'denyoom', 'noscript'], null, functionLoad, { categories: WRITE_SCRIPTING }),
+      command('help', 2, ['loading', 'stale'], null, () => helpReply('FUNCTION', FUNCTION_HELP), { categories: SCRIPTING }),
+    ],
+    { categories: ['slow'], summary: 'A container for function commands', group: 'scripting', since: '7.0.0' },
+  ),
+];
