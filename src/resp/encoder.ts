@@ -57,6 +57,11 @@ export class Encoder {
     return this;
   }
 
+  /** Bytes written since the last take(). */
+  get pending(): number {
+    return this.pos - this.mark;
+  }
+
   /** Returns everything written since the last take(). */
   take(): Buffer {
     const out = this.buf.subarray(this.mark, this.pos);

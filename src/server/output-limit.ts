@@ -42,4 +42,13 @@ export class OutputLimit {
     this.softSince = 0;
     return false;
   }
+
+  /**
+   * The largest configured limit (0 when none). Back-pressure must let the output reach it, or
+   * a client that never reads would be stalled forever instead of disconnected as in Redis.
+   */
+  get highest(): number {
+    const { hard, soft } = limitsOf(this.config, this.cls);
+    return Math.max(hard, soft);
+  }
 }

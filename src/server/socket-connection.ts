@@ -36,6 +36,8 @@ export class SocketConnection {
   private readonly outputLimit: OutputLimit;
   /** Waiting for a blocking command or for the persistence barrier: do not run more commands. */
   private busy = false;
+  /** Set while a pipeline waits for the client to read its replies (see run()). */
+  private awaitingDrain = false;
   /** No more commands are run: QUIT, a protocol error, or the connection is going away. */
   private stopped = false;
   private closed = false;
@@ -64,7 +66,12 @@ export class SocketConnection {
     socket.on('error', () => this.destroy());
     socket.on('close', () => this.cleanup());
     socket.on('drain', () => {
-      if (!this.closed) socket.resume();
+      if (this.closed) return;
+      socket.resume();
+      if (this.awaitingDrain) {
+        this.awaitingDrain = false;
+        this.guarded(() => this.run());
+      }
     });
   }
 
@@ -124,7 +131,7 @@ export class SocketConnection {
 
   /** Runs every complete request buffered, in order, then writes their replies. */
   private run(): void {
-    while (!this.stopped && !this.busy) {
+    while (!this.stopped && !this.busy && !this.awaitingDrain) {
       let argv: Buffer[] | null;
       try {
         // Before AUTH, Redis caps request sizes (10 arguments, 16 KiB bulks).
@@ -158,8 +165,30 @@ export class SocketConnection {
       }
       this.append(reply, this.instance.dirty !== dirty);
       if (this.client.closeAfterReply) this.stopped = true;
+      if (this.outputBacklog() > this.stallAt()) {
+        // A pipeline whose replies pile up (big GETs, XRANGEs) is run no further until the
+        // client has read them: what sits unsent stays bounded however many requests came in.
+        this.flush();
+        if (!this.busy && this.socket.writableLength > this.stallAt()) {
+          this.awaitingDrain = true;
+          return;
+        }
+      }
     }
     this.flush();
+  }
+
+  /** Unsent output past which a pipeline waits: above any client-output-buffer-limit set. */
+  private stallAt(): number {
+    const limit = this.outputLimit.highest;
+    return limit > 0 ? Math.max(OUTPUT_HIGH_WATER, limit + 1) : OUTPUT_HIGH_WATER;
+  }
+
+  /** Reply bytes encoded or queued on the socket and not yet sent. */
+  private outputBacklog(): number {
+    let pending = this.encoder?.pending ?? 0;
+    for (const chunk of this.pendingChunks) pending += chunk.length;
+    return pending + this.socket.writableLength;
   }
 
   private resume(reply: Reply): void {
@@ -229,7 +258,7 @@ export class SocketConnection {
     this.socket.write(out);
     if (this.checkOutputLimit()) return;
     // Backpressure: stop reading until the client has taken its replies.
-    if (this.socket.writableLength > OUTPUT_HIGH_WATER) this.socket.pause();
+    if (this.socket.writableLength > this.stallAt()) this.socket.pause();
   }
 
   /**

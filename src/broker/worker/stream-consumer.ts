@@ -174,8 +174,8 @@ export class StreamConsumer<T> {
   /** Starts handlers (or batches) while slots are free. */
   private pump(): void {
     if (this.state !== 'running' && !this.draining) return;
-    const running = (): number => Math.ceil(this.table.count('running') / this.o.batchSize);
-    while (this.table.count('queued') > 0 && running() < this.o.concurrency) {
+    // One unit (a job, or a batch) per handler slot.
+    while (this.table.count('queued') > 0 && this.runs.size < this.o.concurrency) {
       if (this.o.batchSize > 1 && this.table.count('queued') < this.o.batchSize && !this.draining) {
         // Wait a little for the batch to fill.
         this.batchTimer ??= setTimeout(() => {
