@@ -166,6 +166,7 @@ function flushdb(ctx: Context, argv: Buffer[]): Reply {
   ctx.instance.touchAllWatched(ctx.db.index);
   const removed = ctx.db.size;
   ctx.db.clear();
+  ctx.instance.blocked.dbFlushed(ctx.db.index);
   ctx.addDirty(removed);
   // Redis forces propagation even when the database was already empty.
   ctx.propagate(argv);
@@ -180,6 +181,7 @@ function flushall(ctx: Context, argv: Buffer[]): Reply {
     removed += db.size;
     db.clear();
   }
+  ctx.instance.blocked.dbFlushed(null);
   ctx.addDirty(removed);
   ctx.propagate(argv);
   return OK;

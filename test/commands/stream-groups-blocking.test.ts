@@ -95,3 +95,24 @@ test('a blocked reader served by XADD propagates its claim like a direct read', 
   ]);
   await t.db.close();
 });
+
+test('FLUSHALL, FLUSHDB and RENAME of another type onto the key fail a blocked XREADGROUP at once; XREAD keeps waiting', async () => {
+  const t = await groupDb();
+  for (const change of [['FLUSHALL'], ['FLUSHDB'], ['RENAME', 'str', 's']]) {
+    await t.call('XGROUP', 'CREATE', 's', 'g', '$', 'MKSTREAM');
+    await t.call('SET', 'str', 'v');
+    const blocked = t.db.session().call('XREADGROUP', 'GROUP', 'g', 'c', 'BLOCK', 5000, 'STREAMS', 's', '>'); // nil at the timeout if not woken
+    await t.call(...change);
+    await assert.rejects(blocked, (err: ReplyError) => err.message === 'UNBLOCKED the stream key no longer exists', change.join(' '));
+    await t.call('FLUSHALL');
+  }
+  // A plain XREAD on a flushed key waits for the key to come back, as Redis 7.0.
+  await t.call('XADD', 'x', '1-1', 'f', 'v');
+  const reader = t.db.session();
+  const waiting = reader.call('XREAD', 'BLOCK', 0, 'STREAMS', 'x', '$');
+  await t.call('FLUSHALL');
+  assert.equal(t.db.instance.blockedClientCount(), 1);
+  await t.call('XADD', 'x', '2-1', 'f', 'w');
+  assert.deepEqual(await waiting, [['x', [['2-1', ['f', 'w']]]]]);
+  await t.db.close();
+});

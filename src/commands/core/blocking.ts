@@ -32,6 +32,14 @@ export class BlockedClients {
     if (this.waitersByKey.has(id)) this.readyKeys.add(id);
   }
 
+  /**
+   * FLUSHDB / FLUSHALL (db null): every blocked key of the database is retried, as Redis's
+   * signalFlushedDb, so XREADGROUP on a stream that is gone answers UNBLOCKED at once.
+   */
+  dbFlushed(db: number | null): void {
+    for (const id of this.waitersByKey.keys()) if (db === null || id.startsWith(`${db}:`)) this.readyKeys.add(id);
+  }
+
   /** Parks `client` until `retry` replies, the timeout (0 = never) or finish() from elsewhere. */
   block(
     client: ClientState,
