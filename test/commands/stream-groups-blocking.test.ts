@@ -116,3 +116,13 @@ test('FLUSHALL, FLUSHDB and RENAME of another type onto the key fail a blocked X
   assert.deepEqual(await waiting, [['x', [['2-1', ['f', 'w']]]]]);
   await t.db.close();
 });
+
+test('an error that ends a block counts in INFO errorstats (XGROUP DESTROY -> NOGROUP)', async () => {
+  const t = await groupDb();
+  await t.call('XGROUP', 'CREATE', 's', 'g', '$', 'MKSTREAM');
+  const blocked = t.db.session().call('XREADGROUP', 'GROUP', 'g', 'c', 'BLOCK', 5000, 'STREAMS', 's', '>');
+  await t.call('XGROUP', 'DESTROY', 's', 'g');
+  await assert.rejects(blocked, /^ReplyError: NOGROUP|NOGROUP/);
+  assert.match(String(await t.call('INFO', 'errorstats')), /errorstat_NOGROUP:count=1\r?\n/);
+  await t.db.close();
+});

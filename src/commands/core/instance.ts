@@ -267,6 +267,8 @@ export class Instance {
       const batch: Propagated[] = [];
       this.finishContext(ctx, null, batch);
       if (batch.length > 0) this.persistence?.append(batch);
+      // An error ending a block (NOGROUP, UNBLOCKED) is an error reply like any other.
+      if (reply instanceof ErrorReply) this.stats.countError(reply.message);
       return reply;
     });
   }
