@@ -117,12 +117,13 @@ test('FLUSHALL, FLUSHDB and RENAME of another type onto the key fail a blocked X
   await t.db.close();
 });
 
-test('an error that ends a block counts in INFO errorstats (XGROUP DESTROY -> NOGROUP)', async () => {
+test('an error that ends a block counts in INFO errorstats and the command\'s failed_calls (XGROUP DESTROY -> NOGROUP)', async () => {
   const t = await groupDb();
   await t.call('XGROUP', 'CREATE', 's', 'g', '$', 'MKSTREAM');
   const blocked = t.db.session().call('XREADGROUP', 'GROUP', 'g', 'c', 'BLOCK', 5000, 'STREAMS', 's', '>');
   await t.call('XGROUP', 'DESTROY', 's', 'g');
   await assert.rejects(blocked, /^ReplyError: NOGROUP|NOGROUP/);
   assert.match(String(await t.call('INFO', 'errorstats')), /errorstat_NOGROUP:count=1\r?\n/);
+  assert.match(String(await t.call('INFO', 'commandstats')), /cmdstat_xreadgroup:calls=1,.*,rejected_calls=0,failed_calls=1\r?\n/);
   await t.db.close();
 });

@@ -267,8 +267,11 @@ export class Instance {
       const batch: Propagated[] = [];
       this.finishContext(ctx, null, batch);
       if (batch.length > 0) this.persistence?.append(batch);
-      // An error ending a block (NOGROUP, UNBLOCKED) is an error reply like any other.
-      if (reply instanceof ErrorReply) this.stats.countError(reply.message);
+      // An error ending a block (NOGROUP, UNBLOCKED) fails the blocked command, as in Redis.
+      if (reply instanceof ErrorReply) {
+        this.stats.countError(reply.message);
+        this.stats.forCommand(waiter.client.lastCommand).failedCalls++; // the command it blocked in
+      }
       return reply;
     });
   }
