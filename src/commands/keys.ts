@@ -187,6 +187,29 @@ function flushall(ctx: Context, argv: Buffer[]): Reply {
   return OK;
 }
 
+/** SWAPDB a b: as Redis's swapdbCommand, clients of either database see the other's keys. */
+function swapdb(ctx: Context, argv: Buffer[]): Reply {
+  const a = parseInt64(argv[1]!);
+  if (a === undefined) fail('ERR invalid first DB index');
+  const b = parseInt64(argv[2]!);
+  if (b === undefined) fail('ERR invalid second DB index');
+  const dbs = ctx.instance.keyspace.dbs;
+  if (a < 0n || a >= BigInt(dbs.length) || b < 0n || b >= BigInt(dbs.length)) fail(Errors.dbIndexOutOfRange);
+  const [first, second] = [dbs[Number(a)]!, dbs[Number(b)]!];
+  if (first !== second) {
+    first.swapContents(second);
+    ctx.instance.touchAllWatched(first.index);
+    ctx.instance.touchAllWatched(second.index);
+    // Blocked clients of both databases re-check their keys: lists may now be served, and a
+    // XREADGROUP whose stream is gone gets UNBLOCKED (scanDatabaseForDeletedKeys).
+    ctx.instance.blocked.dbFlushed(first.index);
+    ctx.instance.blocked.dbFlushed(second.index);
+  }
+  ctx.addDirty(1);
+  ctx.propagate(argv);
+  return OK;
+}
+
 function randomkey(ctx: Context): Reply {
   // A Map has no random access; walking to a random position is O(n), fine at our sizes.
   const db = ctx.db;
@@ -307,6 +330,7 @@ export const commands: CommandSpec[] = [
   command('dbsize', 1, ['readonly', 'fast'], null, dbsize, { categories: ['keyspace', 'read', 'fast'] }),
   command('flushdb', -1, ['write'], null, flushdb, { categories: ['keyspace', 'write', 'slow', 'dangerous'] }),
   command('flushall', -1, ['write'], null, flushall, { categories: ['keyspace', 'write', 'slow', 'dangerous'] }),
+  command('swapdb', 3, ['write', 'fast'], null, swapdb, { categories: ['keyspace', 'write', 'fast', 'dangerous'] }),
   command('randomkey', 1, ['readonly'], null, randomkey, { categories: ['keyspace', 'read', 'slow'] }),
   command('expire', -3, ['write', 'fast'], ONE_KEY, expireGeneric('expire', 'seconds', true), {
     categories: ['keyspace', 'write', 'fast'],

@@ -31,9 +31,9 @@ export function typeOf(value: StoredValue): TypeName {
 export type KeyListener = (db: number, key: string) => void;
 
 export class Database {
-  readonly values = new Map<string, StoredValue>();
+  values = new Map<string, StoredValue>();
   /** Absolute expiry time in ms since the epoch. */
-  readonly expires = new Map<string, number>();
+  expires = new Map<string, number>();
 
   constructor(readonly index: number, private readonly keyspace: Keyspace) {}
 
@@ -75,6 +75,12 @@ export class Database {
 
   persist(key: string): boolean {
     return this.expires.delete(key);
+  }
+
+  /** SWAPDB: the two databases exchange their keys (and expiries); indexes stay. */
+  swapContents(other: Database): void {
+    [this.values, other.values] = [other.values, this.values];
+    [this.expires, other.expires] = [other.expires, this.expires];
   }
 
   clear(): void {

@@ -96,9 +96,9 @@ test('a blocked reader served by XADD propagates its claim like a direct read', 
   await t.db.close();
 });
 
-test('FLUSHALL, FLUSHDB and RENAME of another type onto the key fail a blocked XREADGROUP at once; XREAD keeps waiting', async () => {
+test('FLUSHALL, FLUSHDB, SWAPDB and RENAME of another type onto the key fail a blocked XREADGROUP at once; XREAD keeps waiting', async () => {
   const t = await groupDb();
-  for (const change of [['FLUSHALL'], ['FLUSHDB'], ['RENAME', 'str', 's']]) {
+  for (const change of [['FLUSHALL'], ['FLUSHDB'], ['RENAME', 'str', 's'], ['SWAPDB', '0', '1']]) {
     await t.call('XGROUP', 'CREATE', 's', 'g', '$', 'MKSTREAM');
     await t.call('SET', 'str', 'v');
     const blocked = t.db.session().call('XREADGROUP', 'GROUP', 'g', 'c', 'BLOCK', 5000, 'STREAMS', 's', '>'); // nil at the timeout if not woken

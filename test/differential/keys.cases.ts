@@ -4,6 +4,35 @@ import type { Normaliser } from './normalize.js';
 
 export const cases: DiffCase[] = [
   {
+    name: 'SWAPDB exchanges two databases; its argument errors',
+    steps: [
+      ['SET', 'k', 'in-0'],
+      ['RPUSH', 'l', 'a', 'b'],
+      ['PEXPIRE', 'l', '100000'],
+      ['SELECT', '1'],
+      ['SET', 'other', 'in-1'],
+      ['SWAPDB', '0', '1'],
+      ['GET', 'k'],
+      ['LRANGE', 'l', '0', '-1'],
+      ['EXISTS', 'other'],
+      ['SELECT', '0'],
+      ['GET', 'other'],
+      ['EXISTS', 'k', 'l'],
+      ['SWAPDB', '0', '0'],
+      ['GET', 'other'],
+      ['SWAPDB', 'a', '1'],
+      ['SWAPDB', '0', 'b'],
+      ['SWAPDB', 'a', 'b'],
+      ['SWAPDB', '0', '16'],
+      ['SWAPDB', '-1', '0'],
+      ['SWAPDB', '0'],
+      { argv: ['COMMAND', 'INFO', 'SWAPDB'], mask: 'commandInfoHead' },
+      ['SELECT', '1'],
+      ['FLUSHDB'],
+      ['SELECT', '0'],
+    ],
+  },
+  {
     name: 'DEL, UNLINK, EXISTS count keys (duplicates included for EXISTS)',
     steps: [
       ['MSET', 'a', '1', 'b', '2', 'c', '3'],
