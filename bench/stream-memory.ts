@@ -4,48 +4,20 @@
 //
 // Redis: INFO used_memory before and after the XADDs (pipelined). sluice: the embedded engine in
 // this process, heapUsed + external after a full GC, before and after the same XADDs.
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
-import { Redis } from 'ioredis';
 import { open } from '../src/client/embedded.js';
-import { startRedis } from './servers.js';
-
-setFlagsFromString('--expose-gc');
-const gc = runInNewContext('gc') as () => void;
+import { heapInUse, redisMemoryGrowth } from './memory.js';
 
 const ENTRIES = Number(process.argv[2] ?? 1_000_000);
 const BATCH = 10_000;
 
-function usedMemory(info: string): number {
-  const m = /^used_memory:(\d+)/m.exec(info);
-  if (m === null) throw new Error('no used_memory in INFO');
-  return Number(m[1]);
-}
-
-async function measureRedis(): Promise<number> {
-  const server = await startRedis();
-  const redis = new Redis({ port: server.port, lazyConnect: true });
-  try {
-    await redis.connect();
-    const before = usedMemory(await redis.info('memory'));
+function measureRedis(): Promise<number> {
+  return redisMemoryGrowth(async (redis) => {
     for (let i = 0; i < ENTRIES; i += BATCH) {
       const p = redis.pipeline();
       for (let j = i; j < Math.min(ENTRIES, i + BATCH); j++) p.xadd('orders', '*', 'order_id', String(j), 'total', String(j));
       await p.exec();
     }
-    const after = usedMemory(await redis.info('memory'));
-    return after - before;
-  } finally {
-    redis.disconnect();
-    await server.stop();
-  }
-}
-
-function heap(): number {
-  gc();
-  gc();
-  const m = process.memoryUsage();
-  return m.heapUsed + m.external;
+  });
 }
 
 async function measureSluice(): Promise<number> {
@@ -54,13 +26,13 @@ async function measureSluice(): Promise<number> {
   // used_memory does not count its code either).
   for (let j = 0; j < 50_000; j++) await db.call('XADD', 'warmup', '*', 'order_id', String(j), 'total', String(j));
   await db.call('DEL', 'warmup');
-  const before = heap();
+  const before = heapInUse();
   for (let i = 0; i < ENTRIES; i += BATCH) {
     const pending: Promise<unknown>[] = [];
     for (let j = i; j < Math.min(ENTRIES, i + BATCH); j++) pending.push(db.call('XADD', 'orders', '*', 'order_id', String(j), 'total', String(j)));
     await Promise.all(pending);
   }
-  const after = heap();
+  const after = heapInUse();
   const len = await db.call('XLEN', 'orders');
   if (len !== ENTRIES) throw new Error(`expected ${ENTRIES} entries, XLEN says ${String(len)}`);
   await db.close();

@@ -7,14 +7,8 @@
 //
 // Redis: INFO used_memory before and after (pipelined). sluice: the embedded engine in this
 // process, heapUsed + external after a full GC, before and after the same commands.
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
-import { Redis } from 'ioredis';
 import { open } from '../src/client/embedded.js';
-import { startRedis } from './servers.js';
-
-setFlagsFromString('--expose-gc');
-const gc = runInNewContext('gc') as () => void;
+import { heapInUse, redisMemoryGrowth } from './memory.js';
 
 const MEMBERS = Number(process.argv[2] ?? 1_000_000);
 const SMALL_SIZE = 10;
@@ -34,35 +28,14 @@ function* shape(kind: 'big' | 'small'): Generator<Array<[string, string, string]
   if (batch.length > 0) yield batch;
 }
 
-function usedMemory(info: string): number {
-  const m = /^used_memory:(\d+)/m.exec(info);
-  if (m === null) throw new Error('no used_memory in INFO');
-  return Number(m[1]);
-}
-
-async function measureRedis(kind: 'big' | 'small'): Promise<number> {
-  const server = await startRedis();
-  const redis = new Redis({ port: server.port, lazyConnect: true });
-  try {
-    await redis.connect();
-    const before = usedMemory(await redis.info('memory'));
+function measureRedis(kind: 'big' | 'small'): Promise<number> {
+  return redisMemoryGrowth(async (redis) => {
     for (const batch of shape(kind)) {
       const p = redis.pipeline();
       for (const [key, score, member] of batch) p.zadd(key, score, member);
       await p.exec();
     }
-    return usedMemory(await redis.info('memory')) - before;
-  } finally {
-    redis.disconnect();
-    await server.stop();
-  }
-}
-
-function heap(): number {
-  gc();
-  gc();
-  const m = process.memoryUsage();
-  return m.heapUsed + m.external;
+  });
 }
 
 async function measureSluice(kind: 'big' | 'small'): Promise<number> {
@@ -70,9 +43,9 @@ async function measureSluice(kind: 'big' | 'small'): Promise<number> {
   // Warm up first so compiled code is not counted as data (Redis's used_memory leaves out code).
   for (let j = 0; j < 50_000; j++) await db.call('ZADD', `warmup${j % 100}`, String(j * 1.5), `w${j}`);
   await db.call('FLUSHALL');
-  const before = heap();
+  const before = heapInUse();
   for (const batch of shape(kind)) await Promise.all(batch.map(([key, score, member]) => db.call('ZADD', key, score, member)));
-  const after = heap();
+  const after = heapInUse();
   const card = await db.call('ZCARD', kind === 'big' ? 'big' : 'small:0');
   if (card !== (kind === 'big' ? MEMBERS : SMALL_SIZE)) throw new Error(`unexpected ZCARD ${String(card)}`);
   await db.close();
