@@ -30,7 +30,18 @@ export const DEFAULT_PARAMS: ConfigParam[] = [
   { name: 'bind', defaultValue: '127.0.0.1' },
   { name: 'dir', defaultValue: process.cwd() },
   { name: 'requirepass', defaultValue: '', mutable: true },
-  { name: 'appendonly', defaultValue: 'no', validate: yesNo, mutable: true },
+  {
+    name: 'appendonly',
+    defaultValue: 'no',
+    // Turning the AOF on or off needs a rewrite or a close at run time, which sluice lacks:
+    // refuse rather than answer OK and change nothing.
+    validate: (v, current) => {
+      const parsed = yesNo(v);
+      if ('error' in parsed || parsed.ok === current) return parsed;
+      return { error: 'sluice cannot turn the append-only file on or off at run time (restart with --appendonly)' };
+    },
+    mutable: true,
+  },
   { name: 'appendfilename', defaultValue: 'appendonly.aof' },
   { name: 'appenddirname', defaultValue: 'appendonlydir' },
   {

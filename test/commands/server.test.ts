@@ -91,6 +91,17 @@ test('CONFIG GET and SET', async () => {
   await db.close();
 });
 
+test('CONFIG SET appendonly: its current value is OK, switching at run time is refused (not a silent OK)', async () => {
+  const db = await open();
+  assert.equal(await db.call('CONFIG', 'SET', 'appendonly', 'no'), 'OK');
+  await rejects(
+    db.call('CONFIG', 'SET', 'appendonly', 'yes'),
+    "ERR CONFIG SET failed (possibly related to argument 'appendonly') - sluice cannot turn the append-only file on or off at run time (restart with --appendonly)",
+  );
+  assert.deepEqual(await db.call('CONFIG', 'GET', 'appendonly'), ['appendonly', 'no']);
+  await db.close();
+});
+
 test('COMMAND, COUNT, INFO, DOCS, LIST, GETKEYS', async () => {
   const db = await open();
   const all = (await db.call('COMMAND')) as unknown[][];
