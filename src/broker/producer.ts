@@ -11,6 +11,7 @@ import type { Arg, Connection } from '../client/connection.js';
 import { type Codec, encodeEntry, jsonCodec } from './codec.js';
 import { partitionOf, partitionStreams } from './partition.js';
 import { SafeTrimmer } from './safe-trim.js';
+import type { Logger } from '../logger.js';
 import { probeStreamFeatures, type StreamFeatures } from './stream-features.js';
 
 export interface ProducerOptions {
@@ -38,6 +39,8 @@ export interface ProducerOptions {
    */
   waitReplicas?: number;
   waitTimeoutMs?: number;
+  /** Where notices go (a background trim that failed); silent by default. */
+  logger?: Logger;
 }
 
 export interface AddOptions {
@@ -123,7 +126,7 @@ export class Producer {
         throw new Error('producerId: this server has no idempotent production (XADD IDMP needs Redis 8.6+ or sluice)');
       }
       if (this.options.trimAckedOnly && !f.deletionPolicies) {
-        this.trimmer = new SafeTrimmer(this.conn, { maxLen: this.options.maxLen, minIdAgeMs: this.options.minIdAgeMs });
+        this.trimmer = new SafeTrimmer(this.conn, { maxLen: this.options.maxLen, minIdAgeMs: this.options.minIdAgeMs }, this.options.logger);
       }
       return f;
     });
