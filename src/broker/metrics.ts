@@ -1,5 +1,7 @@
 // Broker metrics: counters and a handler latency histogram per worker (or shared by several),
-// exposed as a plain object and as Prometheus text; plus consumer-group lag read from XINFO GROUPS.
+// exposed as a plain object and as Prometheus text; plus, read once per scrape, each watched
+// group's lag, pending count and consumer count (XINFO GROUPS) and its oldest pending entry's
+// age (XPENDING summary, only for groups with something pending).
 import * as hdr from 'hdr-histogram-js';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Connection } from '../client/connection.js';
@@ -59,6 +61,28 @@ export async function groupLag(conn: Connection, stream: string): Promise<GroupL
   });
 }
 
+interface ScrapedGroup extends GroupLag {
+  oldestPendingAgeSeconds: number;
+}
+
+/**
+ * The groups of a stream with the age of their oldest pending entry: now minus the time in its
+ * id (XPENDING's smallest id; ids carry the server's clock, so the age is as good as the two
+ * clocks agree). A group with nothing pending is 0.
+ */
+async function scrapeGroups(conn: Connection, stream: string): Promise<ScrapedGroup[]> {
+  const groups = await groupLag(conn, stream);
+  const now = Date.now();
+  return Promise.all(
+    groups.map(async (g) => {
+      if (g.pending === 0) return { ...g, oldestPendingAgeSeconds: 0 };
+      const [, smallest] = (await conn.call('XPENDING', stream, g.group)) as [unknown, string | null];
+      const ms = smallest === null ? now : Number(String(smallest).split('-')[0]);
+      return { ...g, oldestPendingAgeSeconds: Math.max(0, now - ms) / 1000 };
+    }),
+  );
+}
+
 const PROM_NAMES: Record<CounterName, string> = {
   processed: 'sluice_messages_processed_total',
   failed: 'sluice_messages_failed_total',
@@ -95,15 +119,17 @@ export class Metrics {
     ) as Record<CounterName, Counter>;
     this.promLatency = new Histogram({
       name: 'sluice_handler_duration_seconds',
-      help: 'Handler run time',
+      help: 'Handler run time, per stream and consumer group',
+      labelNames: ['stream', 'group'],
       buckets: [0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 30],
       registers: [this.registry],
     });
-    // One XINFO GROUPS per stream and scrape, shared by both gauges.
-    let scrape: Promise<GroupLag[]> | null = null;
-    const groups = (): Promise<GroupLag[]> => {
+    // One XINFO GROUPS per stream (and one XPENDING per group with pending entries) and
+    // scrape, shared by every gauge below.
+    let scrape: Promise<ScrapedGroup[]> | null = null;
+    const groups = (): Promise<ScrapedGroup[]> => {
       const unique = this.lagSources.filter((a, i) => this.lagSources.findIndex((b) => b.conn === a.conn && b.stream === a.stream) === i);
-      scrape ??= Promise.all(unique.map(({ conn, stream }) => groupLag(conn, stream))).then((all) => all.flat());
+      scrape ??= Promise.all(unique.map(({ conn, stream }) => scrapeGroups(conn, stream))).then((all) => all.flat());
       const current = scrape;
       void current.finally(() => setImmediate(() => scrape === current && (scrape = null)));
       return current;
@@ -128,6 +154,26 @@ export class Metrics {
         for (const g of await groups()) this.set({ stream: g.stream, group: g.group }, g.pending);
       },
     });
+    new Gauge({
+      name: 'sluice_group_consumers',
+      help: 'Consumers registered in the consumer group (XINFO GROUPS consumers)',
+      labelNames: ['stream', 'group'],
+      registers: [this.registry],
+      async collect() {
+        this.reset();
+        for (const g of await groups()) this.set({ stream: g.stream, group: g.group }, g.consumers);
+      },
+    });
+    new Gauge({
+      name: 'sluice_group_oldest_pending_age_seconds',
+      help: 'Age of the oldest entry delivered to the group and not yet acknowledged (0 when none is pending)',
+      labelNames: ['stream', 'group'],
+      registers: [this.registry],
+      async collect() {
+        this.reset();
+        for (const g of await groups()) this.set({ stream: g.stream, group: g.group }, g.oldestPendingAgeSeconds);
+      },
+    });
   }
 
   inc(name: CounterName, n = 1): void {
@@ -135,10 +181,11 @@ export class Metrics {
     this.promCounters[name].inc(n);
   }
 
-  /** Records one handler run time, in milliseconds. */
-  observe(ms: number): void {
+  /** Records one handler run time, in milliseconds (labelled by stream and group when given). */
+  observe(ms: number, labels?: { stream: string; group: string }): void {
     this.histogram.recordValue(Math.max(1, Math.round(ms * 1000))); // microseconds
-    this.promLatency.observe(ms / 1000);
+    if (labels === undefined) this.promLatency.observe(ms / 1000);
+    else this.promLatency.observe(labels, ms / 1000);
   }
 
   /** Reports lag and pending of this stream's groups in `prometheus()`; returns the undo. */

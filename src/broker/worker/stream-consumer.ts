@@ -224,7 +224,7 @@ export class StreamConsumer<T> {
         trace?.event(i, 'sluice.lease_lost'); // the lease was lost meanwhile
         continue;
       }
-      this.metrics.observe(elapsed);
+      this.metrics.observe(elapsed, { stream: this.o.stream, group: this.o.group });
       if (this.abandoned) {
         trace?.event(i, 'sluice.abandoned'); // close() gave up on it: it stays pending, never acked
         continue;
