@@ -134,46 +134,29 @@ export class Metrics {
       void current.finally(() => setImmediate(() => scrape === current && (scrape = null)));
       return current;
     };
-    new Gauge({
-      name: 'sluice_group_lag',
-      help: 'Entries not yet delivered to the consumer group (XINFO GROUPS lag)',
-      labelNames: ['stream', 'group'],
-      registers: [this.registry],
-      async collect() {
-        this.reset();
-        for (const g of await groups()) if (g.lag !== null) this.set({ stream: g.stream, group: g.group }, g.lag);
-      },
-    });
-    new Gauge({
-      name: 'sluice_group_pending',
-      help: 'Entries delivered to the consumer group and not yet acknowledged',
-      labelNames: ['stream', 'group'],
-      registers: [this.registry],
-      async collect() {
-        this.reset();
-        for (const g of await groups()) this.set({ stream: g.stream, group: g.group }, g.pending);
-      },
-    });
-    new Gauge({
-      name: 'sluice_group_consumers',
-      help: 'Consumers registered in the consumer group (XINFO GROUPS consumers)',
-      labelNames: ['stream', 'group'],
-      registers: [this.registry],
-      async collect() {
-        this.reset();
-        for (const g of await groups()) this.set({ stream: g.stream, group: g.group }, g.consumers);
-      },
-    });
-    new Gauge({
-      name: 'sluice_group_oldest_pending_age_seconds',
-      help: 'Age of the oldest entry delivered to the group and not yet acknowledged (0 when none is pending)',
-      labelNames: ['stream', 'group'],
-      registers: [this.registry],
-      async collect() {
-        this.reset();
-        for (const g of await groups()) this.set({ stream: g.stream, group: g.group }, g.oldestPendingAgeSeconds);
-      },
-    });
+    const groupGauge = (name: string, help: string, read: (g: ScrapedGroup) => number | null): void => {
+      new Gauge({
+        name,
+        help,
+        labelNames: ['stream', 'group'],
+        registers: [this.registry],
+        async collect() {
+          this.reset();
+          for (const g of await groups()) {
+            const v = read(g);
+            if (v !== null) this.set({ stream: g.stream, group: g.group }, v);
+          }
+        },
+      });
+    };
+    groupGauge('sluice_group_lag', 'Entries not yet delivered to the consumer group (XINFO GROUPS lag)', (g) => g.lag);
+    groupGauge('sluice_group_pending', 'Entries delivered to the consumer group and not yet acknowledged', (g) => g.pending);
+    groupGauge('sluice_group_consumers', 'Consumers registered in the consumer group (XINFO GROUPS consumers)', (g) => g.consumers);
+    groupGauge(
+      'sluice_group_oldest_pending_age_seconds',
+      'Age of the oldest entry delivered to the group and not yet acknowledged (0 when none is pending)',
+      (g) => g.oldestPendingAgeSeconds,
+    );
   }
 
   inc(name: CounterName, n = 1): void {

@@ -28,44 +28,47 @@ async function tornDir(): Promise<string> {
   return dir;
 }
 
-test('open({ dir, logger }) reports the torn AOF tail and the load to the logger', async () => {
+/** Opens a torn data directory through `use` with a recording logger; returns what was logged. */
+async function loggedWhileOpening(use: (dir: string, logger: Logger) => Promise<void>): Promise<Array<[string, string]>> {
   const dir = await tornDir();
   try {
     const logger = recordingLogger();
+    await use(dir, logger);
+    return logger.lines;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const logged = (lines: Array<[string, string]>, level: string, text: string): boolean =>
+  lines.some(([l, msg]) => l === level && msg.includes(text));
+
+test('open({ dir, logger }) reports the torn AOF tail and the load to the logger', async () => {
+  const lines = await loggedWhileOpening(async (dir, logger) => {
     const db = await open({ dir, logger });
     assert.equal(await db.call('GET', 'k'), 'v');
     await db.close();
-    assert.ok(logger.lines.some(([level, msg]) => level === 'warn' && msg.includes('short read while loading the AOF file')), JSON.stringify(logger.lines));
-    assert.ok(logger.lines.some(([level, msg]) => level === 'info' && msg.includes('DB loaded from append only file')));
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
+  assert.ok(logged(lines, 'warn', 'short read while loading the AOF file'), JSON.stringify(lines));
+  assert.ok(logged(lines, 'info', 'DB loaded from append only file'));
 });
 
 test('connect("embedded:DIR", { logger }) passes the logger to the database', async () => {
-  const dir = await tornDir();
-  try {
-    const logger = recordingLogger();
+  const lines = await loggedWhileOpening(async (dir, logger) => {
     const conn = await connect(`embedded:${dir}`, { logger });
     assert.equal(await conn.call('GET', 'k'), 'v');
     await conn.close();
-    assert.ok(logger.lines.some(([level, msg]) => level === 'warn' && msg.includes('short read')));
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
+  assert.ok(logged(lines, 'warn', 'short read'));
 });
 
 test('serve({ dir, logger }) logs through the logger', async () => {
-  const dir = await tornDir();
-  try {
-    const logger = recordingLogger();
+  const lines = await loggedWhileOpening(async (dir, logger) => {
     const server = await serve({ port: 0, dir, logger });
     await server.close();
-    assert.ok(logger.lines.some(([level, msg]) => level === 'warn' && msg.includes('short read')));
-    assert.ok(logger.lines.some(([, msg]) => msg.includes('DB loaded from append only file')));
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
+  assert.ok(logged(lines, 'warn', 'short read'));
+  assert.ok(logged(lines, 'info', 'DB loaded from append only file'));
 });
 
 test('without a logger the library prints nothing, even on a torn AOF', async () => {
