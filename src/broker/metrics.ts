@@ -100,6 +100,7 @@ export class Metrics {
   private readonly histogram = hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 3_600_000_000, numberOfSignificantValueDigits: 3 });
   private readonly promCounters: Record<CounterName, Counter>;
   private readonly promLatency: Histogram;
+  private readonly promGroupLatency: Histogram;
   /** Streams whose groups' lag is reported in the Prometheus text. */
   private readonly lagSources: Array<{ conn: Connection; stream: string }> = [];
 
@@ -117,11 +118,14 @@ export class Metrics {
     this.promCounters = Object.fromEntries(
       (Object.keys(PROM_NAMES) as CounterName[]).map((k) => [k, new Counter({ name: PROM_NAMES[k], help: help[k], registers: [this.registry] })]),
     ) as Record<CounterName, Counter>;
-    this.promLatency = new Histogram({
-      name: 'sluice_handler_duration_seconds',
+    const buckets = [0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 30];
+    this.promLatency = new Histogram({ name: 'sluice_handler_duration_seconds', help: 'Handler run time', buckets, registers: [this.registry] });
+    // The same runs per stream and group (a separate name: the total above keeps its series).
+    this.promGroupLatency = new Histogram({
+      name: 'sluice_group_handler_duration_seconds',
       help: 'Handler run time, per stream and consumer group',
       labelNames: ['stream', 'group'],
-      buckets: [0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 30],
+      buckets,
       registers: [this.registry],
     });
     // One XINFO GROUPS per stream (and one XPENDING per group with pending entries) and
@@ -167,8 +171,8 @@ export class Metrics {
   /** Records one handler run time, in milliseconds (labelled by stream and group when given). */
   observe(ms: number, labels?: { stream: string; group: string }): void {
     this.histogram.recordValue(Math.max(1, Math.round(ms * 1000))); // microseconds
-    if (labels === undefined) this.promLatency.observe(ms / 1000);
-    else this.promLatency.observe(labels, ms / 1000);
+    this.promLatency.observe(ms / 1000);
+    if (labels !== undefined) this.promGroupLatency.observe(labels, ms / 1000);
   }
 
   /** Reports lag and pending of this stream's groups in `prometheus()`; returns the undo. */

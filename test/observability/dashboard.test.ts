@@ -64,7 +64,8 @@ test('every metric the Grafana dashboard queries is in a real worker scrape', as
     const age = Number(/^sluice_group_oldest_pending_age_seconds\{stream="orders",group="billing"\} (\S+)$/m.exec(text)?.[1]);
     assert.ok(age >= 0.02 && age < 60, `oldest pending age ${age}`);
     // Three handler runs so far (ok, flaky's failure, flaky's retry), labelled by stream and group.
-    assert.match(text, /^sluice_handler_duration_seconds_count\{stream="orders",group="billing"\} 3$/m);
+    assert.match(text, /^sluice_group_handler_duration_seconds_count\{stream="orders",group="billing"\} 3$/m);
+    assert.match(text, /^sluice_handler_duration_seconds_count 3$/m);
 
     release();
     await waitFor(() => metrics.snapshot().processed === 3, 'the held job');
