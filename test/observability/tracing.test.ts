@@ -151,6 +151,27 @@ for (const backend of backends) {
   });
 }
 
+test('an entry that does not decode is dead-lettered in a span of its own, in the producer\'s trace', async () => {
+  exporter.reset();
+  const db = await open();
+  const conn = await connect(db);
+  const traceId = '0af7651916cd43dd8448eb211c80319c';
+  await conn.call('XADD', 'raw', '*', 'payload', '{not json', 'traceparent', `00-${traceId}-b7ad6b7169203331-01`);
+  const worker = new Worker(conn, { stream: 'raw', group: 'g' }, () => assert.fail('the handler never sees it'));
+  const dead = new Promise((resolve) => worker.once('deadLettered', resolve));
+  await worker.start();
+  await dead;
+  await worker.close();
+  const [span] = spansNamed('process raw');
+  assert.equal(span!.spanContext().traceId, traceId);
+  assert.equal(parentId(span!), 'b7ad6b7169203331');
+  assert.equal(span!.status.code, SpanStatusCode.ERROR);
+  assert.match(span!.status.message!, /^malformed entry/);
+  assert.deepEqual(span!.events.map((e) => e.name), ['sluice.dead_letter', 'exception']);
+  await conn.close();
+  await db.close();
+});
+
 test('without a registered propagator the producer writes traceparent itself, and the worker still joins the trace', async () => {
   exporter.reset();
   propagation.disable();

@@ -249,15 +249,23 @@ export class StreamConsumer<T> {
     if (deliveries > this.o.maxDeliveries) {
       // A consumer died (or kept dying) holding it: it has had its chances.
       const message = h.lastError ?? `delivered ${deliveries} times without success`;
-      await this.deadLetter(h, { ...base, payload: undefined }, new Error(message));
+      await this.deadLetterUnhandled(h, { ...base, payload: undefined }, new Error(message));
       return null;
     }
     try {
       return { ...base, payload: decodeEntry(this.o.codec, fields) as T };
     } catch (err) {
-      await this.deadLetter(h, { ...base, payload: undefined }, asError(err));
+      await this.deadLetterUnhandled(h, { ...base, payload: undefined }, asError(err));
       return null;
     }
+  }
+
+  /** Dead-letters an entry the handler never saw, in a span of its own (ERROR, with the event). */
+  private async deadLetterUnhandled(h: HeldEntry, job: DeadLetteredJob<T>, error: Error): Promise<void> {
+    const trace = ConsumerTrace.start([{ ...job, group: this.o.group, consumer: this.consumer }]);
+    const moved = await this.deadLetter(h, job, error);
+    if (moved) trace?.event(0, 'sluice.dead_letter', { 'sluice.dead_letter.stream': this.deadLetterStream });
+    trace?.failed(0, error);
   }
 
   /** Runs the handler, bounded by timeoutMs; a timeout aborts the signal and counts as a failure. */
