@@ -4,7 +4,8 @@
 
 // The embedded engine and connections to servers.
 export { open, EmbeddedDatabase, EmbeddedSession, ReplyError, type OpenOptions, type Value, type Arg } from './client/embedded.js';
-export { connect, type Connectable } from './client/connect.js';
+export { connect, type Connectable, type ConnectOptions } from './client/connect.js';
+export { silentLogger, type Logger, type LogMethod } from './logger.js';
 export { type Connection, type BlockingConnection, TransactionError } from './client/connection.js';
 export { RedisConnection } from './client/redis-connection.js';
 export { ClusterConnection, connectCluster } from './client/cluster-connection.js';

@@ -3,6 +3,7 @@
 //   payload       the encoded message (UTF-8 JSON text by default)
 //   content-type  the codec's media type, e.g. "application/json"
 //   key           optional partition / ordering key given to Producer.add
+//   traceparent   optional W3C trace context of the producing span (tracing.ts)
 //
 // Other fields are ignored by the worker and preserved by the dead-letter stream.
 export interface Codec {

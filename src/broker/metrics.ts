@@ -1,5 +1,7 @@
 // Broker metrics: counters and a handler latency histogram per worker (or shared by several),
-// exposed as a plain object and as Prometheus text; plus consumer-group lag read from XINFO GROUPS.
+// exposed as a plain object and as Prometheus text; plus, read once per scrape, each watched
+// group's lag, pending count and consumer count (XINFO GROUPS) and its oldest pending entry's
+// age (XPENDING summary, only for groups with something pending).
 import * as hdr from 'hdr-histogram-js';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Connection } from '../client/connection.js';
@@ -59,6 +61,28 @@ export async function groupLag(conn: Connection, stream: string): Promise<GroupL
   });
 }
 
+interface ScrapedGroup extends GroupLag {
+  oldestPendingAgeSeconds: number;
+}
+
+/**
+ * The groups of a stream with the age of their oldest pending entry: now minus the time in its
+ * id (XPENDING's smallest id; ids carry the server's clock, so the age is as good as the two
+ * clocks agree). A group with nothing pending is 0.
+ */
+async function scrapeGroups(conn: Connection, stream: string): Promise<ScrapedGroup[]> {
+  const groups = await groupLag(conn, stream);
+  const now = Date.now();
+  return Promise.all(
+    groups.map(async (g) => {
+      if (g.pending === 0) return { ...g, oldestPendingAgeSeconds: 0 };
+      const [, smallest] = (await conn.call('XPENDING', stream, g.group)) as [unknown, string | null];
+      const ms = smallest === null ? now : Number(String(smallest).split('-')[0]);
+      return { ...g, oldestPendingAgeSeconds: Math.max(0, now - ms) / 1000 };
+    }),
+  );
+}
+
 const PROM_NAMES: Record<CounterName, string> = {
   processed: 'sluice_messages_processed_total',
   failed: 'sluice_messages_failed_total',
@@ -76,6 +100,7 @@ export class Metrics {
   private readonly histogram = hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 3_600_000_000, numberOfSignificantValueDigits: 3 });
   private readonly promCounters: Record<CounterName, Counter>;
   private readonly promLatency: Histogram;
+  private readonly promGroupLatency: Histogram;
   /** Streams whose groups' lag is reported in the Prometheus text. */
   private readonly lagSources: Array<{ conn: Connection; stream: string }> = [];
 
@@ -93,41 +118,49 @@ export class Metrics {
     this.promCounters = Object.fromEntries(
       (Object.keys(PROM_NAMES) as CounterName[]).map((k) => [k, new Counter({ name: PROM_NAMES[k], help: help[k], registers: [this.registry] })]),
     ) as Record<CounterName, Counter>;
-    this.promLatency = new Histogram({
-      name: 'sluice_handler_duration_seconds',
-      help: 'Handler run time',
-      buckets: [0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 30],
+    const buckets = [0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 30];
+    this.promLatency = new Histogram({ name: 'sluice_handler_duration_seconds', help: 'Handler run time', buckets, registers: [this.registry] });
+    // The same runs per stream and group (a separate name: the total above keeps its series).
+    this.promGroupLatency = new Histogram({
+      name: 'sluice_group_handler_duration_seconds',
+      help: 'Handler run time, per stream and consumer group',
+      labelNames: ['stream', 'group'],
+      buckets,
       registers: [this.registry],
     });
-    // One XINFO GROUPS per stream and scrape, shared by both gauges.
-    let scrape: Promise<GroupLag[]> | null = null;
-    const groups = (): Promise<GroupLag[]> => {
+    // One XINFO GROUPS per stream (and one XPENDING per group with pending entries) and
+    // scrape, shared by every gauge below.
+    let scrape: Promise<ScrapedGroup[]> | null = null;
+    const groups = (): Promise<ScrapedGroup[]> => {
       const unique = this.lagSources.filter((a, i) => this.lagSources.findIndex((b) => b.conn === a.conn && b.stream === a.stream) === i);
-      scrape ??= Promise.all(unique.map(({ conn, stream }) => groupLag(conn, stream))).then((all) => all.flat());
+      scrape ??= Promise.all(unique.map(({ conn, stream }) => scrapeGroups(conn, stream))).then((all) => all.flat());
       const current = scrape;
       void current.finally(() => setImmediate(() => scrape === current && (scrape = null)));
       return current;
     };
-    new Gauge({
-      name: 'sluice_group_lag',
-      help: 'Entries not yet delivered to the consumer group (XINFO GROUPS lag)',
-      labelNames: ['stream', 'group'],
-      registers: [this.registry],
-      async collect() {
-        this.reset();
-        for (const g of await groups()) if (g.lag !== null) this.set({ stream: g.stream, group: g.group }, g.lag);
-      },
-    });
-    new Gauge({
-      name: 'sluice_group_pending',
-      help: 'Entries delivered to the consumer group and not yet acknowledged',
-      labelNames: ['stream', 'group'],
-      registers: [this.registry],
-      async collect() {
-        this.reset();
-        for (const g of await groups()) this.set({ stream: g.stream, group: g.group }, g.pending);
-      },
-    });
+    const groupGauge = (name: string, help: string, read: (g: ScrapedGroup) => number | null): void => {
+      new Gauge({
+        name,
+        help,
+        labelNames: ['stream', 'group'],
+        registers: [this.registry],
+        async collect() {
+          this.reset();
+          for (const g of await groups()) {
+            const v = read(g);
+            if (v !== null) this.set({ stream: g.stream, group: g.group }, v);
+          }
+        },
+      });
+    };
+    groupGauge('sluice_group_lag', 'Entries not yet delivered to the consumer group (XINFO GROUPS lag)', (g) => g.lag);
+    groupGauge('sluice_group_pending', 'Entries delivered to the consumer group and not yet acknowledged', (g) => g.pending);
+    groupGauge('sluice_group_consumers', 'Consumers registered in the consumer group (XINFO GROUPS consumers)', (g) => g.consumers);
+    groupGauge(
+      'sluice_group_oldest_pending_age_seconds',
+      'Age of the oldest entry delivered to the group and not yet acknowledged (0 when none is pending)',
+      (g) => g.oldestPendingAgeSeconds,
+    );
   }
 
   inc(name: CounterName, n = 1): void {
@@ -135,10 +168,11 @@ export class Metrics {
     this.promCounters[name].inc(n);
   }
 
-  /** Records one handler run time, in milliseconds. */
-  observe(ms: number): void {
+  /** Records one handler run time, in milliseconds (labelled by stream and group when given). */
+  observe(ms: number, labels?: { stream: string; group: string }): void {
     this.histogram.recordValue(Math.max(1, Math.round(ms * 1000))); // microseconds
     this.promLatency.observe(ms / 1000);
+    if (labels !== undefined) this.promGroupLatency.observe(labels, ms / 1000);
   }
 
   /** Reports lag and pending of this stream's groups in `prometheus()`; returns the undo. */

@@ -7,10 +7,14 @@
 //   - producerId: idempotent production (Redis 8.6 XADD IDMP / IDMPAUTO; sluice has it): a
 //     resend after a lost reply gets the first id back instead of adding a duplicate.
 //   - waitReplicas: add() resolves once that many replicas have the entry (WAIT).
+//   - tracing: with @opentelemetry/api installed, each add() runs in a PRODUCER span whose
+//     context the entry carries as `traceparent` (see tracing.ts); addMany() has one span.
 import type { Arg, Connection } from '../client/connection.js';
 import { type Codec, encodeEntry, jsonCodec } from './codec.js';
 import { partitionOf, partitionStreams } from './partition.js';
 import { SafeTrimmer } from './safe-trim.js';
+import type { Logger } from '../logger.js';
+import { loadTracing, ProducerTrace } from './tracing.js';
 import { probeStreamFeatures, type StreamFeatures } from './stream-features.js';
 
 export interface ProducerOptions {
@@ -38,6 +42,8 @@ export interface ProducerOptions {
    */
   waitReplicas?: number;
   waitTimeoutMs?: number;
+  /** Where notices go (a background trim that failed); silent by default. */
+  logger?: Logger;
 }
 
 export interface AddOptions {
@@ -90,12 +96,20 @@ export class Producer {
   /** Appends one entry; resolves to its id (once `waitReplicas` replicas have it, if set). */
   async add(payload: unknown, options: AddOptions = {}): Promise<string> {
     const features = await this.prepare();
-    const xadd = this.xadd(features, payload, options.key, options.idempotencyKey);
-    const need = this.options.waitReplicas ?? 0;
+    const stream = this.streamFor(options.key);
+    const trace = ProducerTrace.start(stream, 1);
     let id: string;
-    if (need === 0) id = String(await this.conn.call(...xadd));
-    else [id] = await this.addAndWait([xadd], need);
-    this.trimmer?.afterAdd(String(xadd[1]));
+    try {
+      const xadd = this.xadd(features, stream, payload, options.key, options.idempotencyKey, trace);
+      const need = this.options.waitReplicas ?? 0;
+      if (need === 0) id = String(await this.conn.call(...xadd));
+      else [id] = await this.addAndWait([xadd], need);
+    } catch (err) {
+      trace?.end(null, err);
+      throw err;
+    }
+    trace?.end([id]);
+    this.trimmer?.afterAdd(stream);
     return id;
   }
 
@@ -105,25 +119,34 @@ export class Producer {
    */
   async addMany(items: Array<{ payload: unknown } & AddOptions> | unknown[], options: { keyed?: boolean } = {}): Promise<string[]> {
     const features = await this.prepare();
-    const commands = items.map((item) => {
-      if (!options.keyed) return this.xadd(features, item, undefined, undefined);
-      const { payload, key, idempotencyKey } = item as { payload: unknown } & AddOptions;
-      return this.xadd(features, payload, key, idempotencyKey);
-    });
-    const need = this.options.waitReplicas ?? 0;
-    const ids = need > 0 ? await this.addAndWait(commands, need) : (await this.conn.pipeline(commands)).map(unwrap);
+    const trace = ProducerTrace.start(this.options.stream, items.length);
+    let commands: Arg[][];
+    let ids: string[];
+    try {
+      commands = items.map((item) => {
+        if (!options.keyed) return this.xadd(features, this.streamFor(), item, undefined, undefined, trace);
+        const { payload, key, idempotencyKey } = item as { payload: unknown } & AddOptions;
+        return this.xadd(features, this.streamFor(key), payload, key, idempotencyKey, trace);
+      });
+      const need = this.options.waitReplicas ?? 0;
+      ids = need > 0 ? await this.addAndWait(commands, need) : (await this.conn.pipeline(commands)).map(unwrap);
+    } catch (err) {
+      trace?.end(null, err);
+      throw err;
+    }
+    trace?.end(ids);
     for (const stream of new Set(commands.map((c) => String(c[1])))) this.trimmer?.afterAdd(stream);
     return ids;
   }
 
   /** Probes the server once: idempotence and deletion policies decide the XADD form. */
   private prepare(): Promise<StreamFeatures> {
-    this.features ??= probeStreamFeatures(this.conn).then((f) => {
+    this.features ??= Promise.all([probeStreamFeatures(this.conn), loadTracing()]).then(([f]) => {
       if (this.options.producerId !== undefined && !f.idmp) {
         throw new Error('producerId: this server has no idempotent production (XADD IDMP needs Redis 8.6+ or sluice)');
       }
       if (this.options.trimAckedOnly && !f.deletionPolicies) {
-        this.trimmer = new SafeTrimmer(this.conn, { maxLen: this.options.maxLen, minIdAgeMs: this.options.minIdAgeMs });
+        this.trimmer = new SafeTrimmer(this.conn, { maxLen: this.options.maxLen, minIdAgeMs: this.options.minIdAgeMs }, this.options.logger);
       }
       return f;
     });
@@ -150,8 +173,15 @@ export class Producer {
     return ids;
   }
 
-  private xadd(features: StreamFeatures, payload: unknown, key: string | undefined, idempotencyKey: string | undefined): Arg[] {
-    const argv: Arg[] = ['XADD', this.streamFor(key)];
+  private xadd(
+    features: StreamFeatures,
+    stream: string,
+    payload: unknown,
+    key: string | undefined,
+    idempotencyKey: string | undefined,
+    trace: ProducerTrace | null,
+  ): Arg[] {
+    const argv: Arg[] = ['XADD', stream];
     const pid = this.options.producerId;
     if (pid !== undefined) argv.push(...(idempotencyKey === undefined ? ['IDMPAUTO', pid] : ['IDMP', pid, idempotencyKey]));
     // With trimAckedOnly on a Redis 7 server the SafeTrimmer trims instead.
@@ -160,6 +190,9 @@ export class Producer {
     if (trimOnWrite && this.options.minIdAgeMs !== undefined) argv.push('MINID', '~', Math.max(0, Date.now() - this.options.minIdAgeMs));
     if (trimOnWrite && this.options.trimAckedOnly) argv.push('ACKED');
     argv.push('*', ...encodeEntry(this.codec, payload, key));
+    // IDMPAUTO hashes the fields: a resend (in a new span) must hash as the first send did.
+    const autoIdempotent = pid !== undefined && idempotencyKey === undefined;
+    if (trace !== null && !autoIdempotent) argv.push(...trace.entryFields());
     return argv;
   }
 }

@@ -7,6 +7,7 @@
 //
 // A group created meanwhile at an older position, or XGROUP SETID backwards, can lose entries
 // it would have read: the same as Redis's own trimming, and rare for a running system.
+import { type Logger, silentLogger } from '../logger.js';
 import type { Connection, Value } from '../client/connection.js';
 import { compareIds, pairsToObject } from './replies.js';
 
@@ -24,6 +25,7 @@ export class SafeTrimmer {
   constructor(
     private readonly conn: Connection,
     private readonly options: SafeTrimOptions,
+    private readonly logger: Logger = silentLogger,
   ) {}
 
   /** Called after each add; trims in the background when the interval has passed. */
@@ -34,7 +36,7 @@ export class SafeTrimmer {
     this.running.add(stream);
     // A failed trim is retried at the next interval; the stream is only longer meanwhile.
     void this.trim(stream)
-      .catch(() => 0)
+      .catch((err: unknown) => this.logger.warn(`sluice: trimming ${stream} failed (retried at the next interval):`, err))
       .finally(() => this.running.delete(stream));
   }
 

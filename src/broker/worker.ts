@@ -8,6 +8,8 @@ import { EventEmitter } from 'node:events';
 import { hostname } from 'node:os';
 import type { Connection } from '../client/connection.js';
 import { jsonCodec } from './codec.js';
+import { silentLogger } from '../logger.js';
+import { logWorkerEvent } from './worker/event-log.js';
 import { Metrics } from './metrics.js';
 import { defaultDeadLetterStream, partitionStreams, splitConcurrency } from './partition.js';
 import type { StreamFeatures } from './stream-features.js';
@@ -44,7 +46,9 @@ export class Worker<T = unknown> extends EventEmitter<WorkerEvents<T>> {
     }
     const any = (options.batch ? { batch: true, fn: handler } : { batch: false, fn: handler }) as AnyHandler<T>;
     const shares = splitConcurrency(options.concurrency ?? (options.batch ? 1 : 10), this.streams.length);
+    const logger = options.logger ?? silentLogger;
     const emit = <K extends keyof WorkerEvents<T>>(event: K, ...args: WorkerEvents<T>[K]): void => {
+      logWorkerEvent(logger, this.consumer, event, args);
       (this.emit as (e: K, ...a: WorkerEvents<T>[K]) => boolean)(event, ...args);
     };
     this.consumers = this.streams.map((stream, i) => {

@@ -1,6 +1,7 @@
 // `sluice server`: a RESP server on the command table, with the append-only file when --dir is given.
 import type { Command } from 'commander';
 import { DEFAULT_PARAMS } from '../commands/config.js';
+import { consoleLogger } from './console-logger.js';
 import { serve } from '../server/serve.js';
 
 interface ServerFlags {
@@ -70,6 +71,7 @@ export function register(program: Command): void {
       const persistent = flags.dir !== undefined && appendonly !== 'no';
 
       const server = await serve({
+        logger: consoleLogger,
         config: configFlags(flags),
         port,
         bind: flags.bind,

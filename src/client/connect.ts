@@ -5,6 +5,12 @@ import type { Connection } from './connection.js';
 import { EmbeddedDatabase, open } from './embedded.js';
 import { EmbeddedConnection } from './embedded-connection.js';
 import { RedisConnection } from './redis-connection.js';
+import type { Logger } from '../logger.js';
+
+export interface ConnectOptions extends RedisOptions {
+  /** For `embedded:` targets: where the database's notices go (AOF loading); silent by default. */
+  logger?: Logger;
+}
 
 export type Connectable = string | Redis | Cluster | EmbeddedDatabase | Connection;
 
@@ -17,17 +23,18 @@ export type Connectable = string | Redis | Cluster | EmbeddedDatabase | Connecti
  *   see cluster-connection.ts (`options` apply to every node);
  * - a Connection: returned as is.
  */
-export async function connect(target: Connectable, options: RedisOptions = {}): Promise<Connection> {
+export async function connect(target: Connectable, options: ConnectOptions = {}): Promise<Connection> {
+  const { logger, ...redisOptions } = options;
   if (typeof target === 'string') {
-    if (target.startsWith(CLUSTER_URL_PREFIX)) return ClusterConnection.fromUrl(target, { redisOptions: options });
+    if (target.startsWith(CLUSTER_URL_PREFIX)) return ClusterConnection.fromUrl(target, { redisOptions });
     if (target.startsWith('embedded:')) {
       const dir = target.slice('embedded:'.length);
-      const db = await open(dir === '' ? {} : { dir });
+      const db = await open({ ...(dir === '' ? {} : { dir }), ...(logger ? { logger } : {}) });
       return new EmbeddedConnection(db, true);
     }
     // No PING here: commands queue until the link is up, so a server that is still starting
     // (or restarting) is waited for rather than reported as an error.
-    return RedisConnection.fromUrl(target, options);
+    return RedisConnection.fromUrl(target, redisOptions);
   }
   if (target instanceof Cluster) return new ClusterConnection(target, false);
   if (target instanceof Redis) return new RedisConnection(target, false);

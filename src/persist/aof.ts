@@ -39,7 +39,7 @@ export class AofPersistence implements Persistence {
     policy: () => FsyncPolicy,
   ) {
     const incr = manifest.incrs[manifest.incrs.length - 1]!;
-    this.writer = new AofWriter(fs, join(dir, incr.name), policy);
+    this.writer = new AofWriter(fs, join(dir, incr.name), policy, instance.logger);
     this.baseSize = manifest.base !== null && fs.exists(join(dir, manifest.base.name)) ? fs.size(join(dir, manifest.base.name)) : 0;
     this.rewriteBaseSize = this.currentSize();
   }
@@ -194,7 +194,7 @@ export class AofPersistence implements Persistence {
       try {
         this.fs.unlink(join(this.dir, f.name));
       } catch (err) {
-        console.error(`sluice: could not remove the old AOF file ${f.name}: ${describeError(err)}`);
+        this.instance.logger.warn(`sluice: could not remove the old AOF file ${f.name}: ${describeError(err)}`);
       }
     }
     this.baseSize = size;
@@ -222,7 +222,7 @@ export class AofPersistence implements Persistence {
     if (!aborted) {
       this.lastRewriteOk = false;
       this.consecutiveFailures++;
-      console.error(`sluice: AOF rewrite failed: ${describeError(err)}`);
+      this.instance.logger.error(`sluice: AOF rewrite failed: ${describeError(err)}`);
     }
     if (this.saveWaiters.length > 0 || aborted) {
       // An aborted rewrite (FLUSHALL ran) is retried; SAVE/BGSAVE waiters are told of failures.

@@ -25,7 +25,7 @@ export async function attachPersistence(
   onClose: (fn: () => Promise<void>) => void,
 ): Promise<AofPersistence> {
   // Before anything is read: a second process must not load (or append to) the same files.
-  const lock = lockDir(options.dir, options.owner ?? `pid ${process.pid}`);
+  const lock = lockDir(options.dir, options.owner ?? `pid ${process.pid}`, instance.logger);
   try {
     return await attachLocked(instance, options, (fn) => onClose(async () => {
       try {
@@ -74,7 +74,7 @@ async function attachLocked(
   const stats = await loadFiles(instance, fs, aofDir, files);
   if (stats.commands > 0) {
     const sec = ((performance.now() - started) / 1000).toFixed(3);
-    console.error(`sluice: DB loaded from append only file: ${sec} seconds (${stats.commands} commands)`);
+    instance.logger.info(`sluice: DB loaded from append only file: ${sec} seconds (${stats.commands} commands)`);
   }
 
   const persistence = new AofPersistence(instance, fs, aofDir, prefix, manifest, () => {

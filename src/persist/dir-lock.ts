@@ -7,6 +7,7 @@
 import * as fs from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
+import { type Logger, silentLogger } from '../logger.js';
 
 export const LOCK_FILE = 'sluice.lock';
 
@@ -66,7 +67,7 @@ export interface DirLock {
 }
 
 /** Takes the lock of `dir` (created if needed) or throws DirLockedError naming the holder. */
-export function lockDir(dir: string, by: string): DirLock {
+export function lockDir(dir: string, by: string, logger: Logger = silentLogger): DirLock {
   fs.mkdirSync(dir, { recursive: true });
   const path = join(dir, LOCK_FILE);
   const me: Holder = { pid: process.pid, host: hostname(), processStart: processStart(process.pid), since: new Date().toISOString(), by };
@@ -83,7 +84,7 @@ export function lockDir(dir: string, by: string): DirLock {
       const holder = readHolder(path);
       if (holder !== null && (attempt > 0 || alive(holder))) throw new DirLockedError(dir, holder);
       // Stale (or unreadable): take it over, once; a racing process taking it first wins.
-      console.error(`sluice: removing the stale lock ${path}${holder !== null ? ` of pid ${holder.pid}` : ''}`);
+      logger.warn(`sluice: removing the stale lock ${path}${holder !== null ? ` of pid ${holder.pid}` : ''}`);
       fs.rmSync(path, { force: true });
     }
   } finally {

@@ -89,7 +89,7 @@ async function loadOne(
         );
       }
       if (stats.errors++ < MAX_ERROR_WARNINGS) {
-        console.error(
+        instance.logger.error(
           `sluice: == CRITICAL == This server is sending an error to its AOF-loading-client: '${text}' after processing the command '${cmd}' ` +
             `(${name} byte offset ${offset}; skipped)`,
         );
@@ -109,7 +109,7 @@ async function loadOne(
       if (!torn && multi === null) return;
       const cut = multi !== null ? multiOffset : reader.offset;
       if (!isLast) throw bad(cut, torn ? 'unexpected end of file' : 'MULTI without EXEC');
-      console.error(
+      instance.logger.warn(
         `sluice: !!! Warning: ${torn ? 'short read' : 'incomplete MULTI/EXEC transaction'} while loading the AOF file ${name}; ` +
           `truncating it from ${data.length} to ${cut} bytes (the last write was interrupted) !!!`,
       );

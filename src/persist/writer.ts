@@ -12,6 +12,7 @@
 import { encodeCommand } from '../resp/encoder.js';
 import type { Propagated } from '../commands/instance.js';
 import { describeError, type AofFs } from './fs-layer.js';
+import { type Logger, silentLogger } from '../logger.js';
 
 export type FsyncPolicy = 'always' | 'everysec' | 'no';
 
@@ -80,6 +81,7 @@ export class AofWriter {
     private readonly fs: AofFs,
     public path: string,
     private readonly policy: () => FsyncPolicy,
+    private readonly logger: Logger = silentLogger,
   ) {
     this.fd = fs.openAppend(path);
     this.size = fs.size(path);
@@ -212,7 +214,7 @@ export class AofWriter {
 
   private fail(err: unknown): void {
     const reason = describeError(err);
-    if (this.error === null) console.error(`sluice: error writing to the AOF file ${this.path}: ${reason}`);
+    if (this.error === null) this.logger.error(`sluice: error writing to the AOF file ${this.path}: ${reason}`);
     this.error = `MISCONF Errors writing to the AOF file: ${reason}`;
     this.lastWriteOk = false;
     // Answer the replies waiting for the disk now (they fail); their bytes stay queued.
@@ -231,7 +233,7 @@ export class AofWriter {
 
   private recovered(): void {
     if (this.error === null) return;
-    console.error('sluice: AOF write error looks solved, writes are accepted again');
+    this.logger.warn('sluice: AOF write error looks solved, writes are accepted again');
     this.error = null;
     this.lastWriteOk = true;
   }
@@ -268,7 +270,7 @@ export class AofWriter {
     try {
       this.syncNow();
     } catch (err) {
-      console.error(`sluice: could not flush the AOF at close: ${describeError(err)}`);
+      this.logger.error(`sluice: could not flush the AOF at close: ${describeError(err)}`);
     }
     this.closed = true;
     if (this.everysecTimer !== null) clearInterval(this.everysecTimer);

@@ -3,6 +3,7 @@
 import { allCommands } from '../commands/index.js';
 import { Instance } from '../commands/core/instance.js';
 import { attachPersistence } from '../persist/attach.js';
+import type { Logger } from '../logger.js';
 import { type RunningServer, startServer } from './server.js';
 
 export interface ServeOptions {
@@ -21,6 +22,8 @@ export interface ServeOptions {
   config?: Record<string, string>;
   /** Called after SHUTDOWN has closed the server (the CLI exits the process there). */
   onShutdownComplete?: () => void;
+  /** Where notices go (AOF loading, client errors); silent by default, the CLI passes one writing to stderr. */
+  logger?: Logger;
 }
 
 export interface Server extends RunningServer {
@@ -35,7 +38,7 @@ export async function serve(options: ServeOptions = {}): Promise<Server> {
   const config: Record<string, string> = { ...options.config, appendfsync, appendonly: persistent ? 'yes' : 'no' };
   if (options.dir !== undefined) config['dir'] = options.dir;
   if (options.requirepass !== undefined) config['requirepass'] = options.requirepass;
-  const instance = new Instance(allCommands, { config });
+  const instance = new Instance(allCommands, { config, ...(options.logger ? { logger: options.logger } : {}) });
   const closers: Array<() => Promise<void>> = [];
   if (persistent) {
     await attachPersistence(instance, { dir: options.dir!, appendfsync, owner: 'sluice server' }, (fn) => closers.push(fn));

@@ -4,6 +4,7 @@
 import * as net from 'node:net';
 import { allCommands } from '../commands/index.js';
 import { Instance } from '../commands/instance.js';
+import type { Logger } from '../logger.js';
 import { SocketConnection } from './socket-connection.js';
 import { deniedByProtectedMode, DENIED_REPLY } from './protected-mode.js';
 
@@ -18,6 +19,8 @@ export interface ServerOptions {
   requirepass?: string;
   /** Sets protected-mode on the instance ('yes' refuses non-loopback clients while no password is set). */
   protectedMode?: 'yes' | 'no';
+  /** Where the server's notices go, for a fresh instance (an existing one keeps its own); silent by default. */
+  logger?: Logger;
   /**
    * Called after SHUTDOWN has closed the server (the CLI exits the process here). Without it
    * SHUTDOWN only closes the server, which suits servers started inside tests.
@@ -42,7 +45,7 @@ export interface RunningServer {
 const MAX_CLIENTS_ERROR = '-ERR max number of clients reached\r\n';
 
 export async function startServer(options: ServerOptions = {}): Promise<RunningServer> {
-  const instance = options.instance ?? new Instance(allCommands);
+  const instance = options.instance ?? new Instance(allCommands, options.logger ? { logger: options.logger } : {});
   const host = options.bind ?? '127.0.0.1';
   if (options.requirepass !== undefined) instance.config.setRaw('requirepass', options.requirepass);
   if (options.protectedMode !== undefined) instance.config.setRaw('protected-mode', options.protectedMode);
@@ -100,7 +103,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
         try {
           await fn();
         } catch (err) {
-          console.error('sluice: shutdown hook failed:', err);
+          instance.logger.error('sluice: shutdown hook failed:', err);
         }
       }
       instance.stop();
@@ -123,7 +126,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       resolve();
     });
   });
-  listener.on('error', (err) => console.error('sluice: listener error:', err));
+  listener.on('error', (err) => instance.logger.error('sluice: listener error:', err));
   const port = (listener.address() as net.AddressInfo).port;
   instance.config.setRaw('port', String(port));
   instance.config.setRaw('bind', host);

@@ -124,7 +124,7 @@ export class SocketConnection {
     try {
       fn();
     } catch (err) {
-      console.error('sluice: internal error on a connection, closing it:', err);
+      this.instance.logger.error('sluice: internal error on a connection, closing it:', err);
       this.destroy();
     }
   }
@@ -149,7 +149,7 @@ export class SocketConnection {
         reply = this.instance.execute(this.client, argv);
       } catch (err) {
         // Instance.call already turns handler exceptions into replies; this is a last resort.
-        console.error('sluice: internal error while dispatching a command:', err);
+        this.instance.logger.error('sluice: internal error while dispatching a command:', err);
         reply = new ErrorReply('ERR internal error');
       }
       if (reply instanceof Promise) {
@@ -267,7 +267,7 @@ export class SocketConnection {
    */
   checkOutputLimit(): boolean {
     if (this.closed || !this.outputLimit.exceeded(this.socket.writableLength)) return false;
-    console.error(`sluice: Client id=${this.client.id} addr=${this.client.addr} closed for overcoming of output buffer limits.`);
+    this.instance.logger.error(`sluice: Client id=${this.client.id} addr=${this.client.addr} closed for overcoming of output buffer limits.`);
     this.destroy();
     return true;
   }
@@ -279,7 +279,7 @@ export class SocketConnection {
 
   /** Replies with the parser's error (Redis's text) and closes this connection only. */
   private protocolError(err: unknown): void {
-    if (!(err instanceof ProtocolError)) console.error('sluice: request parser failed:', err);
+    if (!(err instanceof ProtocolError)) this.instance.logger.error('sluice: request parser failed:', err);
     const message = err instanceof Error ? err.message : String(err);
     // Past the query buffer limit Redis closes silently. While a command is blocked its reply
     // must come first, so such a client is simply dropped too.

@@ -36,6 +36,7 @@ import {
   ReplyError,
   serve,
   serverMetricsRegistry,
+  silentLogger,
   startDashboard,
   startMetricsServer,
   TimeoutError,
@@ -52,7 +53,7 @@ test('the entry exports exactly the documented runtime names', () => {
     'LeaseLostError', 'MalformedEntryError', 'Metrics', 'Producer', 'RedisConnection', 'ReplicationError', 'ReplyError',
     'TimeoutError', 'TransactionError', 'Worker', 'WorkerClosedError', 'connect', 'connectCluster', 'dashboardHandler',
     'exponentialBackoff', 'groupLag', 'jsonCodec', 'metricsHandler', 'open', 'partitionOf', 'partitionStreams',
-    'probeStreamFeatures', 'serve', 'serverMetricsRegistry', 'startDashboard', 'startMetricsServer',
+    'probeStreamFeatures', 'serve', 'serverMetricsRegistry', 'silentLogger', 'startDashboard', 'startMetricsServer',
   ].sort());
 });
 
@@ -62,7 +63,7 @@ test('api/sluice.api.md is up to date with src/index.ts', () => {
 });
 
 test('every export works from the package name: embedded and served, produce, consume, dead letters, metrics, dashboard', async () => {
-  const db = await open();
+  const db = await open({ logger: silentLogger });
   assert.ok(db instanceof EmbeddedDatabase);
   assert.ok(db.session() instanceof EmbeddedSession);
   const conn = await connect(db);

@@ -1,6 +1,7 @@
 // Worker options, their defaults, and the job types handlers see.
 import type { Codec } from '../codec.js';
 import type { Metrics } from '../metrics.js';
+import type { Logger } from '../../logger.js';
 
 export interface Job<T = unknown> {
   id: string;
@@ -77,6 +78,11 @@ export interface WorkerOptions {
    * 'redis7': XAUTOCLAIM and idle timeouts only, whatever the server.
    */
   streamFeatures?: 'auto' | 'redis7';
+  /**
+   * Where the worker's notices go: 'error' events (error), dead letters (warn), failed
+   * deliveries and retries (debug). Silent by default; events are emitted either way.
+   */
+  logger?: Logger;
 }
 
 /** A worker whose handler takes arrays of jobs (for bulk inserts). */

@@ -10,6 +10,8 @@
 //                              min-idle=backoff (the server's clock), one more delivery
 //                            otherwise ─▶ MULTI XADD dead-letter + XACK EXEC ─▶ 'deadLettered'
 //   a payload that does not decode ─▶ dead-lettered at once
+//   tracing (@opentelemetry/api installed): each run is a CONSUMER span, child of the
+//   producer's `traceparent`; the handler runs in it; failure, retry and dead letter are recorded
 //   the consumer dies ─▶ after claimIdleMs another worker claims the entry (XAUTOCLAIM, or
 //                        XREADGROUP ... CLAIM where the server has it)
 import type { BlockingConnection, Connection, Value } from '../../client/connection.js';
@@ -24,6 +26,7 @@ import { asError, type DeadLetteredJob, LeaseLostError, TimeoutError, WorkerClos
 import { type Delivered, GroupReader, type ReadResult } from './group-reader.js';
 import type { BatchHandler, CloseOptions, Job, JobHandler, ResolvedOptions } from './options.js';
 import { RetryScheduler } from './retry-scheduler.js';
+import { ConsumerTrace, loadTracing } from '../tracing.js';
 
 export type Emit<T> = <K extends keyof WorkerEvents<T>>(event: K, ...args: WorkerEvents<T>[K]) => void;
 
@@ -71,6 +74,7 @@ export class StreamConsumer<T> {
     if (this.state !== 'idle') return;
     this.state = 'running';
     if (this.o.streamFeatures === 'auto') this.features = await probeStreamFeatures(this.conn);
+    await loadTracing();
     this.blocking = await this.conn.duplicate();
     const reader = new GroupReader(this.conn, this.blocking, this.o, this.consumer, this.features);
     this.reader = reader;
@@ -208,17 +212,33 @@ export class StreamConsumer<T> {
     if (jobs.length === 0) return;
     const controller = new AbortController();
     for (const { h } of jobs) h.controller = controller;
+    const trace = ConsumerTrace.start(
+      jobs.map(({ job }) => ({ ...job, group: this.o.group, consumer: this.consumer })),
+    );
     const started = performance.now();
-    const outcome = await this.invoke(jobs.map((j) => j.job), controller);
+    const outcome = await this.invoke(jobs.map((j) => j.job), controller, trace);
     const elapsed = performance.now() - started;
-    for (const { h, job } of jobs) {
+    for (const [i, { h, job }] of jobs.entries()) {
       h.controller = null;
-      if (this.table.get(job.id) !== h) continue; // the lease was lost meanwhile
-      this.metrics.observe(elapsed);
-      if (this.abandoned) continue; // close() gave up on it: it stays pending, never acked
-      if (outcome.ok) this.complete(h, job, outcome.result);
-      else await this.fail(h, job, outcome.error);
+      if (this.table.get(job.id) !== h) {
+        trace?.event(i, 'sluice.lease_lost'); // the lease was lost meanwhile
+        continue;
+      }
+      this.metrics.observe(elapsed, { stream: this.o.stream, group: this.o.group });
+      if (this.abandoned) {
+        trace?.event(i, 'sluice.abandoned'); // close() gave up on it: it stays pending, never acked
+        continue;
+      }
+      if (outcome.ok) {
+        this.complete(h, job, outcome.result);
+        trace?.ok(i);
+      } else {
+        const next = await this.fail(h, job, outcome.error);
+        trace?.event(i, next.event, next.attributes);
+        trace?.failed(i, outcome.error);
+      }
     }
+    trace?.endAll();
   }
 
   /** The job for an entry, or null when it was dealt with here (dead-lettered: too many deliveries or undecodable). */
@@ -229,21 +249,35 @@ export class StreamConsumer<T> {
     if (deliveries > this.o.maxDeliveries) {
       // A consumer died (or kept dying) holding it: it has had its chances.
       const message = h.lastError ?? `delivered ${deliveries} times without success`;
-      await this.deadLetter(h, { ...base, payload: undefined }, new Error(message));
+      await this.deadLetterUnhandled(h, { ...base, payload: undefined }, new Error(message));
       return null;
     }
     try {
       return { ...base, payload: decodeEntry(this.o.codec, fields) as T };
     } catch (err) {
-      await this.deadLetter(h, { ...base, payload: undefined }, asError(err));
+      await this.deadLetterUnhandled(h, { ...base, payload: undefined }, asError(err));
       return null;
     }
   }
 
+  /** Dead-letters an entry the handler never saw, in a span of its own (ERROR, with the event). */
+  private async deadLetterUnhandled(h: HeldEntry, job: DeadLetteredJob<T>, error: Error): Promise<void> {
+    const trace = ConsumerTrace.start([{ ...job, group: this.o.group, consumer: this.consumer }]);
+    const moved = await this.deadLetter(h, job, error);
+    if (moved) trace?.event(0, 'sluice.dead_letter', { 'sluice.dead_letter.stream': this.deadLetterStream });
+    trace?.failed(0, error);
+  }
+
   /** Runs the handler, bounded by timeoutMs; a timeout aborts the signal and counts as a failure. */
-  private async invoke(jobs: Job<T>[], controller: AbortController): Promise<{ ok: true; result: unknown } | { ok: false; error: Error }> {
+  private async invoke(
+    jobs: Job<T>[],
+    controller: AbortController,
+    trace: ConsumerTrace | null,
+  ): Promise<{ ok: true; result: unknown } | { ok: false; error: Error }> {
     const context = { signal: controller.signal };
-    const run = Promise.resolve().then(() => (this.handler.batch ? this.handler.fn(jobs, context) : this.handler.fn(jobs[0]!, context)));
+    const call = (): unknown => (this.handler.batch ? this.handler.fn(jobs, context) : this.handler.fn(jobs[0]!, context));
+    // In the job's span: spans the handler starts are its children.
+    const run = Promise.resolve().then(() => (trace !== null ? trace.run(call) : call()));
     const aborted = new Promise<never>((_, reject) => {
       controller.signal.addEventListener('abort', () => reject(asError(controller.signal.reason)), { once: true });
     });
@@ -272,24 +306,26 @@ export class StreamConsumer<T> {
     this.acks.add(acked);
   }
 
-  private async fail(h: HeldEntry, job: Job<T>, error: Error): Promise<void> {
+  /** Counts and reports a failed delivery, then dead-letters or schedules the retry; returns which (a trace event). */
+  private async fail(h: HeldEntry, job: Job<T>, error: Error): Promise<{ event: string; attributes?: Record<string, number | string> }> {
     this.metrics.inc('failed');
     if (error instanceof TimeoutError) this.metrics.inc('timedOut');
     h.lastError = error.message;
     this.emit('failed', job, error);
     if (h.deliveries >= this.o.maxDeliveries) {
-      await this.deadLetter(h, job, error);
-      return;
+      const moved = await this.deadLetter(h, job, error);
+      return moved ? { event: 'sluice.dead_letter', attributes: { 'sluice.dead_letter.stream': this.deadLetterStream } } : { event: 'sluice.left_pending' };
     }
     if (this.state !== 'running') {
       this.table.delete(h); // stays pending: retried after a restart or by a claim
-      return;
+      return { event: 'sluice.left_pending' };
     }
     // Below claimIdleMs, or another worker would claim it before its retry is due.
     const delay = Math.max(0, Math.min(this.o.backoff(h.deliveries), Math.floor(this.o.claimIdleMs * 0.8)));
     this.table.setState(h, 'retry-wait');
     this.emit('retrying', job, delay);
     this.retries.schedule(job.id, delay);
+    return { event: 'sluice.retry', attributes: { 'sluice.retry.delay_ms': delay, 'messaging.sluice.deliveries': h.deliveries } };
   }
 
   /** The backoff has passed by our clock: re-take the entry if the server agrees. */
@@ -318,7 +354,8 @@ export class StreamConsumer<T> {
 
   // --- dead letters ------------------------------------------------------------------------------
 
-  private async deadLetter(h: HeldEntry, job: DeadLetteredJob<T>, error: Error): Promise<void> {
+  /** True when the entry was moved (false: the MULTI failed, it stays pending). */
+  private async deadLetter(h: HeldEntry, job: DeadLetteredJob<T>, error: Error): Promise<boolean> {
     const fields = deadLetterFields({ entry: h.entry, stream: this.o.stream, group: this.o.group, consumer: this.consumer, deliveries: h.deliveries, error: error.message });
     try {
       await this.conn.multi([
@@ -328,11 +365,12 @@ export class StreamConsumer<T> {
     } catch (err) {
       this.emit('error', asError(err)); // still pending: it comes back and is dead-lettered then
       this.table.delete(h);
-      return;
+      return false;
     }
     this.table.delete(h);
     this.metrics.inc('deadLettered');
     this.emit('deadLettered', job, error);
+    return true;
   }
 
   // --- claims, leases and idle consumers ----------------------------------------------------------

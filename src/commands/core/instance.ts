@@ -17,6 +17,7 @@ import type { Persistence, Propagated } from './persistence.js';
 import { type Resolved, resolveCommand } from './resolve.js';
 import { Stats } from './stats.js';
 import { WatchRegistry } from './watch.js';
+import { type Logger, silentLogger } from '../../logger.js';
 
 /** Read once: the getter is not free, and the origin never changes. */
 const TIME_ORIGIN = performance.timeOrigin;
@@ -27,6 +28,8 @@ const NOT_QUEUED = new Set(['exec', 'discard', 'multi', 'watch', 'quit', 'reset'
 export interface InstanceOptions {
   now?: () => number;
   config?: Record<string, string>;
+  /** Where notices go (AOF loading, internal errors); silent by default. */
+  logger?: Logger;
 }
 
 export class Instance {
@@ -38,6 +41,8 @@ export class Instance {
   readonly startedAt = Date.now();
   /** INFO's sections; other layers register theirs here (persistence replaces its own). */
   readonly info = new InfoRegistry();
+  /** The user's logger; the persistence layer and the server log through it too. */
+  readonly logger: Logger;
   persistence: Persistence | null = null;
   /** Changes since the last save/rewrite, as Redis's server.dirty. */
   dirty = 0;
@@ -53,6 +58,7 @@ export class Instance {
   constructor(commands: CommandSpec[], options: InstanceOptions = {}) {
     this.keyspace = new Keyspace(options.now);
     this.config = new Config(options.config);
+    this.logger = options.logger ?? silentLogger;
     this.table.register(commands);
     registerBuiltinSections(this);
     this.keyspace.onKeyModified((db, key) => this.onKeyModified(db, key));
@@ -184,7 +190,7 @@ export class Instance {
   private errorReply(err: unknown): ErrorReply {
     if (err instanceof CommandError) return new ErrorReply(err.reply);
     // A bug must not take the server down: report it to the client and on stderr.
-    console.error('sluice: internal error while executing a command:', err);
+    this.logger.error('sluice: internal error while executing a command:', err);
     return new ErrorReply(`ERR internal error: ${(err as Error)?.message ?? String(err)}`);
   }
 
