@@ -7,7 +7,7 @@ import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Connection } from '../client/connection.js';
 import { pairsToObject } from './replies.js';
 
-export type CounterName = 'processed' | 'failed' | 'retried' | 'deadLettered' | 'claimed' | 'trimmed' | 'timedOut' | 'leaseLost';
+export type CounterName = 'processed' | 'failed' | 'retried' | 'deadLettered' | 'claimed' | 'redelivered' | 'trimmed' | 'timedOut' | 'leaseLost';
 
 export interface MetricsSnapshot {
   processed: number;
@@ -22,6 +22,8 @@ export interface MetricsSnapshot {
   timedOut: number;
   /** Running jobs another consumer claimed (their results were dropped). */
   leaseLost: number;
+  /** Handler runs of a delivery after the first (retries, claims, re-reads after a reconnect). */
+  redelivered: number;
   /** Handler latency in milliseconds. */
   latency: { count: number; p50: number; p90: number; p99: number; max: number; mean: number };
 }
@@ -92,11 +94,12 @@ const PROM_NAMES: Record<CounterName, string> = {
   trimmed: 'sluice_messages_trimmed_total',
   timedOut: 'sluice_handler_timeouts_total',
   leaseLost: 'sluice_leases_lost_total',
+  redelivered: 'sluice_messages_redelivered_total',
 };
 
 export class Metrics {
   readonly registry = new Registry();
-  private readonly counts: Record<CounterName, number> = { processed: 0, failed: 0, retried: 0, deadLettered: 0, claimed: 0, trimmed: 0, timedOut: 0, leaseLost: 0 };
+  private readonly counts: Record<CounterName, number> = { processed: 0, failed: 0, retried: 0, deadLettered: 0, claimed: 0, redelivered: 0, trimmed: 0, timedOut: 0, leaseLost: 0 };
   private readonly histogram = hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 3_600_000_000, numberOfSignificantValueDigits: 3 });
   private readonly promCounters: Record<CounterName, Counter>;
   private readonly promLatency: Histogram;
@@ -114,6 +117,7 @@ export class Metrics {
       trimmed: 'Pending messages deleted from the stream before they were handled',
       timedOut: 'Handler runs aborted at timeoutMs',
       leaseLost: 'Running messages claimed by another consumer',
+      redelivered: 'Handler runs of a message delivered before (any cause: retry, claim, reconnect)',
     };
     this.promCounters = Object.fromEntries(
       (Object.keys(PROM_NAMES) as CounterName[]).map((k) => [k, new Counter({ name: PROM_NAMES[k], help: help[k], registers: [this.registry] })]),

@@ -64,6 +64,7 @@ test('Worker with CLAIM reads takes a dead consumer\'s entries; a failure still 
   assert.ok(second!.at - first!.at >= 290, `retried after ${second!.at - first!.at} ms`);
   assert.equal(claimed.length, 1, 'a retry of our own is not a claim');
   assert.equal(w.metrics.snapshot().retried, 1);
+  assert.equal(w.metrics.snapshot().redelivered, 2, 'the claimed entry and the retried one');
   assert.deepEqual(await conn.call('XPENDING', 's', 'g'), [0, null, null, null]);
   await db.close();
 });

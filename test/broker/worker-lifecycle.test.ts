@@ -74,6 +74,7 @@ for (const { name, backend } of started) {
       assert.ok(reasons[0] instanceof TimeoutError);
       assert.ok(failures[0] instanceof TimeoutError);
       assert.equal(w.metrics.snapshot().timedOut, 1);
+      assert.equal(w.metrics.snapshot().redelivered, 1);
       await waitFor(async () => (await pending(conn, stream)) === 0, 'acked');
     });
 

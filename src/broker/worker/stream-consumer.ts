@@ -252,6 +252,7 @@ export class StreamConsumer<T> {
       await this.deadLetterUnhandled(h, { ...base, payload: undefined }, new Error(message));
       return null;
     }
+    if (deliveries > 1) this.metrics.inc('redelivered');
     try {
       return { ...base, payload: decodeEntry(this.o.codec, fields) as T };
     } catch (err) {
