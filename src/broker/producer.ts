@@ -6,6 +6,8 @@
 //     does), otherwise a periodic XTRIM MINID at the slowest group's position (safe-trim.ts).
 //   - producerId: idempotent production (Redis 8.6 XADD IDMP / IDMPAUTO; sluice has it): a
 //     resend after a lost reply gets the first id back instead of adding a duplicate.
+//   - delayMs / at: delayed delivery; the entry waits in the stream's `:delayed` sorted set
+//     until a DelayedMover (delayed.ts; every Worker runs one) moves it in at its due time.
 //   - waitReplicas: add() resolves once that many replicas have the entry (WAIT).
 //   - tracing: with @opentelemetry/api installed, each add() runs in a PRODUCER span whose
 //     context the entry carries as `traceparent` (see tracing.ts); addMany() has one span.
@@ -16,6 +18,7 @@ import { SafeTrimmer } from './safe-trim.js';
 import type { Logger } from '../logger.js';
 import { loadTracing, ProducerTrace } from './tracing.js';
 import { probeStreamFeatures, type StreamFeatures } from './stream-features.js';
+import { delayedKey, encodeDelayedMember, newJobId, serverTimeMs } from './delayed.js';
 
 export interface ProducerOptions {
   stream: string;
@@ -51,6 +54,10 @@ export interface AddOptions {
   key?: string;
   /** With `producerId`: this message's idempotent id (e.g. an order id); default: its content. */
   idempotencyKey?: string;
+  /** Delayed delivery: the entry reaches the stream this many ms from now (server clock). */
+  delayMs?: number;
+  /** Delayed delivery: the entry reaches the stream at this time (unix ms or Date, server clock). */
+  at?: Date | number;
 }
 
 /** add() with waitReplicas: the entry was written (as `id`) but too few replicas confirmed it. */
@@ -71,6 +78,8 @@ export class Producer {
   private roundRobin = 0;
   private features: Promise<StreamFeatures> | null = null;
   private trimmer: SafeTrimmer | null = null;
+  /** Server clock minus this process's clock (TIME at prepare): delayMs counts on the server's. */
+  private clockOffsetMs = 0;
 
   constructor(
     private readonly conn: Connection,
@@ -100,10 +109,11 @@ export class Producer {
     const trace = ProducerTrace.start(stream, 1);
     let id: string;
     try {
-      const xadd = this.xadd(features, stream, payload, options.key, options.idempotencyKey, trace);
+      const xadd = this.command(features, stream, payload, options, trace);
       const need = this.options.waitReplicas ?? 0;
-      if (need === 0) id = String(await this.conn.call(...xadd));
-      else [id] = await this.addAndWait([xadd], need);
+      if (need === 0) id = String(await this.conn.call(...xadd.argv));
+      else [id] = await this.addAndWait([xadd.argv], need);
+      if (xadd.jobId !== undefined) id = xadd.jobId;
     } catch (err) {
       trace?.end(null, err);
       throw err;
@@ -123,25 +133,52 @@ export class Producer {
     let commands: Arg[][];
     let ids: string[];
     try {
-      commands = items.map((item) => {
-        if (!options.keyed) return this.xadd(features, this.streamFor(), item, undefined, undefined, trace);
-        const { payload, key, idempotencyKey } = item as { payload: unknown } & AddOptions;
-        return this.xadd(features, this.streamFor(key), payload, key, idempotencyKey, trace);
+      const built = items.map((item) => {
+        if (!options.keyed) return this.command(features, this.streamFor(), item, {}, trace);
+        const { payload, ...add } = item as { payload: unknown } & AddOptions;
+        return this.command(features, this.streamFor(add.key), payload, add, trace);
       });
+      commands = built.map((b) => b.argv);
       const need = this.options.waitReplicas ?? 0;
       ids = need > 0 ? await this.addAndWait(commands, need) : (await this.conn.pipeline(commands)).map(unwrap);
+      ids = ids.map((id, i) => built[i]!.jobId ?? id);
     } catch (err) {
       trace?.end(null, err);
       throw err;
     }
     trace?.end(ids);
-    for (const stream of new Set(commands.map((c) => String(c[1])))) this.trimmer?.afterAdd(stream);
+    for (const stream of new Set(commands.filter((c) => c[0] === 'XADD').map((c) => String(c[1])))) this.trimmer?.afterAdd(stream);
     return ids;
+  }
+
+  /**
+   * The XADD of an entry, or, with delayMs / at, the ZADD of a delayed job into the stream's
+   * `:delayed` set (delayed.ts), whose id add() then resolves to instead of a stream id.
+   */
+  private command(features: StreamFeatures, stream: string, payload: unknown, options: AddOptions, trace: ProducerTrace | null): { argv: Arg[]; jobId?: string } {
+    const due = this.dueTime(options);
+    if (due === undefined) return { argv: this.xadd(features, stream, payload, options.key, options.idempotencyKey, trace) };
+    const jobId = options.idempotencyKey ?? newJobId();
+    const fields = [...encodeEntry(this.codec, payload, options.key), ...(trace?.entryFields() ?? [])];
+    return { argv: ['ZADD', delayedKey(stream), due, encodeDelayedMember(jobId, fields)], jobId };
+  }
+
+  /** The due time in server-clock ms, or undefined for an immediate add. */
+  private dueTime(options: AddOptions): number | undefined {
+    if (options.delayMs !== undefined && options.at !== undefined) throw new RangeError('delayMs and at are exclusive');
+    if (options.at !== undefined) {
+      const at = options.at instanceof Date ? options.at.getTime() : options.at;
+      if (!Number.isFinite(at)) throw new RangeError('at: not a valid time');
+      return Math.floor(at);
+    }
+    if (options.delayMs === undefined) return undefined;
+    if (!Number.isFinite(options.delayMs) || options.delayMs < 0) throw new RangeError('delayMs must be a finite number >= 0');
+    return Math.floor(Date.now() + this.clockOffsetMs + options.delayMs);
   }
 
   /** Probes the server once: idempotence and deletion policies decide the XADD form. */
   private prepare(): Promise<StreamFeatures> {
-    this.features ??= Promise.all([probeStreamFeatures(this.conn), loadTracing()]).then(([f]) => {
+    this.features ??= Promise.all([probeStreamFeatures(this.conn), loadTracing(), this.measureClock()]).then(([f]) => {
       if (this.options.producerId !== undefined && !f.idmp) {
         throw new Error('producerId: this server has no idempotent production (XADD IDMP needs Redis 8.6+ or sluice)');
       }
@@ -151,6 +188,13 @@ export class Producer {
       return f;
     });
     return this.features;
+  }
+
+  /** Server clock minus local clock, from one TIME (the midpoint of the round trip). */
+  private async measureClock(): Promise<void> {
+    const sent = Date.now();
+    const server = await serverTimeMs(this.conn);
+    this.clockOffsetMs = server - Math.round((sent + Date.now()) / 2);
   }
 
   /** XADDs grouped by stream, each group pipelined with a WAIT on that stream's master. */

@@ -11,6 +11,7 @@ import { jsonCodec } from './codec.js';
 import { silentLogger } from '../logger.js';
 import { logWorkerEvent } from './worker/event-log.js';
 import { Metrics } from './metrics.js';
+import { DelayedMover } from './delayed.js';
 import { defaultDeadLetterStream, partitionStreams, splitConcurrency } from './partition.js';
 import type { StreamFeatures } from './stream-features.js';
 import type { WorkerEvents } from './worker/events.js';
@@ -29,6 +30,8 @@ export class Worker<T = unknown> extends EventEmitter<WorkerEvents<T>> {
   private started: Promise<void> | null = null;
   private closed: Promise<void> | null = null;
   private signalHandler: (() => void) | null = null;
+  /** Moves the streams' due delayed jobs in (option `delayed`, on by default). */
+  private readonly mover: DelayedMover | null;
 
   constructor(conn: Connection, options: BatchWorkerOptions, handler: BatchHandler<T>);
   constructor(conn: Connection, options: WorkerOptions, handler: JobHandler<T>);
@@ -58,6 +61,9 @@ export class Worker<T = unknown> extends EventEmitter<WorkerEvents<T>> {
     });
     this.deadLetterStream = this.consumers[0]!.deadLetterStream;
     for (const stream of this.streams) this.unwatch.push(this.metrics.watchLag(conn, stream));
+    const delayed = options.delayed ?? true;
+    const pollMs = typeof delayed === 'object' ? delayed.pollMs : undefined;
+    this.mover = delayed === false ? null : new DelayedMover(conn, { stream: this.streams, pollMs, onError: (err) => emit('error', err) });
   }
 
   /** What the server supports (probed at start()): CLAIM reads and XNACK where it has them. */
@@ -74,6 +80,7 @@ export class Worker<T = unknown> extends EventEmitter<WorkerEvents<T>> {
   start(): Promise<void> {
     this.started ??= (async () => {
       await Promise.all(this.consumers.map((c) => c.start()));
+      await this.mover?.start();
       if (this.options.handleSignals) {
         this.signalHandler = () => void this.close();
         process.once('SIGTERM', this.signalHandler);
@@ -98,6 +105,7 @@ export class Worker<T = unknown> extends EventEmitter<WorkerEvents<T>> {
   close(options: CloseOptions = {}): Promise<void> {
     this.closed ??= (async () => {
       await this.started?.catch(() => {});
+      await this.mover?.close();
       await Promise.all(this.consumers.map((c) => c.close(options)));
       for (const u of this.unwatch) u();
       if (this.signalHandler) {

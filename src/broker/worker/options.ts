@@ -69,6 +69,12 @@ export interface WorkerOptions {
    */
   consumerIdleMs?: number;
   codec?: Codec;
+  /**
+   * Run a DelayedMover for the worker's stream(s), moving due delayed jobs in (default true).
+   * `{ pollMs }`: longest sleep between looks at the delayed set (default 100 ms; it sleeps
+   * only until the next due time when that is sooner).
+   */
+  delayed?: boolean | { pollMs?: number };
   /** Share one Metrics between workers, e.g. for one Prometheus endpoint. */
   metrics?: Metrics;
   /** Close gracefully on SIGTERM and SIGINT (default false). */

@@ -1,0 +1,166 @@
+// Delayed delivery: a delayed job waits in a sorted set beside its stream, `${stream}:delayed`
+// (same hash slot when the stream name has a {tag}), scored by its due time in unix ms on the
+// server's clock; the member is a JSON array `[jobId, field, value, field, value, ...]`, where
+// the random job id keeps identical payloads apart.
+//
+// DelayedMover moves due members into the stream. Several movers (in several processes) may run
+// at once: each pass WATCHes the set, reads the due members (score <= the server's TIME), then
+// in one MULTI XADDs each and ZREMs them. If another mover changed the set meanwhile, EXEC
+// returns null and nothing was written: the pass is retried. A MULTI is applied whole or not at
+// all, so a mover killed mid-move loses nothing and duplicates nothing. Where the server has
+// idempotent production (IDMP), each XADD also carries `IDMP sluice-delayed jobId`.
+// No Lua: WATCH/MULTI and stream/sorted-set commands only, so it runs on sluice server too.
+import { randomBytes } from 'node:crypto';
+import type { BlockingConnection, Connection, Value } from '../client/connection.js';
+import { probeStreamFeatures } from './stream-features.js';
+
+/** The sorted set holding a stream's delayed jobs. */
+export function delayedKey(stream: string): string {
+  return `${stream}:delayed`;
+}
+
+/** The producer id the mover's XADD IDMP uses (where the server has IDMP). */
+export const DELAYED_PRODUCER_ID = 'sluice-delayed';
+
+/** A unique job id: time-ordered (ms, base 36) plus 80 random bits. */
+export function newJobId(): string {
+  return `${Date.now().toString(36)}-${randomBytes(10).toString('hex')}`;
+}
+
+/** The sorted-set member of a delayed job. */
+export function encodeDelayedMember(jobId: string, fields: string[]): string {
+  return JSON.stringify([jobId, ...fields]);
+}
+
+/** [jobId, fields] of a member, or null when it is not one (then it is moved as-is, see below). */
+export function decodeDelayedMember(member: string): { jobId: string; fields: string[] } | null {
+  try {
+    const parsed = JSON.parse(member) as unknown;
+    if (!Array.isArray(parsed) || parsed.length < 3 || parsed.length % 2 === 0) return null;
+    if (!parsed.every((x) => typeof x === 'string')) return null;
+    const [jobId, ...fields] = parsed as string[];
+    return { jobId: jobId!, fields };
+  } catch {
+    return null;
+  }
+}
+
+/** The server's clock in unix ms (TIME). */
+export async function serverTimeMs(conn: Connection): Promise<number> {
+  const [seconds, micros] = (await conn.call('TIME')) as Value[];
+  return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+}
+
+export interface DelayedMoverOptions {
+  /** The stream(s) whose `:delayed` sets are moved. */
+  stream: string | string[];
+  /** Longest sleep between passes when nothing is due sooner (default 100 ms). */
+  pollMs?: number;
+  /** Most jobs moved per MULTI (default 100). */
+  batch?: number;
+  /** Called with errors of a pass (the mover keeps running); silent by default. */
+  onError?: (err: Error) => void;
+}
+
+/** Moves due delayed jobs into their streams until close(). Safe to run in many processes. */
+export class DelayedMover {
+  readonly streams: string[];
+  private readonly pollMs: number;
+  private readonly batch: number;
+  private running: Promise<void> | null = null;
+  private closing = false;
+  private wake: (() => void) | null = null;
+  private readonly links: BlockingConnection[] = [];
+  /** Jobs this mover moved (for tests and metrics). */
+  moved = 0;
+
+  constructor(
+    private readonly conn: Connection,
+    private readonly options: DelayedMoverOptions,
+  ) {
+    this.streams = typeof options.stream === 'string' ? [options.stream] : [...options.stream];
+    this.pollMs = options.pollMs ?? 100;
+    this.batch = options.batch ?? 100;
+    if (!(this.pollMs > 0) || !(this.batch > 0)) throw new RangeError('pollMs and batch must be positive');
+  }
+
+  /** Starts moving (idempotent); resolves once the first pass can begin. */
+  async start(): Promise<void> {
+    if (this.running) return;
+    const idmp = (await probeStreamFeatures(this.conn)).idmp;
+    // WATCH state lives on a connection: each stream gets a link of its own.
+    for (let i = 0; i < this.streams.length; i++) this.links.push(await this.conn.duplicate());
+    this.running = Promise.all(this.streams.map((s, i) => this.loop(this.links[i]!, s, idmp))).then(() => {});
+  }
+
+  /** Stops after the pass in progress (a MULTI is never left half-sent). */
+  async close(): Promise<void> {
+    this.closing = true;
+    this.wake?.();
+    await this.running;
+    for (const l of this.links.splice(0)) await l.close().catch(() => {});
+  }
+
+  private async loop(link: BlockingConnection, stream: string, idmp: boolean): Promise<void> {
+    while (!this.closing) {
+      let sleepMs: number;
+      try {
+        sleepMs = await this.pass(link, stream, idmp);
+      } catch (err) {
+        await link.call('UNWATCH').catch(() => {});
+        try {
+          this.options.onError?.(err as Error);
+        } catch {
+          // an 'error' event without a listener: the mover keeps running regardless
+        }
+        sleepMs = this.pollMs;
+      }
+      if (sleepMs > 0) await this.sleep(sleepMs);
+    }
+  }
+
+  /** One move; resolves to how long to sleep before the next (0: go on at once). */
+  private async pass(link: BlockingConnection, stream: string, idmp: boolean): Promise<number> {
+    const key = delayedKey(stream);
+    await link.call('WATCH', key);
+    const now = await serverTimeMs(link);
+    const due = (await link.call('ZRANGE', key, '-inf', now, 'BYSCORE', 'LIMIT', 0, this.batch)) as string[];
+    if (due.length === 0) {
+      await link.call('UNWATCH');
+      const next = (await link.call('ZRANGE', key, 0, 0, 'WITHSCORES')) as string[];
+      if (next.length < 2) return this.pollMs;
+      return Math.max(1, Math.min(this.pollMs, Number(next[1]) - now));
+    }
+    const commands = due.map((member) => moveCommand(stream, member, idmp));
+    commands.push(['ZREM', key, ...due]);
+    // Sent back to back on this link (in order); EXEC is null when the set changed since WATCH.
+    const replies = [link.call('MULTI'), ...commands.map((c) => link.call(...c)), link.call('EXEC')];
+    const settled = await Promise.allSettled(replies);
+    const failed = settled.find((r) => r.status === 'rejected') as PromiseRejectedResult | undefined;
+    if (failed) throw failed.reason;
+    const exec = (settled[settled.length - 1] as PromiseFulfilledResult<Value>).value;
+    if (exec === null) return 0; // another mover won the race: look again
+    const errors = (exec as Value[]).filter((r) => r instanceof Error);
+    if (errors.length > 0) throw errors[0] as Error;
+    this.moved += due.length;
+    return due.length === this.batch ? 0 : Math.min(this.pollMs, 1);
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done(): void {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.wake = done;
+    });
+  }
+}
+
+/** The XADD of one member; a member that is not a delayed job is moved verbatim (dead-lettered). */
+function moveCommand(stream: string, member: string, idmp: boolean): string[] {
+  const job = decodeDelayedMember(member);
+  if (job === null) return ['XADD', stream, '*', 'delayed-member', member];
+  return ['XADD', stream, ...(idmp ? ['IDMP', DELAYED_PRODUCER_ID, job.jobId] : []), '*', ...job.fields];
+}
