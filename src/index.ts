@@ -31,6 +31,7 @@ export {
   type WorkerOptions,
 } from './broker/worker.js';
 export { DeadLetters, type DeadLetter } from './broker/dead-letters.js';
+export { DelayedMover, delayedKey, type DelayedMoverOptions } from './broker/delayed.js';
 export { Metrics, groupLag, type MetricsSnapshot, type GroupLag } from './broker/metrics.js';
 export { jsonCodec, MalformedEntryError, type Codec } from './broker/codec.js';
 export { partitionStreams, partitionOf } from './broker/partition.js';

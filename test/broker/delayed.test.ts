@@ -6,6 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Connection, Value } from '../../src/client/connection.js';
 import { DelayedMover, delayedKey, serverTimeMs } from '../../src/broker/delayed.js';
 import { Producer } from '../../src/broker/producer.js';
+import { probeStreamFeatures } from '../../src/broker/stream-features.js';
 import { type Job, Worker, type WorkerOptions } from '../../src/broker/worker.js';
 import { type Backend, backends, waitFor } from './backends.js';
 
@@ -141,6 +142,22 @@ for (const { name, backend } of started) {
       const fields = entries.map((e) => (e[1] as string[]).join(' '));
       assert.ok(fields.includes('delayed-member not json'), fields.join(' | '));
       assert.ok(fields.some((f) => f.startsWith('payload {"x":1} content-type application/json')), fields.join(' | '));
+    });
+
+    test('delayed adds with the same idempotencyKey reach the stream once where the server has IDMP', async () => {
+      const stream = unique('idem');
+      const { idmp } = await probeStreamFeatures(conn);
+      const producer = new Producer(conn, { stream });
+      const now = await serverTimeMs(conn);
+      const first = await producer.add({ try: 1 }, { at: now + 50, idempotencyKey: 'order-7' });
+      const second = await producer.add({ try: 2 }, { at: now + 50, idempotencyKey: 'order-7' });
+      assert.equal(first, 'order-7');
+      assert.equal(second, 'order-7');
+      const mover = new DelayedMover(conn, { stream, pollMs: 20 });
+      await mover.start();
+      await waitFor(async () => Number(await conn.call('ZCARD', delayedKey(stream))) === 0, 'moved', 3000);
+      await mover.close();
+      assert.equal(Number(await conn.call('XLEN', stream)), idmp ? 1 : 2);
     });
 
     test('delayed: false runs no mover', async () => {
