@@ -6,7 +6,8 @@
 // DelayedMover moves due members into the stream. Several movers (in several processes) may run
 // at once: each pass WATCHes the set, reads the due members (score <= the server's TIME), then
 // in one MULTI XADDs each and ZREMs them. If another mover changed the set meanwhile, EXEC
-// returns null and nothing was written: the pass is retried. A MULTI is applied whole or not at
+// returns null and nothing was written: the pass is retried. (If the WATCH was lost to a
+// reconnect and the library resent the MULTI, a member's ZREM replies 0 and its XADD is undone.) A MULTI is applied whole or not at
 // all, so a mover killed mid-move loses nothing and duplicates nothing. Where the server has
 // idempotent production (IDMP), each XADD also carries `IDMP sluice-delayed jobId`.
 // No Lua: WATCH/MULTI and stream/sorted-set commands only, so it runs on sluice server too.
@@ -131,8 +132,8 @@ export class DelayedMover {
       if (next.length < 2) return this.pollMs;
       return Math.max(1, Math.min(this.pollMs, Number(next[1]) - now));
     }
-    const commands = due.map((member) => moveCommand(stream, member, idmp));
-    commands.push(['ZREM', key, ...due]);
+    // Per member: XADD, then ZREM of that member alone (its reply says whether it was still there).
+    const commands = due.flatMap((member) => [moveCommand(stream, member, idmp), ['ZREM', key, member]]);
     // Sent back to back on this link (in order); EXEC is null when the set changed since WATCH.
     const replies = [link.call('MULTI'), ...commands.map((c) => link.call(...c)), link.call('EXEC')];
     const settled = await Promise.allSettled(replies);
@@ -140,9 +141,15 @@ export class DelayedMover {
     if (failed) throw failed.reason;
     const exec = (settled[settled.length - 1] as PromiseFulfilledResult<Value>).value;
     if (exec === null) return 0; // another mover won the race: look again
-    const errors = (exec as Value[]).filter((r) => r instanceof Error);
+    const results = exec as Value[];
+    const errors = results.filter((r) => r instanceof Error);
     if (errors.length > 0) throw errors[0] as Error;
-    this.moved += due.length;
+    // ZREM 0: the member was gone, so this EXEC ran without its WATCH (a client library resent
+    // the transaction on a new connection after a reconnect). Without IDMP that XADD is a
+    // duplicate of another move: delete it again. With IDMP the XADD returned the first id.
+    const duplicates = idmp ? [] : due.map((_, i) => (Number(results[2 * i + 1]) === 0 ? String(results[2 * i]) : null)).filter((id) => id !== null);
+    if (duplicates.length > 0) await link.call('XDEL', stream, ...duplicates);
+    this.moved += due.length - duplicates.length;
     return due.length === this.batch ? 0 : Math.min(this.pollMs, 1);
   }
 

@@ -3,7 +3,7 @@
 // server's clock (TIME, read in the handler) and soon after; several movers move each job once.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { Connection, Value } from '../../src/client/connection.js';
+import type { Arg, BlockingConnection, Connection, Value } from '../../src/client/connection.js';
 import { DelayedMover, delayedKey, serverTimeMs } from '../../src/broker/delayed.js';
 import { Producer } from '../../src/broker/producer.js';
 import { probeStreamFeatures } from '../../src/broker/stream-features.js';
@@ -158,6 +158,38 @@ for (const { name, backend } of started) {
       await waitFor(async () => Number(await conn.call('ZCARD', delayedKey(stream))) === 0, 'moved', 3000);
       await mover.close();
       assert.equal(Number(await conn.call('XLEN', stream)), idmp ? 1 : 2);
+    });
+
+    test('a move whose WATCH was lost (resent after a reconnect) undoes the XADDs of members another mover took', { skip: name === 'redis-server' ? false : 'the Redis 7 path: with IDMP the XADD is deduplicated instead' }, async () => {
+      const stream = unique('lost-watch');
+      const now = await serverTimeMs(conn);
+      await new Producer(conn, { stream }).addMany([1, 2, 3].map((n) => ({ payload: n, at: now - 10 })), { keyed: true });
+      // A link that forgets WATCH, and lets "another mover" take the members right after the read.
+      let raced = false;
+      const link = await conn.duplicate();
+      const lossy = Object.assign(Object.create(link) as BlockingConnection, {
+        call: async (...args: Arg[]): Promise<Value> => {
+          if (args[0] === 'WATCH') return 'OK';
+          const reply = await link.call(...args);
+          if (args[0] === 'ZRANGE' && args[3] !== 'WITHSCORES' && !raced && (reply as string[]).length > 0) {
+            raced = true;
+            for (const member of reply as string[]) {
+              const [, ...fields] = JSON.parse(member) as string[];
+              await conn.multi([['XADD', stream, '*', ...fields], ['ZREM', delayedKey(stream), member]]);
+            }
+          }
+          return reply;
+        },
+      });
+      const wrapped = Object.assign(Object.create(conn) as Connection, { duplicate: async () => lossy });
+      const mover = new DelayedMover(wrapped, { stream, pollMs: 20 });
+      await mover.start();
+      await waitFor(() => raced, 'the race', 3000);
+      await new Promise((r) => setTimeout(r, 100));
+      await mover.close();
+      await link.close();
+      assert.equal(mover.moved, 0);
+      assert.equal(Number(await conn.call('XLEN', stream)), 3, 'each job once in the stream');
     });
 
     test('delayed: false runs no mover', async () => {
