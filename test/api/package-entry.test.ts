@@ -15,6 +15,8 @@ import {
   dashboardHandler,
   DashboardRefusal,
   DeadLetters,
+  delayedKey,
+  DelayedMover,
   EmbeddedConnection,
   EmbeddedDatabase,
   EmbeddedSession,
@@ -49,10 +51,10 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../../..');
 
 test('the entry exports exactly the documented runtime names', () => {
   assert.deepEqual(Object.keys(sluice).sort(), [
-    'ClusterConnection', 'DashboardRefusal', 'DeadLetters', 'EmbeddedConnection', 'EmbeddedDatabase', 'EmbeddedSession',
+    'ClusterConnection', 'DashboardRefusal', 'DeadLetters', 'DelayedMover', 'EmbeddedConnection', 'EmbeddedDatabase', 'EmbeddedSession',
     'LeaseLostError', 'MalformedEntryError', 'Metrics', 'Producer', 'RedisConnection', 'ReplicationError', 'ReplyError',
     'TimeoutError', 'TransactionError', 'Worker', 'WorkerClosedError', 'connect', 'connectCluster', 'dashboardHandler',
-    'exponentialBackoff', 'groupLag', 'jsonCodec', 'metricsHandler', 'open', 'partitionOf', 'partitionStreams',
+    'delayedKey', 'exponentialBackoff', 'groupLag', 'jsonCodec', 'metricsHandler', 'open', 'partitionOf', 'partitionStreams',
     'probeStreamFeatures', 'serve', 'serverMetricsRegistry', 'silentLogger', 'startDashboard', 'startMetricsServer',
   ].sort());
 });
@@ -94,6 +96,14 @@ test('every export works from the package name: embedded and served, produce, co
   const dead = new DeadLetters(conn, { source: producer.streamFor('b') });
   assert.equal((await dead.list())[0]!.error, 'bad order');
   assert.equal((await groupLag(conn, producer.streamFor('a')))[0]!.lag, 0);
+  // A delayed job, moved into its stream by a standalone mover.
+  await new Producer(conn, { stream: 'later' }).add({ n: 3 }, { delayMs: 0 });
+  assert.equal(Number(await conn.call('ZCARD', delayedKey('later'))), 1);
+  const mover = new DelayedMover(conn, { stream: 'later' });
+  await mover.start();
+  while (Number(await conn.call('XLEN', 'later')) < 1) await new Promise((r) => setTimeout(r, 5));
+  await mover.close();
+  assert.equal(Number(await conn.call('ZCARD', delayedKey('later'))), 0);
   for (const E of [LeaseLostError, TimeoutError, WorkerClosedError, ReplicationError]) assert.ok(E.prototype instanceof Error);
 
   // The same database behind a RESP server, reached by URL.
