@@ -10,6 +10,8 @@ import { connect } from '../../src/client/connect.js';
 import type { Connection } from '../../src/client/connection.js';
 import { EmbeddedConnection } from '../../src/client/embedded-connection.js';
 import { open } from '../../src/client/embedded.js';
+import { after, before } from 'node:test';
+import { type Job, Worker, type WorkerOptions } from '../../src/broker/worker.js';
 import { freePort, spawnUntil, stopChild, waitFor } from '../support/processes.js';
 
 export { freePort, waitFor };
@@ -143,4 +145,33 @@ export function deferred(): { promise: Promise<void>; resolve: () => void } {
   let resolve!: () => void;
   const promise = new Promise<void>((r) => (resolve = r));
   return { promise, resolve };
+}
+
+export type WorkerFactory = <T>(options: WorkerOptions, handler: (job: Job<T>, ctx: { signal: AbortSignal }) => unknown) => Worker<T>;
+
+/**
+ * For a describe() on one backend: connects before its tests (handing the connection to
+ * `connected`) and returns a worker factory (blockMs 200, transient errors ignored); after the
+ * tests, closes the `workers` (those made by the factory, and any a test pushes) and the
+ * connection, and stops the backend.
+ */
+export function useWorkers(b: Backend, connected: (conn: Connection) => void): { worker: WorkerFactory; workers: Worker[] } {
+  let conn: Connection;
+  const workers: Worker[] = [];
+  before(async () => {
+    conn = await b.connect();
+    connected(conn);
+  });
+  after(async () => {
+    for (const w of workers) await w.close({ timeoutMs: 100 });
+    await conn.close();
+    await b.stop();
+  });
+  const worker: WorkerFactory = (options, handler) => {
+    const w = new Worker(conn, { blockMs: 200, ...options }, handler);
+    w.on('error', () => {}); // transient errors are not what these tests look at
+    workers.push(w as Worker);
+    return w;
+  };
+  return { worker, workers };
 }

@@ -2,13 +2,12 @@
 // and the DelayedMover every Worker runs. A job is handled no earlier than its due time on the
 // server's clock (TIME, read in the handler) and soon after; several movers move each job once.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import type { Arg, BlockingConnection, Connection, Value } from '../../src/client/connection.js';
 import { DelayedMover, delayedKey, serverTimeMs } from '../../src/broker/delayed.js';
 import { Producer } from '../../src/broker/producer.js';
 import { probeStreamFeatures } from '../../src/broker/stream-features.js';
-import { type Job, Worker, type WorkerOptions } from '../../src/broker/worker.js';
-import { type Backend, backends, waitFor } from './backends.js';
+import { type Backend, backends, useWorkers, waitFor } from './backends.js';
 
 const started = await Promise.all(backends.map(async (f) => ({ name: f.name, backend: await f.start().catch((e: Error) => `failed to start: ${e.message}`) })));
 
@@ -23,23 +22,8 @@ interface Due {
 for (const { name, backend } of started) {
   describe(`delayed delivery on ${name}`, { skip: typeof backend === 'string' ? backend : false }, () => {
     const b = backend as Backend;
-    let conn: Connection;
-    const workers: Worker[] = [];
-    const worker = <T>(options: WorkerOptions, handler: (job: Job<T>) => unknown): Worker<T> => {
-      const w = new Worker<T>(conn, { blockMs: 200, ...options }, handler);
-      w.on('error', () => {});
-      workers.push(w as Worker);
-      return w;
-    };
-
-    before(async () => {
-      conn = await b.connect();
-    });
-    after(async () => {
-      for (const w of workers) await w.close({ timeoutMs: 100 });
-      await conn.close();
-      await b.stop();
-    });
+    let conn!: Connection;
+    const { worker } = useWorkers(b, (c) => (conn = c));
 
     test('a job added with `at` is handled no earlier than its due time (server TIME) and within 300 ms of it', async () => {
       const stream = unique('at');
@@ -71,14 +55,14 @@ for (const { name, backend } of started) {
         handled.push({ payload: job.payload, at: await serverTimeMs(conn) });
       });
       await w.start();
-      const before = await serverTimeMs(conn);
+      const start = await serverTimeMs(conn);
       await producer.add('late', { delayMs: 400 });
       await producer.add('late', { delayMs: 400 });
-      await producer.add('past', { at: before - 60_000 });
+      await producer.add('past', { at: start - 60_000 });
       await waitFor(() => handled.some((h) => h.payload === 'past'), 'past job', 2000);
-      assert.ok(handled.find((h) => h.payload === 'past')!.at - before < 300, 'a past due time is handled at once');
+      assert.ok(handled.find((h) => h.payload === 'past')!.at - start < 300, 'a past due time is handled at once');
       await waitFor(() => handled.length === 3, 'all three', 3000);
-      for (const h of handled.filter((x) => x.payload === 'late')) assert.ok(h.at - before >= 400 - 5, `handled after ${h.at - before} ms`);
+      for (const h of handled.filter((x) => x.payload === 'late')) assert.ok(h.at - start >= 400 - 5, `handled after ${h.at - start} ms`);
       assert.equal(handled.filter((x) => x.payload === 'late').length, 2);
     });
 

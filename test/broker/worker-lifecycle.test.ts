@@ -3,11 +3,11 @@
 // close({ timeoutMs }), batches, lost leases, trimmed entries, typed events, the consumer
 // removed at close, and trimming that keeps what groups still need.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import type { Connection, Value } from '../../src/client/connection.js';
 import { Producer } from '../../src/broker/producer.js';
-import { type Job, LeaseLostError, TimeoutError, Worker, type WorkerOptions, WorkerClosedError } from '../../src/broker/worker.js';
-import { type Backend, backends, waitFor } from './backends.js';
+import { LeaseLostError, TimeoutError, Worker, WorkerClosedError } from '../../src/broker/worker.js';
+import { type Backend, backends, useWorkers, waitFor } from './backends.js';
 
 const started = await Promise.all(backends.map(async (f) => ({ name: f.name, backend: await f.start().catch((e: Error) => `failed to start: ${e.message}`) })));
 
@@ -21,23 +21,8 @@ async function pending(conn: Connection, stream: string, group = 'g'): Promise<n
 for (const { name, backend } of started) {
   describe(`worker lifecycle on ${name}`, { skip: typeof backend === 'string' ? backend : false }, () => {
     const b = backend as Backend;
-    let conn: Connection;
-    const workers: Worker[] = [];
-    const worker = <T>(options: WorkerOptions, handler: (job: Job<T>, ctx: { signal: AbortSignal }) => unknown): Worker<T> => {
-      const w = new Worker<T>(conn, { blockMs: 200, ...options }, handler);
-      w.on('error', () => {}); // transient errors are not what these tests look at
-      workers.push(w as Worker);
-      return w;
-    };
-
-    before(async () => {
-      conn = await b.connect();
-    });
-    after(async () => {
-      for (const w of workers) await w.close({ timeoutMs: 100 });
-      await conn.close();
-      await b.stop();
-    });
+    let conn!: Connection;
+    const { worker, workers } = useWorkers(b, (c) => (conn = c));
 
     test('the default backoff holds: 4 failing deliveries take at least 100+200+400 ms', async () => {
       const stream = unique('backoff');
