@@ -12,7 +12,8 @@
 // idempotent production (IDMP), each XADD also carries `IDMP sluice-delayed jobId`.
 // No Lua: WATCH/MULTI and stream/sorted-set commands only, so it runs on sluice server too.
 import { randomBytes } from 'node:crypto';
-import type { BlockingConnection, Connection, Value } from '../client/connection.js';
+import { ClusterConnection } from '../client/cluster-connection.js';
+import { type BlockingConnection, type Connection, TransactionError, type Value } from '../client/connection.js';
 import { probeStreamFeatures } from './stream-features.js';
 
 /** The sorted set holding a stream's delayed jobs. */
@@ -134,12 +135,7 @@ export class DelayedMover {
     }
     // Per member: XADD, then ZREM of that member alone (its reply says whether it was still there).
     const commands = due.flatMap((member) => [moveCommand(stream, member, idmp), ['ZREM', key, member]]);
-    // Sent back to back on this link (in order); EXEC is null when the set changed since WATCH.
-    const replies = [link.call('MULTI'), ...commands.map((c) => link.call(...c)), link.call('EXEC')];
-    const settled = await Promise.allSettled(replies);
-    const failed = settled.find((r) => r.status === 'rejected') as PromiseRejectedResult | undefined;
-    if (failed) throw failed.reason;
-    const exec = (settled[settled.length - 1] as PromiseFulfilledResult<Value>).value;
+    const exec = await execWatched(link, commands);
     if (exec === null) return 0; // another mover won the race: look again
     const results = exec as Value[];
     const errors = results.filter((r) => r instanceof Error);
@@ -163,6 +159,29 @@ export class DelayedMover {
       this.wake = done;
     });
   }
+}
+
+/**
+ * MULTI, the commands, EXEC on the link that sent the WATCH; null when EXEC was aborted (the
+ * watched key changed). On a cluster client the keyless MULTI of a plain call would go to any
+ * node, so its own multi() (routed by the commands' slot, to the node connection holding the
+ * WATCH) is used; elsewhere the commands are sent as calls, back to back, on this link (the
+ * embedded connection's multi() runs on a session of its own, without the WATCH).
+ */
+async function execWatched(link: BlockingConnection, commands: string[][]): Promise<Value[] | null> {
+  if (link instanceof ClusterConnection) {
+    try {
+      return await link.multi(commands);
+    } catch (err) {
+      if (err instanceof TransactionError && err.message === 'EXEC aborted') return null;
+      throw err;
+    }
+  }
+  const replies = [link.call('MULTI'), ...commands.map((c) => link.call(...c)), link.call('EXEC')];
+  const settled = await Promise.allSettled(replies);
+  const failed = settled.find((r) => r.status === 'rejected') as PromiseRejectedResult | undefined;
+  if (failed) throw failed.reason;
+  return (settled[settled.length - 1] as PromiseFulfilledResult<Value>).value as Value[] | null;
 }
 
 /** The XADD of one member; a member that is not a delayed job is moved verbatim (dead-lettered). */
