@@ -69,12 +69,13 @@ export class DelayedMover {
   readonly streams: string[];
   private readonly pollMs: number;
   private readonly batch: number;
+  private started: Promise<void> | null = null;
   private running: Promise<void> | null = null;
   private closing = false;
-  private wake: (() => void) | null = null;
+  /** One per sleeping stream loop: close() ends the sleeps. */
+  private readonly wakers = new Set<() => void>();
   private readonly links: BlockingConnection[] = [];
-  /** Jobs this mover moved (for tests and metrics). */
-  moved = 0;
+  private movedCount = 0;
 
   constructor(
     private readonly conn: Connection,
@@ -86,19 +87,27 @@ export class DelayedMover {
     if (!(this.pollMs > 0) || !(this.batch > 0)) throw new RangeError('pollMs and batch must be positive');
   }
 
-  /** Starts moving (idempotent); resolves once the first pass can begin. */
-  async start(): Promise<void> {
-    if (this.running) return;
-    const idmp = (await probeStreamFeatures(this.conn)).idmp;
-    // WATCH state lives on a connection: each stream gets a link of its own.
-    for (let i = 0; i < this.streams.length; i++) this.links.push(await this.conn.duplicate());
-    this.running = Promise.all(this.streams.map((s, i) => this.loop(this.links[i]!, s, idmp))).then(() => {});
+  /** Jobs this mover put into their streams. */
+  get moved(): number {
+    return this.movedCount;
+  }
+
+  /** Starts moving (idempotent); resolves once the loops run (rejects if setting up failed). */
+  start(): Promise<void> {
+    this.started ??= (async () => {
+      const idmp = (await probeStreamFeatures(this.conn)).idmp;
+      // WATCH state lives on a connection: each stream gets a link of its own.
+      for (let i = 0; i < this.streams.length; i++) this.links.push(await this.conn.duplicate());
+      this.running = Promise.all(this.streams.map((s, i) => this.loop(this.links[i]!, s, idmp))).then(() => {});
+    })();
+    return this.started;
   }
 
   /** Stops after the pass in progress (a MULTI is never left half-sent). */
   async close(): Promise<void> {
     this.closing = true;
-    this.wake?.();
+    for (const wake of this.wakers) wake();
+    await this.started?.catch(() => {});
     await this.running;
     for (const l of this.links.splice(0)) await l.close().catch(() => {});
   }
@@ -117,7 +126,7 @@ export class DelayedMover {
         }
         sleepMs = this.pollMs;
       }
-      if (sleepMs > 0) await this.sleep(sleepMs);
+      if (sleepMs > 0 && !this.closing) await this.sleep(sleepMs);
     }
   }
 
@@ -145,18 +154,19 @@ export class DelayedMover {
     // duplicate of another move: delete it again. With IDMP the XADD returned the first id.
     const duplicates = idmp ? [] : due.map((_, i) => (Number(results[2 * i + 1]) === 0 ? String(results[2 * i]) : null)).filter((id) => id !== null);
     if (duplicates.length > 0) await link.call('XDEL', stream, ...duplicates);
-    this.moved += due.length - duplicates.length;
+    this.movedCount += due.length - duplicates.length;
     return due.length === this.batch ? 0 : Math.min(this.pollMs, 1);
   }
 
   private sleep(ms: number): Promise<void> {
     return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done(): void {
+      const done = (): void => {
         clearTimeout(timer);
+        this.wakers.delete(done);
         resolve();
-      }
-      this.wake = done;
+      };
+      const timer = setTimeout(done, ms);
+      this.wakers.add(done);
     });
   }
 }
