@@ -6,6 +6,7 @@ import type { Connection, Value } from '../client/connection.js';
 import { defaultDeadLetterStream } from '../broker/partition.js';
 import { pairsToObject } from '../broker/replies.js';
 import { groupLag, type GroupLag } from '../broker/metrics.js';
+import { pausedGroups } from '../broker/pause.js';
 import { connectOrFail, DEFAULT_URL, keyError, CliError } from './errors.js';
 import { renderPairs, renderTable, toJson, watch } from './output.js';
 
@@ -16,6 +17,8 @@ export interface ConsumerStats {
 }
 
 export interface GroupStats {
+  /** Paused with `sluice pause` (pauseGroup): its workers take no new entries. */
+  paused: boolean;
   name: string;
   pending: number;
   lastDeliveredId: string;
@@ -51,10 +54,12 @@ export async function readStreamStats(conn: Connection, stream: string, deadLett
     throw keyError(err, stream);
   }
   const groups: GroupStats[] = [];
+  const paused = await pausedGroups(conn, stream);
   for (const g of lags) {
     const consumersRaw = (await conn.call('XINFO', 'CONSUMERS', stream, g.group)) as Value[];
     groups.push({
       name: g.group,
+      paused: paused.has(g.group),
       pending: g.pending,
       lastDeliveredId: g.lastDeliveredId,
       entriesRead: g.entriesRead,
@@ -102,8 +107,8 @@ export function renderStreamStats(s: StreamStats): string {
   } else {
     parts.push(
       renderTable(
-        ['group', 'consumers', 'pending', 'last-delivered-id', 'entries-read', 'lag'],
-        s.groups.map((g) => [g.name, g.consumers.length, g.pending, g.lastDeliveredId, g.entriesRead, g.lag]),
+        ['group', 'state', 'consumers', 'pending', 'last-delivered-id', 'entries-read', 'lag'],
+        s.groups.map((g) => [g.name, g.paused ? 'paused' : 'running', g.consumers.length, g.pending, g.lastDeliveredId, g.entriesRead, g.lag]),
       ),
     );
     const rows = s.groups.flatMap((g) => g.consumers.map((c) => [g.name, c.name, c.pending, c.idleMs]));

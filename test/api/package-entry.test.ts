@@ -29,6 +29,10 @@ import {
   open,
   partitionOf,
   partitionStreams,
+  pausedGroups,
+  pauseGroup,
+  isGroupPaused,
+  resumeGroup,
   probeStreamFeatures,
   Producer,
   RedisConnection,
@@ -53,7 +57,7 @@ test('the entry exports exactly the documented runtime names', () => {
     'LeaseLostError', 'MalformedEntryError', 'Metrics', 'Producer', 'RedisConnection', 'ReplicationError', 'ReplyError',
     'TimeoutError', 'TransactionError', 'Worker', 'WorkerClosedError', 'connect', 'connectCluster', 'dashboardHandler',
     'exponentialBackoff', 'groupLag', 'jsonCodec', 'metricsHandler', 'open', 'partitionOf', 'partitionStreams',
-    'probeStreamFeatures', 'serve', 'serverMetricsRegistry', 'silentLogger', 'startDashboard', 'startMetricsServer',
+    'probeStreamFeatures', 'serve', 'pauseGroup', 'resumeGroup', 'pausedGroups', 'isGroupPaused', 'serverMetricsRegistry', 'silentLogger', 'startDashboard', 'startMetricsServer',
   ].sort());
 });
 
@@ -94,6 +98,11 @@ test('every export works from the package name: embedded and served, produce, co
   const dead = new DeadLetters(conn, { source: producer.streamFor('b') });
   assert.equal((await dead.list())[0]!.error, 'bad order');
   assert.equal((await groupLag(conn, producer.streamFor('a')))[0]!.lag, 0);
+  await pauseGroup(conn, 'orders', 'g', { partitions: 2 });
+  assert.equal(await isGroupPaused(conn, streams[0]!, 'g'), true);
+  assert.deepEqual([...(await pausedGroups(conn, streams[1]!)).keys()], ['g']);
+  await resumeGroup(conn, 'orders', 'g', { partitions: 2 });
+  assert.equal(await isGroupPaused(conn, streams[1]!, 'g'), false);
   for (const E of [LeaseLostError, TimeoutError, WorkerClosedError, ReplicationError]) assert.ok(E.prototype instanceof Error);
 
   // The same database behind a RESP server, reached by URL.

@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Connection, Value } from '../../src/client/connection.js';
+import { isGroupPaused, pausedGroups, pauseGroup, resumeGroup } from '../../src/broker/pause.js';
 import { Producer } from '../../src/broker/producer.js';
 import { type Job, LeaseLostError, TimeoutError, Worker, type WorkerOptions, WorkerClosedError } from '../../src/broker/worker.js';
 import { type Backend, backends, waitFor } from './backends.js';
@@ -158,6 +159,29 @@ for (const { name, backend } of started) {
       assert.deepEqual(trimmed.sort(), [ids[0], ids[1]].sort());
       assert.equal(w.metrics.snapshot().trimmed, 2);
       await waitFor(async () => (await pending(conn, stream)) === 0, 'PEL cleared');
+    });
+
+    test('pauseGroup stops every worker of the group taking new entries; resumeGroup restarts them', async () => {
+      const stream = unique('pause');
+      const producer = new Producer(conn, { stream });
+      let handled = 0;
+      const options = { stream, group: 'g', pauseCheckMs: 50 };
+      const workers = [worker<number>(options, () => void handled++), worker<number>(options, () => void handled++)];
+      let pausedEvents = 0;
+      for (const w of workers) w.on('paused', () => void pausedEvents++);
+      for (const w of workers) await w.start();
+      await producer.addMany(Array.from({ length: 10 }, (_, i) => i));
+      await waitFor(() => handled === 10, 'first batch');
+      await pauseGroup(conn, stream, 'g');
+      assert.equal(await isGroupPaused(conn, stream, 'g'), true);
+      await waitFor(() => pausedEvents === 2, 'both workers paused');
+      await producer.addMany(Array.from({ length: 20 }, (_, i) => i));
+      await new Promise((r) => setTimeout(r, 400));
+      assert.equal(handled, 10, 'nothing taken while paused');
+      assert.deepEqual([...(await pausedGroups(conn, stream)).keys()], ['g']);
+      await resumeGroup(conn, stream, 'g');
+      await waitFor(() => handled === 30, 'the rest after resume');
+      await waitFor(async () => (await pending(conn, stream)) === 0, 'acked');
     });
 
     test('close() removes the worker\'s own consumer when it holds nothing', async () => {

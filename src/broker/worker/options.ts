@@ -68,6 +68,11 @@ export interface WorkerOptions {
    * are gone). Default max(5 min, 10·claimIdleMs); 0 turns it off.
    */
   consumerIdleMs?: number;
+  /**
+   * How often the group's pause flag (pauseGroup / `sluice pause`) is checked (default 500 ms):
+   * the longest a worker may go on taking entries after a pause.
+   */
+  pauseCheckMs?: number;
   codec?: Codec;
   /** Share one Metrics between workers, e.g. for one Prometheus endpoint. */
   metrics?: Metrics;
@@ -117,6 +122,7 @@ export interface ResolvedOptions {
   blockMs: number;
   startId: string;
   consumerIdleMs: number;
+  pauseCheckMs: number;
   codec: Codec;
   streamFeatures: 'auto' | 'redis7';
 }
@@ -137,6 +143,7 @@ export function resolveOptions(o: WorkerOptions & { batch?: BatchOptions }, code
     blockMs: o.blockMs ?? 2000,
     startId: o.startId ?? '0',
     consumerIdleMs: o.consumerIdleMs ?? Math.max(300_000, 10 * claimIdleMs),
+    pauseCheckMs: o.pauseCheckMs ?? 500,
     codec,
     streamFeatures: o.streamFeatures ?? 'auto',
   };

@@ -25,6 +25,7 @@ import { EntryTable, type HeldEntry } from './entry-table.js';
 import { asError, type DeadLetteredJob, LeaseLostError, TimeoutError, WorkerClosedError, type WorkerEvents } from './events.js';
 import { type Delivered, GroupReader, type ReadResult } from './group-reader.js';
 import type { BatchHandler, CloseOptions, Job, JobHandler, ResolvedOptions } from './options.js';
+import { isGroupPaused } from '../pause.js';
 import { RetryScheduler } from './retry-scheduler.js';
 import { ConsumerTrace, loadTracing } from '../tracing.js';
 
@@ -49,6 +50,9 @@ export class StreamConsumer<T> {
   private loop: Promise<void> | null = null;
   /** Set by close() after its timeout: results of handlers still running are dropped. */
   private abandoned = false;
+  /** The group's pause flag as last read; `resumed` wakes a read loop waiting on it. */
+  private paused = false;
+  private resumed: (() => void) | null = null;
   /** Set by close(): entries already delivered here still run before it returns. */
   private draining = false;
 
@@ -85,6 +89,8 @@ export class StreamConsumer<T> {
     if (!this.features.readClaim) this.every(this.o.claimIntervalMs, () => this.autoclaim());
     this.every(Math.max(10, Math.floor(this.o.claimIdleMs / 3)), () => this.renewLeases());
     if (this.o.consumerIdleMs > 0) this.every(Math.max(10, Math.floor(this.o.consumerIdleMs / 2)), () => this.removeIdleConsumers());
+    await this.checkPause();
+    this.every(this.o.pauseCheckMs, () => this.checkPause());
     this.loop = this.readLoop();
   }
 
@@ -111,10 +117,33 @@ export class StreamConsumer<T> {
     w?.();
   }
 
+  /** Reads the group's pause flag; pausing interrupts a blocking read so no new entry is taken. */
+  private async checkPause(): Promise<void> {
+    const paused = await isGroupPaused(this.conn, this.o.stream, this.o.group);
+    if (paused === this.paused) return;
+    this.paused = paused;
+    if (paused) {
+      this.emit('paused');
+      await this.blocking?.interrupt();
+    } else {
+      const wake = this.resumed;
+      this.resumed = null;
+      wake?.();
+      this.emit('resumed');
+    }
+  }
+
+  private waitWhilePaused(): Promise<void> {
+    if (!this.paused || this.state !== 'running') return Promise.resolve();
+    return new Promise((resolve) => (this.resumed = resolve));
+  }
+
   private async readLoop(): Promise<void> {
     let failures = 0;
     while (this.state === 'running') {
+      await this.waitWhilePaused();
       await this.waitForSlot();
+      if (this.state !== 'running' || this.paused) continue;
       if (this.state !== 'running') break;
       try {
         const result = await this.reader!.read(this.freeSlots());
@@ -475,6 +504,7 @@ export class StreamConsumer<T> {
       if (h) this.table.delete(h);
     }
     this.wakeReader();
+    this.resumed?.();
     await this.blocking?.interrupt();
     await this.loop;
     // Entries already delivered here run before close() returns (unless its timeout passes).
