@@ -36,6 +36,7 @@ export { jsonCodec, MalformedEntryError, type Codec } from './broker/codec.js';
 export { partitionStreams, partitionOf } from './broker/partition.js';
 export { probeStreamFeatures, type StreamFeatures } from './broker/stream-features.js';
 export { pauseGroup, resumeGroup, pausedGroups, isGroupPaused } from './broker/pause.js';
+export type { LimiterOptions } from './broker/rate-limiter.js';
 
 // Servers: RESP, Prometheus metrics, the dashboard.
 export { serve, type ServeOptions, type Server } from './server/serve.js';

@@ -15,6 +15,7 @@ import { defaultDeadLetterStream, partitionStreams, splitConcurrency } from './p
 import type { StreamFeatures } from './stream-features.js';
 import type { WorkerEvents } from './worker/events.js';
 import { type BatchHandler, type BatchOptions, type BatchWorkerOptions, type CloseOptions, type JobHandler, resolveOptions, type WorkerOptions } from './worker/options.js';
+import { RateLimiter } from './rate-limiter.js';
 import { type AnyHandler, StreamConsumer } from './worker/stream-consumer.js';
 
 export class Worker<T = unknown> extends EventEmitter<WorkerEvents<T>> {
@@ -51,8 +52,10 @@ export class Worker<T = unknown> extends EventEmitter<WorkerEvents<T>> {
       logWorkerEvent(logger, this.consumer, event, args);
       (this.emit as (e: K, ...a: WorkerEvents<T>[K]) => boolean)(event, ...args);
     };
+    // One limiter for every partition: the limit is the group's, keyed by the logical stream.
+    const limiter = options.limiter ? new RateLimiter(conn, `${options.stream}:limit:${options.group}`, options.limiter) : null;
     this.consumers = this.streams.map((stream, i) => {
-      const resolved = resolveOptions({ ...options, stream, concurrency: shares[i]! }, options.codec ?? jsonCodec);
+      const resolved = { ...resolveOptions({ ...options, stream, concurrency: shares[i]! }, options.codec ?? jsonCodec), limiter };
       const dead = options.deadLetterStream ?? defaultDeadLetterStream(stream);
       return new StreamConsumer<T>(conn, resolved, this.consumer, dead, this.metrics, any, emit);
     });

@@ -184,6 +184,22 @@ for (const { name, backend } of started) {
       await waitFor(async () => (await pending(conn, stream)) === 0, 'acked');
     });
 
+    test('limiter: three workers of a group together start at most max jobs per window', async () => {
+      const stream = unique('limit');
+      await new Producer(conn, { stream }).addMany(Array.from({ length: 45 }, (_, i) => i));
+      const starts: number[] = [];
+      const limiter = { max: 10, durationMs: 300 };
+      const ws = [0, 1, 2].map(() => worker<number>({ stream, group: 'g', concurrency: 10, limiter }, () => void starts.push(Date.now())));
+      const t0 = Date.now();
+      for (const w of ws) await w.start();
+      await waitFor(() => starts.length === 45, 'all handled', 10_000);
+      // 45 jobs at 10 per 300 ms window need at least 4 window boundaries: >= 900 ms in all.
+      assert.ok(Date.now() - t0 >= 850, `45 jobs took ${Date.now() - t0} ms`);
+      // No 300 ms span holds more than 2·max starts (fixed windows: a burst may straddle one edge).
+      for (const t of starts) assert.ok(starts.filter((u) => u >= t && u < t + 300).length <= 20);
+      await waitFor(async () => (await pending(conn, stream)) === 0, 'acked');
+    });
+
     test('close() removes the worker\'s own consumer when it holds nothing', async () => {
       const stream = unique('selfclean');
       await new Producer(conn, { stream }).addMany([1, 2]);

@@ -1,4 +1,5 @@
 // Worker options, their defaults, and the job types handlers see.
+import type { LimiterOptions, RateLimiter } from '../rate-limiter.js';
 import type { Codec } from '../codec.js';
 import type { Metrics } from '../metrics.js';
 import type { Logger } from '../../logger.js';
@@ -69,6 +70,11 @@ export interface WorkerOptions {
    */
   consumerIdleMs?: number;
   /**
+   * At most `max` jobs start per `durationMs`, counted across every worker of the group in every
+   * process (see rate-limiter.ts).
+   */
+  limiter?: LimiterOptions;
+  /**
    * How often the group's pause flag (pauseGroup / `sluice pause`) is checked (default 500 ms):
    * the longest a worker may go on taking entries after a pause.
    */
@@ -123,6 +129,8 @@ export interface ResolvedOptions {
   startId: string;
   consumerIdleMs: number;
   pauseCheckMs: number;
+  /** One limiter shared by every stream (partition) of the worker: the limit is the group's. */
+  limiter: RateLimiter | null;
   codec: Codec;
   streamFeatures: 'auto' | 'redis7';
 }
@@ -144,6 +152,7 @@ export function resolveOptions(o: WorkerOptions & { batch?: BatchOptions }, code
     startId: o.startId ?? '0',
     consumerIdleMs: o.consumerIdleMs ?? Math.max(300_000, 10 * claimIdleMs),
     pauseCheckMs: o.pauseCheckMs ?? 500,
+    limiter: null,
     codec,
     streamFeatures: o.streamFeatures ?? 'auto',
   };

@@ -241,6 +241,19 @@ export class StreamConsumer<T> {
     if (jobs.length === 0) return;
     const controller = new AbortController();
     for (const { h } of jobs) h.controller = controller;
+    if (this.o.limiter !== null) {
+      // Each job of the unit takes a start from the group's limit; an abort meanwhile (lost
+      // lease, close timeout) means the entries were dealt with elsewhere: do not run them.
+      try {
+        for (let i = 0; i < jobs.length; i++) if (!(await this.o.limiter.acquire(controller.signal))) return;
+      } catch (err) {
+        // The limit could not be checked: leave the entries pending (claimed back after
+        // claimIdleMs) rather than run them past the limit.
+        this.emit('error', asError(err));
+        for (const { h } of jobs) this.table.delete(h);
+        return;
+      }
+    }
     const trace = ConsumerTrace.start(
       jobs.map(({ job }) => ({ ...job, group: this.o.group, consumer: this.consumer })),
     );
