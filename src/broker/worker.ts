@@ -15,6 +15,7 @@ import { defaultDeadLetterStream, partitionStreams, splitConcurrency } from './p
 import type { StreamFeatures } from './stream-features.js';
 import type { WorkerEvents } from './worker/events.js';
 import { type BatchHandler, type BatchOptions, type BatchWorkerOptions, type CloseOptions, type JobHandler, resolveOptions, type WorkerOptions } from './worker/options.js';
+import { Scheduler } from './schedules.js';
 import { RateLimiter } from './rate-limiter.js';
 import { type AnyHandler, StreamConsumer } from './worker/stream-consumer.js';
 
@@ -30,11 +31,12 @@ export class Worker<T = unknown> extends EventEmitter<WorkerEvents<T>> {
   private started: Promise<void> | null = null;
   private closed: Promise<void> | null = null;
   private signalHandler: (() => void) | null = null;
+  private readonly schedulers: Scheduler[] = [];
 
   constructor(conn: Connection, options: BatchWorkerOptions, handler: BatchHandler<T>);
   constructor(conn: Connection, options: WorkerOptions, handler: JobHandler<T>);
   constructor(
-    conn: Connection,
+    private readonly conn: Connection,
     private readonly options: WorkerOptions & { batch?: BatchOptions },
     handler: JobHandler<T> | BatchHandler<T>,
   ) {
@@ -77,6 +79,13 @@ export class Worker<T = unknown> extends EventEmitter<WorkerEvents<T>> {
   start(): Promise<void> {
     this.started ??= (async () => {
       await Promise.all(this.consumers.map((c) => c.start()));
+      if (this.options.schedules !== false) {
+        for (const stream of this.streams) {
+          const scheduler = new Scheduler(this.conn, stream, { onError: (err) => this.emit('error', err) });
+          scheduler.start();
+          this.schedulers.push(scheduler);
+        }
+      }
       if (this.options.handleSignals) {
         this.signalHandler = () => void this.close();
         process.once('SIGTERM', this.signalHandler);
@@ -101,6 +110,7 @@ export class Worker<T = unknown> extends EventEmitter<WorkerEvents<T>> {
   close(options: CloseOptions = {}): Promise<void> {
     this.closed ??= (async () => {
       await this.started?.catch(() => {});
+      await Promise.all(this.schedulers.map((s) => s.close()));
       await Promise.all(this.consumers.map((c) => c.close(options)));
       for (const u of this.unwatch) u();
       if (this.signalHandler) {

@@ -33,6 +33,7 @@ import {
   pauseGroup,
   isGroupPaused,
   resumeGroup,
+  Scheduler,
   probeStreamFeatures,
   Producer,
   RedisConnection,
@@ -57,7 +58,7 @@ test('the entry exports exactly the documented runtime names', () => {
     'LeaseLostError', 'MalformedEntryError', 'Metrics', 'Producer', 'RedisConnection', 'ReplicationError', 'ReplyError',
     'TimeoutError', 'TransactionError', 'Worker', 'WorkerClosedError', 'connect', 'connectCluster', 'dashboardHandler',
     'exponentialBackoff', 'groupLag', 'jsonCodec', 'metricsHandler', 'open', 'partitionOf', 'partitionStreams',
-    'probeStreamFeatures', 'serve', 'pauseGroup', 'resumeGroup', 'pausedGroups', 'isGroupPaused', 'serverMetricsRegistry', 'silentLogger', 'startDashboard', 'startMetricsServer',
+    'probeStreamFeatures', 'serve', 'Scheduler', 'pauseGroup', 'resumeGroup', 'pausedGroups', 'isGroupPaused', 'serverMetricsRegistry', 'silentLogger', 'startDashboard', 'startMetricsServer',
   ].sort());
 });
 
@@ -102,6 +103,12 @@ test('every export works from the package name: embedded and served, produce, co
   assert.equal(await isGroupPaused(conn, streams[0]!, 'g'), true);
   assert.deepEqual([...(await pausedGroups(conn, streams[1]!)).keys()], ['g']);
   await resumeGroup(conn, 'orders', 'g', { partitions: 2 });
+  await producer.schedule('tick', { everyMs: 50 }, { n: 3, bad: false });
+  await new Promise((r) => setTimeout(r, 120));
+  const scheduler = new Scheduler(conn, producer.streamFor('tick'));
+  assert.equal(await scheduler.tick(), 1);
+  await scheduler.close();
+  assert.equal(await producer.unschedule('tick'), true);
   assert.equal(await isGroupPaused(conn, streams[1]!, 'g'), false);
   for (const E of [LeaseLostError, TimeoutError, WorkerClosedError, ReplicationError]) assert.ok(E.prototype instanceof Error);
 

@@ -7,6 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Connection, Value } from '../../src/client/connection.js';
 import { isGroupPaused, pausedGroups, pauseGroup, resumeGroup } from '../../src/broker/pause.js';
 import { Producer } from '../../src/broker/producer.js';
+import { Scheduler } from '../../src/broker/schedules.js';
 import { type Job, LeaseLostError, TimeoutError, Worker, type WorkerOptions, WorkerClosedError } from '../../src/broker/worker.js';
 import { type Backend, backends, waitFor } from './backends.js';
 
@@ -198,6 +199,36 @@ for (const { name, backend } of started) {
       // No 300 ms span holds more than 2·max starts (fixed windows: a burst may straddle one edge).
       for (const t of starts) assert.ok(starts.filter((u) => u >= t && u < t + 300).length <= 20);
       await waitFor(async () => (await pending(conn, stream)) === 0, 'acked');
+    });
+
+    test('schedules: one entry per tick however many workers run the scheduler; a missed stretch is caught up once', async () => {
+      const stream = unique('every');
+      const producer = new Producer(conn, { stream });
+      const info = await producer.schedule('report', { everyMs: 200 }, { kind: 'report' });
+      assert.equal(info.next % 200, 0);
+      const ticks: number[] = [];
+      const ws = [0, 1, 2].map(() => worker<{ kind: string }>({ stream, group: 'g' }, (job) => void ticks.push(Number(job.fields['tick']))));
+      for (const w of ws) await w.start();
+      await waitFor(() => ticks.length >= 5, 'five ticks', 10_000);
+      await producer.unschedule('report');
+      for (const w of ws) await w.close();
+      const sorted = [...new Set(ticks)].sort((a, b) => a - b);
+      assert.equal(sorted.length, ticks.length, `a tick was added twice: ${ticks}`);
+      for (let i = 1; i < sorted.length; i++) assert.equal(sorted[i]! - sorted[i - 1]!, 200, `ticks ${sorted}`);
+      assert.deepEqual(await producer.schedules(), []);
+      // Nothing ran for 1 s (5 ticks): the next pass adds one entry, not five.
+      const catchUp = unique('missed');
+      const p2 = new Producer(conn, { stream: catchUp });
+      await p2.schedule('s', { everyMs: 200 }, 'x');
+      await new Promise((r) => setTimeout(r, 1000));
+      const scheduler = new Scheduler(conn, catchUp);
+      assert.equal(await scheduler.tick(), 1);
+      assert.equal(await scheduler.tick(), 0);
+      await scheduler.close();
+      assert.equal(Number(await conn.call('XLEN', catchUp)), 1);
+      const { next } = (await p2.schedules())[0]!;
+      const [secs] = (await conn.call('TIME')) as [string];
+      assert.ok(next > Number(secs) * 1000 - 1000, 'next tick is after now');
     });
 
     test('close() removes the worker\'s own consumer when it holds nothing', async () => {

@@ -69,6 +69,8 @@ export interface WorkerOptions {
    * are gone). Default max(5 min, 10·claimIdleMs); 0 turns it off.
    */
   consumerIdleMs?: number;
+  /** Run the Scheduler of the stream's repeating jobs (Producer.schedule; default true). */
+  schedules?: boolean;
   /**
    * At most `max` jobs start per `durationMs`, counted across every worker of the group in every
    * process (see rate-limiter.ts).
