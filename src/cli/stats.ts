@@ -7,6 +7,7 @@ import { defaultDeadLetterStream } from '../broker/partition.js';
 import { pairsToObject } from '../broker/replies.js';
 import { groupLag, type GroupLag } from '../broker/metrics.js';
 import { pausedGroups } from '../broker/pause.js';
+import { type Every, listSchedules } from '../broker/schedules.js';
 import { connectOrFail, DEFAULT_URL, keyError, CliError } from './errors.js';
 import { renderPairs, renderTable, toJson, watch } from './output.js';
 
@@ -38,6 +39,8 @@ export interface StreamStats {
   entriesAdded: number | null;
   groups: GroupStats[];
   deadLetters: { stream: string; length: number | null };
+  /** Repeating jobs (Producer.schedule) of this stream, soonest first. */
+  schedules: Array<{ id: string; every: string; next: number }>;
 }
 
 const num = (v: Value | undefined): number | null => (v === null || v === undefined ? null : Number(v));
@@ -86,7 +89,12 @@ export async function readStreamStats(conn: Connection, stream: string, deadLett
     entriesAdded: num(info['entries-added']),
     groups,
     deadLetters: { stream: dlq, length: dlqLength },
+    schedules: (await listSchedules(conn, stream)).map((sc) => ({ id: sc.id, every: describeEvery(sc.every), next: sc.next })),
   };
+}
+
+function describeEvery(every: Every): string {
+  return 'everyMs' in every ? `${every.everyMs} ms` : `cron ${every.cron}${every.tz ? ` (${every.tz})` : ''}`;
 }
 
 /** The human view: a summary, a group table and a consumer table. */
@@ -113,6 +121,9 @@ export function renderStreamStats(s: StreamStats): string {
     );
     const rows = s.groups.flatMap((g) => g.consumers.map((c) => [g.name, c.name, c.pending, c.idleMs]));
     parts.push(rows.length === 0 ? 'no consumers' : renderTable(['group', 'consumer', 'pending', 'idle-ms'], rows));
+  }
+  if (s.schedules.length > 0) {
+    parts.push(renderTable(['schedule', 'every', 'next'], s.schedules.map((sc) => [sc.id, sc.every, new Date(sc.next).toISOString()])));
   }
   return parts.join('\n\n');
 }

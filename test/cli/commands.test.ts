@@ -5,6 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import { connect } from '../../src/client/connect.js';
 import type { Connection, Value } from '../../src/client/connection.js';
 import { deadLetterFields } from '../../src/broker/dead-letters.js';
+import { Producer } from '../../src/broker/producer.js';
 import { freePort, runCli, startRedis, startSluice, type Target } from './helpers.js';
 
 const targets = await Promise.all([startSluice(), startRedis()]);
@@ -72,6 +73,7 @@ for (const target of targets) {
           { name: 'h', paused: false, pending: 0, lastDeliveredId: '3-0', entriesRead: null, lag: 0, consumers: [] },
         ],
         deadLetters: { stream: `${stream}:dead`, length: 2 },
+        schedules: [],
       });
       const idle = (s['groups'] as Array<{ consumers: Array<{ idleMs: number }> }>)[0]!.consumers[0]!.idleMs;
       assert.ok(Number.isInteger(idle) && idle >= 0);
@@ -111,6 +113,11 @@ for (const target of targets) {
       assert.equal(resumed.stdout, `resumed group g on ${stream}\n`);
       assert.equal(Number(await conn.call('EXISTS', `${stream}:paused`)), 0);
       assertOneLineError(await cli('pause', stream), /required option '--group <group>' not specified/);
+      // Schedules show with their next tick.
+      const info = await new Producer(conn, { stream }).schedule('nightly', { cron: '0 0 3 * * *', tz: 'UTC' }, { job: 'backup' });
+      const withSchedule = json<{ schedules: unknown[] }>(await cli('stats', stream, '--json'));
+      assert.deepEqual(withSchedule.schedules, [{ id: 'nightly', every: 'cron 0 0 3 * * * (UTC)', next: info.next }]);
+      assert.match((await cli('stats', stream)).stdout, new RegExp(`nightly\\s+cron 0 0 3 \\* \\* \\* \\(UTC\\)\\s+${new Date(info.next).toISOString()}`));
     });
 
     test('stats --watch renders a frame per refresh (plain frames when not a TTY)', async () => {
