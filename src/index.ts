@@ -36,6 +36,9 @@ export { Metrics, groupLag, type MetricsSnapshot, type GroupLag } from './broker
 export { jsonCodec, MalformedEntryError, type Codec } from './broker/codec.js';
 export { partitionStreams, partitionOf } from './broker/partition.js';
 export { probeStreamFeatures, type StreamFeatures } from './broker/stream-features.js';
+export { pauseGroup, resumeGroup, pausedGroups, isGroupPaused } from './broker/pause.js';
+export type { LimiterOptions } from './broker/rate-limiter.js';
+export { Scheduler, type Every, type ScheduleInfo } from './broker/schedules.js';
 
 // Servers: RESP, Prometheus metrics, the dashboard.
 export { serve, type ServeOptions, type Server } from './server/serve.js';

@@ -15,6 +15,7 @@ import type { Arg, Connection } from '../client/connection.js';
 import { type Codec, encodeEntry, jsonCodec } from './codec.js';
 import { partitionOf, partitionStreams } from './partition.js';
 import { SafeTrimmer } from './safe-trim.js';
+import { type Every, listSchedules, removeSchedule, type ScheduleInfo, upsertSchedule } from './schedules.js';
 import type { Logger } from '../logger.js';
 import { loadTracing, ProducerTrace } from './tracing.js';
 import { probeStreamFeatures, type StreamFeatures } from './stream-features.js';
@@ -174,6 +175,27 @@ export class Producer {
     if (options.delayMs === undefined) return undefined;
     if (!Number.isFinite(options.delayMs) || options.delayMs < 0) throw new RangeError('delayMs must be a finite number >= 0');
     return Math.floor(Date.now() + this.clockOffsetMs + options.delayMs);
+  }
+
+  /**
+   * Creates or replaces a repeating job: an entry with `payload` every `everyMs`, or on a cron
+   * expression (`{ cron: '0 0 9 * * 1-5', tz: 'Europe/Paris' }`), added by the Scheduler that
+   * every Worker of the stream runs; exactly one entry per tick across processes (schedules.ts).
+   * With partitions, the schedule lives on the partition of its id.
+   */
+  schedule(id: string, every: Every, payload: unknown): Promise<ScheduleInfo> {
+    return upsertSchedule(this.conn, this.streamFor(id), id, every, payload, this.codec);
+  }
+
+  /** Removes a schedule; false when there was none. */
+  unschedule(id: string): Promise<boolean> {
+    return removeSchedule(this.conn, this.streamFor(id), id);
+  }
+
+  /** The schedules of this producer's stream(s), soonest first. */
+  async schedules(): Promise<ScheduleInfo[]> {
+    const all = await Promise.all(this.streams.map((s) => listSchedules(this.conn, s)));
+    return all.flat().sort((a, b) => a.next - b.next);
   }
 
   /** Probes the server once: idempotence and deletion policies decide the XADD form. */

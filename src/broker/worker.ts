@@ -16,6 +16,8 @@ import { defaultDeadLetterStream, partitionStreams, splitConcurrency } from './p
 import type { StreamFeatures } from './stream-features.js';
 import type { WorkerEvents } from './worker/events.js';
 import { type BatchHandler, type BatchOptions, type BatchWorkerOptions, type CloseOptions, type JobHandler, resolveOptions, type WorkerOptions } from './worker/options.js';
+import { Scheduler } from './schedules.js';
+import { RateLimiter } from './rate-limiter.js';
 import { type AnyHandler, StreamConsumer } from './worker/stream-consumer.js';
 
 export class Worker<T = unknown> extends EventEmitter<WorkerEvents<T>> {
@@ -32,11 +34,12 @@ export class Worker<T = unknown> extends EventEmitter<WorkerEvents<T>> {
   private signalHandler: (() => void) | null = null;
   /** Moves the streams' due delayed jobs in (option `delayed`, on by default). */
   private readonly mover: DelayedMover | null;
+  private readonly schedulers: Scheduler[] = [];
 
   constructor(conn: Connection, options: BatchWorkerOptions, handler: BatchHandler<T>);
   constructor(conn: Connection, options: WorkerOptions, handler: JobHandler<T>);
   constructor(
-    conn: Connection,
+    private readonly conn: Connection,
     private readonly options: WorkerOptions & { batch?: BatchOptions },
     handler: JobHandler<T> | BatchHandler<T>,
   ) {
@@ -54,8 +57,10 @@ export class Worker<T = unknown> extends EventEmitter<WorkerEvents<T>> {
       logWorkerEvent(logger, this.consumer, event, args);
       (this.emit as (e: K, ...a: WorkerEvents<T>[K]) => boolean)(event, ...args);
     };
+    // One limiter for every partition: the limit is the group's, keyed by the logical stream.
+    const limiter = options.limiter ? new RateLimiter(conn, `${options.stream}:limit:${options.group}`, options.limiter) : null;
     this.consumers = this.streams.map((stream, i) => {
-      const resolved = resolveOptions({ ...options, stream, concurrency: shares[i]! }, options.codec ?? jsonCodec);
+      const resolved = { ...resolveOptions({ ...options, stream, concurrency: shares[i]! }, options.codec ?? jsonCodec), limiter };
       const dead = options.deadLetterStream ?? defaultDeadLetterStream(stream);
       return new StreamConsumer<T>(conn, resolved, this.consumer, dead, this.metrics, any, emit);
     });
@@ -81,6 +86,13 @@ export class Worker<T = unknown> extends EventEmitter<WorkerEvents<T>> {
     this.started ??= (async () => {
       await Promise.all(this.consumers.map((c) => c.start()));
       await this.mover?.start();
+      if (this.options.schedules !== false) {
+        for (const stream of this.streams) {
+          const scheduler = new Scheduler(this.conn, stream, { onError: (err) => this.emit('error', err) });
+          scheduler.start();
+          this.schedulers.push(scheduler);
+        }
+      }
       if (this.options.handleSignals) {
         this.signalHandler = () => void this.close();
         process.once('SIGTERM', this.signalHandler);
@@ -106,6 +118,7 @@ export class Worker<T = unknown> extends EventEmitter<WorkerEvents<T>> {
     this.closed ??= (async () => {
       await this.started?.catch(() => {});
       await this.mover?.close();
+      await Promise.all(this.schedulers.map((s) => s.close()));
       await Promise.all(this.consumers.map((c) => c.close(options)));
       for (const u of this.unwatch) u();
       if (this.signalHandler) {

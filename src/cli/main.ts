@@ -6,6 +6,7 @@ import { register as registerServer } from './server.js';
 import { register as registerStats } from './stats.js';
 import { register as registerDlq } from './dlq.js';
 import { register as registerDashboard } from './dashboard.js';
+import { register as registerPause } from './pause.js';
 import { exitWithError } from './errors.js';
 
 const program = new Command();
@@ -15,6 +16,7 @@ registerDemo(program);
 registerStats(program);
 registerDlq(program);
 registerDashboard(program);
+registerPause(program);
 
 // Every failure is one line on stderr and exit 1 (the stack only with --debug).
 program.parseAsync(process.argv).catch((err: unknown) => exitWithError(err));

@@ -6,6 +6,8 @@ import type { Connection, Value } from '../client/connection.js';
 import { defaultDeadLetterStream } from '../broker/partition.js';
 import { pairsToObject } from '../broker/replies.js';
 import { groupLag, type GroupLag } from '../broker/metrics.js';
+import { pausedGroups } from '../broker/pause.js';
+import { type Every, listSchedules } from '../broker/schedules.js';
 import { connectOrFail, DEFAULT_URL, keyError, CliError } from './errors.js';
 import { renderPairs, renderTable, toJson, watch } from './output.js';
 
@@ -16,6 +18,8 @@ export interface ConsumerStats {
 }
 
 export interface GroupStats {
+  /** Paused with `sluice pause` (pauseGroup): its workers take no new entries. */
+  paused: boolean;
   name: string;
   pending: number;
   lastDeliveredId: string;
@@ -35,6 +39,8 @@ export interface StreamStats {
   entriesAdded: number | null;
   groups: GroupStats[];
   deadLetters: { stream: string; length: number | null };
+  /** Repeating jobs (Producer.schedule) of this stream, soonest first. */
+  schedules: Array<{ id: string; every: string; next: number }>;
 }
 
 const num = (v: Value | undefined): number | null => (v === null || v === undefined ? null : Number(v));
@@ -51,10 +57,12 @@ export async function readStreamStats(conn: Connection, stream: string, deadLett
     throw keyError(err, stream);
   }
   const groups: GroupStats[] = [];
+  const paused = await pausedGroups(conn, stream);
   for (const g of lags) {
     const consumersRaw = (await conn.call('XINFO', 'CONSUMERS', stream, g.group)) as Value[];
     groups.push({
       name: g.group,
+      paused: paused.has(g.group),
       pending: g.pending,
       lastDeliveredId: g.lastDeliveredId,
       entriesRead: g.entriesRead,
@@ -81,7 +89,12 @@ export async function readStreamStats(conn: Connection, stream: string, deadLett
     entriesAdded: num(info['entries-added']),
     groups,
     deadLetters: { stream: dlq, length: dlqLength },
+    schedules: (await listSchedules(conn, stream)).map((sc) => ({ id: sc.id, every: describeEvery(sc.every), next: sc.next })),
   };
+}
+
+function describeEvery(every: Every): string {
+  return 'everyMs' in every ? `${every.everyMs} ms` : `cron ${every.cron}${every.tz ? ` (${every.tz})` : ''}`;
 }
 
 /** The human view: a summary, a group table and a consumer table. */
@@ -102,12 +115,15 @@ export function renderStreamStats(s: StreamStats): string {
   } else {
     parts.push(
       renderTable(
-        ['group', 'consumers', 'pending', 'last-delivered-id', 'entries-read', 'lag'],
-        s.groups.map((g) => [g.name, g.consumers.length, g.pending, g.lastDeliveredId, g.entriesRead, g.lag]),
+        ['group', 'state', 'consumers', 'pending', 'last-delivered-id', 'entries-read', 'lag'],
+        s.groups.map((g) => [g.name, g.paused ? 'paused' : 'running', g.consumers.length, g.pending, g.lastDeliveredId, g.entriesRead, g.lag]),
       ),
     );
     const rows = s.groups.flatMap((g) => g.consumers.map((c) => [g.name, c.name, c.pending, c.idleMs]));
     parts.push(rows.length === 0 ? 'no consumers' : renderTable(['group', 'consumer', 'pending', 'idle-ms'], rows));
+  }
+  if (s.schedules.length > 0) {
+    parts.push(renderTable(['schedule', 'every', 'next'], s.schedules.map((sc) => [sc.id, sc.every, new Date(sc.next).toISOString()])));
   }
   return parts.join('\n\n');
 }

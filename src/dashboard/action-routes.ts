@@ -1,6 +1,7 @@
 // POST routes: the actions (see actions.ts). The handler has already checked the token, the
 // origin and the JSON content type before any of these runs.
 import type { Connection } from '../client/connection.js';
+import { pauseGroup, resumeGroup } from '../broker/pause.js';
 import { claimPending, deleteEntries, nackPending, purgeDeadLetters, retryDeadLetters, selectionOf } from './actions.js';
 import { readJsonBody, sendJson } from './http.js';
 import type { Router } from './router.js';
@@ -27,6 +28,16 @@ export function registerActions(router: Router, conn: Connection, sampler: Sampl
 
   router.post('/api/streams/:stream/groups/:group/pending/nack', async ({ req, res, params }) => {
     done(res, await nackPending(conn, params['stream']!, params['group']!, await readJsonBody(req)));
+  });
+
+  router.post('/api/streams/:stream/groups/:group/pause', async ({ res, params }) => {
+    await pauseGroup(conn, params['stream']!, params['group']!);
+    done(res, { paused: true });
+  });
+
+  router.post('/api/streams/:stream/groups/:group/resume', async ({ res, params }) => {
+    await resumeGroup(conn, params['stream']!, params['group']!);
+    done(res, { paused: false });
   });
 
   router.post('/api/streams/:stream/entries/delete', async ({ req, res, params }) => {

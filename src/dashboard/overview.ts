@@ -21,6 +21,8 @@ export interface GroupView {
   pending: number;
   lastDeliveredId: string;
   entriesRead: number | null;
+  /** Paused with pauseGroup / `sluice pause`: its workers take no new entries. */
+  paused: boolean;
   consumers: ConsumerView[];
 }
 
@@ -63,6 +65,7 @@ function toView(s: StreamStats, rate: number | null): StreamView {
       pending: g.pending,
       lastDeliveredId: g.lastDeliveredId,
       entriesRead: g.entriesRead,
+      paused: g.paused,
       consumers: g.consumers,
     })),
     deadLetters: s.deadLetters.length,

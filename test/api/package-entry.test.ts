@@ -31,6 +31,11 @@ import {
   open,
   partitionOf,
   partitionStreams,
+  pausedGroups,
+  pauseGroup,
+  isGroupPaused,
+  resumeGroup,
+  Scheduler,
   probeStreamFeatures,
   Producer,
   RedisConnection,
@@ -55,7 +60,7 @@ test('the entry exports exactly the documented runtime names', () => {
     'LeaseLostError', 'MalformedEntryError', 'Metrics', 'Producer', 'RedisConnection', 'ReplicationError', 'ReplyError',
     'TimeoutError', 'TransactionError', 'Worker', 'WorkerClosedError', 'connect', 'connectCluster', 'dashboardHandler',
     'delayedKey', 'exponentialBackoff', 'groupLag', 'jsonCodec', 'metricsHandler', 'open', 'partitionOf', 'partitionStreams',
-    'probeStreamFeatures', 'serve', 'serverMetricsRegistry', 'silentLogger', 'startDashboard', 'startMetricsServer',
+    'probeStreamFeatures', 'serve', 'Scheduler', 'pauseGroup', 'resumeGroup', 'pausedGroups', 'isGroupPaused', 'serverMetricsRegistry', 'silentLogger', 'startDashboard', 'startMetricsServer',
   ].sort());
 });
 
@@ -104,6 +109,17 @@ test('every export works from the package name: embedded and served, produce, co
   while (Number(await conn.call('XLEN', 'later')) < 1) await new Promise((r) => setTimeout(r, 5));
   await mover.close();
   assert.equal(Number(await conn.call('ZCARD', delayedKey('later'))), 0);
+  await pauseGroup(conn, 'orders', 'g', { partitions: 2 });
+  assert.equal(await isGroupPaused(conn, streams[0]!, 'g'), true);
+  assert.deepEqual([...(await pausedGroups(conn, streams[1]!)).keys()], ['g']);
+  await resumeGroup(conn, 'orders', 'g', { partitions: 2 });
+  await producer.schedule('tick', { everyMs: 50 }, { n: 3, bad: false });
+  await new Promise((r) => setTimeout(r, 120));
+  const scheduler = new Scheduler(conn, producer.streamFor('tick'));
+  assert.equal(await scheduler.tick(), 1);
+  await scheduler.close();
+  assert.equal(await producer.unschedule('tick'), true);
+  assert.equal(await isGroupPaused(conn, streams[1]!, 'g'), false);
   for (const E of [LeaseLostError, TimeoutError, WorkerClosedError, ReplicationError]) assert.ok(E.prototype instanceof Error);
 
   // The same database behind a RESP server, reached by URL.

@@ -5,7 +5,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { Connection, Value } from '../../src/client/connection.js';
+import { isGroupPaused, pausedGroups, pauseGroup, resumeGroup } from '../../src/broker/pause.js';
 import { Producer } from '../../src/broker/producer.js';
+import { Scheduler } from '../../src/broker/schedules.js';
 import { LeaseLostError, TimeoutError, Worker, WorkerClosedError } from '../../src/broker/worker.js';
 import { type Backend, backends, useWorkers, waitFor } from './backends.js';
 
@@ -143,6 +145,75 @@ for (const { name, backend } of started) {
       assert.deepEqual(trimmed.sort(), [ids[0], ids[1]].sort());
       assert.equal(w.metrics.snapshot().trimmed, 2);
       await waitFor(async () => (await pending(conn, stream)) === 0, 'PEL cleared');
+    });
+
+    test('pauseGroup stops every worker of the group taking new entries; resumeGroup restarts them', async () => {
+      const stream = unique('pause');
+      const producer = new Producer(conn, { stream });
+      let handled = 0;
+      const options = { stream, group: 'g', pauseCheckMs: 50 };
+      const workers = [worker<number>(options, () => void handled++), worker<number>(options, () => void handled++)];
+      let pausedEvents = 0;
+      for (const w of workers) w.on('paused', () => void pausedEvents++);
+      for (const w of workers) await w.start();
+      await producer.addMany(Array.from({ length: 10 }, (_, i) => i));
+      await waitFor(() => handled === 10, 'first batch');
+      await pauseGroup(conn, stream, 'g');
+      assert.equal(await isGroupPaused(conn, stream, 'g'), true);
+      await waitFor(() => pausedEvents === 2, 'both workers paused');
+      await producer.addMany(Array.from({ length: 20 }, (_, i) => i));
+      await new Promise((r) => setTimeout(r, 400));
+      assert.equal(handled, 10, 'nothing taken while paused');
+      assert.deepEqual([...(await pausedGroups(conn, stream)).keys()], ['g']);
+      await resumeGroup(conn, stream, 'g');
+      await waitFor(() => handled === 30, 'the rest after resume');
+      await waitFor(async () => (await pending(conn, stream)) === 0, 'acked');
+    });
+
+    test('limiter: three workers of a group together start at most max jobs per window', async () => {
+      const stream = unique('limit');
+      await new Producer(conn, { stream }).addMany(Array.from({ length: 45 }, (_, i) => i));
+      const starts: number[] = [];
+      const limiter = { max: 10, durationMs: 300 };
+      const ws = [0, 1, 2].map(() => worker<number>({ stream, group: 'g', concurrency: 10, limiter }, () => void starts.push(Date.now())));
+      const t0 = Date.now();
+      for (const w of ws) await w.start();
+      await waitFor(() => starts.length === 45, 'all handled', 10_000);
+      // 45 jobs at 10 per 300 ms window need at least 4 window boundaries: >= 900 ms in all.
+      assert.ok(Date.now() - t0 >= 850, `45 jobs took ${Date.now() - t0} ms`);
+      // No 300 ms span holds more than 2·max starts (fixed windows: a burst may straddle one edge).
+      for (const t of starts) assert.ok(starts.filter((u) => u >= t && u < t + 300).length <= 20);
+      await waitFor(async () => (await pending(conn, stream)) === 0, 'acked');
+    });
+
+    test('schedules: one entry per tick however many workers run the scheduler; a missed stretch is caught up once', async () => {
+      const stream = unique('every');
+      const producer = new Producer(conn, { stream });
+      const info = await producer.schedule('report', { everyMs: 200 }, { kind: 'report' });
+      assert.equal(info.next % 200, 0);
+      const ticks: number[] = [];
+      const ws = [0, 1, 2].map(() => worker<{ kind: string }>({ stream, group: 'g' }, (job) => void ticks.push(Number(job.fields['tick']))));
+      for (const w of ws) await w.start();
+      await waitFor(() => ticks.length >= 5, 'five ticks', 10_000);
+      await producer.unschedule('report');
+      for (const w of ws) await w.close();
+      const sorted = [...new Set(ticks)].sort((a, b) => a - b);
+      assert.equal(sorted.length, ticks.length, `a tick was added twice: ${ticks}`);
+      for (let i = 1; i < sorted.length; i++) assert.equal(sorted[i]! - sorted[i - 1]!, 200, `ticks ${sorted}`);
+      assert.deepEqual(await producer.schedules(), []);
+      // Nothing ran for 1 s (5 ticks): the next pass adds one entry, not five.
+      const catchUp = unique('missed');
+      const p2 = new Producer(conn, { stream: catchUp });
+      await p2.schedule('s', { everyMs: 200 }, 'x');
+      await new Promise((r) => setTimeout(r, 1000));
+      const scheduler = new Scheduler(conn, catchUp);
+      assert.equal(await scheduler.tick(), 1);
+      assert.equal(await scheduler.tick(), 0);
+      await scheduler.close();
+      assert.equal(Number(await conn.call('XLEN', catchUp)), 1);
+      const { next } = (await p2.schedules())[0]!;
+      const [secs] = (await conn.call('TIME')) as [string];
+      assert.ok(next > Number(secs) * 1000 - 1000, 'next tick is after now');
     });
 
     test('close() removes the worker\'s own consumer when it holds nothing', async () => {

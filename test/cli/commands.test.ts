@@ -5,6 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import { connect } from '../../src/client/connect.js';
 import type { Connection, Value } from '../../src/client/connection.js';
 import { deadLetterFields } from '../../src/broker/dead-letters.js';
+import { Producer } from '../../src/broker/producer.js';
 import { freePort, runCli, startRedis, startSluice, type Target } from './helpers.js';
 
 const targets = await Promise.all([startSluice(), startRedis()]);
@@ -68,10 +69,11 @@ for (const target of targets) {
         lastGeneratedId: '3-0',
         entriesAdded: 3,
         groups: [
-          { name: 'g', pending: 1, lastDeliveredId: '2-0', entriesRead: 2, lag: 1, consumers: [{ name: 'c1', pending: 1, idleMs: (s['groups'] as Array<{ consumers: Array<{ idleMs: number }> }>)[0]!.consumers[0]!.idleMs }] },
-          { name: 'h', pending: 0, lastDeliveredId: '3-0', entriesRead: null, lag: 0, consumers: [] },
+          { name: 'g', paused: false, pending: 1, lastDeliveredId: '2-0', entriesRead: 2, lag: 1, consumers: [{ name: 'c1', pending: 1, idleMs: (s['groups'] as Array<{ consumers: Array<{ idleMs: number }> }>)[0]!.consumers[0]!.idleMs }] },
+          { name: 'h', paused: false, pending: 0, lastDeliveredId: '3-0', entriesRead: null, lag: 0, consumers: [] },
         ],
         deadLetters: { stream: `${stream}:dead`, length: 2 },
+        schedules: [],
       });
       const idle = (s['groups'] as Array<{ consumers: Array<{ idleMs: number }> }>)[0]!.consumers[0]!.idleMs;
       assert.ok(Number.isInteger(idle) && idle >= 0);
@@ -89,12 +91,33 @@ for (const target of targets) {
       assert.ok(lines.includes(`${'length'.padEnd(pad)}  3`));
       assert.ok(lines.includes(`${'first id'.padEnd(pad)}  1-0`));
       assert.ok(lines.includes(`dead letters (${stream}:dead)  2`));
-      const header = lines.findIndex((l) => l.startsWith('group  consumers'));
-      assert.deepEqual(lines[header]!.split(/\s+/), ['group', 'consumers', 'pending', 'last-delivered-id', 'entries-read', 'lag']);
-      assert.deepEqual(lines[header + 2]!.split(/\s+/), ['g', '1', '1', '2-0', '2', '1']);
-      assert.deepEqual(lines[header + 3]!.split(/\s+/), ['h', '0', '0', '3-0', '-', '0']);
+      const header = lines.findIndex((l) => l.startsWith('group  state'));
+      assert.deepEqual(lines[header]!.split(/\s+/), ['group', 'state', 'consumers', 'pending', 'last-delivered-id', 'entries-read', 'lag']);
+      assert.deepEqual(lines[header + 2]!.split(/\s+/), ['g', 'running', '1', '1', '2-0', '2', '1']);
+      assert.deepEqual(lines[header + 3]!.split(/\s+/), ['h', 'running', '0', '0', '3-0', '-', '0']);
       const consumers = lines.findIndex((l) => l.startsWith('group  consumer  pending'));
       assert.deepEqual(lines[consumers + 2]!.split(/\s+/).slice(0, 3), ['g', 'c1', '1']);
+    });
+
+    test('pause and resume a group: stats shows it, the flag is what workers read', async () => {
+      const stream = unique('orders');
+      await seed(conn, stream);
+      const paused = await cli('pause', stream, '--group', 'g');
+      assert.equal(paused.code, 0, paused.stderr);
+      assert.equal(paused.stdout, `paused group g on ${stream}\n`);
+      const s = json<{ groups: Array<{ name: string; paused: boolean }> }>(await cli('stats', stream, '--json'));
+      assert.deepEqual(s.groups.map((g) => [g.name, g.paused]), [['g', true], ['h', false]]);
+      assert.match((await cli('stats', stream)).stdout, /^g\s+paused\s/m);
+      assert.equal(Number(await conn.call('HEXISTS', `${stream}:paused`, 'g')), 1);
+      const resumed = await cli('resume', stream, '--group', 'g');
+      assert.equal(resumed.stdout, `resumed group g on ${stream}\n`);
+      assert.equal(Number(await conn.call('EXISTS', `${stream}:paused`)), 0);
+      assertOneLineError(await cli('pause', stream), /required option '--group <group>' not specified/);
+      // Schedules show with their next tick.
+      const info = await new Producer(conn, { stream }).schedule('nightly', { cron: '0 0 3 * * *', tz: 'UTC' }, { job: 'backup' });
+      const withSchedule = json<{ schedules: unknown[] }>(await cli('stats', stream, '--json'));
+      assert.deepEqual(withSchedule.schedules, [{ id: 'nightly', every: 'cron 0 0 3 * * * (UTC)', next: info.next }]);
+      assert.match((await cli('stats', stream)).stdout, new RegExp(`nightly\\s+cron 0 0 3 \\* \\* \\* \\(UTC\\)\\s+${new Date(info.next).toISOString()}`));
     });
 
     test('stats --watch renders a frame per refresh (plain frames when not a TTY)', async () => {

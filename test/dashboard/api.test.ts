@@ -213,6 +213,16 @@ for (const target of targets) {
       assert.equal((await post(`streams/${ORDERS}/entries/delete`, { ids: ['x'] })).status, 400);
     });
 
+    test('pause and resume a group: the flag workers read, shown in the overview', async () => {
+      const paused = await post<{ paused: boolean }>(`streams/${ORDERS}/groups/shipping/pause`, {});
+      assert.deepEqual({ status: paused.status, body: paused.body }, { status: 200, body: { paused: true } });
+      assert.equal(Number(await conn.call('HEXISTS', 'orders:paused', 'shipping')), 1);
+      const groups = (await get<StreamJson[]>('streams')).body.find((s) => s.name === ORDERS)!.groups;
+      assert.deepEqual(groups.map((g) => [g.name, (g as { paused?: boolean }).paused]), [['billing', false], ['shipping', true]]);
+      assert.equal((await post(`streams/${ORDERS}/groups/shipping/resume`, {})).status, 200);
+      assert.equal(Number(await conn.call('EXISTS', 'orders:paused')), 0);
+    });
+
     test('actions: POST only, JSON only, same origin only', async () => {
       const viaGet = await get<{ error: string }>(`streams/${ORDERS}/entries/delete`);
       assert.equal(viaGet.status, 405);

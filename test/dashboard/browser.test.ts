@@ -54,7 +54,7 @@ describe('dashboard page', () => {
     const orders = await cells(page, `#streams tr[data-stream="${ORDERS}"] td`);
     assert.deepEqual([orders[0], orders[1], orders[2], orders[3], orders[6], orders[7]], [ORDERS, '31', data.orderIds[0], data.orderIds[30], '2', '2']);
     const billing = await cells(page, `#groups tr[data-group="${ORDERS}/billing"] td`);
-    assert.deepEqual(billing, [ORDERS, 'billing', '26', '3', data.pendingIds[2], '1']);
+    assert.deepEqual(billing, [ORDERS, 'billing', '26', '3', data.pendingIds[2], '1', 'running Pause']);
     assert.equal(await page.locator(`#groups tr[data-group="${ORDERS}/billing"]`).getAttribute('class'), 'behind');
     const consumer = await cells(page, `#consumers tr[data-consumer="${ORDERS}/billing/worker-1"] td`);
     assert.deepEqual([consumer[2], consumer[3], consumer[5]], ['worker-1', '3', 'active']);
@@ -98,6 +98,17 @@ describe('dashboard page', () => {
     assert.deepEqual(fields, ['payload', '{"order":1,"sku":"sku-1"}', 'content-type', 'application/json', 'key', 'customer-1']);
     assert.equal(await conn.call('XLEN', 'orders:dead'), 1);
     await page.waitForFunction((name) => document.querySelector(`#streams tr[data-stream="${name}"] td:nth-child(8)`)?.textContent === '1', ORDERS);
+  });
+
+  test('pausing a group in the page sets the flag its workers read; resuming clears it', async () => {
+    const row = `#groups tr[data-group="${ORDERS}/shipping"]`;
+    await page.click(`${row} button:has-text("Pause")`);
+    await page.waitForSelector(`${row} button:has-text("Resume")`);
+    assert.equal(Number(await conn.call('HEXISTS', 'orders:paused', 'shipping')), 1);
+    assert.match(await page.locator(`${row} td:nth-child(7)`).innerText(), /^paused/);
+    await page.click(`${row} button:has-text("Resume")`);
+    await page.waitForSelector(`${row} button:has-text("Pause")`);
+    assert.equal(Number(await conn.call('EXISTS', 'orders:paused')), 0);
   });
 
   test('a stream opens with its entries newest first and its pending entries', async () => {

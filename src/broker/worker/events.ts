@@ -17,6 +17,10 @@ export interface WorkerEvents<T = unknown> {
   claimed: [ids: string[]];
   /** Pending entries that were deleted from the stream (trimmed) before they were handled. */
   trimmed: [ids: string[]];
+  /** The group was paused (pauseGroup, `sluice pause`): no new entries until it is resumed. */
+  paused: [];
+  /** The group was resumed. */
+  resumed: [];
   /** Another consumer claimed a job this worker was still running; its result is dropped. */
   leaseLost: [job: Job<T>];
   /**

@@ -1,4 +1,5 @@
 // Worker options, their defaults, and the job types handlers see.
+import type { LimiterOptions, RateLimiter } from '../rate-limiter.js';
 import type { Codec } from '../codec.js';
 import type { Metrics } from '../metrics.js';
 import type { Logger } from '../../logger.js';
@@ -68,6 +69,18 @@ export interface WorkerOptions {
    * are gone). Default max(5 min, 10·claimIdleMs); 0 turns it off.
    */
   consumerIdleMs?: number;
+  /** Run the Scheduler of the stream's repeating jobs (Producer.schedule; default true). */
+  schedules?: boolean;
+  /**
+   * At most `max` jobs start per `durationMs`, counted across every worker of the group in every
+   * process (see rate-limiter.ts).
+   */
+  limiter?: LimiterOptions;
+  /**
+   * How often the group's pause flag (pauseGroup / `sluice pause`) is checked (default 500 ms):
+   * the longest a worker may go on taking entries after a pause.
+   */
+  pauseCheckMs?: number;
   codec?: Codec;
   /**
    * Run a DelayedMover for the worker's stream(s), moving due delayed jobs in (default true).
@@ -123,6 +136,9 @@ export interface ResolvedOptions {
   blockMs: number;
   startId: string;
   consumerIdleMs: number;
+  pauseCheckMs: number;
+  /** One limiter shared by every stream (partition) of the worker: the limit is the group's. */
+  limiter: RateLimiter | null;
   codec: Codec;
   streamFeatures: 'auto' | 'redis7';
 }
@@ -143,6 +159,8 @@ export function resolveOptions(o: WorkerOptions & { batch?: BatchOptions }, code
     blockMs: o.blockMs ?? 2000,
     startId: o.startId ?? '0',
     consumerIdleMs: o.consumerIdleMs ?? Math.max(300_000, 10 * claimIdleMs),
+    pauseCheckMs: o.pauseCheckMs ?? 500,
+    limiter: null,
     codec,
     streamFeatures: o.streamFeatures ?? 'auto',
   };

@@ -25,6 +25,7 @@ import { EntryTable, type HeldEntry } from './entry-table.js';
 import { asError, type DeadLetteredJob, LeaseLostError, TimeoutError, WorkerClosedError, type WorkerEvents } from './events.js';
 import { type Delivered, GroupReader, type ReadResult } from './group-reader.js';
 import type { BatchHandler, CloseOptions, Job, JobHandler, ResolvedOptions } from './options.js';
+import { isGroupPaused } from '../pause.js';
 import { RetryScheduler } from './retry-scheduler.js';
 import { ConsumerTrace, loadTracing } from '../tracing.js';
 
@@ -49,6 +50,9 @@ export class StreamConsumer<T> {
   private loop: Promise<void> | null = null;
   /** Set by close() after its timeout: results of handlers still running are dropped. */
   private abandoned = false;
+  /** The group's pause flag as last read; `resumed` wakes a read loop waiting on it. */
+  private paused = false;
+  private resumed: (() => void) | null = null;
   /** Set by close(): entries already delivered here still run before it returns. */
   private draining = false;
 
@@ -85,6 +89,8 @@ export class StreamConsumer<T> {
     if (!this.features.readClaim) this.every(this.o.claimIntervalMs, () => this.autoclaim());
     this.every(Math.max(10, Math.floor(this.o.claimIdleMs / 3)), () => this.renewLeases());
     if (this.o.consumerIdleMs > 0) this.every(Math.max(10, Math.floor(this.o.consumerIdleMs / 2)), () => this.removeIdleConsumers());
+    await this.checkPause();
+    this.every(this.o.pauseCheckMs, () => this.checkPause());
     this.loop = this.readLoop();
   }
 
@@ -111,10 +117,33 @@ export class StreamConsumer<T> {
     w?.();
   }
 
+  /** Reads the group's pause flag; pausing interrupts a blocking read so no new entry is taken. */
+  private async checkPause(): Promise<void> {
+    const paused = await isGroupPaused(this.conn, this.o.stream, this.o.group);
+    if (paused === this.paused) return;
+    this.paused = paused;
+    if (paused) {
+      this.emit('paused');
+      await this.blocking?.interrupt();
+    } else {
+      const wake = this.resumed;
+      this.resumed = null;
+      wake?.();
+      this.emit('resumed');
+    }
+  }
+
+  private waitWhilePaused(): Promise<void> {
+    if (!this.paused || this.state !== 'running') return Promise.resolve();
+    return new Promise((resolve) => (this.resumed = resolve));
+  }
+
   private async readLoop(): Promise<void> {
     let failures = 0;
     while (this.state === 'running') {
+      await this.waitWhilePaused();
       await this.waitForSlot();
+      if (this.state !== 'running' || this.paused) continue;
       if (this.state !== 'running') break;
       try {
         const result = await this.reader!.read(this.freeSlots());
@@ -212,6 +241,19 @@ export class StreamConsumer<T> {
     if (jobs.length === 0) return;
     const controller = new AbortController();
     for (const { h } of jobs) h.controller = controller;
+    if (this.o.limiter !== null) {
+      // Each job of the unit takes a start from the group's limit; an abort meanwhile (lost
+      // lease, close timeout) means the entries were dealt with elsewhere: do not run them.
+      try {
+        for (let i = 0; i < jobs.length; i++) if (!(await this.o.limiter.acquire(controller.signal))) return;
+      } catch (err) {
+        // The limit could not be checked: leave the entries pending (claimed back after
+        // claimIdleMs) rather than run them past the limit.
+        this.emit('error', asError(err));
+        for (const { h } of jobs) this.table.delete(h);
+        return;
+      }
+    }
     const trace = ConsumerTrace.start(
       jobs.map(({ job }) => ({ ...job, group: this.o.group, consumer: this.consumer })),
     );
@@ -475,6 +517,7 @@ export class StreamConsumer<T> {
       if (h) this.table.delete(h);
     }
     this.wakeReader();
+    this.resumed?.();
     await this.blocking?.interrupt();
     await this.loop;
     // Entries already delivered here run before close() returns (unless its timeout passes).

@@ -167,7 +167,10 @@ function renderGroups() {
           h('td', { className: `num lag${g.lag !== null && g.lag > 0 ? ' bad' : ''}` }, g.lag === null ? 'unknown' : g.lag),
           h('td', { className: `num${g.pending > 0 ? ' warn' : ''}` }, g.pending),
           h('td', { className: 'id' }, g.lastDeliveredId),
-          h('td', { className: 'num' }, g.consumers.length)),
+          h('td', { className: 'num' }, g.consumers.length),
+          h('td', {},
+            h('span', { className: g.paused ? 'warn' : 'ok' }, g.paused ? 'paused' : 'running'), ' ',
+            h('button', { type: 'button', 'data-action': g.paused ? 'resume' : 'pause', onclick: () => act(`streams/${seg(s.name)}/groups/${seg(g.name)}/${g.paused ? 'resume' : 'pause'}`, {}) }, g.paused ? 'Resume' : 'Pause'))),
       );
       for (const c of g.consumers) {
         const stale = c.idleMs > STALE_MS;
@@ -184,7 +187,7 @@ function renderGroups() {
       }
     }
   }
-  $('groups').tBodies[0].replaceChildren(...(rows.length ? rows : [h('tr', {}, h('td', { colspan: 6, className: 'muted' }, 'no consumer groups'))]));
+  $('groups').tBodies[0].replaceChildren(...(rows.length ? rows : [h('tr', {}, h('td', { colspan: 7, className: 'muted' }, 'no consumer groups'))]));
   $('consumers').tBodies[0].replaceChildren(...(consumers.length ? consumers : [h('tr', {}, h('td', { colspan: 6, className: 'muted' }, 'no consumers'))]));
 }
 
