@@ -7,6 +7,7 @@ import { defaultDeadLetterStream } from '../broker/partition.js';
 import { pairsToObject } from '../broker/replies.js';
 import { groupLag, type GroupLag } from '../broker/metrics.js';
 import { pausedGroups } from '../broker/pause.js';
+import { delayedKey } from '../broker/delayed.js';
 import { type Every, listSchedules } from '../broker/schedules.js';
 import { connectOrFail, DEFAULT_URL, keyError, CliError } from './errors.js';
 import { renderPairs, renderTable, toJson, watch } from './output.js';
@@ -39,6 +40,8 @@ export interface StreamStats {
   entriesAdded: number | null;
   groups: GroupStats[];
   deadLetters: { stream: string; length: number | null };
+  /** Delayed jobs waiting in STREAM:delayed, and the soonest due time (unix ms, server clock). */
+  delayed: { count: number; nextDue: number | null };
   /** Repeating jobs (Producer.schedule) of this stream, soonest first. */
   schedules: Array<{ id: string; every: string; next: number }>;
 }
@@ -89,8 +92,16 @@ export async function readStreamStats(conn: Connection, stream: string, deadLett
     entriesAdded: num(info['entries-added']),
     groups,
     deadLetters: { stream: dlq, length: dlqLength },
+    delayed: await readDelayed(conn, stream),
     schedules: (await listSchedules(conn, stream)).map((sc) => ({ id: sc.id, every: describeEvery(sc.every), next: sc.next })),
   };
+}
+
+async function readDelayed(conn: Connection, stream: string): Promise<StreamStats['delayed']> {
+  const [count, first] = (await conn.pipeline([['ZCARD', delayedKey(stream)], ['ZRANGE', delayedKey(stream), 0, 0, 'WITHSCORES']])) as [Value | Error, Value | Error];
+  if (count instanceof Error || first instanceof Error) return { count: 0, nextDue: null }; // not a sorted set: nothing the broker wrote
+  const head = first as string[];
+  return { count: Number(count), nextDue: head.length === 2 ? Number(head[1]) : null };
 }
 
 function describeEvery(every: Every): string {
@@ -108,6 +119,7 @@ export function renderStreamStats(s: StreamStats): string {
       ['last generated id', s.lastGeneratedId],
       ['entries added', s.entriesAdded],
       [`dead letters (${s.deadLetters.stream})`, s.deadLetters.length],
+      ['delayed', s.delayed.nextDue === null ? s.delayed.count : `${s.delayed.count}, next due ${new Date(s.delayed.nextDue).toISOString()}`],
     ]),
   ];
   if (s.groups.length === 0) {

@@ -73,6 +73,7 @@ for (const target of targets) {
           { name: 'h', paused: false, pending: 0, lastDeliveredId: '3-0', entriesRead: null, lag: 0, consumers: [] },
         ],
         deadLetters: { stream: `${stream}:dead`, length: 2 },
+        delayed: { count: 0, nextDue: null },
         schedules: [],
       });
       const idle = (s['groups'] as Array<{ consumers: Array<{ idleMs: number }> }>)[0]!.consumers[0]!.idleMs;
@@ -117,6 +118,12 @@ for (const target of targets) {
       const info = await new Producer(conn, { stream }).schedule('nightly', { cron: '0 0 3 * * *', tz: 'UTC' }, { job: 'backup' });
       const withSchedule = json<{ schedules: unknown[] }>(await cli('stats', stream, '--json'));
       assert.deepEqual(withSchedule.schedules, [{ id: 'nightly', every: 'cron 0 0 3 * * * (UTC)', next: info.next }]);
+      // Delayed jobs show with the soonest due time.
+      const due = Date.now() + 3_600_000;
+      await new Producer(conn, { stream }).add({ later: true }, { at: due });
+      await new Producer(conn, { stream }).add({ later: true }, { at: due + 1000 });
+      assert.deepEqual(json<{ delayed: unknown }>(await cli('stats', stream, '--json')).delayed, { count: 2, nextDue: due });
+      assert.match((await cli('stats', stream)).stdout, new RegExp(`^delayed\\s+2, next due ${new Date(due).toISOString()}$`, 'm'));
       assert.match((await cli('stats', stream)).stdout, new RegExp(`nightly\\s+cron 0 0 3 \\* \\* \\* \\(UTC\\)\\s+${new Date(info.next).toISOString()}`));
     });
 
