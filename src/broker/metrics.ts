@@ -4,6 +4,7 @@
 // age (XPENDING summary, only for groups with something pending).
 import * as hdr from 'hdr-histogram-js';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { delayedKey } from './delayed.js';
 import type { Connection } from '../client/connection.js';
 import { pairsToObject } from './replies.js';
 
@@ -136,8 +137,7 @@ export class Metrics {
     // scrape, shared by every gauge below.
     let scrape: Promise<ScrapedGroup[]> | null = null;
     const groups = (): Promise<ScrapedGroup[]> => {
-      const unique = this.lagSources.filter((a, i) => this.lagSources.findIndex((b) => b.conn === a.conn && b.stream === a.stream) === i);
-      scrape ??= Promise.all(unique.map(({ conn, stream }) => scrapeGroups(conn, stream))).then((all) => all.flat());
+      scrape ??= Promise.all(sources().map(({ conn, stream }) => scrapeGroups(conn, stream))).then((all) => all.flat());
       const current = scrape;
       void current.finally(() => setImmediate(() => scrape === current && (scrape = null)));
       return current;
@@ -157,6 +157,21 @@ export class Metrics {
         },
       });
     };
+    const sources = (): Array<{ conn: Connection; stream: string }> =>
+      this.lagSources.filter((a, i) => this.lagSources.findIndex((b) => b.conn === a.conn && b.stream === a.stream) === i);
+    new Gauge({
+      name: 'sluice_delayed_jobs',
+      help: 'Delayed jobs waiting in the stream\'s :delayed sorted set (ZCARD)',
+      labelNames: ['stream'],
+      registers: [this.registry],
+      async collect() {
+        this.reset();
+        const watched = sources();
+        // A closed connection or a key of another type: no sample rather than a failed scrape.
+        const counts = await Promise.all(watched.map(({ conn, stream }) => conn.call('ZCARD', delayedKey(stream)).then(Number, () => null)));
+        watched.forEach(({ stream }, i) => counts[i] !== null && this.set({ stream }, counts[i]!));
+      },
+    });
     groupGauge('sluice_group_lag', 'Entries not yet delivered to the consumer group (XINFO GROUPS lag)', (g) => g.lag);
     groupGauge('sluice_group_pending', 'Entries delivered to the consumer group and not yet acknowledged', (g) => g.pending);
     groupGauge('sluice_group_consumers', 'Consumers registered in the consumer group (XINFO GROUPS consumers)', (g) => g.consumers);

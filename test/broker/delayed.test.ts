@@ -176,14 +176,17 @@ for (const { name, backend } of started) {
       assert.equal(Number(await conn.call('XLEN', stream)), 3, 'each job once in the stream');
     });
 
-    test('delayed: false runs no mover', async () => {
+    test('delayed: false runs no mover; the metrics show the waiting jobs (sluice_delayed_jobs)', async () => {
       const stream = unique('off');
       await new Producer(conn, { stream }).add('x', { delayMs: 0 });
+      await new Producer(conn, { stream }).add('y', { delayMs: 0 });
       let seen = 0;
-      await worker({ stream, group: 'g', delayed: false }, () => void seen++).start();
+      const w = worker({ stream, group: 'g', delayed: false }, () => void seen++);
+      await w.start();
       await new Promise((r) => setTimeout(r, 300));
       assert.equal(seen, 0);
-      assert.equal(Number(await conn.call('ZCARD', delayedKey(stream))), 1);
+      assert.equal(Number(await conn.call('ZCARD', delayedKey(stream))), 2);
+      assert.ok((await w.metrics.prometheus()).includes(`sluice_delayed_jobs{stream="${stream}"} 2\n`));
     });
   });
 }
