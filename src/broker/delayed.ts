@@ -12,8 +12,8 @@
 // idempotent production (IDMP), each XADD also carries `IDMP sluice-delayed jobId`.
 // No Lua: WATCH/MULTI and stream/sorted-set commands only, so it runs on sluice server too.
 import { randomBytes } from 'node:crypto';
-import { ClusterConnection } from '../client/cluster-connection.js';
-import { type BlockingConnection, type Connection, TransactionError, type Value } from '../client/connection.js';
+import type { BlockingConnection, Connection, Value } from '../client/connection.js';
+import { execWatched } from './watched-multi.js';
 import { probeStreamFeatures } from './stream-features.js';
 
 /** The sorted set holding a stream's delayed jobs. */
@@ -169,29 +169,6 @@ export class DelayedMover {
       this.wakers.add(done);
     });
   }
-}
-
-/**
- * MULTI, the commands, EXEC on the link that sent the WATCH; null when EXEC was aborted (the
- * watched key changed). On a cluster client the keyless MULTI of a plain call would go to any
- * node, so its own multi() (routed by the commands' slot, to the node connection holding the
- * WATCH) is used; elsewhere the commands are sent as calls, back to back, on this link (the
- * embedded connection's multi() runs on a session of its own, without the WATCH).
- */
-async function execWatched(link: BlockingConnection, commands: string[][]): Promise<Value[] | null> {
-  if (link instanceof ClusterConnection) {
-    try {
-      return await link.multi(commands);
-    } catch (err) {
-      if (err instanceof TransactionError && err.message === 'EXEC aborted') return null;
-      throw err;
-    }
-  }
-  const replies = [link.call('MULTI'), ...commands.map((c) => link.call(...c)), link.call('EXEC')];
-  const settled = await Promise.allSettled(replies);
-  const failed = settled.find((r) => r.status === 'rejected') as PromiseRejectedResult | undefined;
-  if (failed) throw failed.reason;
-  return (settled[settled.length - 1] as PromiseFulfilledResult<Value>).value as Value[] | null;
 }
 
 /** The XADD of one member; a member that is not a delayed job is moved verbatim (dead-lettered). */

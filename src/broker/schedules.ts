@@ -7,7 +7,8 @@
 // first run after the downtime adds one entry and moves on (at most one catch-up).
 // Cron expressions (6 fields, seconds first, or 5) and time zones come from `croner`.
 import { Cron } from 'croner';
-import type { Connection, Value } from '../client/connection.js';
+import type { BlockingConnection, Connection, Value } from '../client/connection.js';
+import { execWatched } from './watched-multi.js';
 import { type Codec, encodeEntry, jsonCodec } from './codec.js';
 
 export type Every = { everyMs: number } | { cron: string; tz?: string };
@@ -78,7 +79,7 @@ export async function listSchedules(conn: Connection, stream: string): Promise<S
 export class Scheduler {
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
-  private connection: Connection | null = null;
+  private connection: BlockingConnection | null = null;
 
   constructor(
     private readonly conn: Connection,
@@ -127,10 +128,11 @@ export class Scheduler {
       const now = await serverNow(c);
       if (s.next > now) return false;
       const updated: Stored = { ...s, next: nextTick(s.every, now) };
-      await c.call('MULTI');
-      await c.call('XADD', this.stream, '*', ...s.fields, 'schedule', id, 'tick', String(s.next));
-      await c.call('HSET', key, id, JSON.stringify(updated));
-      return (await c.call('EXEC')) !== null;
+      const done = await execWatched(c, [
+        ['XADD', this.stream, '*', ...s.fields, 'schedule', id, 'tick', String(s.next)],
+        ['HSET', key, id, JSON.stringify(updated)],
+      ]);
+      return done !== null;
     } finally {
       await c.call('UNWATCH').catch(() => {});
     }
