@@ -39,6 +39,10 @@ export interface StreamView {
   /** Entries in the dead-letter stream; null when that key holds another type. */
   deadLetters: number | null;
   deadLetterStream: string;
+  /** Delayed jobs (Producer.add with delayMs / at) not yet due: how many, and the soonest. */
+  delayed: { count: number; nextDue: number | null };
+  /** Repeating jobs (Producer.schedule): id, interval or cron, next tick (unix ms). */
+  schedules: Array<{ id: string; every: string; next: number }>;
 }
 
 export interface Overview {
@@ -70,6 +74,8 @@ function toView(s: StreamStats, rate: number | null): StreamView {
     })),
     deadLetters: s.deadLetters.length,
     deadLetterStream: s.deadLetters.stream,
+    delayed: s.delayed,
+    schedules: s.schedules,
   };
 }
 

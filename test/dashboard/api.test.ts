@@ -1,6 +1,7 @@
 // The dashboard's JSON API end to end: a real `sluice dashboard` child process in front of a
 // real `sluice server` child and a real redis-server, each seeded with the same data (seed.ts).
 // Views, actions, their refusals, and the token rule.
+import { Producer } from '../../src/broker/producer.js';
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { after, before, beforeEach, describe, test } from 'node:test';
@@ -81,6 +82,8 @@ for (const target of targets) {
       const emails = body.find((s) => s.name === EMAILS)!;
       assert.equal(emails.length, 3);
       assert.equal(emails.deadLetters, 0);
+      assert.deepEqual((orders as unknown as { delayed: unknown }).delayed, { count: 0, nextDue: null });
+      assert.deepEqual((orders as unknown as { schedules: unknown }).schedules, []);
     });
 
     test('GET /api/streams/:stream: one stream; 404 when missing, 400 when not a stream', async () => {
@@ -211,6 +214,21 @@ for (const target of targets) {
       assert.deepEqual({ status, body }, { status: 200, body: { deleted: 1 } });
       assert.deepEqual(await conn.call('XRANGE', ORDERS, data.orderIds[5]!, data.orderIds[5]!), []);
       assert.equal((await post(`streams/${ORDERS}/entries/delete`, { ids: ['x'] })).status, 400);
+    });
+
+    test('delayed jobs and schedules of a stream are in the overview', async () => {
+      const producer = new Producer(conn, { stream: ORDERS });
+      await producer.add({ later: true }, { delayMs: 60_000 });
+      const info = await producer.schedule('nightly', { everyMs: 86_400_000 }, { job: 'report' });
+      const orders = (await get<StreamJson[]>('streams')).body.find((s) => s.name === ORDERS)! as unknown as {
+        delayed: { count: number; nextDue: number };
+        schedules: unknown[];
+      };
+      assert.equal(orders.delayed.count, 1);
+      assert.ok(orders.delayed.nextDue > Date.now() + 50_000);
+      assert.deepEqual(orders.schedules, [{ id: 'nightly', every: '86400000 ms', next: info.next }]);
+      await producer.unschedule('nightly');
+      await conn.call('DEL', 'orders:delayed');
     });
 
     test('pause and resume a group: the flag workers read, shown in the overview', async () => {

@@ -146,9 +146,11 @@ function renderStreams() {
         h('td', { className: 'num' }, show(s.entriesAdded)),
         h('td', { className: 'num' }, rate(s.rate)),
         h('td', { className: 'num' }, s.groups.length),
-        h('td', { className: `num${s.deadLetters > 0 ? ' bad' : ''}` }, show(s.deadLetters)))),
+        h('td', { className: `num${s.deadLetters > 0 ? ' bad' : ''}` }, show(s.deadLetters)),
+        h('td', { className: 'num', title: s.delayed.nextDue === null ? '' : `next due ${new Date(s.delayed.nextDue).toISOString()}` }, s.delayed.count),
+        h('td', {}, s.schedules.map((sc) => `${sc.id} (${sc.every}) next ${new Date(sc.next).toISOString()}`).join(', ') || '-'))),
   );
-  if (state.streams.length === 0) body.append(h('tr', {}, h('td', { colspan: 8, className: 'muted' }, 'no streams')));
+  if (state.streams.length === 0) body.append(h('tr', {}, h('td', { colspan: 10, className: 'muted' }, 'no streams')));
   const note = $('streams-note');
   note.hidden = !state.info?.streamsTruncated;
   note.textContent = `only the first ${state.info?.maxStreams} streams are listed`;
