@@ -1,222 +1,234 @@
 // Generic keyspace commands, compared byte for byte with redis-server.
+import { cli } from './cli.js';
 import type { DiffCase } from './case-types.js';
 import type { Normaliser } from './normalize.js';
 
 export const cases: DiffCase[] = [
   {
     name: 'SWAPDB exchanges two databases; its argument errors',
-    steps: [
-      ['SET', 'k', 'in-0'],
-      ['RPUSH', 'l', 'a', 'b'],
-      ['PEXPIRE', 'l', '100000'],
-      ['SELECT', '1'],
-      ['SET', 'other', 'in-1'],
-      ['SWAPDB', '0', '1'],
-      ['GET', 'k'],
-      ['LRANGE', 'l', '0', '-1'],
-      ['EXISTS', 'other'],
-      ['SELECT', '0'],
-      ['GET', 'other'],
-      ['EXISTS', 'k', 'l'],
-      ['SWAPDB', '0', '0'],
-      ['GET', 'other'],
-      ['SWAPDB', 'a', '1'],
-      ['SWAPDB', '0', 'b'],
-      ['SWAPDB', 'a', 'b'],
-      ['SWAPDB', '0', '16'],
-      ['SWAPDB', '-1', '0'],
-      ['SWAPDB', '0'],
-      { argv: ['COMMAND', 'INFO', 'SWAPDB'], mask: 'commandInfoHead' },
-      ['SELECT', '1'],
-      ['FLUSHDB'],
-      ['SELECT', '0'],
-    ],
+    steps: cli`
+      SET k in-0
+      RPUSH l a b
+      PEXPIRE l 100000
+      SELECT 1
+      SET other in-1
+      SWAPDB 0 1
+      GET k
+      LRANGE l 0 -1
+      EXISTS other
+      SELECT 0
+      GET other
+      EXISTS k l
+      SWAPDB 0 0
+      GET other
+      SWAPDB a 1
+      SWAPDB 0 b
+      SWAPDB a b
+      SWAPDB 0 16
+      SWAPDB -1 0
+      SWAPDB 0
+      COMMAND INFO SWAPDB  => commandInfoHead
+      SELECT 1
+      FLUSHDB
+      SELECT 0
+    `,
   },
   {
     name: 'DEL, UNLINK, EXISTS count keys (duplicates included for EXISTS)',
-    steps: [
-      ['MSET', 'a', '1', 'b', '2', 'c', '3'],
-      ['EXISTS', 'a', 'a', 'b', 'nokey'],
-      ['DEL', 'a', 'a', 'nokey'],
-      ['UNLINK', 'b', 'c'],
-      ['EXISTS', 'a', 'b', 'c'],
-      ['DEL'],
-      ['DBSIZE'],
-    ],
+    steps: cli`
+      MSET a 1 b 2 c 3
+      EXISTS a a b nokey
+      DEL a a nokey
+      UNLINK b c
+      EXISTS a b c
+      DEL
+      DBSIZE
+    `,
   },
   {
     name: 'TYPE of every kind',
-    steps: [
-      ['SET', 's', 'v'],
-      ['HSET', 'h', 'f', 'v'],
-      ['SADD', 'z', 'm'],
-      ['TYPE', 's'],
-      ['TYPE', 'h'],
-      ['TYPE', 'z'],
-      ['TYPE', 'none'],
-      ['TYPE'],
-    ],
+    steps: cli`
+      SET s v
+      HSET h f v
+      SADD z m
+      TYPE s
+      TYPE h
+      TYPE z
+      TYPE none
+      TYPE
+    `,
   },
   {
     name: 'KEYS patterns (order masked: Redis replies in hash order)',
-    steps: [
-      ['MSET', 'hello', '1', 'hallo', '2', 'hxllo', '3', 'h*llo', '4', 'other', '5'],
-      { argv: ['KEYS', '*'], mask: 'sorted' },
-      { argv: ['KEYS', 'h?llo'], mask: 'sorted' },
-      { argv: ['KEYS', 'h[ae]llo'], mask: 'sorted' },
-      { argv: ['KEYS', 'h[^e]llo'], mask: 'sorted' },
-      { argv: ['KEYS', 'h\\*llo'], mask: 'sorted' },
-      ['KEYS', 'nomatch*'],
-      ['KEYS', 'other'],
-    ],
+    steps: cli`
+      MSET hello 1 hallo 2 hxllo 3 h*llo 4 other 5
+      KEYS *  => sorted
+      KEYS h?llo  => sorted
+      KEYS h[ae]llo  => sorted
+      KEYS h[^e]llo  => sorted
+      KEYS h\*llo  => sorted
+      KEYS nomatch*
+      KEYS other
+    `,
   },
   {
     name: 'SCAN options and errors',
-    steps: [
-      ['MSET', 'a1', '1', 'a2', '2', 'b1', '3'],
-      ['HSET', 'hh', 'f', 'v'],
-      { argv: ['SCAN', '0', 'COUNT', '1000'], mask: 'scanReply' },
-      { argv: ['SCAN', '0', 'MATCH', 'a*', 'COUNT', '1000'], mask: 'scanReply' },
-      { argv: ['SCAN', '0', 'TYPE', 'hash', 'COUNT', '1000'], mask: 'scanReply' },
-      { argv: ['SCAN', '0', 'TYPE', 'nosuchtype', 'COUNT', '1000'], mask: 'scanReply' },
-      ['SCAN', 'abc'],
-      ['SCAN', '0', 'COUNT', '0'],
-      ['SCAN', '0', 'COUNT', 'x'],
-      ['SCAN', '0', 'MATCH'],
-      ['SCAN', '0', 'FOO', 'bar'],
-      ['SCAN', '18446744073709551616'],
-    ],
+    steps: cli`
+      MSET a1 1 a2 2 b1 3
+      HSET hh f v
+      SCAN 0 COUNT 1000  => scanReply
+      SCAN 0 MATCH a* COUNT 1000  => scanReply
+      SCAN 0 TYPE hash COUNT 1000  => scanReply
+      SCAN 0 TYPE nosuchtype COUNT 1000  => scanReply
+      SCAN abc
+      SCAN 0 COUNT 0
+      SCAN 0 COUNT x
+      SCAN 0 MATCH
+      SCAN 0 FOO bar
+      SCAN 18446744073709551616
+    `,
   },
   {
     name: 'RENAME and RENAMENX keep the TTL and replace any type',
-    steps: [
-      ['SET', 'src', 'v', 'EX', '1000'],
-      ['HSET', 'dst', 'f', 'v'],
-      ['RENAME', 'src', 'dst'],
-      ['TYPE', 'dst'],
-      ['GET', 'dst'],
-      { argv: ['TTL', 'dst'], mask: 'positive' },
-      ['EXISTS', 'src'],
-      ['RENAME', 'nokey', 'x'],
-      ['RENAMENX', 'nokey', 'x'],
-      ['RENAME', 'dst', 'dst'],
-      ['RENAMENX', 'dst', 'dst'],
-      ['SET', 'other', '1'],
-      ['RENAMENX', 'dst', 'other'],
-      ['RENAMENX', 'dst', 'fresh'],
-      ['GET', 'fresh'],
-    ],
+    steps: cli`
+      SET src v EX 1000
+      HSET dst f v
+      RENAME src dst
+      TYPE dst
+      GET dst
+      TTL dst  => positive
+      EXISTS src
+      RENAME nokey x
+      RENAMENX nokey x
+      RENAME dst dst
+      RENAMENX dst dst
+      SET other 1
+      RENAMENX dst other
+      RENAMENX dst fresh
+      GET fresh
+    `,
   },
   {
     name: 'FLUSHDB / FLUSHALL arguments',
-    steps: [
-      ['SET', 'a', '1'],
-      ['FLUSHDB', 'ASYNC'],
-      ['DBSIZE'],
-      ['SET', 'a', '1'],
-      ['FLUSHDB', 'sync'],
-      ['FLUSHDB', 'bogus'],
-      ['FLUSHDB', 'SYNC', 'ASYNC'],
-      ['FLUSHALL', 'maybe'],
-      ['FLUSHALL', 'ASYNC'],
-      ['FLUSHALL'],
-      ['DBSIZE'],
-    ],
+    steps: cli`
+      SET a 1
+      FLUSHDB ASYNC
+      DBSIZE
+      SET a 1
+      FLUSHDB sync
+      FLUSHDB bogus
+      FLUSHDB SYNC ASYNC
+      FLUSHALL maybe
+      FLUSHALL ASYNC
+      FLUSHALL
+      DBSIZE
+    `,
   },
   {
     name: 'EXPIRE family: NX XX GT LT, errors, past times delete the key',
-    steps: [
-      ['SET', 'k', 'v'],
-      ['EXPIRE', 'k', '100', 'XX'],
-      ['EXPIRE', 'k', '100', 'GT'],
-      ['EXPIRE', 'k', '100', 'LT'],
-      { argv: ['TTL', 'k'], mask: 'positive' },
-      ['EXPIRE', 'k', '200', 'NX'],
-      ['EXPIRE', 'k', '200', 'GT'],
-      ['EXPIRE', 'k', '50', 'GT'],
-      ['EXPIRE', 'k', '500', 'LT'],
-      ['EXPIRE', 'k', '10', 'lt'],
-      ['EXPIRE', 'k', '10', 'NX', 'XX'],
-      ['EXPIRE', 'k', '10', 'GT', 'LT'],
-      ['EXPIRE', 'k', '10', 'NX', 'GT'],
-      ['EXPIRE', 'k', '10', 'BOGUS'],
-      ['EXPIRE', 'k', 'ten'],
-      ['EXPIRE', 'k', '10.5'],
-      ['EXPIRE', 'k', '9223372036854775807'],
-      ['PEXPIRE', 'k', '9223372036854775807'],
-      ['EXPIREAT', 'k', '-9223372036854775808'],
-      ['EXPIRE', 'nokey', '10'],
-      ['EXPIRE', 'nokey', '10', 'BOGUS'],
-      ['EXPIRE', 'k'],
-      ['PEXPIRE', 'k', '0'],
-      ['EXISTS', 'k'],
-      ['SET', 'k', 'v'],
-      ['EXPIREAT', 'k', '1'],
-      ['GET', 'k'],
-      ['SET', 'k', 'v'],
-      ['PEXPIREAT', 'k', '1'],
-      ['EXISTS', 'k'],
-      ['SET', 'k', 'v'],
-      ['EXPIRE', 'k', '-1'],
-      ['EXISTS', 'k'],
-    ],
+    steps: cli`
+      SET k v
+      EXPIRE k 100 XX
+      EXPIRE k 100 GT
+      EXPIRE k 100 LT
+      TTL k  => positive
+      EXPIRE k 200 NX
+      EXPIRE k 200 GT
+      EXPIRE k 50 GT
+      EXPIRE k 500 LT
+      EXPIRE k 10 lt
+      EXPIRE k 10 NX XX
+      EXPIRE k 10 GT LT
+      EXPIRE k 10 NX GT
+      EXPIRE k 10 BOGUS
+      EXPIRE k ten
+      EXPIRE k 10.5
+      EXPIRE k 9223372036854775807
+      PEXPIRE k 9223372036854775807
+      EXPIREAT k -9223372036854775808
+      EXPIRE nokey 10
+      EXPIRE nokey 10 BOGUS
+      EXPIRE k
+      PEXPIRE k 0
+      EXISTS k
+      SET k v
+      EXPIREAT k 1
+      GET k
+      SET k v
+      PEXPIREAT k 1
+      EXISTS k
+      SET k v
+      EXPIRE k -1
+      EXISTS k
+    `,
   },
   {
     name: 'TTL, PTTL, EXPIRETIME, PEXPIRETIME, PERSIST',
-    steps: [
-      ['TTL', 'nokey'],
-      ['PTTL', 'nokey'],
-      ['EXPIRETIME', 'nokey'],
-      ['PEXPIRETIME', 'nokey'],
-      ['SET', 'k', 'v'],
-      ['TTL', 'k'],
-      ['PTTL', 'k'],
-      ['EXPIRETIME', 'k'],
-      ['PEXPIRETIME', 'k'],
-      ['PERSIST', 'k'],
-      ['PERSIST', 'nokey'],
-      ['EXPIREAT', 'k', '4000000000'],
-      ['EXPIRETIME', 'k'],
-      ['PEXPIRETIME', 'k'],
-      ['PEXPIREAT', 'k', '4000000000123'],
-      ['EXPIRETIME', 'k'],
-      ['PEXPIRETIME', 'k'],
-      ['EXPIRE', 'k', '100'],
-      ['TTL', 'k'],
-      { argv: ['PTTL', 'k'], mask: 'positive' },
-      ['PERSIST', 'k'],
-      ['TTL', 'k'],
-    ],
+    steps: cli`
+      TTL nokey
+      PTTL nokey
+      EXPIRETIME nokey
+      PEXPIRETIME nokey
+      SET k v
+      TTL k
+      PTTL k
+      EXPIRETIME k
+      PEXPIRETIME k
+      PERSIST k
+      PERSIST nokey
+      EXPIREAT k 4000000000
+      EXPIRETIME k
+      PEXPIRETIME k
+      PEXPIREAT k 4000000000123
+      EXPIRETIME k
+      PEXPIRETIME k
+      EXPIRE k 100
+      TTL k
+      PTTL k  => positive
+      PERSIST k
+      TTL k
+    `,
   },
   {
     name: 'lazy expiry: a key past its PX is gone for every command',
-    steps: [
-      ['SET', 'k', 'v', 'PX', '1'],
-      ['HSET', 'h', 'f', 'v'],
-      ['PEXPIRE', 'h', '1'],
-      { sleepMs: 15 },
-      ['GET', 'k'],
-      ['EXISTS', 'k', 'h'],
-      ['TYPE', 'h'],
-      ['TTL', 'k'],
-      ['HGET', 'h', 'f'],
-      ['KEYS', '*'],
-      ['RENAME', 'k', 'x'],
-    ],
+    steps: cli`
+      SET k v PX 1
+      HSET h f v
+      PEXPIRE h 1
+      @sleep 15
+      GET k
+      EXISTS k h
+      TYPE h
+      TTL k
+      HGET h f
+      KEYS *
+      RENAME k x
+    `,
   },
   {
     name: 'RANDOMKEY (the key itself is random: masked)',
-    steps: [
-      ['RANDOMKEY'],
-      ['SET', 'only', '1'],
-      ['RANDOMKEY'],
-      ['SET', 'two', '2'],
-      { argv: ['RANDOMKEY'], mask: 'typeOnly' },
-    ],
+    steps: cli`
+      RANDOMKEY
+      SET only 1
+      RANDOMKEY
+      SET two 2
+      RANDOMKEY  => typeOnly
+    `,
   },
   {
     name: 'arity errors of keyspace commands',
-    steps: [['DEL'], ['EXISTS'], ['KEYS'], ['KEYS', 'a', 'b'], ['SCAN'], ['RENAME', 'a'], ['DBSIZE', 'x'], ['TTL'], ['PERSIST'], ['RANDOMKEY', 'x']],
+    steps: cli`
+      DEL
+      EXISTS
+      KEYS
+      KEYS a b
+      SCAN
+      RENAME a
+      DBSIZE x
+      TTL
+      PERSIST
+      RANDOMKEY x
+    `,
   },
 ];
 

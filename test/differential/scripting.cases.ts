@@ -2,6 +2,7 @@
 // for byte with redis-server 7.0. Where sluice deliberately differs (it has no Lua engine:
 // EVAL with a body, SCRIPT LOAD, FUNCTION LOAD of valid metadata, the engines of FUNCTION
 // STATS) the cases below stop short of those steps; test/commands/scripting.test.ts covers them.
+import { cli } from './cli.js';
 import type { DiffCase } from './case-types.js';
 import type { Normaliser } from './normalize.js';
 
@@ -14,83 +15,83 @@ const statsShape: Normaliser = (frame) => {
 export const cases: DiffCase[] = [
   {
     name: 'FUNCTION FLUSH / LIST / DUMP / RESTORE / DELETE / KILL / HELP with no libraries',
-    steps: [
-      ['FUNCTION', 'FLUSH'],
-      ['FUNCTION', 'FLUSH', 'ASYNC'],
-      ['FUNCTION', 'flush', 'sync'],
-      ['FUNCTION', 'FLUSH', 'BAD'],
-      ['FUNCTION', 'FLUSH', 'SYNC', 'x'],
-      ['FUNCTION', 'LIST'],
-      ['FUNCTION', 'LIST', 'WITHCODE'],
-      ['FUNCTION', 'LIST', 'LIBRARYNAME', 'lib*', 'WITHCODE'],
-      ['FUNCTION', 'LIST', 'LIBRARYNAME'],
-      ['FUNCTION', 'LIST', 'WITHCODE', 'WITHCODE'],
-      ['FUNCTION', 'LIST', 'BAD'],
-      ['FUNCTION', 'DUMP'],
-      ['FUNCTION', 'DUMP', 'x'],
-      ['FUNCTION', 'RESTORE', 'bad payload'],
-      ['FUNCTION', 'RESTORE', '\x0a\x00\x5d\x9b\x5c\x40\x0f\x7f\xa2\xda'.replace(/\x5d/, '\x5e')],
-      ['FUNCTION', 'RESTORE', 'x', 'BADPOLICY'],
-      ['FUNCTION', 'RESTORE', 'x', 'FLUSH', 'extra'],
-      ['FUNCTION', 'RESTORE'],
-      ['FUNCTION', 'DELETE', 'lib'],
-      ['FUNCTION', 'DELETE'],
-      ['FUNCTION', 'KILL'],
-      ['FUNCTION', 'HELP'],
-      ['FUNCTION', 'NOSUCH'],
-      ['FUNCTION'],
-      { argv: ['FUNCTION', 'STATS'], mask: statsShape },
-      ['FUNCTION', 'STATS', 'x'],
-    ],
+    steps: cli`
+      FUNCTION FLUSH
+      FUNCTION FLUSH ASYNC
+      FUNCTION flush sync
+      FUNCTION FLUSH BAD
+      FUNCTION FLUSH SYNC x
+      FUNCTION LIST
+      FUNCTION LIST WITHCODE
+      FUNCTION LIST LIBRARYNAME lib* WITHCODE
+      FUNCTION LIST LIBRARYNAME
+      FUNCTION LIST WITHCODE WITHCODE
+      FUNCTION LIST BAD
+      FUNCTION DUMP
+      FUNCTION DUMP x
+      FUNCTION RESTORE "bad payload"
+      FUNCTION RESTORE ${'\x0a\x00\x5d\x9b\x5c\x40\x0f\x7f\xa2\xda'.replace(/\x5d/, '\x5e')}
+      FUNCTION RESTORE x BADPOLICY
+      FUNCTION RESTORE x FLUSH extra
+      FUNCTION RESTORE
+      FUNCTION DELETE lib
+      FUNCTION DELETE
+      FUNCTION KILL
+      FUNCTION HELP
+      FUNCTION NOSUCH
+      FUNCTION
+      FUNCTION STATS  => ${statsShape}
+      FUNCTION STATS x
+    `,
   },
   {
     name: 'FUNCTION LOAD: option and metadata errors',
-    steps: [
-      ['FUNCTION', 'LOAD'],
-      ['FUNCTION', 'LOAD', 'BAD', 'code'],
-      ['FUNCTION', 'LOAD', 'REPLACE'],
-      ['FUNCTION', 'LOAD', 'return 1'],
-      ['FUNCTION', 'LOAD', '#!lua name=x'],
-      ['FUNCTION', 'LOAD', '#!lua\nreturn 1'],
-      ['FUNCTION', 'LOAD', '#!lua name=a name=b\nreturn 1'],
-      ['FUNCTION', 'LOAD', '#!lua foo=bar\nreturn 1'],
-      ['FUNCTION', 'LOAD', '#!lua name=bad-name\nreturn 1'],
-      ['FUNCTION', 'LOAD', 'REPLACE', '#!nosuch name=lib\nreturn 1'],
-    ],
+    steps: cli`
+      FUNCTION LOAD
+      FUNCTION LOAD BAD code
+      FUNCTION LOAD REPLACE
+      FUNCTION LOAD "return 1"
+      FUNCTION LOAD "#!lua name=x"
+      FUNCTION LOAD ${'#!lua\nreturn 1'}
+      FUNCTION LOAD ${'#!lua name=a name=b\nreturn 1'}
+      FUNCTION LOAD ${'#!lua foo=bar\nreturn 1'}
+      FUNCTION LOAD ${'#!lua name=bad-name\nreturn 1'}
+      FUNCTION LOAD REPLACE ${'#!nosuch name=lib\nreturn 1'}
+    `,
   },
   {
     name: 'EVALSHA / FCALL of scripts and functions that do not exist, numkeys errors',
-    steps: [
-      ['EVALSHA', 'abc', '0'],
-      ['EVALSHA', 'a'.repeat(40), '0'],
-      ['EVALSHA', 'a'.repeat(40), '2', 'k'],
-      ['EVALSHA', 'a'.repeat(40), '-1'],
-      ['EVALSHA', 'a'.repeat(40), 'x'],
-      ['EVALSHA', 'abc', 'x'],
-      ['EVALSHA_RO', 'a'.repeat(40), '1', 'k'],
-      ['FCALL', 'f', '0'],
-      ['FCALL', 'f', 'x'],
-      ['FCALL_RO', 'f', '1', 'k', 'arg'],
-      ['EVAL', 'return 1', '2', 'k'],
-      ['EVAL', 'return 1', '-1'],
-      ['EVAL', 'return 1', 'x'],
-      ['EVAL_RO', 'return 1', '5'],
-      ['EVAL', 'return 1'],
-      ['FCALL', 'f'],
-    ],
+    steps: cli`
+      EVALSHA abc 0
+      EVALSHA ${'a'.repeat(40)} 0
+      EVALSHA ${'a'.repeat(40)} 2 k
+      EVALSHA ${'a'.repeat(40)} -1
+      EVALSHA ${'a'.repeat(40)} x
+      EVALSHA abc x
+      EVALSHA_RO ${'a'.repeat(40)} 1 k
+      FCALL f 0
+      FCALL f x
+      FCALL_RO f 1 k arg
+      EVAL "return 1" 2 k
+      EVAL "return 1" -1
+      EVAL "return 1" x
+      EVAL_RO "return 1" 5
+      EVAL "return 1"
+      FCALL f
+    `,
   },
   {
     name: 'SCRIPT EXISTS / FLUSH / KILL / HELP with an empty script cache',
-    steps: [
-      ['SCRIPT', 'EXISTS', 'a', 'b'],
-      ['SCRIPT', 'EXISTS'],
-      ['SCRIPT', 'FLUSH'],
-      ['SCRIPT', 'FLUSH', 'ASYNC'],
-      ['SCRIPT', 'FLUSH', 'BAD'],
-      ['SCRIPT', 'KILL'],
-      ['SCRIPT', 'HELP'],
-      ['SCRIPT', 'NOSUCH'],
-    ],
+    steps: cli`
+      SCRIPT EXISTS a b
+      SCRIPT EXISTS
+      SCRIPT FLUSH
+      SCRIPT FLUSH ASYNC
+      SCRIPT FLUSH BAD
+      SCRIPT KILL
+      SCRIPT HELP
+      SCRIPT NOSUCH
+    `,
   },
   {
     name: 'COMMAND INFO of the scripting commands',
@@ -105,9 +106,9 @@ export const cases: DiffCase[] = [
   },
   {
     name: 'COMMAND GETKEYS of EVAL and FCALL',
-    steps: [
-      ['COMMAND', 'GETKEYS', 'EVAL', 'return 1', '2', 'a', 'b', 'c'],
-      ['COMMAND', 'GETKEYS', 'FCALL', 'f', '1', 'a', 'b'],
-    ],
+    steps: cli`
+      COMMAND GETKEYS EVAL "return 1" 2 a b c
+      COMMAND GETKEYS FCALL f 1 a b
+    `,
   },
 ];
