@@ -31,10 +31,6 @@ export function formatId(id: StreamId): string {
   return `${id.ms}-${id.seq}`;
 }
 
-/** The id as a bulk-string reply. */
-export function idReply(id: StreamId): string {
-  return formatId(id);
-}
 
 /** The next id, or undefined after MAX_ID (streamIncrID's C_ERR). */
 export function incrementId(id: StreamId): StreamId | undefined {

@@ -1,6 +1,6 @@
 import {
   BooleanReply, DoubleReply, ErrorReply, MapReply, NULL_ARRAY, PushReply,
-  type Reply, SetReply, SimpleString, VerbatimReply,
+  type Reply, SetReply, SimpleString, StreamIdReply, VerbatimReply,
 } from './reply.js';
 
 export type Protocol = 2 | 3;
@@ -37,6 +37,7 @@ const HEADER_ROOM = 24;
 /** take() drops the arena when less than this is left in it. */
 const RELEASE_BELOW = 1024;
 const EMPTY = Buffer.alloc(0);
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 
 /**
  * Serialises replies into RESP, straight into a Buffer arena (no intermediate strings or
@@ -95,9 +96,7 @@ export class Encoder {
       buf[this.pos++] = 48 + n;
       return;
     }
-    let count = 1;
-    for (let t = n; t >= 10; t = Math.floor(t / 10)) count++;
-    let p = this.pos + count;
+    let p = this.pos + Encoder.digitCount(n);
     this.pos = p;
     while (n >= 10) {
       const q = Math.floor(n / 10);
@@ -105,6 +104,29 @@ export class Encoder {
       n = q;
     }
     buf[--p] = 48 + n;
+  }
+
+  /** Decimal digits of a non-negative safe integer. */
+  private static digitCount(n: number): number {
+    let count = 1;
+    for (let t = n; t >= 10; t = Math.floor(t / 10)) count++;
+    return count;
+  }
+
+  /** A stream id as the bulk string "ms-seq", its digits written from numbers. */
+  private streamId(ms: bigint, seq: bigint): void {
+    if (ms > MAX_SAFE || seq > MAX_SAFE) {
+      this.bulkText(`${ms}-${seq}`);
+      return;
+    }
+    const m = Number(ms);
+    const s = Number(seq);
+    this.header(36, Encoder.digitCount(m) + 1 + Encoder.digitCount(s));
+    this.ensure(2 * HEADER_ROOM);
+    this.digits(m);
+    this.buf[this.pos++] = 45;
+    this.digits(s);
+    this.crlf();
   }
 
   /** Type byte, decimal integer, CRLF: aggregate and bulk headers, integers. */
@@ -205,6 +227,8 @@ export class Encoder {
       this.bulkText(r);
     } else if (Buffer.isBuffer(r)) {
       this.bulk(r);
+    } else if (r instanceof StreamIdReply) {
+      this.streamId(r.ms, r.seq);
     } else if (typeof r === 'number' || typeof r === 'bigint') {
       this.integer(r);
     } else if (r === null) {
