@@ -131,6 +131,8 @@ export class SocketConnection {
 
   /** Runs every complete request buffered, in order, then writes their replies. */
   private run(): void {
+    // Read once per batch, not per command (it parses config): CONFIG SET applies from the next.
+    const stallAt = this.stallAt();
     while (!this.stopped && !this.busy && !this.awaitingDrain) {
       let argv: Buffer[] | null;
       try {
@@ -165,11 +167,11 @@ export class SocketConnection {
       }
       this.append(reply, this.instance.dirty !== dirty);
       if (this.client.closeAfterReply) this.stopped = true;
-      if (this.outputBacklog() > this.stallAt()) {
+      if (this.outputBacklog() > stallAt) {
         // A pipeline whose replies pile up (big GETs, XRANGEs) is run no further until the
         // client has read them: what sits unsent stays bounded however many requests came in.
         this.flush();
-        if (!this.busy && this.socket.writableLength > this.stallAt()) {
+        if (!this.busy && this.socket.writableLength > stallAt) {
           this.awaitingDrain = true;
           return;
         }

@@ -131,7 +131,7 @@ export class Instance {
       client.multi.push(argv);
       return QUEUED;
     }
-    if (spec.flags.includes('write') && this.persistence !== null) {
+    if (this.persistence !== null && spec.flags.includes('write')) {
       const err = this.persistence.writeError();
       if (err !== null) return this.reject(fullName, err);
     }
