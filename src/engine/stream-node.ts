@@ -20,7 +20,10 @@ import { type StreamId, UINT64_MAX } from './stream-id.js';
 export const FLAG_DELETED = 1;
 export const FLAG_SAME_FIELDS = 2;
 
-const TWO_POW_53 = 2 ** 53;
+/** As a BigInt: comparing a BigInt with a Number is a slow runtime call, BigInt with BigInt is not. */
+const TWO_POW_53 = 2n ** 53n;
+/** Values up to this size are copied byte by byte: a native Buffer.copy costs more. */
+const SHORT_COPY = 32;
 
 // --- varints -----------------------------------------------------------------------------------
 
@@ -126,6 +129,15 @@ function canonicalInt(b: Buffer): number {
   return n;
 }
 
+/** a.equals(b), in JS for short field names: the native call costs more than the loop. */
+function sameBytes(a: Buffer, b: Buffer): boolean {
+  const len = a.length;
+  if (len !== b.length) return false;
+  if (len > SHORT_COPY) return a.equals(b);
+  for (let i = 0; i < len; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
 function valueSize(b: Buffer): number {
   const n = canonicalInt(b);
   if (n >= 0) return varintSize(n * 2 + 1);
@@ -135,9 +147,11 @@ function valueSize(b: Buffer): number {
 function writeValue(buf: Buffer, pos: number, b: Buffer): number {
   const n = canonicalInt(b);
   if (n >= 0) return writeVarint(buf, pos, n * 2 + 1);
-  pos = writeVarint(buf, pos, b.length * 2);
-  b.copy(buf, pos);
-  return pos + b.length;
+  const len = b.length;
+  pos = writeVarint(buf, pos, len * 2);
+  if (len > SHORT_COPY) return pos + b.copy(buf, pos);
+  for (let i = 0; i < len; i++) buf[pos++] = b[i]!;
+  return pos;
 }
 
 // --- Redis listpack size accounting ------------------------------------------------------------
@@ -275,11 +289,15 @@ export class StreamNode {
     const names = this.fieldNames();
     const pairs = fields.length / 2;
     let same = pairs === names.length;
-    for (let i = 0; same && i < pairs; i++) same = names[i]!.equals(fields[i * 2]!);
+    for (let i = 0; same && i < pairs; i++) same = sameBytes(names[i]!, fields[i * 2]!);
     const msDelta = id.ms - this.masterMs;
     const seqPart = msDelta === 0n ? id.seq - this.masterSeq : id.seq;
+    // Each delta becomes a Number once (-1 past 2^53): BigInt to Number is a runtime call.
+    const msNum = msDelta < TWO_POW_53 ? Number(msDelta) : -1;
+    const seqNum = seqPart < TWO_POW_53 ? Number(seqPart) : -1;
 
-    let size = 1 + bigVarintSize(msDelta) + bigVarintSize(seqPart);
+    let size = 1 + (msNum >= 0 ? varintSize(msNum) : bigVarintSize(msDelta));
+    size += seqNum >= 0 ? varintSize(seqNum) : bigVarintSize(seqPart);
     if (!same) size += varintSize(pairs);
     for (let i = 0; i < fields.length; i += 2) {
       if (!same) size += valueSize(fields[i]!);
@@ -290,8 +308,8 @@ export class StreamNode {
     const buf = this.buf;
     let pos = this.used;
     buf[pos++] = same ? FLAG_SAME_FIELDS : 0;
-    pos = writeBigVarint(buf, pos, msDelta);
-    pos = writeBigVarint(buf, pos, seqPart);
+    pos = msNum >= 0 ? writeVarint(buf, pos, msNum) : writeBigVarint(buf, pos, msDelta);
+    pos = seqNum >= 0 ? writeVarint(buf, pos, seqNum) : writeBigVarint(buf, pos, seqPart);
     if (!same) pos = writeVarint(buf, pos, pairs);
     for (let i = 0; i < fields.length; i += 2) {
       if (!same) pos = writeValue(buf, pos, fields[i]!);
@@ -303,7 +321,9 @@ export class StreamNode {
     this.lastSeq = id.seq;
 
     // Listpack: flags, ms-diff, seq-diff, [num-fields, fields], values, lp-count.
-    let lp = lpIntSize(same ? FLAG_SAME_FIELDS : 0) + lpIntSize(asInt64(msDelta)) + lpIntSize(asInt64(id.seq - this.masterSeq));
+    const lpMs = msNum >= 0 ? msNum : asInt64(msDelta);
+    const lpSeq = msDelta === 0n && seqNum >= 0 ? seqNum : asInt64(id.seq - this.masterSeq);
+    let lp = lpIntSize(same ? FLAG_SAME_FIELDS : 0) + lpIntSize(lpMs) + lpIntSize(lpSeq);
     if (!same) lp += lpIntSize(pairs);
     for (let i = 0; i < fields.length; i += 2) {
       if (!same) lp += lpStringSize(fields[i]!);

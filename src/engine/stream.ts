@@ -154,7 +154,7 @@ export class Stream implements TypedValue {
     node.append(id, fields);
     this.length++;
     this.lastId = id;
-    this.entriesAdded++;
+    this.entriesAdded += 1n; // not ++: a BigInt increment is a runtime call in optimised code
   }
 
   /**

@@ -50,6 +50,10 @@ export class Encoder {
   private pos = 0;
   /** Start of the bytes not yet handed out by take(). */
   private mark = 0;
+  /** The ms of the last stream id written (safe integers only) and its decimal digits. */
+  private idMs = -1n;
+  private readonly idMsDigits = new Uint8Array(16);
+  private idMsLength = 0;
 
   constructor(private readonly protocol: Protocol) {}
 
@@ -119,14 +123,34 @@ export class Encoder {
       this.bulkText(`${ms}-${seq}`);
       return;
     }
-    const m = Number(ms);
+    // Consecutive ids mostly share their ms (a batch of XADDs, an XRANGE): its digits are
+    // kept, saving the BigInt to Number conversion (a runtime call) and the divisions.
+    if (ms !== this.idMs) this.rememberIdMs(ms);
+    const msLength = this.idMsLength;
     const s = Number(seq);
-    this.header(36, Encoder.digitCount(m) + 1 + Encoder.digitCount(s));
+    this.header(36, msLength + 1 + Encoder.digitCount(s));
     this.ensure(2 * HEADER_ROOM);
-    this.digits(m);
-    this.buf[this.pos++] = 45;
+    const buf = this.buf;
+    const msDigits = this.idMsDigits;
+    let p = this.pos;
+    for (let i = 0; i < msLength; i++) buf[p++] = msDigits[i]!;
+    buf[p++] = 45;
+    this.pos = p;
     this.digits(s);
     this.crlf();
+  }
+
+  private rememberIdMs(ms: bigint): void {
+    let n = Number(ms);
+    let length = Encoder.digitCount(n);
+    this.idMsLength = length;
+    this.idMs = ms;
+    const msDigits = this.idMsDigits;
+    while (length > 0) {
+      const q = Math.floor(n / 10);
+      msDigits[--length] = 48 + (n - q * 10);
+      n = q;
+    }
   }
 
   /** Type byte, decimal integer, CRLF: aggregate and bulk headers, integers. */

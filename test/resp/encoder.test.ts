@@ -140,4 +140,10 @@ test('a stream id is the bulk string "ms-seq", beyond 2^53 too', () => {
   const e = new Encoder(2);
   e.write(['x', new StreamIdReply(1n, 2n)]);
   assert.equal(e.take().toString('latin1'), '*2\r\n$1\r\nx\r\n$3\r\n1-2\r\n');
+  // One encoder, ids in sequence: the same ms again, another one, one past 2^53, back.
+  const sequence: Array<[bigint, bigint]> = [[1764732932000n, 0n], [1764732932000n, 1n], [99n, 7n], [1764732932000n, 2n],
+    [2n ** 60n, 3n], [1764732932000n, 3n], [0n, 0n], [10n, 10n]];
+  for (const [ms, seq] of sequence) e.write(new StreamIdReply(ms, seq));
+  const expected = sequence.map(([ms, seq]) => `${ms}-${seq}`).map((t) => `$${t.length}\r\n${t}\r\n`).join('');
+  assert.equal(e.take().toString('latin1'), expected);
 });
