@@ -10,6 +10,7 @@ import { diskError, isWriteCommand } from '../persist/refused-write.js';
 import { DurableBatch } from './durable-batch.js';
 import { buffersDropped } from './memory-release.js';
 import { OutputLimit } from './output-limit.js';
+import { flushAtTurnEnd } from './turn-flush.js';
 
 /** Pause reading from a client whose unsent replies exceed this (its socket buffer is full). */
 const OUTPUT_HIGH_WATER = 1 << 20;
@@ -41,6 +42,8 @@ export class SocketConnection {
   /** No more commands are run: QUIT, a protocol error, or the connection is going away. */
   private stopped = false;
   private closed = false;
+  /** A flush is queued for the end of this event-loop turn (see turn-flush.ts). */
+  private flushQueued = false;
   private readonly onCloseHooks: Array<() => void> = [];
 
   constructor(
@@ -63,6 +66,9 @@ export class SocketConnection {
     });
     socket.setNoDelay(true);
     socket.on('data', (chunk: Buffer) => this.onData(chunk));
+    // The peer's FIN: replies to what it sent before are written now, before Node ends the
+    // socket (a flush queued for the end of the turn would come too late).
+    socket.prependListener('end', () => this.flushTurn());
     socket.on('error', () => this.destroy());
     socket.on('close', () => this.cleanup());
     socket.on('drain', () => {
@@ -177,7 +183,17 @@ export class SocketConnection {
         }
       }
     }
-    this.flush();
+    if (!this.flushQueued) {
+      this.flushQueued = true;
+      flushAtTurnEnd(this);
+    }
+  }
+
+  /** Writes what this turn's commands replied (called once the turn's reads are done). */
+  flushTurn(): void {
+    if (!this.flushQueued) return;
+    this.flushQueued = false;
+    this.guarded(() => this.flush());
   }
 
   /** Unsent output past which a pipeline waits: above any client-output-buffer-limit set. */
