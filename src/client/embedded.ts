@@ -1,4 +1,5 @@
 // The in-process database: the same command table as the server, no sockets.
+import { Buffer } from 'node:buffer';
 import { allCommands } from '../commands/index.js';
 import type { ClientState } from '../commands/client-state.js';
 import { Instance, type InstanceOptions } from '../commands/instance.js';

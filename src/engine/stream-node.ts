@@ -15,6 +15,7 @@
 // Besides the real bytes, a node tracks `lpBytes()`: the size Redis's listpack would have for
 // the same entries. Node boundaries are decided on it (Redis's rule), so "~" trimming removes
 // exactly the entries Redis would.
+import { Buffer } from 'node:buffer';
 import { type StreamId, UINT64_MAX } from './stream-id.js';
 
 export const FLAG_DELETED = 1;

@@ -1,3 +1,4 @@
+import { Buffer } from 'node:buffer';
 import {
   BooleanReply, DoubleReply, ErrorReply, MapReply, NULL_ARRAY, PushReply,
   type Reply, SetReply, SimpleString, StreamIdReply, VerbatimReply,

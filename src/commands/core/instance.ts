@@ -1,6 +1,7 @@
 // One sluice database instance: the keyspace, the command table, connected clients, config,
 // statistics, blocked clients, WATCHes and the propagation of effects to the persistence
 // layer. The TCP server and the embedded client are both thin transports over execute().
+import { Buffer } from 'node:buffer';
 import { performance } from 'node:perf_hooks';
 import { Keyspace } from '../../engine/keyspace.js';
 import { CommandError, ErrorReply, Errors, QUEUED, type Reply } from '../../resp/reply.js';

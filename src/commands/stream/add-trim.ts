@@ -1,6 +1,7 @@
 // The stream write commands without consumer groups: XADD, XTRIM, XDEL, XSETID. Argument
 // parsing, checks and their order follow Redis 7.0's t_stream.c, so the same invalid input
 // gets the same error.
+import { Buffer } from 'node:buffer';
 import { keyOf } from '../../engine/keyspace.js';
 import { autoIid, IdmpState } from '../../engine/idmp.js';
 import { dropReferences, isReferenced, livePendingIds, policyKeyword, type RefPolicy } from '../../engine/ref-policy.js';
