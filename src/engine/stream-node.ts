@@ -23,6 +23,11 @@ export const FLAG_SAME_FIELDS = 2;
 
 /** As a BigInt: comparing a BigInt with a Number is a slow runtime call, BigInt with BigInt is not. */
 const TWO_POW_53 = 2n ** 53n;
+/**
+ * BigInt(n) of the small deltas most entry headers hold: BigInt(number) is a runtime call
+ * (~30 ns), reading them from this table is not.
+ */
+const SMALL_BIGINTS: readonly bigint[] = Array.from({ length: 1024 }, (_, i) => BigInt(i));
 /** Values up to this size are copied byte by byte: a native Buffer.copy costs more. */
 const SHORT_COPY = 32;
 
@@ -91,7 +96,10 @@ export class Reader {
     const buf = this.buf;
     let len = 1;
     while (buf[start + len - 1]! >= 128) len++;
-    if (len <= 7) return BigInt(this.varint());
+    if (len <= 7) {
+      const n = this.varint();
+      return n < SMALL_BIGINTS.length ? SMALL_BIGINTS[n]! : BigInt(n);
+    }
     let result = 0n;
     for (let i = len - 1; i >= 0; i--) result = (result << 7n) | BigInt(buf[start + i]! & 127);
     this.pos = start + len;
@@ -367,7 +375,7 @@ export class StreamNode {
     out.flags = this.buf[r.pos++]!;
     const msDelta = r.bigVarint();
     const seqPart = r.bigVarint();
-    out.ms = this.masterMs + msDelta;
+    out.ms = msDelta === 0n ? this.masterMs : this.masterMs + msDelta;
     out.seq = msDelta === 0n ? this.masterSeq + seqPart : seqPart;
   }
 
@@ -378,17 +386,25 @@ export class StreamNode {
     for (let i = 0; i < values; i++) r.skipValue();
   }
 
-  /** Reads the body of an entry whose header was just read, as flat field/value Buffers. */
-  readBody(r: Reader, flags: number): Buffer[] {
+  /**
+   * Reads the body of an entry whose header was just read, as flat field/value Buffers.
+   * `masterNames` are the node's master field names when the caller has them already.
+   */
+  readBody(r: Reader, flags: number, masterNames?: Buffer[]): Buffer[] {
     const out: Buffer[] = [];
     if (flags & FLAG_SAME_FIELDS) {
-      const names = this.masterFields ?? this.readMasterNames();
+      const names = masterNames ?? this.masterNames();
       for (let i = 0; i < names.length; i++) out.push(names[i]!, r.value());
     } else {
       const pairs = r.varint();
       for (let i = 0; i < pairs * 2; i++) out.push(r.value());
     }
     return out;
+  }
+
+  /** The master field names: the tail's cached ones, else views read from the buffer. */
+  masterNames(): Buffer[] {
+    return this.masterFields ?? this.readMasterNames();
   }
 
   /** Master field names as views into the buffer (not cached: sealed nodes stay lean). */
@@ -444,6 +460,8 @@ export class NodeCursor implements EntryHeader {
   private bodyPending = false;
   /** Backward: every entry's offset, walked from the end. */
   private readonly offsets: number[] | null;
+  /** The node's master field names, once an entry needed them. */
+  private names: Buffer[] | undefined = undefined;
   private k: number;
 
   constructor(
@@ -478,7 +496,9 @@ export class NodeCursor implements EntryHeader {
   /** The current entry's flat field/value Buffers (views into the node). */
   fields(): Buffer[] {
     this.bodyPending = false;
-    return this.node.readBody(this.r, this.flags);
+    // A sealed node's names are read once per cursor, not once per entry.
+    if (this.flags & FLAG_SAME_FIELDS) this.names ??= this.node.masterNames();
+    return this.node.readBody(this.r, this.flags, this.names);
   }
 
   /** Marks the current entry deleted; false if it already was. */
