@@ -284,7 +284,9 @@ export class Stream implements TypedValue {
         const node = this.nodes[i]!;
         if (lessThan(end.ms, end.seq, node.masterId)) break;
         if (lessThan(node.lastMs, node.lastSeq, start) || node.live === 0) continue;
-        if (collect(new NodeCursor(node), start, end, count, out)) return out;
+        const c = new NodeCursor(node);
+        c.skipBelow(start);
+        if (collect(c, start, end, count, out)) return out;
       }
       return out;
     }
