@@ -1,5 +1,5 @@
 // One client connection: parses requests, runs them in order through the Instance, and writes
-// the replies of everything one read produced with a single socket.write.
+// the replies of everything one event-loop turn produced with a single socket.write.
 import { Buffer } from 'node:buffer';
 import type { Socket } from 'node:net';
 import type { ClientState } from '../commands/client-state.js';
