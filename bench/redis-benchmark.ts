@@ -1,16 +1,17 @@
 // redis-benchmark against `sluice server` and redis-server side by side:
 //   node dist/bench/redis-benchmark.js [--requests 100000] [--clients 50]
-//     [--tests ping_inline,ping_mbulk,set,get] [--rounds 1] [--command 'XADD s * f v']
+//     [--tests ping_inline,ping_mbulk,set,get] [--rounds 3] [--command 'XADD s * f v']
+//     [--pipelines 1,16] [--seed 0]
+// --seed N first adds N entries to the stream "s" on both servers (for XRANGE s - + COUNT 100).
 // --command runs one custom command line instead of the -t tests (redis-benchmark's own
 // "command mode"; `*` is passed through literally), e.g. the stream benchmark of XADD.
-// Runs each test (without and with -P 16) on both servers, alternating, and prints the requests
-// per second with the sluice/redis ratio, and the server CPU time per request (from
+// Runs each test (without and with -P 16) on both servers, alternating, and prints the median
+// requests per second with the sluice/redis ratio, and the median server CPU time per request (from
 // /proc/PID/stat: on a busy machine requests/s swing with the scheduler, CPU per request does
 // not). Both servers run without persistence.
-import { readFileSync } from 'node:fs';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { startRedis, startSluice } from './servers.js';
+import { cpuSeconds, median, startRedis, startSluice } from './servers.js';
 
 const run = promisify(execFile);
 
@@ -22,20 +23,10 @@ function arg(name: string, fallback: string): string {
 const requests = arg('requests', '100000');
 const clients = arg('clients', '50');
 const tests = arg('tests', 'ping_inline,ping_mbulk,set,get').split(',');
-const rounds = Number(arg('rounds', '1'));
+const rounds = Number(arg('rounds', '3'));
+const pipelines = arg('pipelines', '1,16').split(',').map(Number);
 const customCommand = arg('command', '');
-
-/** CPU time (user + system) a process has used, in seconds; NaN where /proc is unavailable. */
-function cpuSeconds(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    // utime and stime are fields 14 and 15 of stat, in clock ticks (100 per second on Linux).
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return NaN;
-  }
-}
+const seedEntries = Number(arg('seed', '0'));
 
 interface Result {
   rps: number;
@@ -62,29 +53,32 @@ async function main(): Promise<void> {
   const sluice = await startSluice();
   const redis = await startRedis();
   try {
-    console.log(`redis-benchmark -c ${clients} -n ${requests}, best of ${rounds} round(s); cpu = server CPU µs/request`);
+    for (const server of [sluice, redis]) {
+      if (seedEntries > 0) {
+        await run('redis-benchmark', ['-p', String(server.port), '-q', '-c', '10', '-P', '16', '-n', String(seedEntries), 'XADD', 's', '*', 'field', 'value'], { maxBuffer: 16 << 20 });
+      }
+    }
+    console.log(`redis-benchmark -c ${clients} -n ${requests}, median of ${rounds} round(s); cpu = server CPU µs/request, its ratio sluice/redis`);
     console.log(
       `${'test'.padEnd(18)}${'sluice rps'.padStart(12)}${'redis rps'.padStart(12)}${'ratio'.padStart(7)}` +
         `${'sluice cpu'.padStart(12)}${'redis cpu'.padStart(11)}${'ratio'.padStart(7)}`,
     );
-    for (const pipeline of [1, 16]) {
+    for (const pipeline of pipelines) {
       for (const test of customCommand !== '' ? [customCommand] : tests) {
-        const best = { sluice: { rps: 0, cpuUs: Infinity }, redis: { rps: 0, cpuUs: Infinity } };
+        const runs = { sluice: [] as Result[], redis: [] as Result[] };
         for (let r = 0; r < rounds; r++) {
           // Alternate servers so a noisy machine affects both alike.
           for (const [name, server] of [['sluice', sluice], ['redis', redis]] as const) {
-            const result = await benchmark(server.port, server.child.pid!, test, pipeline);
-            best[name].rps = Math.max(best[name].rps, result.rps);
-            best[name].cpuUs = Math.min(best[name].cpuUs, result.cpuUs);
+            runs[name].push(await benchmark(server.port, server.child.pid!, test, pipeline));
           }
         }
-        const s = best.sluice;
-        const r = best.redis;
+        const s = { rps: median(runs.sluice.map((x) => x.rps)), cpuUs: median(runs.sluice.map((x) => x.cpuUs)) };
+        const r = { rps: median(runs.redis.map((x) => x.rps)), cpuUs: median(runs.redis.map((x) => x.cpuUs)) };
         const label = `${test.slice(0, 14)}${pipeline > 1 ? ` -P ${pipeline}` : ''}`;
         console.log(
           `${label.padEnd(18)}${s.rps.toFixed(0).padStart(12)}${r.rps.toFixed(0).padStart(12)}` +
             `${(s.rps / r.rps).toFixed(2).padStart(7)}${s.cpuUs.toFixed(2).padStart(12)}` +
-            `${r.cpuUs.toFixed(2).padStart(11)}${(r.cpuUs / s.cpuUs).toFixed(2).padStart(7)}`,
+            `${r.cpuUs.toFixed(2).padStart(11)}${(s.cpuUs / r.cpuUs).toFixed(2).padStart(7)}`,
         );
       }
     }

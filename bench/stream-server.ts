@@ -1,12 +1,14 @@
 // The consumer-group loop over the network, sluice server vs redis-server in the same run:
 //
-//   node dist/bench/stream-server.js [--entries 200000] [--consumers 4] [--count 10]
+//   node dist/bench/stream-server.js [--entries 200000] [--consumers 4] [--count 10] [--rounds 3]
 //
 // Seeds a stream with pipelined XADDs, then `consumers` clients each loop
 // XREADGROUP GROUP g cN COUNT n STREAMS s > followed by XACK of what they got, until the stream
-// is drained. Prints entries/s for the seeding and for the consume loop, and the ratios.
+// is drained. Each round starts both servers afresh (sluice first, then redis). Prints the
+// median entries/s for the seeding and for the consume loop with their ratios, and the median
+// server CPU µs per entry (utime + stime from /proc), whose ratio the scheduler does not skew.
 import { Redis } from 'ioredis';
-import { startRedis, startSluice, type StartedServer } from './servers.js';
+import { cpuSeconds, median, startRedis, startSluice, type StartedServer } from './servers.js';
 
 function arg(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);
@@ -16,60 +18,92 @@ function arg(name: string, fallback: number): number {
 const ENTRIES = arg('entries', 200_000);
 const CONSUMERS = arg('consumers', 4);
 const COUNT = arg('count', 10);
+const ROUNDS = arg('rounds', 3);
 const BATCH = 1000;
 
-async function seed(redis: Redis): Promise<number> {
+interface Phase {
+  /** Entries per second. */
+  rate: number;
+  /** Server CPU microseconds per entry. */
+  cpuUs: number;
+}
+
+/** Runs `fn` (which handles ENTRIES entries) and measures its rate and the server's CPU. */
+async function phase(pid: number, fn: () => Promise<void>): Promise<Phase> {
+  const cpuBefore = cpuSeconds(pid);
   const started = performance.now();
+  await fn();
+  const seconds = (performance.now() - started) / 1000;
+  return { rate: ENTRIES / seconds, cpuUs: ((cpuSeconds(pid) - cpuBefore) * 1e6) / ENTRIES };
+}
+
+async function seed(redis: Redis): Promise<void> {
   for (let i = 0; i < ENTRIES; i += BATCH) {
     const p = redis.pipeline();
     for (let j = i; j < Math.min(ENTRIES, i + BATCH); j++) p.xadd('orders', '*', 'order_id', String(j), 'total', String(j % 997));
     await p.exec();
   }
-  return ENTRIES / ((performance.now() - started) / 1000);
 }
 
-async function consume(port: number): Promise<number> {
+async function consume(port: number, pid: number): Promise<Phase> {
   const admin = new Redis({ port });
   await admin.xgroup('CREATE', 'orders', 'g', '0');
   const clients = Array.from({ length: CONSUMERS }, () => new Redis({ port }));
-  const started = performance.now();
+  await Promise.all(clients.map((c) => c.ping()));
   let handled = 0;
-  await Promise.all(
-    clients.map(async (c, n) => {
-      for (;;) {
-        const reply = (await c.xreadgroup('GROUP', 'g', `c${n}`, 'COUNT', COUNT, 'STREAMS', 'orders', '>')) as
-          | Array<[string, Array<[string, string[]]>]>
-          | null;
-        const entries = reply?.[0]?.[1] ?? [];
-        if (entries.length === 0) return;
-        await c.xack('orders', 'g', ...entries.map(([id]) => id));
-        handled += entries.length;
-      }
-    }),
-  );
-  const rate = handled / ((performance.now() - started) / 1000);
+  const result = await phase(pid, async () => {
+    await Promise.all(
+      clients.map(async (c, n) => {
+        for (;;) {
+          const reply = (await c.xreadgroup('GROUP', 'g', `c${n}`, 'COUNT', COUNT, 'STREAMS', 'orders', '>')) as
+            | Array<[string, Array<[string, string[]]>]>
+            | null;
+          const entries = reply?.[0]?.[1] ?? [];
+          if (entries.length === 0) return;
+          await c.xack('orders', 'g', ...entries.map(([id]) => id));
+          handled += entries.length;
+        }
+      }),
+    );
+  });
   const pending = (await admin.xpending('orders', 'g')) as [number, ...unknown[]];
   if (handled !== ENTRIES || pending[0] !== 0) throw new Error(`handled ${handled}, pending ${pending[0]}`);
   for (const c of [admin, ...clients]) c.disconnect();
-  return rate;
+  return result;
 }
 
-async function measure(server: StartedServer): Promise<{ seed: number; consume: number }> {
+async function measure(server: StartedServer): Promise<{ seed: Phase; consume: Phase }> {
   const redis = new Redis({ port: server.port });
+  const pid = server.child.pid!;
   try {
-    const seedRate = await seed(redis);
-    return { seed: seedRate, consume: await consume(server.port) };
+    await redis.ping();
+    const seeded = await phase(pid, () => seed(redis));
+    return { seed: seeded, consume: await consume(server.port, pid) };
   } finally {
     redis.disconnect();
     await server.stop();
   }
 }
 
-const sluice = await measure(await startSluice());
-const redis = await measure(await startRedis());
-const row = (label: string, s: number, r: number) =>
-  console.log(`${label.padEnd(34)}${s.toFixed(0).padStart(10)}${r.toFixed(0).padStart(10)}${(s / r).toFixed(2).padStart(7)}`);
-console.log(`${ENTRIES} entries, ${CONSUMERS} consumers, COUNT ${COUNT}`);
-console.log(`${'entries/s'.padEnd(34)}${'sluice'.padStart(10)}${'redis'.padStart(10)}${'ratio'.padStart(7)}`);
-row('XADD (pipelined 1000)', sluice.seed, redis.seed);
-row(`XREADGROUP COUNT ${COUNT} + XACK loop`, sluice.consume, redis.consume);
+const runs = { sluice: [] as Array<{ seed: Phase; consume: Phase }>, redis: [] as Array<{ seed: Phase; consume: Phase }> };
+for (let r = 0; r < ROUNDS; r++) {
+  runs.sluice.push(await measure(await startSluice()));
+  runs.redis.push(await measure(await startRedis()));
+}
+const col = (n: number, width: number, digits = 0) => n.toFixed(digits).padStart(width);
+function row(label: string, pick: (m: { seed: Phase; consume: Phase }) => Phase): void {
+  const s = { rate: median(runs.sluice.map((m) => pick(m).rate)), cpu: median(runs.sluice.map((m) => pick(m).cpuUs)) };
+  const r = { rate: median(runs.redis.map((m) => pick(m).rate)), cpu: median(runs.redis.map((m) => pick(m).cpuUs)) };
+  console.log(
+    `${label.padEnd(34)}${col(s.rate, 10)}${col(r.rate, 10)}${col(s.rate / r.rate, 7, 2)}` +
+      `${col(s.cpu, 12, 2)}${col(r.cpu, 11, 2)}${col(s.cpu / r.cpu, 7, 2)}`,
+  );
+}
+console.log(`${ENTRIES} entries, ${CONSUMERS} consumers, COUNT ${COUNT}, median of ${ROUNDS} round(s)`);
+console.log(
+  `${'entries/s'.padEnd(34)}${'sluice'.padStart(10)}${'redis'.padStart(10)}${'ratio'.padStart(7)}` +
+    `${'sluice cpu'.padStart(12)}${'redis cpu'.padStart(11)}${'ratio'.padStart(7)}`,
+);
+row('XADD (pipelined 1000)', (m) => m.seed);
+row(`XREADGROUP COUNT ${COUNT} + XACK loop`, (m) => m.consume);
+console.log('cpu = server CPU µs per entry; its ratio is sluice/redis');

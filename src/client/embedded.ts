@@ -1,4 +1,5 @@
 // The in-process database: the same command table as the server, no sockets.
+import { Buffer } from 'node:buffer';
 import { allCommands } from '../commands/index.js';
 import type { ClientState } from '../commands/client-state.js';
 import { Instance, type InstanceOptions } from '../commands/instance.js';
@@ -14,6 +15,7 @@ import {
   type Reply,
   SetReply,
   SimpleString,
+  StreamIdReply,
   VerbatimReply,
 } from '../resp/reply.js';
 
@@ -41,6 +43,7 @@ export function toValue(reply: Reply): Value {
   if (Buffer.isBuffer(reply)) return reply.toString('utf8');
   if (Array.isArray(reply)) return reply.map(toValue);
   if (reply instanceof SimpleString) return reply.value;
+  if (reply instanceof StreamIdReply) return reply.toString();
   if (reply instanceof ErrorReply) throw new ReplyError(reply.message);
   if (reply instanceof MapReply) return reply.entries.flatMap(([k, v]) => [toValue(k), toValue(v)]);
   if (reply instanceof SetReply || reply instanceof PushReply) return reply.items.map(toValue);

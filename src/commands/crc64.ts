@@ -1,6 +1,7 @@
 // Redis's CRC64 (crc64.c): the Jones polynomial, reflected, initial value 0, no final xor.
 // It checksums DUMP and FUNCTION DUMP payloads; crc64(Buffer.from('123456789')) is
 // 0xe9c6d914c4b8d9ca, the check value Redis's own test uses.
+import { Buffer } from 'node:buffer';
 
 const POLY = 0x95ac9329ac4bc9b5n; // 0xad93d23594c935a9 bit-reversed
 const MASK = (1n << 64n) - 1n;

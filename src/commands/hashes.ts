@@ -1,4 +1,5 @@
 // Hash commands (t_hash.c). Small hashes reply in insertion order, as Redis's listpack does.
+import { Buffer } from 'node:buffer';
 import { HashValue } from '../engine/hash.js';
 import { type Database, keyBytes, keyOf } from '../engine/keyspace.js';
 import { Errors, fail, MapReply, OK, type Reply } from '../resp/reply.js';

@@ -2,6 +2,7 @@
 // XREAD uses: clients are served FIFO per key from the key that became ready, and a served pop
 // is propagated as the plain command it amounts to (BLPOP as LPOP, BLMOVE as LMOVE, BLMPOP as
 // LPOP key count), so replaying the AOF never blocks and never depends on timing.
+import { Buffer } from 'node:buffer';
 import { ListValue } from '../engine/list.js';
 import { type Database, keyOf } from '../engine/keyspace.js';
 import { ErrorReply, Errors, fail, NULL_ARRAY, OK, type Reply } from '../resp/reply.js';

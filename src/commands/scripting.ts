@@ -11,6 +11,7 @@
 //   - FUNCTION DUMP replies the payload Redis produces for no libraries (an RDB version and a
 //     CRC64 footer, nothing else) and FUNCTION RESTORE accepts exactly such empty payloads;
 //   - FUNCTION FLUSH and SCRIPT FLUSH change nothing, so nothing is logged to the AOF.
+import { Buffer } from 'node:buffer';
 import { ErrorReply, fail, MapReply, OK, type Reply } from '../resp/reply.js';
 import { isKeyword, lower, parseInt64 } from './args.js';
 import { helpReply } from './help.js';

@@ -1,6 +1,7 @@
 // String commands (t_string.c): GET/SET and their variants, MGET/MSET, counters, APPEND,
 // STRLEN, GETRANGE, SETRANGE. Strings are stored as Buffers (copied from argv, so a value never
 // pins a whole socket read buffer).
+import { Buffer } from 'node:buffer';
 import { type Database, keyOf } from '../engine/keyspace.js';
 import { Errors, fail, OK, type Reply } from '../resp/reply.js';
 import { int64Arg, lower, parseInt64 } from './args.js';

@@ -1,3 +1,4 @@
+import { Buffer } from 'node:buffer';
 import type { CommandSpec } from './types.js';
 
 /** The command table: lower-case name to spec, as Redis's server.commands dict. */

@@ -71,6 +71,11 @@ export interface Context {
    * id, XCLAIM for claims ...). May be called several times; each call adds one command.
    */
   propagate(argv: Array<Buffer | string>): void;
+  /**
+   * False when nothing logs effects (no persistence): a hot handler may then skip building
+   * its propagated form (XADD's argv copy with the formatted id).
+   */
+  readonly propagating: boolean;
   /** Logs nothing for this command even if it changed data. */
   preventPropagation(): void;
   /**

@@ -5,6 +5,7 @@
 //
 // This module knows nothing of RESP: command handlers (src/commands/stream/) turn
 // its results into replies and propagated commands.
+import { Buffer } from 'node:buffer';
 import { IdleIndex } from './idle-index.js';
 import { IdOrderedMap } from './pel.js';
 import { compareIds, incrementId, isZeroId, MAX_ID, MIN_ID, type StreamId } from './stream-id.js';

@@ -10,6 +10,7 @@
 // - Expiry scans each producer's records from the oldest and stops at the first live one, so
 //   a record is never forgotten early (the documented guarantee), at worst a little late.
 // - Keys are latin1 strings of the raw bytes (as keyspace keys).
+import { Buffer } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import type { StreamId } from './stream-id.js';
 

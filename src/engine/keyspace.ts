@@ -1,6 +1,7 @@
 // The keyspace: 16 numbered databases of typed values with optional expiry.
 // Keys are binary-safe: a key is held as a JS string in latin1 (one char per byte), which
 // makes it a cheap Map key and converts back to the exact bytes with keyBytes().
+import { Buffer } from 'node:buffer';
 
 export const DATABASE_COUNT = 16;
 

@@ -6,6 +6,7 @@
 // array shifts at most CHUNK_MAX slots). Index lookups walk chunk lengths from the nearer end,
 // O(n / CHUNK_MAX). Chunks are never empty; after removals in the middle neighbours that fit in
 // one chunk are merged, so a list stays close to n / CHUNK_MAX chunks.
+import { Buffer } from 'node:buffer';
 import type { TypedValue } from './keyspace.js';
 
 export const CHUNK_MAX = 128;

@@ -31,10 +31,6 @@ export function formatId(id: StreamId): string {
   return `${id.ms}-${id.seq}`;
 }
 
-/** The id as a bulk-string reply. */
-export function idReply(id: StreamId): string {
-  return formatId(id);
-}
 
 /** The next id, or undefined after MAX_ID (streamIncrID's C_ERR). */
 export function incrementId(id: StreamId): StreamId | undefined {
@@ -103,8 +99,44 @@ export function asText(arg: Buffer | string): string {
   return typeof arg === 'string' ? arg : arg.toString('latin1');
 }
 
+/** Digits per id part the fast path takes: 10^15 is below 2^53, so a Number holds it exactly. */
+const FAST_DIGITS = 15;
+
+/**
+ * The common "ms-seq" or "ms" of plain ASCII digits straight from the bytes (XACK, XCLAIM,
+ * XRANGE ids), without the text decoding and regular expressions of the general path; leading
+ * zeros are fine ("007" is 7 to string2ull too). Undefined for anything else, which the general
+ * path then parses.
+ */
+function tryParseDigitsId(buf: Buffer, missingSeq: bigint): ParsedId | undefined {
+  const len = buf.length;
+  let i = 0;
+  let ms = 0;
+  for (; i < len; i++) {
+    const c = buf[i]!;
+    if (c === 45) break;
+    if (c < 48 || c > 57) return undefined;
+    ms = ms * 10 + (c - 48);
+  }
+  if (i === 0 || i > FAST_DIGITS) return undefined;
+  if (i === len) return { id: { ms: BigInt(ms), seq: missingSeq }, seqGiven: true };
+  const seqStart = ++i;
+  let seq = 0;
+  for (; i < len; i++) {
+    const c = buf[i]!;
+    if (c < 48 || c > 57) return undefined;
+    seq = seq * 10 + (c - 48);
+  }
+  if (i === seqStart || i - seqStart > FAST_DIGITS) return undefined;
+  return { id: { ms: BigInt(ms), seq: BigInt(seq) }, seqGiven: true };
+}
+
 /** streamParseID: returns undefined when invalid. */
 export function tryParseStreamId(arg: Buffer | string, opts: ParseIdOptions = {}): ParsedId | undefined {
+  if (typeof arg !== 'string' && arg.length <= 2 * FAST_DIGITS + 1) {
+    const fast = tryParseDigitsId(arg, opts.missingSeq ?? 0n);
+    if (fast !== undefined) return fast;
+  }
   let s = asText(arg);
   if (s.length > 127) return undefined;
   // The C code copies into a NUL-terminated buffer, so an embedded NUL ends the id.

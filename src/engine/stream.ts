@@ -154,7 +154,7 @@ export class Stream implements TypedValue {
     node.append(id, fields);
     this.length++;
     this.lastId = id;
-    this.entriesAdded++;
+    this.entriesAdded += 1n; // not ++: a BigInt increment is a runtime call in optimised code
   }
 
   /**
@@ -284,7 +284,9 @@ export class Stream implements TypedValue {
         const node = this.nodes[i]!;
         if (lessThan(end.ms, end.seq, node.masterId)) break;
         if (lessThan(node.lastMs, node.lastSeq, start) || node.live === 0) continue;
-        if (collect(new NodeCursor(node), start, end, count, out)) return out;
+        const c = new NodeCursor(node);
+        c.skipBelow(start);
+        if (collect(c, start, end, count, out)) return out;
       }
       return out;
     }

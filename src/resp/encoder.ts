@@ -1,6 +1,7 @@
+import { Buffer } from 'node:buffer';
 import {
   BooleanReply, DoubleReply, ErrorReply, MapReply, NULL_ARRAY, PushReply,
-  type Reply, SetReply, SimpleString, VerbatimReply,
+  type Reply, SetReply, SimpleString, StreamIdReply, VerbatimReply,
 } from './reply.js';
 
 export type Protocol = 2 | 3;
@@ -37,6 +38,7 @@ const HEADER_ROOM = 24;
 /** take() drops the arena when less than this is left in it. */
 const RELEASE_BELOW = 1024;
 const EMPTY = Buffer.alloc(0);
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 
 /**
  * Serialises replies into RESP, straight into a Buffer arena (no intermediate strings or
@@ -49,6 +51,10 @@ export class Encoder {
   private pos = 0;
   /** Start of the bytes not yet handed out by take(). */
   private mark = 0;
+  /** The ms of the last stream id written (safe integers only) and its decimal digits. */
+  private idMs = -1n;
+  private readonly idMsDigits = new Uint8Array(16);
+  private idMsLength = 0;
 
   constructor(private readonly protocol: Protocol) {}
 
@@ -95,9 +101,7 @@ export class Encoder {
       buf[this.pos++] = 48 + n;
       return;
     }
-    let count = 1;
-    for (let t = n; t >= 10; t = Math.floor(t / 10)) count++;
-    let p = this.pos + count;
+    let p = this.pos + Encoder.digitCount(n);
     this.pos = p;
     while (n >= 10) {
       const q = Math.floor(n / 10);
@@ -105,6 +109,49 @@ export class Encoder {
       n = q;
     }
     buf[--p] = 48 + n;
+  }
+
+  /** Decimal digits of a non-negative safe integer. */
+  private static digitCount(n: number): number {
+    let count = 1;
+    for (let t = n; t >= 10; t = Math.floor(t / 10)) count++;
+    return count;
+  }
+
+  /** A stream id as the bulk string "ms-seq", its digits written from numbers. */
+  private streamId(ms: bigint, seq: bigint): void {
+    if (ms > MAX_SAFE || seq > MAX_SAFE) {
+      this.bulkText(`${ms}-${seq}`);
+      return;
+    }
+    // Consecutive ids mostly share their ms (a batch of XADDs, an XRANGE): its digits are
+    // kept, saving the BigInt to Number conversion (a runtime call) and the divisions.
+    if (ms !== this.idMs) this.rememberIdMs(ms);
+    const msLength = this.idMsLength;
+    const s = Number(seq);
+    this.header(36, msLength + 1 + Encoder.digitCount(s));
+    this.ensure(2 * HEADER_ROOM);
+    const buf = this.buf;
+    const msDigits = this.idMsDigits;
+    let p = this.pos;
+    for (let i = 0; i < msLength; i++) buf[p++] = msDigits[i]!;
+    buf[p++] = 45;
+    this.pos = p;
+    this.digits(s);
+    this.crlf();
+  }
+
+  private rememberIdMs(ms: bigint): void {
+    let n = Number(ms);
+    let length = Encoder.digitCount(n);
+    this.idMsLength = length;
+    this.idMs = ms;
+    const msDigits = this.idMsDigits;
+    while (length > 0) {
+      const q = Math.floor(n / 10);
+      msDigits[--length] = 48 + (n - q * 10);
+      n = q;
+    }
   }
 
   /** Type byte, decimal integer, CRLF: aggregate and bulk headers, integers. */
@@ -205,6 +252,8 @@ export class Encoder {
       this.bulkText(r);
     } else if (Buffer.isBuffer(r)) {
       this.bulk(r);
+    } else if (r instanceof StreamIdReply) {
+      this.streamId(r.ms, r.seq);
     } else if (typeof r === 'number' || typeof r === 'bigint') {
       this.integer(r);
     } else if (r === null) {

@@ -6,6 +6,7 @@
 // whatever is pushed later. New data goes into the arena's free tail when it fits; when
 // it does not, the unread bytes move to a fresh arena of about twice the needed size, so
 // a large message arriving in many small chunks is copied O(1) times per byte on average.
+import { Buffer } from 'node:buffer';
 
 const EMPTY = Buffer.alloc(0);
 

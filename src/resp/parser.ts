@@ -9,6 +9,7 @@
 // - '*0', '*-N' and blank inline lines are no commands at all and are skipped;
 // - the multibulk count may be up to INT_MAX (7.0 no longer caps it at 1024*1024), so the
 //   argument array grows with the arguments actually received, never with the declared count.
+import { Buffer } from 'node:buffer';
 import { InputBuffer } from './input-buffer.js';
 
 /** A protocol violation. The connection must reply with `reply` (unless `silent`) and close. */

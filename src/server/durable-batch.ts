@@ -2,6 +2,7 @@
 // disk error under everysec). If the disk refuses the batch's bytes, the commands that logged
 // something are answered with the MISCONF error instead of their reply, at once: they ran in
 // memory but are not acknowledged (src/persist/README.md says what happens to their bytes).
+import { Buffer } from 'node:buffer';
 import { Encoder, type Protocol } from '../resp/encoder.js';
 import { ErrorReply, type Reply } from '../resp/reply.js';
 

@@ -2,6 +2,7 @@
 // stream lengths, group lag and pending), and a generic handler that serves any prom-client
 // registry, which is how a worker exposes its broker Metrics (`metricsHandler(worker metrics)`).
 // Values are read from the Instance at scrape time, so serving nothing costs nothing.
+import { Buffer } from 'node:buffer';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { Counter, Gauge, Registry } from 'prom-client';
 import type { Instance } from '../commands/instance.js';

@@ -1,5 +1,6 @@
 // One client connection: parses requests, runs them in order through the Instance, and writes
-// the replies of everything one read produced with a single socket.write.
+// the replies of everything one event-loop turn produced with a single socket.write.
+import { Buffer } from 'node:buffer';
 import type { Socket } from 'node:net';
 import type { ClientState } from '../commands/client-state.js';
 import type { Instance } from '../commands/instance.js';
@@ -10,6 +11,7 @@ import { diskError, isWriteCommand } from '../persist/refused-write.js';
 import { DurableBatch } from './durable-batch.js';
 import { buffersDropped } from './memory-release.js';
 import { OutputLimit } from './output-limit.js';
+import { flushAtTurnEnd } from './turn-flush.js';
 
 /** Pause reading from a client whose unsent replies exceed this (its socket buffer is full). */
 const OUTPUT_HIGH_WATER = 1 << 20;
@@ -41,6 +43,8 @@ export class SocketConnection {
   /** No more commands are run: QUIT, a protocol error, or the connection is going away. */
   private stopped = false;
   private closed = false;
+  /** A flush is queued for the end of this event-loop turn (see turn-flush.ts). */
+  private flushQueued = false;
   private readonly onCloseHooks: Array<() => void> = [];
 
   constructor(
@@ -63,6 +67,9 @@ export class SocketConnection {
     });
     socket.setNoDelay(true);
     socket.on('data', (chunk: Buffer) => this.onData(chunk));
+    // The peer's FIN: replies to what it sent before are written now, before Node ends the
+    // socket (a flush queued for the end of the turn would come too late).
+    socket.prependListener('end', () => this.flushTurn());
     socket.on('error', () => this.destroy());
     socket.on('close', () => this.cleanup());
     socket.on('drain', () => {
@@ -131,6 +138,8 @@ export class SocketConnection {
 
   /** Runs every complete request buffered, in order, then writes their replies. */
   private run(): void {
+    // Read once per batch, not per command (it parses config): CONFIG SET applies from the next.
+    const stallAt = this.stallAt();
     while (!this.stopped && !this.busy && !this.awaitingDrain) {
       let argv: Buffer[] | null;
       try {
@@ -165,17 +174,27 @@ export class SocketConnection {
       }
       this.append(reply, this.instance.dirty !== dirty);
       if (this.client.closeAfterReply) this.stopped = true;
-      if (this.outputBacklog() > this.stallAt()) {
+      if (this.outputBacklog() > stallAt) {
         // A pipeline whose replies pile up (big GETs, XRANGEs) is run no further until the
         // client has read them: what sits unsent stays bounded however many requests came in.
         this.flush();
-        if (!this.busy && this.socket.writableLength > this.stallAt()) {
+        if (!this.busy && this.socket.writableLength > stallAt) {
           this.awaitingDrain = true;
           return;
         }
       }
     }
-    this.flush();
+    if (!this.flushQueued) {
+      this.flushQueued = true;
+      flushAtTurnEnd(this);
+    }
+  }
+
+  /** Writes what this turn's commands replied (called once the turn's reads are done). */
+  flushTurn(): void {
+    if (!this.flushQueued) return;
+    this.flushQueued = false;
+    this.guarded(() => this.flush());
   }
 
   /** Unsent output past which a pipeline waits: above any client-output-buffer-limit set. */

@@ -74,6 +74,19 @@ describe('stream ids', () => {
     assert.equal(string2ull('-1'), undefined);
   });
 
+  test('ids given as bytes parse as the same text does (the digits fast path)', () => {
+    const text = fc.stringMatching(/^[0-9\- +*\x00a]{0,36}$/);
+    const digits = fc.bigInt({ min: 0n, max: UINT64_MAX }).map(String);
+    const idLike = fc.oneof(text, digits, fc.tuple(digits, digits).map(([a, b]) => `${a}-${b}`), fc.tuple(fc.nat(20), digits).map(([z, d]) => `${'0'.repeat(z)}${d}`));
+    const options = fc.constantFrom({}, { strict: true }, { missingSeq: UINT64_MAX }, { allowSeqStar: true });
+    fc.assert(
+      fc.property(idLike, options, (s, opts) => {
+        assert.deepEqual(tryParseStreamId(Buffer.from(s, 'latin1'), opts), tryParseStreamId(s, opts), JSON.stringify(s));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
   test('rejects malformed ids with Redis\'s message', () => {
     for (const bad of ['', 'x', '5-', '-5', '5-5-5', '1-x', '5 ', '18446744073709551616', '5-18446744073709551616', '*', '**', '*-1', 'a'.repeat(128)]) {
       assert.equal(errorOf(() => parseStreamId(bad)), 'ERR Invalid stream ID specified as stream command argument', bad);

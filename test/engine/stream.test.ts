@@ -246,3 +246,20 @@ describe('Stream storage', () => {
     assert.ok(s.estimatedBytes() / 20_000 < 16, `estimated ${s.estimatedBytes() / 20_000} bytes per entry`);
   });
 });
+
+describe('Stream ranges that start inside a node', () => {
+  test('every start, on and between ids, near 0 and around 2^53 and 2^64, in ms and in seq', () => {
+    const edges = [0n, 1n, 2n ** 53n - 2n, 2n ** 53n - 1n, 2n ** 53n, 2n ** 53n + 1n, 2n ** 64n - 2n, 2n ** 64n - 1n];
+    const ids: StreamId[] = [];
+    for (const ms of edges) for (const seq of edges) ids.push({ ms, seq });
+    for (const maxEntries of [1, 3, 100]) {
+      const s = new Stream();
+      for (const id of ids) s.append(id, [Buffer.from('f'), Buffer.from(formatId(id))], { maxBytes: 0, maxEntries });
+      const starts = [...ids, ...ids.map((id) => incrementId(id)).filter((id) => id !== undefined)];
+      for (const start of starts) {
+        const expected = ids.filter((id) => compareIds(id, start) >= 0).slice(0, 5);
+        assert.deepEqual(s.range(start, MAX_ID, 5, false).map((e) => formatId(e.id)), expected.map(formatId), `from ${formatId(start)}`);
+      }
+    }
+  });
+});

@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { Encoder, encodeCommand, encodeReply } from '../../src/resp/encoder.js';
 import {
   BooleanReply, DoubleReply, ErrorReply, MapReply, NULL_ARRAY, OK,
-  PushReply, type Reply, SetReply, SimpleString, VerbatimReply,
+  PushReply, type Reply, SetReply, SimpleString, StreamIdReply, VerbatimReply,
 } from '../../src/resp/reply.js';
 import { ReferenceEncoder } from './reference-encoder.js';
 
@@ -112,4 +112,38 @@ test('take() with nothing written is empty; views survive the arena filling up',
 test('encodeCommand writes a RESP array of bulk strings', () => {
   assert.equal(encodeCommand(['SET', Buffer.from('k'), 'é']).toString('latin1'), '*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$2\r\n\xc3\xa9\r\n');
   assert.equal(encodeCommand([]).toString('latin1'), '*0\r\n');
+});
+
+test('a stream id is the bulk string "ms-seq", beyond 2^53 too', () => {
+  const cases: Array<[bigint, bigint]> = [
+    [0n, 0n],
+    [9n, 10n],
+    [1764732932000n, 15n],
+    [9007199254740991n, 9007199254740991n],
+    [9007199254740992n, 1n],
+    [5n, 18446744073709551615n],
+    [18446744073709551615n, 18446744073709551615n],
+  ];
+  fc.assert(
+    fc.property(fc.bigInt({ min: 0n, max: 18446744073709551615n }), fc.bigInt({ min: 0n, max: 18446744073709551615n }), (ms, seq) => {
+      cases.push([ms, seq]);
+    }),
+    { numRuns: 200 },
+  );
+  for (const [ms, seq] of cases) {
+    const text = `${ms}-${seq}`;
+    for (const protocol of [2, 3] as const) {
+      assert.equal(enc(new StreamIdReply(ms, seq), protocol), `$${text.length}\r\n${text}\r\n`);
+    }
+  }
+  // In an array, after other replies, and through take() boundaries.
+  const e = new Encoder(2);
+  e.write(['x', new StreamIdReply(1n, 2n)]);
+  assert.equal(e.take().toString('latin1'), '*2\r\n$1\r\nx\r\n$3\r\n1-2\r\n');
+  // One encoder, ids in sequence: the same ms again, another one, one past 2^53, back.
+  const sequence: Array<[bigint, bigint]> = [[1764732932000n, 0n], [1764732932000n, 1n], [99n, 7n], [1764732932000n, 2n],
+    [2n ** 60n, 3n], [1764732932000n, 3n], [0n, 0n], [10n, 10n]];
+  for (const [ms, seq] of sequence) e.write(new StreamIdReply(ms, seq));
+  const expected = sequence.map(([ms, seq]) => `${ms}-${seq}`).map((t) => `$${t.length}\r\n${t}\r\n`).join('');
+  assert.equal(e.take().toString('latin1'), expected);
 });

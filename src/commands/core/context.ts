@@ -38,6 +38,10 @@ export class CommandContext implements Context {
     this.explicit.push({ db: this.db.index, argv });
   }
 
+  get propagating(): boolean {
+    return this.instance.persistence !== null;
+  }
+
   preventPropagation(): void {
     this.propagationPrevented = true;
   }

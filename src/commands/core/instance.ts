@@ -1,6 +1,7 @@
 // One sluice database instance: the keyspace, the command table, connected clients, config,
 // statistics, blocked clients, WATCHes and the propagation of effects to the persistence
 // layer. The TCP server and the embedded client are both thin transports over execute().
+import { Buffer } from 'node:buffer';
 import { performance } from 'node:perf_hooks';
 import { Keyspace } from '../../engine/keyspace.js';
 import { CommandError, ErrorReply, Errors, QUEUED, type Reply } from '../../resp/reply.js';
@@ -131,7 +132,7 @@ export class Instance {
       client.multi.push(argv);
       return QUEUED;
     }
-    if (spec.flags.includes('write') && this.persistence !== null) {
+    if (this.persistence !== null && spec.flags.includes('write')) {
       const err = this.persistence.writeError();
       if (err !== null) return this.reject(fullName, err);
     }

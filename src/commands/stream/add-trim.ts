@@ -1,6 +1,7 @@
 // The stream write commands without consumer groups: XADD, XTRIM, XDEL, XSETID. Argument
 // parsing, checks and their order follow Redis 7.0's t_stream.c, so the same invalid input
 // gets the same error.
+import { Buffer } from 'node:buffer';
 import { keyOf } from '../../engine/keyspace.js';
 import { autoIid, IdmpState } from '../../engine/idmp.js';
 import { dropReferences, isReferenced, livePendingIds, policyKeyword, type RefPolicy } from '../../engine/ref-policy.js';
@@ -20,7 +21,7 @@ import { EXHAUSTED_ERROR, generateId, INVALID_ID_ERROR, parseStrictId, XADD_ZERO
 import { Errors, fail, OK, type Reply } from '../../resp/reply.js';
 import { ArgCursor } from '../arg-cursor.js';
 import { type Context, command } from '../types.js';
-import { lookupStream, nodeLimits, nowMs, oneKey, signalChanges } from './common.js';
+import { idReply, lookupStream, nodeLimits, nowMs, oneKey, signalChanges } from './common.js';
 
 // --- XADD / XTRIM arguments (streamParseAddOrTrimArgsOrReply) ---------------------------------
 
@@ -198,7 +199,7 @@ function applyXadd(ctx: Context, argv: Buffer[], req: AddOrTrimRequest): Reply {
       if (seen !== undefined) {
         s.idmp.iidsDuplicates++;
         ctx.preventPropagation();
-        return formatId(seen);
+        return idReply(seen);
       }
     }
   }
@@ -211,12 +212,19 @@ function applyXadd(ctx: Context, argv: Buffer[], req: AddOrTrimRequest): Reply {
     s.idmp.record(pid, iid, id);
   }
   ctx.modified(key);
-
-  let out: Array<Buffer | string> = argv.slice();
   if (req.strategy !== null) {
     trimStream(s, req);
-    if (req.approx && req.policy !== 'acked') rewriteApproxTrim(out, s, req);
   }
+  if (ctx.propagating) propagateXadd(ctx, argv, req, s, id, pid, iid);
+  return idReply(id);
+}
+
+/** Logs XADD with the id it produced and the exact trim it did (and the IDMP record). */
+function propagateXadd(
+  ctx: Context, argv: Buffer[], req: AddOrTrimRequest, s: Stream, id: StreamId, pid: string, iid: string,
+): void {
+  let out: Array<Buffer | string> = argv.slice();
+  if (req.strategy !== null && req.approx && req.policy !== 'acked') rewriteApproxTrim(out, s, req);
   if (req.id === undefined || !req.id.seqGiven) out[req.idPos] = formatId(id);
   if (req.idmpPid !== undefined) {
     // Logged as the plain XADD with its id, then XIDMPRECORD (Redis 8.8's replay form), so
@@ -228,7 +236,6 @@ function applyXadd(ctx: Context, argv: Buffer[], req: AddOrTrimRequest): Reply {
   } else {
     ctx.propagate(out);
   }
-  return formatId(id);
 }
 
 // --- XTRIM -------------------------------------------------------------------------------------

@@ -3,8 +3,8 @@
 import type { ConsumerGroup } from '../../engine/consumer-group.js';
 import { type Database, keyOf } from '../../engine/keyspace.js';
 import { type NodeLimits, Stream, type StoredEntry } from '../../engine/stream.js';
-import { formatId, type StreamId } from '../../engine/stream-id.js';
-import { Errors, fail, MapReply, NULL_ARRAY, type Reply } from '../../resp/reply.js';
+import type { StreamId } from '../../engine/stream-id.js';
+import { Errors, fail, MapReply, NULL_ARRAY, type Reply, StreamIdReply } from '../../resp/reply.js';
 import { parseInt64, text } from '../args.js';
 import type { Context } from '../types.js';
 
@@ -67,9 +67,14 @@ export function minIdleArg(arg: Buffer, cmd: string): number {
   return v < 0n ? 0 : Number(v);
 }
 
+/** A stream id as a reply (its bulk string is written from its numbers, see StreamIdReply). */
+export function idReply(id: StreamId): StreamIdReply {
+  return new StreamIdReply(id.ms, id.seq);
+}
+
 /** An entry as XRANGE replies it: [id, [field, value, ...]]; a deleted one has a null array. */
 export function entryReply(id: StreamId, fields: Buffer[] | null): Reply {
-  return [formatId(id), fields === null ? NULL_ARRAY : fields];
+  return [idReply(id), fields === null ? NULL_ARRAY : fields];
 }
 
 export function entriesReply(entries: StoredEntry[]): Reply {

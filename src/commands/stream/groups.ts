@@ -3,6 +3,7 @@
 // in Redis 7.0 none of these touches WATCHed keys (checked on redis-server). Only a stream
 // created by MKSTREAM and XGROUP DESTROY (which must wake blocked XREADGROUPs with NOGROUP)
 // signal the key. XGROUP and XACK propagate themselves.
+import { Buffer } from 'node:buffer';
 import { ConsumerGroup, INVALID_ENTRIES_READ } from '../../engine/consumer-group.js';
 import { keyOf } from '../../engine/keyspace.js';
 import { Stream } from '../../engine/stream.js';
