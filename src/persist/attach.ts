@@ -88,6 +88,7 @@ export function startAofNow(instance: Instance, options: PersistOptions): Runnin
     persistence.startRewrite();
     return { persistence, stop: stopper(instance, persistence, lock) };
   } catch (err) {
+    instance.config.setRaw('appendonly', 'no');
     lock.release();
     throw err;
   }
