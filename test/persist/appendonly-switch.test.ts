@@ -94,6 +94,41 @@ test('CONFIG SET appendonly no: no more appends, INFO says off; on again rewrite
   });
 });
 
+test('DEBUG LOADAOF while the rewrite that turns the AOF on is still running: it completes first, nothing is lost', async () => {
+  await withTempDir('aof-loadaof', async (dir) => {
+    let server = await startSluiceServer(['--dir', dir, '--appendonly', 'no', '--enable-debug-command', 'yes']);
+    let c = await RespClient.connect(server.port);
+    try {
+      // Enough keys for the rewrite to take several slices.
+      for (let batch = 0; batch < 30; batch++) {
+        const argv = ['MSET'];
+        for (let i = 0; i < 1000; i++) argv.push(`k${batch}:${i}`, 'v'.repeat(20));
+        c.send(argv);
+      }
+      for (let batch = 0; batch < 30; batch++) assert.deepEqual(await c.read(), simple('OK'));
+      // One pipeline: the rewrite starts, a write lands while it runs, LOADAOF reads the files.
+      c.send(['CONFIG', 'SET', 'appendonly', 'yes']);
+      c.send(['SET', 'during', 'rewrite']);
+      c.send(['DEBUG', 'LOADAOF']);
+      c.send(['DBSIZE']);
+      assert.deepEqual(await c.read(), simple('OK'));
+      assert.deepEqual(await c.read(), simple('OK'));
+      assert.deepEqual(await c.read(), simple('OK'));
+      assert.deepEqual(await c.read(), int(30001));
+      assert.equal((await persistence(c)).aof_rewrite_in_progress, '0');
+      c.close();
+      await server.stop();
+      server = await startSluiceServer(['--dir', dir]);
+      c = await RespClient.connect(server.port);
+      assert.deepEqual(await c.call('DBSIZE'), int(30001));
+      assert.deepEqual(await c.call('GET', 'during'), bulk('rewrite'));
+    } finally {
+      c.close();
+      await server.stop();
+    }
+  });
+});
+
 test('the directory stays locked while the AOF is on and is released when it is turned off', async () => {
   await withTempDir('aof-lock', async (dir) => {
     const server = await startSluiceServer(['--dir', dir, '--appendonly', 'no']);
