@@ -66,10 +66,13 @@ function reload(ctx: Context, argv: Buffer[]): Reply {
   return OK;
 }
 
-async function loadAof(ctx: Context): Promise<Reply> {
-  await control(ctx).loadAof();
-  ctx.instance.logger.warn('sluice: Append Only File loaded by DEBUG LOADAOF');
-  return OK;
+function loadAof(ctx: Context): Promise<Reply> {
+  // Loading yields between files; a transaction must run to its end without yielding.
+  if (ctx.noBlock) fail('ERR DEBUG LOADAOF cannot run inside MULTI in sluice');
+  return control(ctx).loadAof().then(() => {
+    ctx.instance.logger.warn('sluice: Append Only File loaded by DEBUG LOADAOF');
+    return OK;
+  });
 }
 
 function sleep(argv: Buffer[]): Reply | Promise<Reply> {

@@ -171,6 +171,9 @@ test('DEBUG RELOAD: streams (groups, PEL, consumers, last ids), other types and 
     // NOFLUSH without MERGE on a key that exists fails to load, as Redis's RDB load of a duplicate.
     assert.deepEqual(await c.call('DEBUG', 'RELOAD', 'NOSAVE', 'NOFLUSH'), error('ERR Error trying to load the RDB dump, check server logs.'));
     assert.deepEqual(await c.call('DEBUG', 'LOADAOF'), error('ERR DEBUG LOADAOF needs the append-only file on (CONFIG SET appendonly yes)'));
+    assert.deepEqual(await c.call('MULTI'), simple('OK'));
+    assert.deepEqual(await c.call('DEBUG', 'LOADAOF'), simple('QUEUED'));
+    assert.deepEqual(await c.call('EXEC'), { t: 'array', v: [error('ERR DEBUG LOADAOF cannot run inside MULTI in sluice')] });
   } finally {
     c.close();
     await proc.kill();
