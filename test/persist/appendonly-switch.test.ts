@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { open } from '../../src/client/embedded.js';
 import { RespClient, bulk, int, simple, type Wire } from '../server/resp-client.js';
 import { startSluiceServer, waitFor } from '../support/processes.js';
 import { aofDir, persistenceInfo, withTempDir } from './helpers.js';
@@ -149,6 +150,26 @@ test('the directory stays locked while the AOF is on and is released when it is 
     } finally {
       c.close();
       await server.stop();
+    }
+  });
+});
+
+test('embedded open({dir}): CONFIG SET appendonly no stops logging; DEBUG RELOAD keeps the data', async () => {
+  await withTempDir('aof-embedded', async (dir) => {
+    let db = await open({ dir });
+    await db.call('XADD', 's', '1-1', 'f', 'v');
+    await db.call('XGROUP', 'CREATE', 's', 'g', '0');
+    assert.equal(await db.call('DEBUG', 'RELOAD'), 'OK');
+    assert.equal(await db.call('XLEN', 's'), 1);
+    assert.equal(await db.call('CONFIG', 'SET', 'appendonly', 'no'), 'OK');
+    await db.call('XADD', 's', '2-2', 'f', 'v');
+    await db.close();
+    db = await open({ dir });
+    try {
+      assert.equal(await db.call('XLEN', 's'), 1);
+      assert.deepEqual(((await db.call('XINFO', 'GROUPS', 's')) as unknown[][]).length, 1);
+    } finally {
+      await db.close();
     }
   });
 });
