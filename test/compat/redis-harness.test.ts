@@ -12,15 +12,18 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { startSluiceServer } from '../support/processes.js';
+import { freePort, startSluiceServer } from '../support/processes.js';
 
 const SUITE = join(dirname(fileURLToPath(import.meta.url)), '../../../.redis-src');
 
 const LEGACY_RESTORE = 'Loading from legacy (Redis <= v6.2.x, rdb_ver < 10) persistence';
 
 /** Runs the two stream test files against `port`; returns the runner's exit code and output. */
-function runSuite(port: number, extra: string[]): Promise<{ code: number | null; output: string }> {
+async function runSuite(port: number, extra: string[]): Promise<{ code: number | null; output: string }> {
   const args = ['--host', '127.0.0.1', '--port', String(port), '--single', 'unit/type/stream', '--single', 'unit/type/stream-cgroups'];
+  // The runner's own control socket listens from baseport - 32 up (21079 by default): start it at
+  // a port free now, so runs in other checkouts on the same machine do not collide.
+  args.push('--baseport', String((await freePort()) + 32));
   args.push(...extra, '--skiptest', LEGACY_RESTORE, '--clients', '1');
   return new Promise((resolve) => {
     const child = spawn('./runtest', args, { cwd: SUITE, stdio: ['ignore', 'pipe', 'pipe'] });
