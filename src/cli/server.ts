@@ -23,6 +23,7 @@ const CONFIG_FLAGS: Array<[string, string]> = [
   ['client-output-buffer-limit', "Redis's '<class> <hard> <soft> <seconds>' groups (normal, replica, pubsub)"],
   ['client-query-buffer-limit', 'close a client whose unparsed input exceeds this (default 1gb)'],
   ['proto-max-bulk-len', 'largest bulk argument accepted (default 512mb)'],
+  ['enable-debug-command', 'no (default), yes, or local (loopback clients only): allow the DEBUG command'],
   ['propagation-error-behavior', 'ignore (default) or panic: what a command failing while the AOF loads does'],
 ];
 

@@ -142,10 +142,12 @@ export class EmbeddedDatabase {
 export async function open(options: OpenOptions = {}): Promise<EmbeddedDatabase> {
   const db = new EmbeddedDatabase(options);
   if (options.dir !== undefined) {
-    const { attachPersistence } = await import('../persist/attach.js');
-    await attachPersistence(db.instance, { dir: options.dir, appendfsync: options.appendfsync ?? 'everysec', owner: 'embedded open()' }, (fn) =>
-      db.onClose(fn),
-    );
+    // The same control as `sluice server`: the AOF, CONFIG SET appendonly, DEBUG RELOAD/LOADAOF.
+    const { ServerDatasetControl } = await import('../persist/dataset-control.js');
+    const control = new ServerDatasetControl(db.instance, { owner: 'embedded open()' });
+    await control.openAtStart(options.dir, options.appendfsync ?? 'everysec');
+    db.instance.datasetControl = control;
+    db.onClose(() => control.close());
   }
   return db;
 }

@@ -19,6 +19,11 @@ const yesNo = (value: string) => {
   return v === 'yes' || v === 'no' ? { ok: v } : { error: 'argument must be \'yes\' or \'no\'' };
 };
 
+const oneOf = (allowed: string[]) => (value: string) => {
+  const v = value.toLowerCase();
+  return allowed.includes(v) ? { ok: v } : { error: `argument(s) must be one of the following: ${allowed.join(', ')}` };
+};
+
 const nonNegativeInt = (value: string) =>
   /^\d+$/.test(value) ? { ok: String(Number(value)) } : { error: 'argument couldn\'t be parsed into an integer' };
 
@@ -30,18 +35,21 @@ export const DEFAULT_PARAMS: ConfigParam[] = [
   { name: 'bind', defaultValue: '127.0.0.1' },
   { name: 'dir', defaultValue: process.cwd() },
   { name: 'requirepass', defaultValue: '', mutable: true },
+  // Turned on or off at run time through the instance's DatasetControl (CONFIG SET in server.ts).
+  { name: 'appendonly', defaultValue: 'no', validate: yesNo, mutable: true },
+  // sluice writes only command AOFs, never an RDB preamble; 'no' is accepted for compatibility.
   {
-    name: 'appendonly',
+    name: 'aof-use-rdb-preamble',
     defaultValue: 'no',
-    // Turning the AOF on or off needs a rewrite or a close at run time, which sluice lacks:
-    // refuse rather than answer OK and change nothing.
-    validate: (v, current) => {
-      const parsed = yesNo(v);
-      if ('error' in parsed || parsed.ok === current) return parsed;
-      return { error: 'sluice cannot turn the append-only file on or off at run time (restart with --appendonly)' };
-    },
     mutable: true,
+    validate: (v) => {
+      const parsed = yesNo(v);
+      if ('error' in parsed || parsed.ok === 'no') return parsed;
+      return { error: 'sluice writes the AOF as commands only (no RDB preamble)' };
+    },
   },
+  // Redis 7: DEBUG is refused unless this allows it (immutable: set at start-up only).
+  { name: 'enable-debug-command', defaultValue: 'no', validate: oneOf(['no', 'yes', 'local']) },
   { name: 'appendfilename', defaultValue: 'appendonly.aof' },
   { name: 'appenddirname', defaultValue: 'appendonlydir' },
   {

@@ -1,5 +1,6 @@
 // Every command family, one file each. The table is shared by the server and the embedded client.
 import { commands as connection } from './connection-commands.js';
+import { commands as debug } from './debug.js';
 import { commands as hashes } from './hashes.js';
 import { commands as keys } from './keys.js';
 import { commands as lists } from './lists.js';
@@ -16,6 +17,7 @@ import type { CommandSpec } from './types.js';
 export const allCommands: CommandSpec[] = [
   ...connection,
   ...server,
+  ...debug,
   ...transactions,
   ...keys,
   ...strings,

@@ -1,4 +1,4 @@
-// Server commands: INFO, CONFIG, COMMAND, TIME, SHUTDOWN and DEBUG SLEEP, as Redis 7.0.
+// Server commands: INFO, CONFIG, COMMAND, TIME and SHUTDOWN, as Redis 7.0 (DEBUG: debug.ts).
 import {
   ErrorReply,
   Errors,
@@ -51,8 +51,23 @@ function configSet(ctx: Context, argv: Buffer[]): Reply {
     }
     changes.set(name, value);
   }
+  const appendonly = changes.get('appendonly');
+  if (appendonly !== undefined && appendonly !== config.get('appendonly')) switchAppendOnly(ctx, appendonly === 'yes');
   for (const [name, value] of changes) config.setRaw(name, value);
   return OK;
+}
+
+/** CONFIG SET appendonly: the persistence layer starts (a rewrite) or stops the AOF. */
+function switchAppendOnly(ctx: Context, on: boolean): void {
+  const control = ctx.instance.datasetControl;
+  const failed: (why: string) => never = (why) => fail(`ERR CONFIG SET failed (possibly related to argument 'appendonly') - ${why}`);
+  if (control === null) failed('this sluice instance has no data directory to write an append-only file to');
+  try {
+    control.setAppendOnly(on);
+  } catch (err) {
+    ctx.instance.logger.error(`sluice: could not turn the append-only file ${on ? 'on' : 'off'}: ${(err as Error).message}`);
+    failed(on ? 'Unable to turn on AOF. Check server logs.' : 'Unable to turn off AOF. Check server logs.');
+  }
 }
 
 const CONFIG_HELP = [
@@ -197,7 +212,7 @@ const COMMAND_HELP = [
   '    Return the keys from a full Redis command.',
 ];
 
-// --- SHUTDOWN, TIME, DEBUG ---------------------------------------------------------------
+// --- SHUTDOWN, TIME ---------------------------------------------------------------
 
 async function shutdown(ctx: Context, argv: Buffer[]): Promise<Reply> {
   let nosave = false;
@@ -225,14 +240,6 @@ async function shutdown(ctx: Context, argv: Buffer[]): Promise<Reply> {
 function time(): Reply {
   const micros = BigInt(Math.round((performance.timeOrigin + performance.now()) * 1000));
   return [String(micros / 1_000_000n), String(micros % 1_000_000n)];
-}
-
-function debugSleep(_ctx: Context, argv: Buffer[]): Reply | Promise<Reply> {
-  const seconds = parseDouble(argv[2]!);
-  if (seconds === undefined) fail(Errors.notFloat);
-  if (seconds <= 0) return OK;
-  // Only this connection waits; sluice does not freeze other clients as Redis would.
-  return new Promise((resolve) => setTimeout(() => resolve(OK), seconds * 1000));
 }
 
 const SERVER = ['slow', 'dangerous'];
@@ -303,15 +310,4 @@ export const commands: CommandSpec[] = [
     summary: 'Synchronously save the dataset to disk and then shut down the server',
     group: 'server',
   }),
-  container(
-    'debug',
-    -2,
-    [
-      command('sleep', 3, ['admin', 'noscript', 'loading', 'stale'], null, debugSleep, { categories: ['admin', 'slow', 'dangerous'] }),
-      command('help', 2, ['loading', 'stale'], null, () => helpReply('DEBUG', ['SLEEP <seconds>', '    Stop the server for <seconds>. Decimals allowed.']), {
-        categories: ['slow'],
-      }),
-    ],
-    { flags: ['admin', 'noscript', 'loading', 'stale'], summary: 'A container for debugging commands', group: 'server' },
-  ),
 ];

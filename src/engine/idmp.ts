@@ -35,11 +35,17 @@ export class IdmpState {
   /** pid -> (iid -> record), each inner map in recording order (oldest first). */
   readonly producers = new Map<string, Map<string, IdmpRecord>>();
 
-  /** XCFGSET: new limits, and every producer's map is cleared (as documented). */
-  configure(durationSec: number, maxSize: number): void {
+  /**
+   * XCFGSET: new limits. Every producer's map is cleared when a value changes (Redis 8.6: setting
+   * the same values keeps the history, so repeating a configuration at start-up is harmless).
+   * Returns whether anything changed.
+   */
+  configure(durationSec: number, maxSize: number): boolean {
+    if (durationSec === this.durationSec && maxSize === this.maxSize) return false;
     this.durationSec = durationSec;
     this.maxSize = maxSize;
     this.producers.clear();
+    return true;
   }
 
   /** Drops the iids older than the duration. Records are in time order, so each map is cut from its head. */

@@ -37,9 +37,14 @@ export class AofPersistence implements Persistence {
     readonly prefix: string,
     private manifest: Manifest,
     policy: () => FsyncPolicy,
+    /**
+     * Set when the AOF is being turned on at run time: the log goes to this file, which the
+     * manifest does not name, until the first rewrite (the current data) completes.
+     */
+    private enablingPath: string | null = null,
   ) {
     const incr = manifest.incrs[manifest.incrs.length - 1]!;
-    this.writer = new AofWriter(fs, join(dir, incr.name), policy, instance.logger);
+    this.writer = new AofWriter(fs, enablingPath ?? join(dir, incr.name), policy, instance.logger);
     this.baseSize = manifest.base !== null && fs.exists(join(dir, manifest.base.name)) ? fs.size(join(dir, manifest.base.name)) : 0;
     this.rewriteBaseSize = this.currentSize();
   }
@@ -145,6 +150,24 @@ export class AofPersistence implements Persistence {
     }
   }
 
+  /** Runs the rewrite in progress to its end now, so the files hold every write (DEBUG LOADAOF, RELOAD). */
+  finishRewrite(): void {
+    const rw = this.rewrite;
+    if (rw === null) return;
+    try {
+      while (rw.aborted === null && !rw.step(1e9));
+      if (rw.aborted !== null) throw new Error(rw.aborted);
+      this.complete(rw);
+    } catch (err) {
+      this.rewriteFailed(err);
+    }
+  }
+
+  /** The current manifest (read it, do not change it). */
+  get currentManifest(): Readonly<Manifest> {
+    return this.manifest;
+  }
+
   private runSlice(): void {
     const rw = this.rewrite;
     if (rw === null || this.closed) return;
@@ -191,11 +214,11 @@ export class AofPersistence implements Persistence {
     this.writer.adopt(incrFd, join(this.dir, newIncr));
     // The old files are no longer referenced; a crash before this leaves only garbage.
     for (const f of [...(old.base !== null ? [old.base] : []), ...old.incrs, ...old.history]) {
-      try {
-        this.fs.unlink(join(this.dir, f.name));
-      } catch (err) {
-        this.instance.logger.warn(`sluice: could not remove the old AOF file ${f.name}: ${describeError(err)}`);
-      }
+      this.unlinkQuietly(join(this.dir, f.name));
+    }
+    if (this.enablingPath !== null) {
+      this.unlinkQuietly(this.enablingPath);
+      this.enablingPath = null;
     }
     this.baseSize = size;
     this.rewriteBaseSize = size;
@@ -214,6 +237,19 @@ export class AofPersistence implements Persistence {
     if (this.rewriteScheduled) this.startRewrite();
   }
 
+  private unlinkQuietly(path: string): void {
+    try {
+      this.fs.unlink(path);
+    } catch (err) {
+      this.instance.logger.warn(`sluice: could not remove the old AOF file ${path}: ${describeError(err)}`);
+    }
+  }
+
+  /** True until the rewrite that turns the AOF on has completed (the files lack the data till then). */
+  get enabling(): boolean {
+    return this.enablingPath !== null;
+  }
+
   private rewriteFailed(err: unknown): void {
     const rw = this.rewrite;
     this.rewrite = null;
@@ -223,6 +259,11 @@ export class AofPersistence implements Persistence {
       this.lastRewriteOk = false;
       this.consecutiveFailures++;
       this.instance.logger.error(`sluice: AOF rewrite failed: ${describeError(err)}`);
+    }
+    if (this.enablingPath !== null && !aborted) {
+      // The AOF is not complete until this rewrite succeeds: retry it, as Redis does.
+      this.rewriteScheduled = true;
+      this.scheduleRetry();
     }
     if (this.saveWaiters.length > 0 || aborted) {
       // An aborted rewrite (FLUSHALL ran) is retried; SAVE/BGSAVE waiters are told of failures.

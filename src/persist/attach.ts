@@ -24,28 +24,78 @@ export async function attachPersistence(
   options: PersistOptions,
   onClose: (fn: () => Promise<void>) => void,
 ): Promise<AofPersistence> {
+  const { persistence, stop } = await loadAof(instance, options);
+  onClose(async () => stop());
+  return persistence;
+}
+
+/** A running AOF and what turns it off (flush, close, unlock), synchronously. */
+export interface RunningAof {
+  persistence: AofPersistence;
+  stop: () => void;
+}
+
+/** At start-up: locks `dir`, replays its AOF into the instance, then logs every later write. */
+export async function loadAof(instance: Instance, options: PersistOptions): Promise<RunningAof> {
   // Before anything is read: a second process must not load (or append to) the same files.
   const lock = lockDir(options.dir, options.owner ?? `pid ${process.pid}`, instance.logger);
   try {
-    return await attachLocked(instance, options, (fn) => onClose(async () => {
-      try {
-        await fn();
-      } finally {
-        lock.release();
-      }
-    }));
+    const fs = options.fs ?? nodeFs;
+    const { aofDir, prefix, manifest } = prepareAofDir(instance, fs, options);
+    const started = performance.now();
+    const stats = await loadFiles(instance, fs, aofDir, manifestFiles(manifest));
+    if (stats.commands > 0) {
+      const sec = ((performance.now() - started) / 1000).toFixed(3);
+      instance.logger.info(`sluice: DB loaded from append only file: ${sec} seconds (${stats.commands} commands)`);
+    }
+    const persistence = install(instance, new AofPersistence(instance, fs, aofDir, prefix, manifest, fsyncPolicy(instance)));
+    return { persistence, stop: stopper(instance, persistence, lock) };
   } catch (err) {
     lock.release();
     throw err;
   }
 }
 
-async function attachLocked(
-  instance: Instance,
-  options: PersistOptions,
-  onClose: (fn: () => Promise<void>) => void,
-): Promise<AofPersistence> {
-  const fs = options.fs ?? nodeFs;
+/** The files a manifest names, in load order. */
+export function manifestFiles(manifest: Manifest): string[] {
+  return [...(manifest.base !== null ? [manifest.base.name] : []), ...manifest.incrs.map((f) => f.name)];
+}
+
+function stopper(instance: Instance, persistence: AofPersistence, lock: { release(): void }): () => void {
+  return () => {
+    try {
+      detach(instance, persistence);
+    } finally {
+      lock.release();
+    }
+  };
+}
+
+/**
+ * CONFIG SET appendonly yes at run time, as Redis's startAppendOnly: locks the directory and
+ * rewrites the current dataset as the new base. Until that rewrite completes, writes go to a temp
+ * file the manifest does not name, so a crash meanwhile leaves the directory as it was.
+ * Returns what turns it off again (flush, close, unlock).
+ */
+export function startAofNow(instance: Instance, options: PersistOptions): RunningAof {
+  const lock = lockDir(options.dir, options.owner ?? `pid ${process.pid}`, instance.logger);
+  try {
+    const fs = options.fs ?? nodeFs;
+    const { aofDir, prefix, manifest } = prepareAofDir(instance, fs, options);
+    const pending = join(aofDir, `temp-${prefix}.enabling.incr.aof`);
+    const persistence = new AofPersistence(instance, fs, aofDir, prefix, manifest, fsyncPolicy(instance), pending);
+    install(instance, persistence);
+    persistence.startRewrite();
+    return { persistence, stop: stopper(instance, persistence, lock) };
+  } catch (err) {
+    instance.config.setRaw('appendonly', 'no');
+    lock.release();
+    throw err;
+  }
+}
+
+/** Creates DIR/appendonlydir and its manifest if missing, and sets the config it implies. */
+function prepareAofDir(instance: Instance, fs: AofFs, options: PersistOptions): { aofDir: string; prefix: string; manifest: Manifest } {
   const prefix = instance.config.get('appendfilename');
   const aofDir = join(options.dir, instance.config.get('appenddirname'));
   instance.config.setRaw('dir', options.dir);
@@ -68,26 +118,33 @@ async function attachLocked(
     fs.close(fs.openAppend(join(aofDir, manifest.incrs[0]!.name)));
     writeManifest(fs, aofDir, prefix, manifest);
   }
-  const files = [...(manifest.base !== null ? [manifest.base.name] : []), ...manifest.incrs.map((f) => f.name)];
+  return { aofDir, prefix, manifest };
+}
 
-  const started = performance.now();
-  const stats = await loadFiles(instance, fs, aofDir, files);
-  if (stats.commands > 0) {
-    const sec = ((performance.now() - started) / 1000).toFixed(3);
-    instance.logger.info(`sluice: DB loaded from append only file: ${sec} seconds (${stats.commands} commands)`);
-  }
-
-  const persistence = new AofPersistence(instance, fs, aofDir, prefix, manifest, () => {
+function fsyncPolicy(instance: Instance): () => FsyncPolicy {
+  return () => {
     const v = instance.config.get('appendfsync');
     return v === 'always' || v === 'no' ? v : 'everysec';
-  });
+  };
+}
+
+/** Makes `persistence` the instance's log and INFO persistence's source. */
+function install(instance: Instance, persistence: AofPersistence): AofPersistence {
+  const withoutAof = instance.info.lines('persistence');
   instance.persistence = persistence;
-  instance.info.register('persistence', () => persistenceInfo(instance, persistence));
-  onClose(async () => {
-    persistence.close();
-    if (instance.persistence === persistence) instance.persistence = null;
-  });
+  instance.info.register('persistence', () =>
+    instance.persistence === persistence || withoutAof === undefined ? persistenceInfo(instance, persistence) : withoutAof(),
+  );
   return persistence;
+}
+
+/** Flushes and closes the log; the instance runs without an AOF afterwards. */
+function detach(instance: Instance, persistence: AofPersistence): void {
+  persistence.close();
+  if (instance.persistence === persistence) {
+    instance.persistence = null;
+    instance.config.setRaw('appendonly', 'no');
+  }
 }
 
 /** INFO persistence, field for field as Redis 7.0 (RDB fields describe SAVE/BGSAVE, which rewrite the AOF). */

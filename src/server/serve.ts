@@ -2,7 +2,7 @@
 // for applications that embed the server in their own process.
 import { allCommands } from '../commands/index.js';
 import { Instance } from '../commands/core/instance.js';
-import { attachPersistence } from '../persist/attach.js';
+import { ServerDatasetControl } from '../persist/dataset-control.js';
 import type { Logger } from '../logger.js';
 import { type RunningServer, startServer } from './server.js';
 
@@ -39,17 +39,17 @@ export async function serve(options: ServeOptions = {}): Promise<Server> {
   if (options.dir !== undefined) config['dir'] = options.dir;
   if (options.requirepass !== undefined) config['requirepass'] = options.requirepass;
   const instance = new Instance(allCommands, { config, ...(options.logger ? { logger: options.logger } : {}) });
-  const closers: Array<() => Promise<void>> = [];
-  if (persistent) {
-    await attachPersistence(instance, { dir: options.dir!, appendfsync, owner: 'sluice server' }, (fn) => closers.push(fn));
-  }
+  // Owns the AOF (on at start, or turned on and off by CONFIG SET appendonly); DEBUG RELOAD/LOADAOF.
+  const control = new ServerDatasetControl(instance, { owner: 'sluice server' });
+  instance.datasetControl = control;
+  if (persistent) await control.openAtStart(options.dir!, appendfsync);
   const server = await startServer({
     port: options.port,
     bind: options.bind,
     instance,
     ...(options.onShutdownComplete ? { onShutdownComplete: options.onShutdownComplete } : {}),
   });
-  for (const fn of closers) server.onShutdown(fn);
+  server.onShutdown(async () => control.close());
   const host = server.host.includes(':') ? `[${server.host}]` : server.host;
   return Object.assign(server, { url: `redis://${host}:${server.port}` });
 }

@@ -295,11 +295,18 @@ test('XADD IDMPAUTO derives the iid from the content, whatever the field order',
   assert.equal(await t.call('XLEN', 's'), 2);
 });
 
-test('XADD IDMP argument errors', async () => {
+test('XADD IDMP argument errors (Redis 8.6\'s texts)', async () => {
   const t = await groupDb();
-  assert.equal(await t.error('XADD', 's', 'IDMP', 'p', 'i', '1-1', 'f', 'v'), 'ERR IDMP and IDMPAUTO can be used only with auto-generated IDs (*)');
-  assert.equal(await t.error('XADD', 's', 'IDMP', '', 'i', '*', 'f', 'v'), 'ERR IDMP producer id and idempotent id must not be empty');
-  assert.equal(await t.error('XADD', 's', 'IDMP', 'p', 'i', 'IDMPAUTO', 'p', '*', 'f', 'v'), 'ERR syntax error, IDMP and IDMPAUTO can be specified only once');
+  assert.equal(await t.error('XADD', 's', 'IDMP', 'p', 'i', '1-1', 'f', 'v'), 'ERR IDMP/IDMPAUTO can be used only with auto-generated IDs');
+  assert.equal(await t.error('XADD', 's', 'IDMPAUTO', 'p', '1-1', 'f', 'v'), 'ERR IDMP/IDMPAUTO can be used only with auto-generated IDs');
+  // IDMP takes two arguments: here "*" is the iid and "f" the (invalid) id.
+  assert.equal(await t.error('XADD', 's', 'IDMP', 'p', '*', 'f', 'v'), 'ERR Invalid stream ID specified as stream command argument');
+  assert.equal(await t.error('XADD', 's', 'IDMP', '', 'i', '*', 'f', 'v'), 'ERR IDMP requires a non-empty producer ID');
+  assert.equal(await t.error('XADD', 's', 'IDMP', 'p', '', '*', 'f', 'v'), 'ERR IDMP requires a non-empty idempotent ID');
+  assert.equal(await t.error('XADD', 's', 'IDMPAUTO', '', '*', 'f', 'v'), 'ERR IDMPAUTO requires a non-empty producer ID');
+  for (const twice of [['IDMP', 'p', 'i', 'IDMPAUTO', 'p'], ['IDMPAUTO', 'p', 'IDMP', 'q', 'i'], ['IDMPAUTO', 'p', 'IDMPAUTO', 'q'], ['IDMP', 'p', 'i', 'IDMP', 'q', 'j']]) {
+    assert.equal(await t.error('XADD', 's', ...twice, '*', 'f', 'v'), 'ERR IDMP/IDMPAUTO specified multiple times');
+  }
   assert.equal(await t.call('EXISTS', 's'), 0);
 });
 
@@ -309,10 +316,19 @@ test('XCFGSET and the XINFO STREAM IDMP fields; XCFGSET clears the producers\' m
   await t.call('XADD', 's', '1-0', 'f', 'v');
   let info = (await t.call('XINFO', 'STREAM', 's')) as unknown[];
   assert.equal(info.includes('idmp-duration'), false); // a Redis 7 stream's reply is unchanged
-  assert.equal(await t.error('XCFGSET', 's'), 'ERR At least one of IDMP-DURATION or IDMP-MAXSIZE must be specified');
-  assert.equal(await t.error('XCFGSET', 's', 'IDMP-DURATION', 0), 'ERR IDMP-DURATION must be between 1 and 86400');
-  assert.equal(await t.error('XCFGSET', 's', 'IDMP-DURATION', 86401), 'ERR IDMP-DURATION must be between 1 and 86400');
-  assert.equal(await t.error('XCFGSET', 's', 'IDMP-MAXSIZE', 10001), 'ERR IDMP-MAXSIZE must be between 1 and 10000');
+  assert.equal(await t.error('XCFGSET', 's'), 'ERR At least one parameter must be specified');
+  assert.equal(await t.error('XCFGSET', 's', 'IDMP-DURATION', 0), 'ERR IDMP-DURATION must be between 1 and 86400 seconds');
+  assert.equal(await t.error('XCFGSET', 's', 'IDMP-DURATION', -100), 'ERR IDMP-DURATION must be between 1 and 86400 seconds');
+  assert.equal(await t.error('XCFGSET', 's', 'IDMP-DURATION', 86401), 'ERR IDMP-DURATION must be between 1 and 86400 seconds');
+  assert.equal(await t.error('XCFGSET', 's', 'IDMP-MAXSIZE', 0), 'ERR IDMP-MAXSIZE must be between 1 and 10000 entries');
+  assert.equal(await t.error('XCFGSET', 's', 'IDMP-MAXSIZE', 10001), 'ERR IDMP-MAXSIZE must be between 1 and 10000 entries');
+  for (const bad of ['A', '*', '-', '+', '120-5', '3.14', '000000000', 'IDMP-DURATION']) {
+    assert.equal(await t.error('XCFGSET', 's', 'IDMP-DURATION', bad), 'ERR value is not an integer or out of range', bad);
+    assert.equal(await t.error('XCFGSET', 's', 'IDMP-MAXSIZE', bad), 'ERR value is not an integer or out of range', bad);
+  }
+  assert.equal(await t.error('XCFGSET', 's', 'IDMP-DURATION', 'INVALID', 'IDMP-MAXSIZE'), 'ERR value is not an integer or out of range');
+  assert.equal(await t.error('XCFGSET', 's', 'IDMP-DURATION'), 'ERR syntax error');
+  assert.equal(await t.error('XCFGSET', 's', 'INVALID'), 'ERR syntax error');
   assert.equal(await t.call('XCFGSET', 's', 'IDMP-DURATION', 60, 'IDMP-MAXSIZE', 2), 'OK');
   const first = await t.call('XADD', 's', 'IDMP', 'p', 'a', '*', 'f', 'v');
   await t.call('XADD', 's', 'IDMP', 'p', 'a', '*', 'f', 'v');
@@ -323,8 +339,24 @@ test('XCFGSET and the XINFO STREAM IDMP fields; XCFGSET clears the producers\' m
     ['idmp-duration', 'idmp-maxsize', 'pids-tracked', 'iids-tracked', 'iids-added', 'iids-duplicates'].map(field),
     [60, 2, 2, 2, 2, 1],
   );
+  // The same values again keep the history (Redis 8.6), counters included.
+  assert.equal(await t.call('XCFGSET', 's', 'IDMP-DURATION', 60, 'IDMP-MAXSIZE', 2), 'OK');
+  assert.equal(await t.call('XCFGSET', 's', 'IDMP-MAXSIZE', 2), 'OK');
+  assert.equal(await t.call('XADD', 's', 'IDMP', 'p', 'a', '*', 'f', 'v'), first);
+  info = (await t.call('XINFO', 'STREAM', 's')) as unknown[];
+  assert.deepEqual(['iids-tracked', 'iids-added', 'iids-duplicates'].map(field), [2, 2, 2]);
+  // A value that changes clears it.
   assert.equal(await t.call('XCFGSET', 's', 'IDMP-MAXSIZE', 3), 'OK');
   assert.notEqual(await t.call('XADD', 's', 'IDMP', 'p', 'a', '*', 'f', 'v'), first);
+});
+
+test('XCFGSET with unchanged values on a stream that had no IDMP state yet: defaults, nothing to clear', async () => {
+  const t = await groupDb();
+  await t.call('XADD', 's', '1-0', 'f', 'v');
+  assert.equal(await t.call('XCFGSET', 's', 'IDMP-DURATION', 100), 'OK');
+  const info = (await t.call('XINFO', 'STREAM', 's')) as unknown[];
+  assert.equal(info[info.indexOf('idmp-duration') + 1], 100);
+  assert.equal(info[info.indexOf('idmp-maxsize') + 1], 100);
 });
 
 test('IDMP forgets iids beyond IDMP-MAXSIZE (oldest first) and after IDMP-DURATION', async () => {

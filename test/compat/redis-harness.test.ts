@@ -2,41 +2,69 @@
 // external-server mode. The suite comes from Debian's source package (scripts/fetch-redis-tests.sh,
 // run by .ci/run), never from this repository. One test is skipped: "Loading from legacy (Redis
 // <= v6.2.x, rdb_ver < 10) persistence" RESTOREs a Redis 6.2 RDB payload, and sluice has no
-// DUMP/RESTORE yet; tests tagged needs:debug need DEBUG subcommands sluice lacks.
+// DUMP/RESTORE yet. Two configurations: without DEBUG (tests tagged needs:debug excluded), and
+// with `--enable-debug-command yes` and a data directory, where the needs:debug tests run too
+// (CONFIG SET appendonly yes, DEBUG LOADAOF, BGREWRITEAOF): redis-server 7.0.15 passes all 123.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { startSluiceServer } from '../support/processes.js';
+import { freePort, startSluiceServer } from '../support/processes.js';
 
 const SUITE = join(dirname(fileURLToPath(import.meta.url)), '../../../.redis-src');
 
 const LEGACY_RESTORE = 'Loading from legacy (Redis <= v6.2.x, rdb_ver < 10) persistence';
 
+/** Runs the two stream test files against `port`; returns the runner's exit code and output. */
+async function runSuite(port: number, extra: string[]): Promise<{ code: number | null; output: string }> {
+  const args = ['--host', '127.0.0.1', '--port', String(port), '--single', 'unit/type/stream', '--single', 'unit/type/stream-cgroups'];
+  // The runner's own control socket listens from baseport - 32 up (21079 by default): start it at
+  // a port free now, so runs in other checkouts on the same machine do not collide.
+  args.push('--baseport', String((await freePort()) + 32));
+  args.push(...extra, '--skiptest', LEGACY_RESTORE, '--clients', '1');
+  return new Promise((resolve) => {
+    const child = spawn('./runtest', args, { cwd: SUITE, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (c) => (output += c));
+    child.stderr.on('data', (c) => (output += c));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 240_000);
+    child.on('exit', (exit) => {
+      clearTimeout(timer);
+      resolve({ code: exit, output });
+    });
+  });
+}
+
+function assertAllPassed({ code, output }: { code: number | null; output: string }, expectedOk: number): void {
+  const plain = output.replace(/\x1b\[[0-9;]*m/g, '');
+  const failures = plain.split('\n').filter((l) => /\[(err|exception)\]/.test(l));
+  assert.deepEqual(failures, []);
+  assert.equal(code, 0, output.slice(-2000));
+  assert.match(output, /All tests passed without errors/);
+  assert.equal(plain.split('\n').filter((l) => l.startsWith('[ok]')).length, expectedOk);
+}
+
 test("Redis 7.0's unit/type/stream and stream-cgroups tests pass against sluice server", async () => {
   assert.ok(existsSync(join(SUITE, 'runtest')), 'Redis test suite missing: run scripts/fetch-redis-tests.sh (.ci/run does)');
   const server = await startSluiceServer();
   try {
-    const args = ['--host', '127.0.0.1', '--port', String(server.port), '--single', 'unit/type/stream', '--single', 'unit/type/stream-cgroups'];
-    args.push('--tags', '-needs:debug', '--skiptest', LEGACY_RESTORE, '--clients', '1');
-    const { code, output } = await new Promise<{ code: number | null; output: string }>((resolve) => {
-      const child = spawn('./runtest', args, { cwd: SUITE, stdio: ['ignore', 'pipe', 'pipe'] });
-      let output = '';
-      child.stdout.on('data', (c) => (output += c));
-      child.stderr.on('data', (c) => (output += c));
-      const timer = setTimeout(() => child.kill('SIGKILL'), 240_000);
-      child.on('exit', (exit) => {
-        clearTimeout(timer);
-        resolve({ code: exit, output });
-      });
-    });
-    const failures = output.split('\n').filter((l) => /\[(err|exception)\]/.test(l.replace(/\x1b\[[0-9;]*m/g, '')));
-    assert.deepEqual(failures, []);
-    assert.equal(code, 0, output.slice(-2000));
-    assert.match(output, /All tests passed without errors/);
+    assertAllPassed(await runSuite(server.port, ['--tags', '-needs:debug']), 110);
   } finally {
     await server.stop();
+  }
+});
+
+test('... and with DEBUG enabled, the needs:debug tests too (AOF turned on by CONFIG SET, DEBUG LOADAOF)', async () => {
+  assert.ok(existsSync(join(SUITE, 'runtest')), 'Redis test suite missing: run scripts/fetch-redis-tests.sh (.ci/run does)');
+  const dir = mkdtempSync(join(tmpdir(), 'sluice-harness-'));
+  const server = await startSluiceServer(['--enable-debug-command', 'yes', '--dir', dir, '--appendonly', 'no']);
+  try {
+    assertAllPassed(await runSuite(server.port, []), 122);
+  } finally {
+    await server.stop();
+    rmSync(dir, { recursive: true, force: true });
   }
 });

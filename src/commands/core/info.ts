@@ -23,6 +23,11 @@ export class InfoRegistry {
     this.sections.set(name, { lines, inDefault: existing?.inDefault ?? inDefault });
   }
 
+  /** A section's current provider (so a layer that replaces one can put it back). */
+  lines(name: string): InfoLines | undefined {
+    return this.sections.get(name)?.lines;
+  }
+
   has(name: string): boolean {
     return this.sections.has(name);
   }

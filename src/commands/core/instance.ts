@@ -14,11 +14,12 @@ import { BlockedClients } from './blocking.js';
 import { CommandContext } from './context.js';
 import { InfoRegistry } from './info.js';
 import { registerBuiltinSections } from './info-sections.js';
-import type { Persistence, Propagated } from './persistence.js';
+import type { DatasetControl, Persistence, Propagated } from './persistence.js';
 import { type Resolved, resolveCommand } from './resolve.js';
 import { Stats } from './stats.js';
 import { WatchRegistry } from './watch.js';
 import { type Logger, silentLogger } from '../../logger.js';
+import { protectedRefusal } from './protected.js';
 
 /** Read once: the getter is not free, and the origin never changes. */
 const TIME_ORIGIN = performance.timeOrigin;
@@ -45,6 +46,10 @@ export class Instance {
   /** The user's logger; the persistence layer and the server log through it too. */
   readonly logger: Logger;
   persistence: Persistence | null = null;
+  /** DEBUG RELOAD/LOADAOF and CONFIG SET appendonly; null where nothing installed one. */
+  datasetControl: DatasetControl | null = null;
+  /** DEBUG SET-ACTIVE-EXPIRE: when false, keys expire only when accessed. */
+  activeExpireEnabled = true;
   /** Changes since the last save/rewrite, as Redis's server.dirty. */
   dirty = 0;
   lastSaveTime = Math.floor(Date.now() / 1000);
@@ -73,7 +78,9 @@ export class Instance {
   startActiveExpiry(intervalMs = 100): void {
     if (this.expiryTimer !== null) return;
     this.expiryTimer = setInterval(() => {
-      for (const db of this.keyspace.dbs) if (db.expires.size > 0) db.activeExpireCycle();
+      if (this.activeExpireEnabled) {
+        for (const db of this.keyspace.dbs) if (db.expires.size > 0) db.activeExpireCycle();
+      }
       this.serveReadyKeys();
     }, intervalMs);
     this.expiryTimer.unref();
@@ -118,6 +125,11 @@ export class Instance {
       return reply;
     }
     const { spec, fullName } = resolved;
+    const refused = protectedRefusal(this, client, fullName);
+    if (refused !== null) {
+      if (client.multi !== null) client.multiAborted = true;
+      return this.reject(fullName, refused);
+    }
     if (!client.authenticated && !spec.flags.includes('no_auth')) {
       if (client.multi !== null) client.multiAborted = true;
       if (fullName === 'exec') return this.reject(fullName, this.abortExec(client, Errors.noAuth).message);

@@ -30,3 +30,16 @@ export interface Persistence {
   /** A whole rewrite now, blocking; throws Error('ERR ...') on failure. */
   rewriteNow(): void;
 }
+
+/**
+ * What DEBUG and CONFIG SET appendonly ask of the persistence layer (src/persist/dataset-control.ts
+ * implements it; `sluice server` installs one). Each method throws Error('ERR ...') on failure.
+ */
+export interface DatasetControl {
+  /** CONFIG SET appendonly yes|no: starts the AOF (a rewrite of the current data) or stops it. */
+  setAppendOnly(on: boolean): void;
+  /** DEBUG RELOAD: serialise the whole dataset and load it back in place. */
+  reload(options: { flush: boolean; save: boolean; merge: boolean }): void;
+  /** DEBUG LOADAOF: flush the AOF, empty the dataset, load it back from the files on disk. */
+  loadAof(): Promise<void>;
+}

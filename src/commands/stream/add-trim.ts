@@ -86,16 +86,15 @@ function parseAddOrTrim(argv: Buffer[], xadd: boolean): AddOrTrimRequest {
     } else if (policyKeyword(opt) !== undefined) {
       req.policy = policyKeyword(opt)!;
     } else if (xadd && ((opt === 'idmp' && more >= 2) || (opt === 'idmpauto' && more >= 1))) {
-      // The docs give no error texts for IDMP; these follow the wording of XADD's others.
-      if (req.idmpPid !== undefined) fail('ERR syntax error, IDMP and IDMPAUTO can be specified only once');
+      // Error texts as Redis 8.6's tests (tests/unit/type/stream.tcl) expect them.
+      if (req.idmpPid !== undefined) fail('ERR IDMP/IDMPAUTO specified multiple times');
       req.idmpPid = cur.next();
       req.idmpArgs.push(at, at + 1);
+      if (req.idmpPid.length === 0) fail(`ERR ${opt === 'idmp' ? 'IDMP' : 'IDMPAUTO'} requires a non-empty producer ID`);
       if (opt === 'idmp') {
         req.idmpIid = cur.next();
         req.idmpArgs.push(at + 2);
-      }
-      if (req.idmpPid.length === 0 || req.idmpIid?.length === 0) {
-        fail('ERR IDMP producer id and idempotent id must not be empty');
+        if (req.idmpIid.length === 0) fail('ERR IDMP requires a non-empty idempotent ID');
       }
     } else if (xadd) {
       const parsed = tryParseStreamId(argv[at]!, { strict: true, allowSeqStar: true });
@@ -114,7 +113,7 @@ function parseAddOrTrim(argv: Buffer[], xadd: boolean): AddOrTrimRequest {
     fail('ERR syntax error, XTRIM must be called with a trimming strategy');
   }
   if (req.idmpPid !== undefined && req.id !== undefined) {
-    fail('ERR IDMP and IDMPAUTO can be used only with auto-generated IDs (*)');
+    fail('ERR IDMP/IDMPAUTO can be used only with auto-generated IDs');
   }
   return req;
 }

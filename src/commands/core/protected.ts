@@ -1,0 +1,25 @@
+// Redis 7's protected commands: DEBUG runs for a network client only when `enable-debug-command`
+// allows it (yes, or local for loopback clients). In-process callers (the embedded client, AOF
+// replay) already hold the whole instance, so the setting does not apply to them. MODULE is the
+// other protected command in Redis; sluice has no modules.
+import type { ClientState } from '../client-state.js';
+import type { Instance } from './instance.js';
+
+const LOOPBACK = ['127.0.0.1', '::1', '::ffff:127.0.0.1'];
+
+/** As Redis's islocalClient: a loopback peer (sluice listens on no unix socket). */
+function isLocal(client: ClientState): boolean {
+  const ip = client.addr.startsWith('[') ? client.addr.slice(1, client.addr.indexOf(']')) : client.addr.slice(0, client.addr.lastIndexOf(':'));
+  return LOOPBACK.includes(ip);
+}
+
+/** Redis's refusal text when the command is protected and not allowed for this client, else null. */
+export function protectedRefusal(instance: Instance, client: ClientState, fullName: string): string | null {
+  if (fullName !== 'debug' || client.kind !== 'tcp') return null;
+  const setting = instance.config.get('enable-debug-command');
+  if (setting === 'yes' || (setting === 'local' && isLocal(client))) return null;
+  return (
+    'ERR DEBUG command not allowed. If the enable-debug-command option is set to "local", you can run it from a ' +
+    'local connection, otherwise you need to set this option in the configuration file, and then restart the server.'
+  );
+}

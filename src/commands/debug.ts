@@ -1,0 +1,113 @@
+// DEBUG, as Redis 7.0's debugCommand: one command (not a container: COMMAND INFO shows no
+// subcommands) whose first argument picks the action. Refused unless `enable-debug-command`
+// allows it (core/protected.ts). RELOAD and LOADAOF go through the instance's DatasetControl,
+// implemented by the persistence layer.
+import { ErrorReply, OK, fail, type Reply } from '../resp/reply.js';
+import { lower, text } from './args.js';
+import { helpReply, subcommandSyntaxError } from './help.js';
+import type { DatasetControl } from './core/persistence.js';
+import { command, type CommandSpec, type Context } from './types.js';
+
+const HELP = [
+  'CHANGE-REPL-ID',
+  '    Change the replication IDs of the instance.',
+  '    Dangerous: should be used only for testing the replication subsystem.',
+  'ERROR <string>',
+  '    Return a Redis protocol error with <string> as message. Useful for clients',
+  '    unit tests to simulate Redis errors.',
+  'LOG <message>',
+  '    Write <message> to the server log.',
+  'LOADAOF',
+  '    Flush the AOF buffers on disk and reload the AOF in memory.',
+  'RELOAD [option ...]',
+  '    Save the RDB on disk and reload it back to memory. Valid <option> values:',
+  '    * MERGE: conflicting keys will be loaded from RDB.',
+  '    * NOFLUSH: the existing database will not be removed before load, but',
+  '      conflicting keys will generate an exception and kill the server.',
+  '    * NOSAVE: the database will be loaded from an existing RDB file.',
+  '    Examples:',
+  '    * DEBUG RELOAD: verify that the server is able to persist, flush and reload',
+  '      the database.',
+  '    * DEBUG RELOAD NOSAVE: replace the current database with the contents of an',
+  '      existing RDB file.',
+  '    * DEBUG RELOAD NOSAVE NOFLUSH MERGE: add the contents of an existing RDB',
+  '      file to the database.',
+  'SET-ACTIVE-EXPIRE <0|1>',
+  '    Setting it to 0 disables expiring keys in background when they are not',
+  '    accessed (otherwise the Redis behavior). Setting it to 1 reenables back the',
+  '    default.',
+  'SLEEP <seconds>',
+  '    Stop the server for <seconds>. Decimals allowed.',
+];
+
+/** C's strtod/atoi on a prefix: Redis's DEBUG SLEEP and SET-ACTIVE-EXPIRE never reject a number. */
+function leadingNumber(arg: Buffer): number {
+  const n = Number.parseFloat(text(arg).trimStart());
+  return Number.isFinite(n) ? n : 0;
+}
+
+function control(ctx: Context): DatasetControl {
+  const c = ctx.instance.datasetControl;
+  if (c === null) fail('ERR DEBUG RELOAD and LOADAOF need a sluice server (this instance has no persistence layer)');
+  return c;
+}
+
+function reload(ctx: Context, argv: Buffer[]): Reply {
+  const options = { flush: true, save: true, merge: false };
+  for (const arg of argv.slice(2)) {
+    const opt = lower(arg);
+    if (opt === 'merge') options.merge = true;
+    else if (opt === 'noflush') options.flush = false;
+    else if (opt === 'nosave') options.save = false;
+    else fail('ERR DEBUG RELOAD only supports the MERGE, NOFLUSH and NOSAVE options.');
+  }
+  control(ctx).reload(options);
+  ctx.instance.logger.warn('sluice: DB reloaded by DEBUG RELOAD');
+  return OK;
+}
+
+function loadAof(ctx: Context): Promise<Reply> {
+  // Loading yields between files; a transaction must run to its end without yielding.
+  if (ctx.noBlock) fail('ERR DEBUG LOADAOF cannot run inside MULTI in sluice');
+  return control(ctx).loadAof().then(() => {
+    ctx.instance.logger.warn('sluice: Append Only File loaded by DEBUG LOADAOF');
+    return OK;
+  });
+}
+
+function sleep(argv: Buffer[]): Reply | Promise<Reply> {
+  const seconds = leadingNumber(argv[2]!);
+  if (seconds <= 0) return OK;
+  // Only this connection waits; sluice does not freeze other clients as Redis would.
+  return new Promise((resolve) => setTimeout(() => resolve(OK), seconds * 1000));
+}
+
+function debug(ctx: Context, argv: Buffer[]): Reply | Promise<Reply> {
+  const sub = lower(argv[1]!);
+  const argc = argv.length;
+  if (sub === 'help' && argc === 2) return helpReply('DEBUG', HELP);
+  if (sub === 'sleep' && argc === 3) return sleep(argv);
+  if (sub === 'log' && argc === 3) {
+    ctx.instance.logger.warn(`sluice: DEBUG LOG: ${text(argv[2]!)}`);
+    return OK;
+  }
+  if (sub === 'reload') return reload(ctx, argv);
+  if (sub === 'loadaof') return loadAof(ctx);
+  if (sub === 'set-active-expire' && argc === 3) {
+    ctx.instance.activeExpireEnabled = Math.trunc(leadingNumber(argv[2]!)) !== 0;
+    return OK;
+  }
+  // sluice has no replication: there is no replication id to change.
+  if (sub === 'change-repl-id' && argc === 2) return OK;
+  if (sub === 'error' && argc === 3) return new ErrorReply(text(argv[2]!).replace(/[\r\n]/g, ' '));
+  fail(subcommandSyntaxError(argv[1]!, 'DEBUG'));
+}
+
+export const commands: CommandSpec[] = [
+  command('debug', -2, ['admin', 'noscript', 'loading', 'stale'], null, debug, {
+    categories: ['admin', 'slow', 'dangerous'],
+    summary: 'A container for debugging commands',
+    since: '1.0.0',
+    group: 'server',
+  }),
+];
