@@ -199,7 +199,9 @@ for (const { name, backend } of started) {
       for (const w of ws) await w.close();
       const sorted = [...new Set(ticks)].sort((a, b) => a - b);
       assert.equal(sorted.length, ticks.length, `a tick was added twice: ${ticks}`);
-      for (let i = 1; i < sorted.length; i++) assert.equal(sorted[i]! - sorted[i - 1]!, 200, `ticks ${sorted}`);
+      // Ticks are on the 200 ms grid; a pass that comes late (a loaded machine) adds only the
+      // latest due tick, by the catch-up rule below, so a gap may span several ticks.
+      for (let i = 1; i < sorted.length; i++) assert.equal((sorted[i]! - sorted[i - 1]!) % 200, 0, `ticks ${sorted}`);
       assert.deepEqual(await producer.schedules(), []);
       // Nothing ran for 1 s (5 ticks): the next pass adds one entry, not five.
       const catchUp = unique('missed');
@@ -207,9 +209,12 @@ for (const { name, backend } of started) {
       await p2.schedule('s', { everyMs: 200 }, 'x');
       await new Promise((r) => setTimeout(r, 1000));
       const scheduler = new Scheduler(conn, catchUp);
-      assert.equal(await scheduler.tick(), 1);
-      assert.equal(await scheduler.tick(), 0);
-      await scheduler.close();
+      try {
+        assert.equal(await scheduler.tick(), 1);
+        assert.equal(await scheduler.tick(), 0);
+      } finally {
+        await scheduler.close(); // its connection would keep the test process alive
+      }
       assert.equal(Number(await conn.call('XLEN', catchUp)), 1);
       const { next } = (await p2.schedules())[0]!;
       const [secs] = (await conn.call('TIME')) as [string];
