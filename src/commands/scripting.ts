@@ -14,7 +14,7 @@
 import { ErrorReply, fail, MapReply, OK, type Reply } from '../resp/reply.js';
 import { isKeyword, lower, parseInt64 } from './args.js';
 import { helpReply } from './help.js';
-import { crc64 } from './crc64.js';
+import { crc64 } from '../rdb/crc64.js';
 import { command, type CommandSpec, container, type Context } from './types.js';
 
 const NOT_SUPPORTED_EVAL = 'ERR sluice does not support Lua scripting: EVAL cannot run scripts';

@@ -370,6 +370,11 @@ export class StreamNode {
     return out;
   }
 
+  /** The master entry's field names (RDB writes them into the node's listpack). */
+  masterFieldNames(): Buffer[] {
+    return this.masterFields ?? this.readMasterNames();
+  }
+
   /** Master field names as views into the buffer (not cached: sealed nodes stay lean). */
   private readMasterNames(): Buffer[] {
     const r = new Reader(this.buf);
