@@ -24,6 +24,7 @@ const CONFIG_FLAGS: Array<[string, string]> = [
   ['client-query-buffer-limit', 'close a client whose unparsed input exceeds this (default 1gb)'],
   ['proto-max-bulk-len', 'largest bulk argument accepted (default 512mb)'],
   ['propagation-error-behavior', 'ignore (default) or panic: what a command failing while the AOF loads does'],
+  ['dbfilename', 'the RDB file SAVE/BGSAVE write in --dir and loaded at start without the AOF (default dump.rdb)'],
 ];
 
 function camel(name: string): string {

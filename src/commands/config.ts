@@ -42,6 +42,13 @@ export const DEFAULT_PARAMS: ConfigParam[] = [
     },
     mutable: true,
   },
+  {
+    name: 'dbfilename',
+    defaultValue: 'dump.rdb',
+    mutable: true,
+    validate: (v) => (v.includes('/') || v.includes('\\') ? { error: "dbfilename can't be a path, just a filename" } : { ok: v }),
+  },
+  { name: 'rdbchecksum', defaultValue: 'yes', validate: yesNo },
   { name: 'appendfilename', defaultValue: 'appendonly.aof' },
   { name: 'appenddirname', defaultValue: 'appendonlydir' },
   {

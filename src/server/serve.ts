@@ -2,6 +2,7 @@
 // for applications that embed the server in their own process.
 import { allCommands } from '../commands/index.js';
 import { Instance } from '../commands/core/instance.js';
+import { enableRdbFile, loadRdbFileAtStart } from '../commands/rdb-snapshot.js';
 import { attachPersistence } from '../persist/attach.js';
 import type { Logger } from '../logger.js';
 import { type RunningServer, startServer } from './server.js';
@@ -11,7 +12,10 @@ export interface ServeOptions {
   port?: number;
   /** Default 127.0.0.1. */
   bind?: string;
-  /** Directory of the append-only file; persistence is on when given. */
+  /**
+   * Directory of the append-only file; persistence is on when given. With `appendonly: false`
+   * it holds the RDB file instead (dbfilename, loaded at start, written by SAVE/BGSAVE).
+   */
   dir?: string;
   /** Default true when `dir` is given. */
   appendonly?: boolean;
@@ -42,6 +46,10 @@ export async function serve(options: ServeOptions = {}): Promise<Server> {
   const closers: Array<() => Promise<void>> = [];
   if (persistent) {
     await attachPersistence(instance, { dir: options.dir!, appendfsync, owner: 'sluice server' }, (fn) => closers.push(fn));
+  } else if (options.dir !== undefined) {
+    // No AOF: as Redis, the RDB file is the persistence (loaded now, written by SAVE/BGSAVE).
+    enableRdbFile(instance);
+    loadRdbFileAtStart(instance);
   }
   const server = await startServer({
     port: options.port,
