@@ -4,6 +4,7 @@
 // its encoding and data followed by "backlen", the size of encoding + data written so that it
 // can be read right to left. Strings that are canonical int64 decimals are stored as integers,
 // as lpAppend does.
+import { lpBacklenSize } from '../engine/stream-node.js';
 import { RdbFormatError } from './constants.js';
 import { canonicalInt64 } from './rdb-writer.js';
 
@@ -13,16 +14,8 @@ export type LpValue = Buffer | bigint;
 const HEADER_SIZE = 6;
 const EOF_BYTE = 0xff;
 
-function backlenSize(l: number): number {
-  if (l <= 127) return 1;
-  if (l < 16383) return 2;
-  if (l < 2097151) return 3;
-  if (l < 268435455) return 4;
-  return 5;
-}
-
 function writeBacklen(out: number[], l: number): void {
-  const size = backlenSize(l);
+  const size = lpBacklenSize(l);
   // Most significant 7-bit group first; every byte but the first has the high bit set.
   for (let i = size - 1; i >= 0; i--) {
     const group = Math.floor(l / 2 ** (7 * i)) & 127;
@@ -127,7 +120,7 @@ export function parseListpack(lp: Buffer): LpValue[] {
     } else {
       throw new RdbFormatError(`Invalid listpack encoding byte ${b}`);
     }
-    const skip = backlenSize(p - start);
+    const skip = lpBacklenSize(p - start);
     need(skip);
     p += skip;
     out.push(value);

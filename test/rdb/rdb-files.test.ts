@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { Redis } from 'ioredis';
 import { populate, snapshot } from '../support/rdb-fixtures.js';
-import { startRedisServer, startSluiceServer, spawnUntil, CLI_MAIN, waitFor } from '../support/processes.js';
+import { startRedisServer, startSluiceServer, spawnUntil, CLI_MAIN, waitFor, type Spawned } from '../support/processes.js';
 
 async function withDir(fn: (dir: string) => Promise<void>): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'sluice-rdb-'));
@@ -25,6 +25,17 @@ async function client(port: number): Promise<Redis> {
   const c = new Redis({ port, lazyConnect: true, maxRetriesPerRequest: 0 });
   await c.connect();
   return c;
+}
+
+/** Runs `fn` with a client of a started server, then disconnects and stops the server. */
+async function using(server: Spawned & { port: number }, fn: (c: Redis) => Promise<void>): Promise<void> {
+  const c = await client(server.port);
+  try {
+    await fn(c);
+  } finally {
+    c.disconnect();
+    await server.stop();
+  }
 }
 
 /** The fixture in db 0 plus a key in db 3; returns a snapshot reader over both. */
@@ -52,17 +63,12 @@ test('a dump.rdb saved by redis-server loads into sluice server and reads the sa
     r.disconnect();
     await redis.stop();
 
-    const sluice = await startSluiceServer(['--dir', dir, '--appendonly', 'no']);
-    const s = await client(sluice.port);
-    try {
+    await using(await startSluiceServer(['--dir', dir, '--appendonly', 'no']), async (s) => {
       assert.deepEqual(await read(s), expected);
       const info = await s.info('persistence');
       assert.match(info, /rdb_last_load_keys_loaded:20\r\n/);
       assert.match(info, /aof_enabled:0/);
-    } finally {
-      s.disconnect();
-      await sluice.stop();
-    }
+    });
   });
 });
 
@@ -86,14 +92,9 @@ test('a dump.rdb saved by sluice server loads into redis-server and reads the sa
     await sluice.stop();
     assert.deepEqual(readdirSync(dir).filter((f) => f.startsWith('temp-')), []);
 
-    const redis = await startRedisServer(['--dir', dir, '--dbfilename', 'mine.rdb']);
-    const r = await client(redis.port);
-    try {
+    await using(await startRedisServer(['--dir', dir, '--dbfilename', 'mine.rdb']), async (r) => {
       assert.deepEqual(await read(r), expected);
-    } finally {
-      r.disconnect();
-      await redis.stop();
-    }
+    });
   });
 });
 
@@ -112,14 +113,9 @@ test('a Redis 7 appendonlydir whose base is an RDB file loads into sluice server
     r.disconnect();
     await redis.stop();
 
-    const sluice = await startSluiceServer(['--dir', dir]);
-    const s = await client(sluice.port);
-    try {
+    await using(await startSluiceServer(['--dir', dir]), async (s) => {
       assert.deepEqual([await read(s), await s.get('after-rewrite'), await s.xrange('mine:stream', '-', '+')], expected);
-    } finally {
-      s.disconnect();
-      await sluice.stop();
-    }
+    });
   });
 });
 
