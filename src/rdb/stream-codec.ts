@@ -75,8 +75,11 @@ export function writeStream(w: RdbWriter, s: Stream): void {
   w.len(groups.length);
   for (const g of groups) {
     w.blob(g.name).len(g.lastId.ms).len(g.lastId.seq).len(BigInt.asUintN(64, g.entriesRead));
-    w.len(g.pel.size);
-    for (const [id, nack] of g.pel.entries()) w.raw(idBytes(id)).millis(nack.deliveryTime).len(nack.deliveryCount);
+    // Entries released by XNACK (Redis 8.8) have no owner, which Redis 7.0's format cannot
+    // hold (7.0 would load a PEL entry with no consumer): they are left out.
+    const owned = [...g.pel.entries()].filter(([, nack]) => nack.consumer !== g.unowned);
+    w.len(owned.length);
+    for (const [id, nack] of owned) w.raw(idBytes(id)).millis(nack.deliveryTime).len(nack.deliveryCount);
     const consumers = [...g.consumers.values()].sort(byteOrder);
     w.len(consumers.length);
     for (const consumer of consumers) {

@@ -198,3 +198,17 @@ test('RESTORE is logged to the AOF with an absolute TTL and survives a restart',
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('a stream with entries released by XNACK dumps without them (7.0 has no unowned entries)', async () => {
+  await r.flushall();
+  await s.flushall();
+  await s.xadd('q', '1-1', 'f', 'v');
+  await s.xadd('q', '1-2', 'f', 'w');
+  await s.xgroup('CREATE', 'q', 'g', '0');
+  await s.xreadgroup('GROUP', 'g', 'c', 'COUNT', '2', 'STREAMS', 'q', '>');
+  await s.call('XNACK', 'q', 'g', 'SILENT', 'IDS', '1', '1-1');
+  assert.equal(await r.call('RESTORE', 'q', '0', (await s.dumpBuffer('q'))!), 'OK');
+  const pending = (await r.call('XPENDING', 'q', 'g', '-', '+', '10')) as Array<[string, string, number, number]>;
+  assert.deepEqual(pending.map(([id, consumer, , count]) => [id, consumer, count]), [['1-2', 'c', 1]]);
+  assert.deepEqual(await r.call('XPENDING', 'q', 'g'), [1, '1-2', '1-2', [['c', '1']]]);
+});
