@@ -53,12 +53,18 @@ export class RdbReader {
     return Number(v);
   }
 
-  /** rdbGenericLoadStringObject: raw, integer-encoded or LZF-compressed. */
+  /** rdbGenericLoadStringObject: raw, integer-encoded or LZF-compressed; a Buffer of its own. */
   string(): Buffer {
+    const view = this.stringView();
+    return view.buffer === this.buf.buffer ? Buffer.from(view) : view;
+  }
+
+  /** A string that may be a view into the input (for blobs decoded at once: listpacks, intsets). */
+  stringView(): Buffer {
     const l = this.lenOrEncoding();
     if (!l.encoded) {
       if (l.value > BigInt(this.remaining)) throw new RdbFormatError('Unexpected EOF reading RDB file');
-      return Buffer.from(this.bytes(Number(l.value)));
+      return this.bytes(Number(l.value));
     }
     switch (Number(l.value)) {
       case 0:

@@ -18,7 +18,7 @@ import { Stream } from '../engine/stream.js';
 import { compareIds, MIN_ID, type StreamId } from '../engine/stream-id.js';
 import { FLAG_DELETED, FLAG_SAME_FIELDS, NodeCursor, StreamNode } from '../engine/stream-node.js';
 import { RdbFormatError, TYPE_STREAM_LISTPACKS, TYPE_STREAM_LISTPACKS_2, TYPE_STREAM_LISTPACKS_3 } from './constants.js';
-import { buildListpack, lpBytes, lpInt, parseListpack, type LpValue } from './listpack.js';
+import { buildListpack, lpBytes, lpInt, lpNumber, parseListpack, type LpValue } from './listpack.js';
 import type { RdbReader } from './rdb-reader.js';
 import type { RdbWriter } from './rdb-writer.js';
 
@@ -42,7 +42,7 @@ function byteOrder(a: { key: string }, b: { key: string }): number {
 /** One node as Redis's listpack. */
 export function nodeListpack(node: StreamNode): Buffer {
   const names = node.masterFieldNames();
-  const values: Array<LpValue | number> = [node.live, node.deleted, names.length, ...names, 0];
+  const values: LpValue[] = [node.live, node.deleted, names.length, ...names, 0];
   const c = new NodeCursor(node);
   while (c.next()) {
     const same = (c.flags & FLAG_SAME_FIELDS) !== 0;
@@ -99,17 +99,17 @@ function readNode(masterId: StreamId, lp: Buffer, after: StreamId | null): Strea
     if (i >= v.length) throw new RdbFormatError('Stream listpack integrity check failed.');
     return v[i++]!;
   };
-  const count = lpInt(next());
-  const deleted = lpInt(next());
-  const nameCount = Number(lpInt(next()));
+  const count = lpNumber(next());
+  const deleted = lpNumber(next());
+  const nameCount = lpNumber(next());
   const names: Buffer[] = [];
   for (let k = 0; k < nameCount; k++) names.push(lpBytes(next()));
-  if (lpInt(next()) !== 0n) throw new RdbFormatError('Stream listpack integrity check failed.');
+  if (lpNumber(next()) !== 0) throw new RdbFormatError('Stream listpack integrity check failed.');
   if (i >= v.length) throw new RdbFormatError('Empty listpack inside stream');
   const node = new StreamNode(masterId, names.flatMap((n) => [n, n]));
   let previous = after;
   while (i < v.length) {
-    const flags = Number(lpInt(next()));
+    const flags = lpNumber(next());
     const id = {
       ms: BigInt.asUintN(64, masterId.ms + lpInt(next())),
       seq: BigInt.asUintN(64, masterId.seq + lpInt(next())),
@@ -118,7 +118,7 @@ function readNode(masterId: StreamId, lp: Buffer, after: StreamId | null): Strea
     if (flags & FLAG_SAME_FIELDS) {
       for (const name of names) fields.push(name, lpBytes(next()));
     } else {
-      const pairs = Number(lpInt(next()));
+      const pairs = lpNumber(next());
       for (let k = 0; k < pairs * 2; k++) fields.push(lpBytes(next()));
     }
     next(); // lp-count
@@ -128,7 +128,7 @@ function readNode(masterId: StreamId, lp: Buffer, after: StreamId | null): Strea
     node.append(id, fields);
     if (flags & FLAG_DELETED) node.markDeleted(offset);
   }
-  if (BigInt(node.live) !== count || BigInt(node.deleted) !== deleted) {
+  if (node.live !== count || node.deleted !== deleted) {
     throw new RdbFormatError('Stream listpack integrity check failed.');
   }
   return node;
@@ -137,10 +137,11 @@ function readNode(masterId: StreamId, lp: Buffer, after: StreamId | null): Strea
 export function readStream(r: RdbReader, type: number): Stream {
   const s = new Stream();
   const nodeCount = r.len();
+  let last: StreamId | null = null;
   for (let n = 0; n < nodeCount; n++) {
-    const masterId = idFromBytes(r.string());
-    const last = s.storedNodes().at(-1)?.lastId ?? null;
-    s.appendStoredNode(readNode(masterId, r.string(), last));
+    const masterId = idFromBytes(r.stringView());
+    s.appendStoredNode(readNode(masterId, r.stringView(), last));
+    last = s.storedNodes().at(-1)!.lastId;
   }
   const length = r.len();
   if (length !== s.length) throw new RdbFormatError('Stream length inconsistent with its listpacks');

@@ -131,14 +131,14 @@ export function readValue(r: RdbReader, type: number): StoredValue {
     case T.TYPE_LIST:
       return listOf(repeat(r.len(), () => r.string()));
     case T.TYPE_LIST_ZIPLIST:
-      return listOf(parseZiplist(r.string()).map(lpBytes));
+      return listOf(parseZiplist(r.stringView()).map(lpBytes));
     case T.TYPE_LIST_QUICKLIST:
     case T.TYPE_LIST_QUICKLIST_2: {
       const elements: Buffer[] = [];
       const nodes = r.len();
       for (let i = 0; i < nodes; i++) {
         const container = type === T.TYPE_LIST_QUICKLIST_2 ? r.len() : T.QUICKLIST_NODE_PACKED;
-        const blob = r.string();
+        const blob = r.stringView();
         if (container === T.QUICKLIST_NODE_PLAIN) elements.push(blob);
         else if (container !== T.QUICKLIST_NODE_PACKED) throw new RdbFormatError(`Quicklist integrity check failed.`);
         else for (const v of type === T.TYPE_LIST_QUICKLIST ? parseZiplist(blob) : parseListpack(blob)) elements.push(lpBytes(v));
@@ -148,9 +148,9 @@ export function readValue(r: RdbReader, type: number): StoredValue {
     case T.TYPE_SET:
       return setOf(repeat(r.len(), () => r.string()));
     case T.TYPE_SET_INTSET:
-      return setOf(parseIntset(r.string()).map((v) => Buffer.from(v.toString(), 'latin1')));
+      return setOf(parseIntset(r.stringView()).map((v) => Buffer.from(v.toString(), 'latin1')));
     case T.TYPE_SET_LISTPACK:
-      return setOf(parseListpack(r.string()).map(lpBytes));
+      return setOf(parseListpack(r.stringView()).map(lpBytes));
     case T.TYPE_ZSET:
     case T.TYPE_ZSET_2:
       return sortedSetOf(
@@ -158,15 +158,16 @@ export function readValue(r: RdbReader, type: number): StoredValue {
       );
     case T.TYPE_ZSET_ZIPLIST:
     case T.TYPE_ZSET_LISTPACK: {
-      const flat = (type === T.TYPE_ZSET_LISTPACK ? parseListpack : parseZiplist)(r.string());
+      const flat = (type === T.TYPE_ZSET_LISTPACK ? parseListpack : parseZiplist)(r.stringView());
       return sortedSetOf(pairs(flat).map(([m, s]) => [lpBytes(m), parseScore(s)]));
     }
     case T.TYPE_HASH:
       return hashOf(repeat(r.len(), () => [r.string(), r.string()] as [Buffer, Buffer]));
     case T.TYPE_HASH_ZIPLIST:
     case T.TYPE_HASH_LISTPACK: {
-      const flat = (type === T.TYPE_HASH_LISTPACK ? parseListpack : parseZiplist)(r.string());
-      return hashOf(pairs(flat).map(([f, v]) => [lpBytes(f), lpBytes(v)]));
+      const flat = (type === T.TYPE_HASH_LISTPACK ? parseListpack : parseZiplist)(r.stringView());
+      // Values are kept: copied out of the listpack (a view would pin the whole input).
+      return hashOf(pairs(flat).map(([f, v]) => [lpBytes(f), Buffer.from(lpBytes(v))]));
     }
     case T.TYPE_STREAM_LISTPACKS:
     case T.TYPE_STREAM_LISTPACKS_2:
@@ -194,7 +195,7 @@ function pairs(flat: LpValue[]): Array<[LpValue, LpValue]> {
 
 /** A listpack score: an integer element, or the text strtod reads. */
 function parseScore(v: LpValue): number {
-  if (typeof v === 'bigint') return Number(v);
+  if (!Buffer.isBuffer(v)) return Number(v);
   const s = v.toString('latin1').trim().toLowerCase();
   const inf = /^([+-]?)inf(inity)?$/.exec(s);
   if (inf !== null) return inf[1] === '-' ? -Infinity : Infinity;
