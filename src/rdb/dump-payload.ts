@@ -11,11 +11,7 @@ import { readValue, readValueType, writeValue } from './value-codec.js';
 export function dumpPayload(value: StoredValue): Buffer {
   const w = new RdbWriter();
   writeValue(w, value);
-  w.byte(RDB_VERSION & 0xff).byte(RDB_VERSION >> 8);
-  const body = w.toBuffer();
-  const sum = Buffer.allocUnsafe(8);
-  sum.writeBigUInt64LE(crc64(body));
-  return Buffer.concat([body, sum]);
+  return Buffer.from(w.byte(RDB_VERSION & 0xff).byte(RDB_VERSION >> 8).finishWithChecksum());
 }
 
 /** verifyDumpPayload: a known RDB version and a matching checksum. */

@@ -42,11 +42,7 @@ export function saveRdb(keyspace: Keyspace, options: RdbSaveOptions): Buffer {
       writeValue(w, value, keyBytes(key));
     }
   }
-  w.byte(T.OPCODE_EOF);
-  const body = w.toBuffer();
-  const sum = Buffer.allocUnsafe(8);
-  sum.writeBigUInt64LE(crc64(body));
-  return Buffer.concat([body, sum]);
+  return w.byte(T.OPCODE_EOF).finishWithChecksum();
 }
 
 export interface RdbLoadOptions {

@@ -1,6 +1,7 @@
 // Writes RDB primitives into a growing buffer: lengths, strings (with Redis's integer
 // encoding for short decimal strings), binary doubles, millisecond times. Strings are never
 // LZF-compressed (as redis-server with rdbcompression no), which every Redis reads.
+import { crc64 } from './crc64.js';
 
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
@@ -77,19 +78,17 @@ export class RdbWriter {
 
   /** rdbSaveLen: 6-bit, 14-bit, 32-bit or 64-bit big-endian lengths. */
   len(n: number | bigint): this {
-    const v = BigInt(n);
-    if (v < 64n) return this.byte(Number(v));
-    if (v < 16384n) {
-      const x = Number(v);
-      return this.byte(0x40 | (x >> 8)).byte(x & 0xff);
-    }
-    if (v <= 0xffffffffn) {
+    if (typeof n === 'number' && n <= 0xffffffff) {
+      if (n < 64) return this.byte(n);
+      if (n < 16384) return this.byte(0x40 | (n >> 8)).byte(n & 0xff);
       this.reserve(5);
       this.buf[this.pos++] = 0x80;
-      this.buf.writeUInt32BE(Number(v), this.pos);
+      this.buf.writeUInt32BE(n, this.pos);
       this.pos += 4;
       return this;
     }
+    const v = BigInt(n);
+    if (v <= 0xffffffffn) return this.len(Number(v));
     this.reserve(9);
     this.buf[this.pos++] = 0x81;
     this.buf.writeBigUInt64BE(BigInt.asUintN(64, v), this.pos);
@@ -148,8 +147,12 @@ export class RdbWriter {
     return this;
   }
 
-  /** A copy of what was written. */
-  toBuffer(): Buffer {
-    return Buffer.from(this.buf.subarray(0, this.pos));
+  /** Appends the CRC64 of everything written (little-endian) and returns the bytes, uncopied. */
+  finishWithChecksum(): Buffer {
+    const sum = crc64(this.buf.subarray(0, this.pos));
+    this.reserve(8);
+    this.buf.writeBigUInt64LE(sum, this.pos);
+    this.pos += 8;
+    return this.buf.subarray(0, this.pos);
   }
 }

@@ -16,7 +16,7 @@ import {
 } from '../engine/consumer-group.js';
 import { Stream } from '../engine/stream.js';
 import { compareIds, MIN_ID, type StreamId } from '../engine/stream-id.js';
-import { FLAG_DELETED, FLAG_SAME_FIELDS, NodeCursor, StreamNode } from '../engine/stream-node.js';
+import { type EntryHeader, FLAG_DELETED, FLAG_SAME_FIELDS, Reader, StreamNode } from '../engine/stream-node.js';
 import { RdbFormatError, TYPE_STREAM_LISTPACKS, TYPE_STREAM_LISTPACKS_2, TYPE_STREAM_LISTPACKS_3 } from './constants.js';
 import { buildListpack, lpBytes, lpInt, lpNumber, parseListpack, type LpValue } from './listpack.js';
 import type { RdbReader } from './rdb-reader.js';
@@ -39,21 +39,33 @@ function byteOrder(a: { key: string }, b: { key: string }): number {
   return a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
 }
 
-/** One node as Redis's listpack. */
+/** One value of a node's body as a listpack element: small integers stay numbers. */
+function nodeValue(r: Reader): LpValue {
+  const h = r.varint();
+  if (h % 2 === 1) return (h - 1) / 2;
+  const start = r.pos;
+  r.pos += h / 2;
+  return r.buf.subarray(start, r.pos);
+}
+
+/** One node as Redis's listpack, read straight from the node's bytes (no entry objects). */
 export function nodeListpack(node: StreamNode): Buffer {
   const names = node.masterFieldNames();
   const values: LpValue[] = [node.live, node.deleted, names.length, ...names, 0];
-  const c = new NodeCursor(node);
-  while (c.next()) {
-    const same = (c.flags & FLAG_SAME_FIELDS) !== 0;
-    values.push(c.flags, BigInt.asIntN(64, c.ms - node.masterMs), BigInt.asIntN(64, c.seq - node.masterSeq));
-    const fields = c.fields();
-    if (same) {
-      for (let i = 1; i < fields.length; i += 2) values.push(fields[i]!);
-      values.push(fields.length / 2 + 3);
+  const r = new Reader(node.buf);
+  r.pos = node.entriesStart;
+  const h: EntryHeader = { flags: 0, ms: 0n, seq: 0n };
+  while (r.pos < node.used) {
+    node.readHeader(r, h);
+    values.push(h.flags, BigInt.asIntN(64, h.ms - node.masterMs), BigInt.asIntN(64, h.seq - node.masterSeq));
+    if (h.flags & FLAG_SAME_FIELDS) {
+      for (let i = 0; i < names.length; i++) values.push(nodeValue(r));
+      values.push(names.length + 3);
     } else {
-      values.push(fields.length / 2, ...fields);
-      values.push(fields.length + 4);
+      const pairs = r.varint();
+      values.push(pairs);
+      for (let i = 0; i < pairs * 2; i++) values.push(nodeValue(r));
+      values.push(pairs * 2 + 4);
     }
   }
   return buildListpack(values);
