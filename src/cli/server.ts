@@ -25,6 +25,7 @@ const CONFIG_FLAGS: Array<[string, string]> = [
   ['proto-max-bulk-len', 'largest bulk argument accepted (default 512mb)'],
   ['enable-debug-command', 'no (default), yes, or local (loopback clients only): allow the DEBUG command'],
   ['propagation-error-behavior', 'ignore (default) or panic: what a command failing while the AOF loads does'],
+  ['dbfilename', 'the RDB file SAVE/BGSAVE write in --dir and loaded at start without the AOF (default dump.rdb)'],
 ];
 
 function camel(name: string): string {

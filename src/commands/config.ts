@@ -50,6 +50,13 @@ export const DEFAULT_PARAMS: ConfigParam[] = [
   },
   // Redis 7: DEBUG is refused unless this allows it (immutable: set at start-up only).
   { name: 'enable-debug-command', defaultValue: 'no', validate: oneOf(['no', 'yes', 'local']) },
+  {
+    name: 'dbfilename',
+    defaultValue: 'dump.rdb',
+    mutable: true,
+    validate: (v) => (v.includes('/') || v.includes('\\') ? { error: "dbfilename can't be a path, just a filename" } : { ok: v }),
+  },
+  { name: 'rdbchecksum', defaultValue: 'yes', validate: yesNo },
   { name: 'appendfilename', defaultValue: 'appendonly.aof' },
   { name: 'appenddirname', defaultValue: 'appendonlydir' },
   {

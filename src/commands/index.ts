@@ -1,6 +1,7 @@
 // Every command family, one file each. The table is shared by the server and the embedded client.
 import { commands as connection } from './connection-commands.js';
 import { commands as debug } from './debug.js';
+import { commands as dumpRestore } from './dump-restore.js';
 import { commands as hashes } from './hashes.js';
 import { commands as keys } from './keys.js';
 import { commands as lists } from './lists.js';
@@ -20,6 +21,7 @@ export const allCommands: CommandSpec[] = [
   ...debug,
   ...transactions,
   ...keys,
+  ...dumpRestore,
   ...strings,
   ...lists,
   ...hashes,

@@ -1,11 +1,14 @@
-// SAVE, BGSAVE, BGREWRITEAOF, LASTSAVE. sluice has one persistence format, the AOF, so SAVE
-// and BGSAVE map onto an AOF rewrite (a compacted snapshot) and reply as Redis does. The
-// persistence object is reached through the Persistence interface (core/persistence.ts;
-// src/persist/aof.ts implements it), so this layer does not import the persistence layer.
-import { SimpleString, fail, type Reply } from '../resp/reply.js';
+// SAVE, BGSAVE, BGREWRITEAOF, LASTSAVE. With a data directory and no AOF (`sluice server
+// --dir D --appendonly no`), SAVE and BGSAVE write the RDB file DIR/dbfilename (rdb-snapshot.ts; BGSAVE saves synchronously and replies as Redis's fork
+// does). With the AOF on, the AOF is what a restart loads, so they map onto an AOF rewrite (a
+// compacted snapshot) and reply as Redis does. The AOF is reached through the Persistence
+// interface (core/persistence.ts; src/persist/aof.ts implements it), so this layer does not
+// import the persistence layer.
+import { OK, SimpleString, fail, type Reply } from '../resp/reply.js';
 import { lower } from './args.js';
 import type { Instance } from './core/instance.js';
 import type { Persistence } from './core/persistence.js';
+import { rdbFileEnabled, saveRdbFile } from './rdb-snapshot.js';
 import { command, type CommandSpec, type Context } from './types.js';
 
 const NO_PERSISTENCE = 'ERR persistence is not enabled: start sluice with a data directory (--dir)';
@@ -29,6 +32,10 @@ function bgsave(ctx: Context, argv: Buffer[]): Reply {
     if (lower(argv[1]!) !== 'schedule') fail('ERR syntax error');
     schedule = true;
   }
+  if (ctx.instance.persistence === null && rdbFileEnabled(ctx.instance)) {
+    rdbSave(ctx);
+    return new SimpleString('Background saving started');
+  }
   const p = control(ctx.instance);
   if (p.saving) fail('ERR Background save already in progress');
   if (p.rewriting) {
@@ -47,7 +54,19 @@ function bgsave(ctx: Context, argv: Buffer[]): Reply {
   return new SimpleString('Background saving started');
 }
 
+function rdbSave(ctx: Context): void {
+  try {
+    saveRdbFile(ctx.instance);
+  } catch {
+    fail('ERR');
+  }
+}
+
 function save(ctx: Context): Reply {
+  if (ctx.instance.persistence === null && rdbFileEnabled(ctx.instance)) {
+    rdbSave(ctx);
+    return OK;
+  }
   const p = control(ctx.instance);
   if (p.rewriting) fail('ERR Background save already in progress');
   try {

@@ -15,13 +15,13 @@ import { Buffer } from 'node:buffer';
 import { ErrorReply, fail, MapReply, OK, type Reply } from '../resp/reply.js';
 import { isKeyword, lower, parseInt64 } from './args.js';
 import { helpReply } from './help.js';
-import { crc64 } from './crc64.js';
+import { RDB_VERSION } from '../rdb/constants.js';
+import { crc64 } from '../rdb/crc64.js';
+import { verifyDumpPayload } from '../rdb/dump-payload.js';
 import { command, type CommandSpec, container, type Context } from './types.js';
 
 const NOT_SUPPORTED_EVAL = 'ERR sluice does not support Lua scripting: EVAL cannot run scripts';
 
-/** RDB_VERSION of Redis 7.0, the version FUNCTION DUMP writes and RESTORE accepts up to. */
-const RDB_VERSION = 10;
 const RDB_OPCODE_FUNCTION = 246;
 const RDB_OPCODE_FUNCTION2 = 245;
 
@@ -131,7 +131,7 @@ function functionRestore(ctx: Context, argv: Buffer[]): Reply {
     fail(`ERR unknown subcommand or wrong number of arguments for '${argv[1]!.toString('utf8')}'. Try FUNCTION HELP.`);
   }
   const payload = argv[2]!;
-  if (!validFooter(payload)) fail('ERR DUMP payload version or checksum are wrong');
+  if (!verifyDumpPayload(payload)) fail('ERR DUMP payload version or checksum are wrong');
   if (payload.length > 10) {
     const type = payload[0]!;
     if (type !== RDB_OPCODE_FUNCTION && type !== RDB_OPCODE_FUNCTION2) fail('ERR given type is not a function');
@@ -140,14 +140,6 @@ function functionRestore(ctx: Context, argv: Buffer[]): Reply {
   // Restoring no libraries changes nothing.
   ctx.preventPropagation();
   return OK;
-}
-
-/** Redis's verifyDumpPayload: version <= RDB_VERSION and a CRC64 of everything before it. */
-function validFooter(payload: Buffer): boolean {
-  if (payload.length < 10) return false;
-  const version = payload.readUInt16LE(payload.length - 10);
-  if (version > RDB_VERSION) return false;
-  return crc64(payload.subarray(0, payload.length - 8)) === payload.readBigUInt64LE(payload.length - 8);
 }
 
 function functionDelete(): Reply {

@@ -165,7 +165,8 @@ function writeValue(buf: Buffer, pos: number, b: Buffer): number {
 
 // --- Redis listpack size accounting ------------------------------------------------------------
 
-function lpBacklenSize(l: number): number {
+/** Bytes of a listpack element's backlen for an element of `l` bytes (encoding + data). */
+export function lpBacklenSize(l: number): number {
   if (l <= 127) return 1;
   if (l < 16383) return 2;
   if (l < 2097151) return 3;

@@ -118,6 +118,21 @@ export class Stream implements TypedValue {
     return this.nodes.length > this.head ? this.nodes[this.nodes.length - 1] : undefined;
   }
 
+  /** The nodes in id order, for RDB saving (read only). */
+  storedNodes(): readonly StreamNode[] {
+    return this.nodes.slice(this.head);
+  }
+
+  /**
+   * RDB loading: adds a node built elsewhere, with ids above every stored id, keeping its
+   * entries (tombstones included) exactly as the file had them. Metadata is set by the caller.
+   */
+  appendStoredNode(node: StreamNode): void {
+    this.tail()?.seal();
+    this.nodes.push(node);
+    this.length += node.live;
+  }
+
   nodeCount(): number {
     return this.nodes.length - this.head;
   }

@@ -1,4 +1,5 @@
-// Replays the AOF files named by the manifest through the command table (a client of kind
+// Replays the AOF files named by the manifest through the command table (a base file that is
+// an RDB file, as Redis 7 writes with aof-use-rdb-preamble yes, is decoded by src/rdb/ first) (a client of kind
 // 'aof', so handlers never block and nothing is propagated while loading). A torn last record
 // of the last file (a crash mid-write) is cut off with a warning; a MULTI without its EXEC at
 // the end is cut off too (as Redis reverts an incomplete transaction). Anything malformed
@@ -8,6 +9,8 @@
 import { join } from 'node:path';
 import type { Instance } from '../commands/instance.js';
 import { ErrorReply } from '../resp/reply.js';
+import { RdbFormatError } from '../rdb/constants.js';
+import { isRdb, loadRdb } from '../rdb/rdb-file.js';
 import { AofFormatError, AofReader, recordArgv } from './aof-reader.js';
 import type { AofFs } from './fs-layer.js';
 
@@ -56,19 +59,31 @@ async function loadOne(
   isLast: boolean,
   stats: LoadStats,
 ): Promise<void> {
-  const data = fs.readFile(path);
-  if (data.subarray(0, 5).toString('latin1') === 'REDIS') {
-    throw new AofLoadError(
-      `The AOF file ${name} starts with an RDB preamble, which sluice cannot read. ` +
-        `Rewrite it with redis-server using aof-use-rdb-preamble no (CONFIG SET aof-use-rdb-preamble no, then BGREWRITEAOF).`,
-    );
+  const whole = fs.readFile(path);
+  // An RDB preamble (Redis 7's default base, aof-use-rdb-preamble yes): the RDB part loads
+  // first, expired keys included, and any commands after it (a pre-7 single-file AOF) follow.
+  let skip = 0;
+  if (isRdb(whole)) {
+    try {
+      const result = loadRdb(whole, instance.keyspace, {
+        now: instance.keyspace.now(),
+        aofPreamble: true,
+        warn: (m) => instance.logger.warn(m),
+      });
+      skip = result.end;
+      instance.logger.info(`sluice: loaded the RDB preamble of ${name} (${result.keysLoaded} keys)`);
+    } catch (err) {
+      if (err instanceof RdbFormatError) throw new AofLoadError(`Bad RDB preamble in the append only file ${name}: ${err.message}`);
+      throw err;
+    }
   }
+  const data = skip > 0 ? whole.subarray(skip) : whole;
   const reader = new AofReader(data);
   let multi: Array<{ db: number; argv: Buffer[] }> | null = null;
   let multiOffset = 0;
   const bad = (offset: number, reason: string) =>
     new AofLoadError(
-      `Bad file format reading the append only file ${name} at byte offset ${offset}: ${reason}. ` +
+      `Bad file format reading the append only file ${name} at byte offset ${offset + skip}: ${reason}. ` +
         `Refusing to start; make a backup of the file and repair or truncate it at that offset.`,
     );
   const run = async (argv: Buffer[], offset: number) => {
@@ -77,21 +92,21 @@ async function loadOne(
     stats.commands++;
     if (reply instanceof ErrorReply) {
       if (reply.message.startsWith('ERR unknown command')) {
-        throw new AofLoadError(`Unknown command '${argv[0]!.toString('utf8')}' reading the append only file ${name} at byte offset ${offset}`);
+        throw new AofLoadError(`Unknown command '${argv[0]!.toString('utf8')}' reading the append only file ${name} at byte offset ${offset + skip}`);
       }
       const cmd = lowerName(argv[0]!);
       const text = reply.message.startsWith('ERR ') ? reply.message.slice(4) : reply.message;
       if (instance.config.get('propagation-error-behavior') === 'panic') {
         throw new AofLoadError(
           `This server panicked sending an error to its AOF-loading-client after processing the command '${cmd}': ` +
-            `'${text}' (append only file ${name}, byte offset ${offset}). propagation-error-behavior is panic; ` +
+            `'${text}' (append only file ${name}, byte offset ${offset + skip}). propagation-error-behavior is panic; ` +
             `with ignore (the default) the command is skipped and loading goes on.`,
         );
       }
       if (stats.errors++ < MAX_ERROR_WARNINGS) {
         instance.logger.error(
           `sluice: == CRITICAL == This server is sending an error to its AOF-loading-client: '${text}' after processing the command '${cmd}' ` +
-            `(${name} byte offset ${offset}; skipped)`,
+            `(${name} byte offset ${offset + skip}; skipped)`,
         );
       }
     }
@@ -111,10 +126,10 @@ async function loadOne(
       if (!isLast) throw bad(cut, torn ? 'unexpected end of file' : 'MULTI without EXEC');
       instance.logger.warn(
         `sluice: !!! Warning: ${torn ? 'short read' : 'incomplete MULTI/EXEC transaction'} while loading the AOF file ${name}; ` +
-          `truncating it from ${data.length} to ${cut} bytes (the last write was interrupted) !!!`,
+          `truncating it from ${whole.length} to ${cut + skip} bytes (the last write was interrupted) !!!`,
       );
-      fs.truncate(path, cut);
-      stats.truncated = { file: name, offset: cut, size: data.length };
+      fs.truncate(path, cut + skip);
+      stats.truncated = { file: name, offset: cut + skip, size: whole.length };
       return;
     }
     const argv = recordArgv(data, record);

@@ -2,6 +2,7 @@
 // for applications that embed the server in their own process.
 import { allCommands } from '../commands/index.js';
 import { Instance } from '../commands/core/instance.js';
+import { enableRdbFile, loadRdbFileAtStart } from '../commands/rdb-snapshot.js';
 import { ServerDatasetControl } from '../persist/dataset-control.js';
 import type { Logger } from '../logger.js';
 import { type RunningServer, startServer } from './server.js';
@@ -11,7 +12,10 @@ export interface ServeOptions {
   port?: number;
   /** Default 127.0.0.1. */
   bind?: string;
-  /** Directory of the append-only file; persistence is on when given. */
+  /**
+   * Directory of the append-only file; persistence is on when given. With `appendonly: false`
+   * it holds the RDB file instead (dbfilename, loaded at start, written by SAVE/BGSAVE).
+   */
   dir?: string;
   /** Default true when `dir` is given. */
   appendonly?: boolean;
@@ -43,6 +47,11 @@ export async function serve(options: ServeOptions = {}): Promise<Server> {
   const control = new ServerDatasetControl(instance, { owner: 'sluice server' });
   instance.datasetControl = control;
   if (persistent) await control.openAtStart(options.dir!, appendfsync);
+  else if (options.dir !== undefined) {
+    // No AOF: as Redis, the RDB file is the persistence (loaded now, written by SAVE/BGSAVE).
+    enableRdbFile(instance);
+    loadRdbFileAtStart(instance);
+  }
   const server = await startServer({
     port: options.port,
     bind: options.bind,

@@ -1,8 +1,6 @@
 // Redis 7.0's own test framework, unmodified, against `sluice server`: its stream unit tests in
 // external-server mode. The suite comes from Debian's source package (scripts/fetch-redis-tests.sh,
-// run by .ci/run), never from this repository. One test is skipped: "Loading from legacy (Redis
-// <= v6.2.x, rdb_ver < 10) persistence" RESTOREs a Redis 6.2 RDB payload, and sluice has no
-// DUMP/RESTORE yet. Two configurations: without DEBUG (tests tagged needs:debug excluded), and
+// run by .ci/run), never from this repository. Nothing is skipped. Two configurations: without DEBUG (tests tagged needs:debug excluded), and
 // with `--enable-debug-command yes` and a data directory, where the needs:debug tests run too
 // (CONFIG SET appendonly yes, DEBUG LOADAOF, BGREWRITEAOF): redis-server 7.0.15 passes all 123.
 import assert from 'node:assert/strict';
@@ -16,15 +14,13 @@ import { freePort, startSluiceServer } from '../support/processes.js';
 
 const SUITE = join(dirname(fileURLToPath(import.meta.url)), '../../../.redis-src');
 
-const LEGACY_RESTORE = 'Loading from legacy (Redis <= v6.2.x, rdb_ver < 10) persistence';
-
 /** Runs the two stream test files against `port`; returns the runner's exit code and output. */
 async function runSuite(port: number, extra: string[]): Promise<{ code: number | null; output: string }> {
   const args = ['--host', '127.0.0.1', '--port', String(port), '--single', 'unit/type/stream', '--single', 'unit/type/stream-cgroups'];
   // The runner's own control socket listens from baseport - 32 up (21079 by default): start it at
   // a port free now, so runs in other checkouts on the same machine do not collide.
   args.push('--baseport', String((await freePort()) + 32));
-  args.push(...extra, '--skiptest', LEGACY_RESTORE, '--clients', '1');
+  args.push(...extra, '--clients', '1');
   return new Promise((resolve) => {
     const child = spawn('./runtest', args, { cwd: SUITE, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
@@ -62,7 +58,7 @@ test('... and with DEBUG enabled, the needs:debug tests too (AOF turned on by CO
   const dir = mkdtempSync(join(tmpdir(), 'sluice-harness-'));
   const server = await startSluiceServer(['--enable-debug-command', 'yes', '--dir', dir, '--appendonly', 'no']);
   try {
-    assertAllPassed(await runSuite(server.port, []), 122);
+    assertAllPassed(await runSuite(server.port, []), 123);
   } finally {
     await server.stop();
     rmSync(dir, { recursive: true, force: true });

@@ -141,7 +141,7 @@ test('an unknown command in the log refuses to start', async () => {
   });
 });
 
-test('a base file with an RDB preamble (redis-server default) is refused with a clear message', async () => {
+test('a truncated RDB base file (redis-server default form) is refused with a clear message', async () => {
   await withTempDir('rdb-preamble', async (dir) => {
     await seed(dir);
     const { mkdirSync } = await import('node:fs');
@@ -149,6 +149,6 @@ test('a base file with an RDB preamble (redis-server default) is refused with a 
     mkdirSync(aof, { recursive: true });
     writeFileSync(join(aof, 'appendonly.aof.2.base.rdb'), Buffer.from('REDIS0010\xfa\x09redis-ver', 'latin1'));
     writeFileSync(join(aof, 'appendonly.aof.manifest'), 'file appendonly.aof.2.base.rdb seq 2 type b\nfile appendonly.aof.1.incr.aof seq 1 type i\n');
-    await assert.rejects(open({ dir, appendfsync: 'always' }), /appendonly\.aof\.2\.base\.rdb starts with an RDB preamble.*aof-use-rdb-preamble no/);
+    await assert.rejects(open({ dir, appendfsync: 'always' }), /Bad RDB preamble in the append only file appendonly\.aof\.2\.base\.rdb: Unexpected EOF reading RDB file/);
   });
 });

@@ -1,6 +1,7 @@
 // The built-in INFO sections, field for field as Redis 7.0 names them.
 import * as os from 'node:os';
 import { REDIS_VERSION, RUN_ID } from './identity.js';
+import { rdbStatus } from '../rdb-snapshot.js';
 import type { Instance } from './instance.js';
 
 /** Redis's bytesToHuman. */
@@ -84,13 +85,28 @@ export function registerBuiltinSections(instance: Instance): void {
     ];
   }, true);
   // Without an AOF; the persistence layer replaces this section when it attaches.
-  info.register('persistence', () => [
+  // Saves are synchronous (BGSAVE too), so no save is ever "in progress".
+  info.register('persistence', () => {
+    const rdb = rdbStatus(instance);
+    return [
     'loading:0',
     'async_loading:0',
+    'current_cow_peak:0',
+    'current_cow_size:0',
+    'current_cow_size_age:0',
+    'current_fork_perc:0.00',
+    'current_save_keys_processed:0',
+    'current_save_keys_total:0',
     `rdb_changes_since_last_save:${instance.dirty}`,
     'rdb_bgsave_in_progress:0',
     `rdb_last_save_time:${instance.lastSaveTime}`,
-    'rdb_last_bgsave_status:ok',
+    `rdb_last_bgsave_status:${rdb.lastSaveOk ? 'ok' : 'err'}`,
+    `rdb_last_bgsave_time_sec:${rdb.lastSaveSeconds}`,
+    'rdb_current_bgsave_time_sec:-1',
+    `rdb_saves:${rdb.saves}`,
+    'rdb_last_cow_size:0',
+    `rdb_last_load_keys_expired:${rdb.lastLoadKeysExpired}`,
+    `rdb_last_load_keys_loaded:${rdb.lastLoadKeysLoaded}`,
     `aof_enabled:${instance.persistence !== null ? 1 : 0}`,
     'aof_rewrite_in_progress:0',
     'aof_rewrite_scheduled:0',
@@ -99,7 +115,8 @@ export function registerBuiltinSections(instance: Instance): void {
     'aof_last_bgrewrite_status:ok',
     'aof_rewrites:0',
     `aof_last_write_status:${instance.persistence?.writeError() ? 'err' : 'ok'}`,
-  ], true);
+    ];
+  }, true);
   info.register('stats', () => [
     `total_connections_received:${stats.connectionsReceived}`,
     `total_commands_processed:${stats.commandsProcessed}`,

@@ -1,0 +1,166 @@
+// A whole RDB file (rdbSaveRio / rdbLoadRio), version 10 as Redis 7.0 writes it:
+//   "REDIS0010", AUX fields (redis-ver, redis-bits, ctime, used-mem, aof-base),
+//   per non-empty database SELECTDB + RESIZEDB and its keys (EXPIRETIME_MS before a key with a
+//   TTL), EOF, and the CRC64 of everything before it (little-endian).
+// Works on the engine's Keyspace only, so the commands (SAVE, DEBUG RELOAD) and the persistence
+// layer (dump.rdb at start, AOF bases) share it.
+import { keyBytes, keyOf, type Keyspace } from '../engine/keyspace.js';
+import * as T from './constants.js';
+import { RdbFormatError } from './constants.js';
+import { crc64 } from './crc64.js';
+import { RdbReader } from './rdb-reader.js';
+import { RdbWriter } from './rdb-writer.js';
+import { RdbEmptyKeyError, readValue, readValueType, writeValue } from './value-codec.js';
+
+export interface RdbSaveOptions {
+  /** The redis-ver AUX field. */
+  version: string;
+  /** ms since the epoch (ctime). */
+  now: number;
+  /** used-mem AUX field, bytes. */
+  usedMemory: number;
+  /** Written as the base of an AOF (aof-base 1). */
+  aofBase?: boolean;
+}
+
+export function saveRdb(keyspace: Keyspace, options: RdbSaveOptions): Buffer {
+  const w = new RdbWriter();
+  w.raw(Buffer.from(`REDIS${String(T.RDB_VERSION).padStart(4, '0')}`, 'latin1'));
+  const aux = (key: string, value: string) => w.byte(T.OPCODE_AUX).string(Buffer.from(key)).string(Buffer.from(value));
+  aux('redis-ver', options.version);
+  aux('redis-bits', '64');
+  aux('ctime', String(Math.floor(options.now / 1000)));
+  aux('used-mem', String(options.usedMemory));
+  aux('aof-base', options.aofBase ? '1' : '0');
+  for (const db of keyspace.dbs) {
+    if (db.size === 0) continue;
+    w.byte(T.OPCODE_SELECTDB).len(db.index);
+    w.byte(T.OPCODE_RESIZEDB).len(db.size).len(db.expires.size);
+    for (const [key, value] of db.values) {
+      const at = db.expires.get(key);
+      if (at !== undefined) w.byte(T.OPCODE_EXPIRETIME_MS).millis(at);
+      writeValue(w, value, keyBytes(key));
+    }
+  }
+  return w.byte(T.OPCODE_EOF).finishWithChecksum();
+}
+
+export interface RdbLoadOptions {
+  /** ms since the epoch: keys already expired are skipped (except in an AOF preamble). */
+  now: number;
+  /** Loading the RDB part of an AOF: expired keys are kept, the AOF's DELs follow. */
+  aofPreamble?: boolean;
+  /** Notices (function libraries skipped). */
+  warn?: (message: string) => void;
+}
+
+export interface RdbLoadResult {
+  keysLoaded: number;
+  keysExpired: number;
+  aux: Map<string, string>;
+  /** Offset just past the file (past the checksum): an old-style AOF preamble continues there. */
+  end: number;
+}
+
+/** True when the buffer starts like an RDB file. */
+export function isRdb(data: Buffer): boolean {
+  return data.length >= 9 && data.subarray(0, 5).toString('latin1') === 'REDIS';
+}
+
+/**
+ * Loads an RDB file into the keyspace. Throws RdbFormatError (with Redis's wording where it
+ * has one) on a bad header, an unknown type, a wrong checksum or a short file; keys already
+ * loaded stay, so callers load into an empty keyspace and discard it on failure.
+ */
+export function loadRdb(data: Buffer, keyspace: Keyspace, options: RdbLoadOptions): RdbLoadResult {
+  if (!isRdb(data)) throw new RdbFormatError('Wrong signature trying to load DB from file');
+  const versionText = data.subarray(5, 9).toString('latin1');
+  const version = /^\d{4}$/.test(versionText) ? Number(versionText) : NaN;
+  if (!(version >= 1 && version <= T.RDB_MAX_LOADABLE_VERSION)) {
+    throw new RdbFormatError(`Can't handle RDB format version ${versionText}`);
+  }
+  const r = new RdbReader(data);
+  r.pos = 9;
+  const result: RdbLoadResult = { keysLoaded: 0, keysExpired: 0, aux: new Map(), end: 0 };
+  let db = keyspace.db(0);
+  let expireAt: number | null = null;
+  for (;;) {
+    const type = r.byte();
+    switch (type) {
+      case T.OPCODE_EXPIRETIME_MS:
+        expireAt = r.millis();
+        continue;
+      case T.OPCODE_EXPIRETIME:
+        expireAt = r.bytes(4).readInt32LE(0) * 1000;
+        continue;
+      case T.OPCODE_IDLE:
+        r.bigLen();
+        continue;
+      case T.OPCODE_FREQ:
+        r.byte();
+        continue;
+      case T.OPCODE_SELECTDB: {
+        const index = r.len();
+        if (index >= keyspace.dbs.length) {
+          throw new RdbFormatError(
+            `FATAL: Data file was created with a Redis server configured to handle more than ${keyspace.dbs.length} databases. Exiting`,
+          );
+        }
+        db = keyspace.db(index);
+        continue;
+      }
+      case T.OPCODE_RESIZEDB:
+        r.bigLen();
+        r.bigLen();
+        continue;
+      case T.OPCODE_AUX: {
+        const key = r.string().toString('latin1');
+        result.aux.set(key, r.string().toString('latin1'));
+        continue;
+      }
+      case T.OPCODE_FUNCTION2:
+        r.string();
+        options.warn?.('sluice: the RDB file holds a function library; sluice runs no functions, so it was skipped');
+        continue;
+      case T.OPCODE_FUNCTION_PRE_GA:
+      case T.OPCODE_MODULE_AUX:
+        throw new RdbFormatError(`The RDB file holds module or pre-GA function data (opcode ${type}), which sluice cannot load`);
+      case T.OPCODE_EOF: {
+        const bodyEnd = r.pos;
+        if (version >= 5) {
+          const expected = r.bytes(8).readBigUInt64LE(0);
+          const actual = crc64(data.subarray(0, bodyEnd));
+          if (expected !== 0n && expected !== actual) {
+            throw new RdbFormatError(
+              `Wrong RDB checksum expected: (${expected.toString(16).padStart(16, '0')}) got (${actual.toString(16).padStart(16, '0')}). Aborting now.`,
+            );
+          }
+        }
+        result.end = r.pos;
+        return result;
+      }
+    }
+    if (type === 6 || type === 7) throw new RdbFormatError('The RDB file holds module values, which sluice cannot load');
+    r.pos--;
+    const valueType = readValueType(r);
+    const key = keyOf(r.string());
+    let value;
+    try {
+      value = readValue(r, valueType);
+    } catch (err) {
+      if (!(err instanceof RdbEmptyKeyError)) throw err;
+      expireAt = null;
+      continue; // Redis skips empty collections
+    }
+    const at = expireAt;
+    expireAt = null;
+    if (at !== null && !options.aofPreamble && at < options.now) {
+      result.keysExpired++;
+      continue;
+    }
+    if (db.values.has(key)) throw new RdbFormatError(`Duplicate key '${key}' found in RDB file`);
+    db.set(key, value);
+    if (at !== null) db.setExpire(key, at);
+    result.keysLoaded++;
+  }
+}

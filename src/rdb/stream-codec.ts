@@ -1,0 +1,212 @@
+// Streams in RDB (rdb.c's RDB_TYPE_STREAM_LISTPACKS*): every node as Redis's stream listpack
+// keyed by its master id, then the stream's metadata and its consumer groups with their PELs
+// and consumers. sluice writes type 19 (STREAM_LISTPACKS_2), as Redis 7.0 does, and reads 15,
+// 19 and Redis 7.2's 21 (which adds each consumer's active time).
+//
+// A node's listpack (t_stream.c): the master entry
+//   count, deleted, num-master-fields, field_1 .. field_N, 0
+// then per entry
+//   flags, ms-diff, seq-diff, [num-fields, field_1, value_1 ..] | value_1 .. value_N, lp-count
+// with the diffs relative to the master id and SAMEFIELDS when the names equal the master's.
+// Tombstones (DELETED) are kept, so node boundaries and "~" trimming survive a reload.
+import {
+  ConsumerGroup,
+  estimateDistanceFromFirstEverEntry,
+  type PendingEntry,
+} from '../engine/consumer-group.js';
+import { Stream } from '../engine/stream.js';
+import { compareIds, MIN_ID, type StreamId } from '../engine/stream-id.js';
+import { type EntryHeader, FLAG_DELETED, FLAG_SAME_FIELDS, Reader, StreamNode } from '../engine/stream-node.js';
+import { RdbFormatError, TYPE_STREAM_LISTPACKS, TYPE_STREAM_LISTPACKS_2, TYPE_STREAM_LISTPACKS_3 } from './constants.js';
+import { buildListpack, lpBytes, lpInt, lpNumber, parseListpack, type LpValue } from './listpack.js';
+import type { RdbReader } from './rdb-reader.js';
+import type { RdbWriter } from './rdb-writer.js';
+
+/** The 128-bit big-endian id Redis uses as rax key (node keys, PEL ids). */
+function idBytes(id: StreamId): Buffer {
+  const b = Buffer.allocUnsafe(16);
+  b.writeBigUInt64BE(id.ms, 0);
+  b.writeBigUInt64BE(id.seq, 8);
+  return b;
+}
+
+function idFromBytes(b: Buffer): StreamId {
+  if (b.length !== 16) throw new RdbFormatError('Stream node key entry is not the size of a stream ID');
+  return { ms: b.readBigUInt64BE(0), seq: b.readBigUInt64BE(8) };
+}
+
+function byteOrder(a: { key: string }, b: { key: string }): number {
+  return a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
+}
+
+/** One value of a node's body as a listpack element: small integers stay numbers. */
+function nodeValue(r: Reader): LpValue {
+  const h = r.varint();
+  if (h % 2 === 1) return (h - 1) / 2;
+  const start = r.pos;
+  r.pos += h / 2;
+  return r.buf.subarray(start, r.pos);
+}
+
+/** One node as Redis's listpack, read straight from the node's bytes (no entry objects). */
+export function nodeListpack(node: StreamNode): Buffer {
+  const names = node.masterNames();
+  const values: LpValue[] = [node.live, node.deleted, names.length, ...names, 0];
+  const r = new Reader(node.buf);
+  r.pos = node.entriesStart;
+  const h: EntryHeader = { flags: 0, ms: 0n, seq: 0n };
+  while (r.pos < node.used) {
+    node.readHeader(r, h);
+    values.push(h.flags, BigInt.asIntN(64, h.ms - node.masterMs), BigInt.asIntN(64, h.seq - node.masterSeq));
+    if (h.flags & FLAG_SAME_FIELDS) {
+      for (let i = 0; i < names.length; i++) values.push(nodeValue(r));
+      values.push(names.length + 3);
+    } else {
+      const pairs = r.varint();
+      values.push(pairs);
+      for (let i = 0; i < pairs * 2; i++) values.push(nodeValue(r));
+      values.push(pairs * 2 + 4);
+    }
+  }
+  return buildListpack(values);
+}
+
+export function writeStream(w: RdbWriter, s: Stream): void {
+  const nodes = s.storedNodes();
+  w.len(nodes.length);
+  for (const node of nodes) {
+    w.blob(idBytes(node.masterId));
+    w.blob(nodeListpack(node));
+  }
+  const first = s.firstEntry()?.id ?? MIN_ID;
+  w.len(s.length).len(s.lastId.ms).len(s.lastId.seq);
+  w.len(first.ms).len(first.seq);
+  w.len(s.maxDeletedId.ms).len(s.maxDeletedId.seq);
+  w.len(s.entriesAdded);
+  const groups = [...s.groups.values()].sort(byteOrder);
+  w.len(groups.length);
+  for (const g of groups) {
+    w.blob(g.name).len(g.lastId.ms).len(g.lastId.seq).len(BigInt.asUintN(64, g.entriesRead));
+    // Entries released by XNACK (Redis 8.8) have no owner, which Redis 7.0's format cannot
+    // hold (7.0 would load a PEL entry with no consumer): they are left out.
+    const owned = [...g.pel.entries()].filter(([, nack]) => nack.consumer !== g.unowned);
+    w.len(owned.length);
+    for (const [id, nack] of owned) w.raw(idBytes(id)).millis(nack.deliveryTime).len(nack.deliveryCount);
+    const consumers = [...g.consumers.values()].sort(byteOrder);
+    w.len(consumers.length);
+    for (const consumer of consumers) {
+      w.blob(consumer.name).millis(consumer.seenTime);
+      w.len(consumer.pel.size);
+      for (const [id] of consumer.pel.entries()) w.raw(idBytes(id));
+    }
+  }
+}
+
+/** Rebuilds one node from its listpack, tombstones included. */
+function readNode(masterId: StreamId, lp: Buffer, after: StreamId | null): StreamNode {
+  const v = parseListpack(lp);
+  if (v.length === 0) throw new RdbFormatError('Empty listpack inside stream');
+  let i = 0;
+  const next = (): LpValue => {
+    if (i >= v.length) throw new RdbFormatError('Stream listpack integrity check failed.');
+    return v[i++]!;
+  };
+  const count = lpNumber(next());
+  const deleted = lpNumber(next());
+  const nameCount = lpNumber(next());
+  const names: Buffer[] = [];
+  for (let k = 0; k < nameCount; k++) names.push(lpBytes(next()));
+  if (lpNumber(next()) !== 0) throw new RdbFormatError('Stream listpack integrity check failed.');
+  if (i >= v.length) throw new RdbFormatError('Empty listpack inside stream');
+  const node = new StreamNode(masterId, names.flatMap((n) => [n, n]));
+  let previous = after;
+  while (i < v.length) {
+    const flags = lpNumber(next());
+    const id = {
+      ms: BigInt.asUintN(64, masterId.ms + lpInt(next())),
+      seq: BigInt.asUintN(64, masterId.seq + lpInt(next())),
+    };
+    const fields: Buffer[] = [];
+    if (flags & FLAG_SAME_FIELDS) {
+      for (const name of names) fields.push(name, lpBytes(next()));
+    } else {
+      const pairs = lpNumber(next());
+      for (let k = 0; k < pairs * 2; k++) fields.push(lpBytes(next()));
+    }
+    next(); // lp-count
+    if (previous !== null && compareIds(id, previous) <= 0) throw new RdbFormatError('Stream entries out of order');
+    previous = id;
+    const offset = node.used;
+    node.append(id, fields);
+    if (flags & FLAG_DELETED) node.markDeleted(offset);
+  }
+  if (node.live !== count || node.deleted !== deleted) {
+    throw new RdbFormatError('Stream listpack integrity check failed.');
+  }
+  return node;
+}
+
+export function readStream(r: RdbReader, type: number): Stream {
+  const s = new Stream();
+  const nodeCount = r.len();
+  let last: StreamId | null = null;
+  for (let n = 0; n < nodeCount; n++) {
+    const masterId = idFromBytes(r.stringView());
+    s.appendStoredNode(readNode(masterId, r.stringView(), last));
+    last = s.storedNodes().at(-1)!.lastId;
+  }
+  const length = r.len();
+  if (length !== s.length) throw new RdbFormatError('Stream length inconsistent with its listpacks');
+  s.lastId = { ms: r.bigLen(), seq: r.bigLen() };
+  if (type === TYPE_STREAM_LISTPACKS) {
+    s.entriesAdded = BigInt(length);
+  } else {
+    r.bigLen(); // first id: derived from the nodes
+    r.bigLen();
+    s.maxDeletedId = { ms: r.bigLen(), seq: r.bigLen() };
+    s.entriesAdded = r.bigLen();
+  }
+  const groupCount = r.len();
+  for (let g = 0; g < groupCount; g++) {
+    const name = r.string();
+    const lastId = { ms: r.bigLen(), seq: r.bigLen() };
+    const entriesRead =
+      type === TYPE_STREAM_LISTPACKS ? estimateDistanceFromFirstEverEntry(s, lastId) : BigInt.asIntN(64, r.bigLen());
+    if (s.groups.has(name.toString('latin1'))) throw new RdbFormatError(`Duplicated consumer group name ${name.toString()}`);
+    const group = new ConsumerGroup(name, lastId, entriesRead);
+    s.groups.set(group.key, group);
+    // The group PEL first, owners unknown until the consumers are read.
+    const unresolved = new Map<string, { id: StreamId; time: number; count: number }>();
+    const pelSize = r.len();
+    for (let k = 0; k < pelSize; k++) {
+      const raw = r.bytes(16);
+      const id = idFromBytes(raw);
+      const time = r.millis();
+      const count = r.len();
+      const key = raw.toString('latin1');
+      if (unresolved.has(key)) throw new RdbFormatError('Duplicated global PEL entry loading stream consumer group');
+      unresolved.set(key, { id, time, count });
+    }
+    const owned = new Map<string, PendingEntry>();
+    const consumerCount = r.len();
+    for (let c = 0; c < consumerCount; c++) {
+      const consumerName = r.string();
+      const seen = r.millis();
+      const active = type === TYPE_STREAM_LISTPACKS_3 ? r.millis() : seen;
+      const consumer = group.createConsumer(consumerName, seen);
+      if (consumer === undefined) throw new RdbFormatError('Duplicate stream consumer detected.');
+      consumer.activeTime = active;
+      const own = r.len();
+      for (let k = 0; k < own; k++) {
+        const key = r.bytes(16).toString('latin1');
+        const nack = unresolved.get(key);
+        if (nack === undefined) throw new RdbFormatError('Consumer entry not found in group global PEL');
+        if (owned.has(key)) throw new RdbFormatError('Duplicated consumer PEL entry loading a stream consumer group');
+        owned.set(key, group.assign(nack.id, consumer, nack.time, nack.count));
+      }
+    }
+    // Entries no consumer owns (a Redis 8.8 NACK zone): kept, owned by no consumer.
+    for (const [key, nack] of unresolved) if (!owned.has(key)) group.assign(nack.id, group.unowned, nack.time, nack.count);
+  }
+  return s;
+}
