@@ -47,7 +47,7 @@ test("Redis 7.0's unit/type/stream and stream-cgroups tests pass against sluice 
   assert.ok(existsSync(join(SUITE, 'runtest')), 'Redis test suite missing: run scripts/fetch-redis-tests.sh (.ci/run does)');
   const server = await startSluiceServer();
   try {
-    assertAllPassed(await runSuite(server.port, ['--tags', '-needs:debug']), 110);
+    assertAllPassed(await runSuite(server.port, ['--tags', '-needs:debug']), 111);
   } finally {
     await server.stop();
   }
