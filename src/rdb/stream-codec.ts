@@ -22,6 +22,12 @@ import { buildListpack, lpBytes, lpInt, lpNumber, parseListpack, type LpValue } 
 import type { RdbReader } from './rdb-reader.js';
 import type { RdbWriter } from './rdb-writer.js';
 
+/**
+ * The consumer that holds, in an RDB file, the pending entries XNACK released (owned by no one
+ * in sluice, which Redis 7.0's format cannot say). A name no client would pick.
+ */
+export const RELEASED_CONSUMER = 'sluice:xnack-released';
+
 /** The 128-bit big-endian id Redis uses as rax key (node keys, PEL ids). */
 function idBytes(id: StreamId): Buffer {
   const b = Buffer.allocUnsafe(16);
@@ -87,17 +93,25 @@ export function writeStream(w: RdbWriter, s: Stream): void {
   w.len(groups.length);
   for (const g of groups) {
     w.blob(g.name).len(g.lastId.ms).len(g.lastId.seq).len(BigInt.asUintN(64, g.entriesRead));
-    // Entries released by XNACK (Redis 8.8) have no owner, which Redis 7.0's format cannot
-    // hold (7.0 would load a PEL entry with no consumer): they are left out.
-    const owned = [...g.pel.entries()].filter(([, nack]) => nack.consumer !== g.unowned);
-    w.len(owned.length);
-    for (const [id, nack] of owned) w.raw(idBytes(id)).millis(nack.deliveryTime).len(nack.deliveryCount);
-    const consumers = [...g.consumers.values()].sort(byteOrder);
-    w.len(consumers.length);
+    // Entries released by XNACK (Redis 8.8) have no owner, which Redis 7.0's format cannot hold
+    // (7.0 would load a PEL entry with no consumer). They are written as owned by the reserved
+    // consumer RELEASED_CONSUMER: Redis 7 then sees them pending and claimable (their delivery
+    // time is 0), so nothing is lost, and sluice reads them back as unowned.
+    const pel = [...g.pel.entries()];
+    w.len(pel.length);
+    for (const [id, nack] of pel) w.raw(idBytes(id)).millis(nack.deliveryTime).len(nack.deliveryCount);
+    const released = pel.filter(([, nack]) => nack.consumer === g.unowned).map(([id]) => id);
+    const consumers = [...g.consumers.values()].filter((c) => c.name.toString('latin1') !== RELEASED_CONSUMER).sort(byteOrder);
+    w.len(consumers.length + (released.length > 0 ? 1 : 0));
     for (const consumer of consumers) {
       w.blob(consumer.name).millis(consumer.seenTime);
       w.len(consumer.pel.size);
       for (const [id] of consumer.pel.entries()) w.raw(idBytes(id));
+    }
+    if (released.length > 0) {
+      w.blob(Buffer.from(RELEASED_CONSUMER, 'latin1')).millis(0);
+      w.len(released.length);
+      for (const id of released) w.raw(idBytes(id));
     }
   }
 }
@@ -193,6 +207,12 @@ export function readStream(r: RdbReader, type: number): Stream {
       const consumerName = r.string();
       const seen = r.millis();
       const active = type === TYPE_STREAM_LISTPACKS_3 ? r.millis() : seen;
+      if (consumerName.toString('latin1') === RELEASED_CONSUMER) {
+        // Entries sluice released with XNACK: left unresolved, so they load as owned by no one.
+        const own = r.len();
+        for (let k = 0; k < own; k++) r.bytes(16);
+        continue;
+      }
       const consumer = group.createConsumer(consumerName, seen);
       if (consumer === undefined) throw new RdbFormatError('Duplicate stream consumer detected.');
       consumer.activeTime = active;
