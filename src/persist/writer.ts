@@ -115,8 +115,9 @@ export class AofWriter {
    * beforeSleep, the commands of one event-loop turn are written with one write(2) at the end of
    * the turn (setImmediate, after every socket read of the poll phase), and under always fsynced
    * together (group commit); replies go out after that, so a reply never precedes its bytes.
+   * `writeNow` (everysec/no): write synchronously now, no promise unless the disk fails.
    */
-  barrier(): Promise<void> | null {
+  barrier(writeNow = false): Promise<void> | null {
     if (this.closed) return null;
     const sync = this.policy() === 'always';
     const target = this.logicalSize;
@@ -126,6 +127,7 @@ export class AofWriter {
       return target <= (sync ? this.synced : this.size) ? null : Promise.reject(new AofWriteError(this.error));
     }
     if (target <= (sync ? this.synced : this.size)) return null;
+    if (writeNow && !sync) return this.writePending() ? null : Promise.reject(new AofWriteError(this.error!));
     this.scheduleFlush();
     return new Promise((resolve, reject) => this.waiters.push({ target, sync, resolve, reject }));
   }
