@@ -1,5 +1,7 @@
 // Replays the AOF files named by the manifest through the command table (a client of kind
-// 'aof', so handlers never block and nothing is propagated while loading). A torn last record
+// 'aof', so handlers never block and nothing is propagated while loading); plain XADDs, most
+// of a stream log, go straight to the engine (replay-xadd.ts). Files are read in windows
+// (file-window.ts), not whole. A torn last record
 // of the last file (a crash mid-write) is cut off with a warning; a MULTI without its EXEC at
 // the end is cut off too (as Redis reverts an incomplete transaction). Anything malformed
 // elsewhere refuses to start, naming the file and byte offset. A well-formed command that fails
@@ -8,7 +10,9 @@
 import { join } from 'node:path';
 import type { Instance } from '../commands/instance.js';
 import { ErrorReply } from '../resp/reply.js';
-import { AofFormatError, AofReader, recordArgv } from './aof-reader.js';
+import { AofFormatError, AofReader, recordArgv, recordViews } from './aof-reader.js';
+import { FileWindow } from './file-window.js';
+import { nameIs, XaddReplayer } from './replay-xadd.js';
 import type { AofFs } from './fs-layer.js';
 
 export class AofLoadError extends Error {}
@@ -21,6 +25,9 @@ export interface LoadStats {
 }
 
 const MAX_ERROR_WARNINGS = 5;
+const SELECT = Buffer.from('select');
+const MULTI = Buffer.from('multi');
+const EXEC = Buffer.from('exec');
 
 function lowerName(b: Buffer): string {
   return b.toString('latin1').toLowerCase();
@@ -56,14 +63,15 @@ async function loadOne(
   isLast: boolean,
   stats: LoadStats,
 ): Promise<void> {
-  const data = fs.readFile(path);
-  if (data.subarray(0, 5).toString('latin1') === 'REDIS') {
+  const win = new FileWindow(fs, path);
+  if (win.data.subarray(0, 5).toString('latin1') === 'REDIS') {
     throw new AofLoadError(
       `The AOF file ${name} starts with an RDB preamble, which sluice cannot read. ` +
         `Rewrite it with redis-server using aof-use-rdb-preamble no (CONFIG SET aof-use-rdb-preamble no, then BGREWRITEAOF).`,
     );
   }
-  const reader = new AofReader(data);
+  const xadds = new XaddReplayer(instance);
+  let reader = new AofReader(win.data);
   let multi: Array<{ db: number; argv: Buffer[] }> | null = null;
   let multiOffset = 0;
   const bad = (offset: number, reason: string) =>
@@ -71,78 +79,96 @@ async function loadOne(
       `Bad file format reading the append only file ${name} at byte offset ${offset}: ${reason}. ` +
         `Refusing to start; make a backup of the file and repair or truncate it at that offset.`,
     );
-  const run = async (argv: Buffer[], offset: number) => {
-    let reply = instance.execute(client, argv);
-    if (reply instanceof Promise) reply = await reply;
-    stats.commands++;
-    if (reply instanceof ErrorReply) {
-      if (reply.message.startsWith('ERR unknown command')) {
-        throw new AofLoadError(`Unknown command '${argv[0]!.toString('utf8')}' reading the append only file ${name} at byte offset ${offset}`);
-      }
-      const cmd = lowerName(argv[0]!);
-      const text = reply.message.startsWith('ERR ') ? reply.message.slice(4) : reply.message;
-      if (instance.config.get('propagation-error-behavior') === 'panic') {
-        throw new AofLoadError(
-          `This server panicked sending an error to its AOF-loading-client after processing the command '${cmd}': ` +
-            `'${text}' (append only file ${name}, byte offset ${offset}). propagation-error-behavior is panic; ` +
-            `with ignore (the default) the command is skipped and loading goes on.`,
-        );
-      }
-      if (stats.errors++ < MAX_ERROR_WARNINGS) {
-        instance.logger.error(
-          `sluice: == CRITICAL == This server is sending an error to its AOF-loading-client: '${text}' after processing the command '${cmd}' ` +
-            `(${name} byte offset ${offset}; skipped)`,
-        );
-      }
+  const failed = (argv: Buffer[], reply: unknown, offset: number) => {
+    if (!(reply instanceof ErrorReply)) return;
+    if (reply.message.startsWith('ERR unknown command')) {
+      throw new AofLoadError(`Unknown command '${argv[0]!.toString('utf8')}' reading the append only file ${name} at byte offset ${offset}`);
     }
+    const cmd = lowerName(argv[0]!);
+    const text = reply.message.startsWith('ERR ') ? reply.message.slice(4) : reply.message;
+    if (instance.config.get('propagation-error-behavior') === 'panic') {
+      throw new AofLoadError(
+        `This server panicked sending an error to its AOF-loading-client after processing the command '${cmd}': ` +
+          `'${text}' (append only file ${name}, byte offset ${offset}). propagation-error-behavior is panic; ` +
+          `with ignore (the default) the command is skipped and loading goes on.`,
+      );
+    }
+    if (stats.errors++ < MAX_ERROR_WARNINGS) {
+      instance.logger.error(
+        `sluice: == CRITICAL == This server is sending an error to its AOF-loading-client: '${text}' after processing the command '${cmd}' ` +
+          `(${name} byte offset ${offset}; skipped)`,
+      );
+    }
+  };
+  /** Runs one command; a promise only when its handler returned one (no await per record). */
+  const run = (argv: Buffer[], offset: number, views: boolean): Promise<void> | undefined => {
+    stats.commands++;
+    if (xadds.tryApply(client.db, argv)) return undefined;
+    // Views into the window must not be stored: the slow path gets the record's own copy.
+    if (views) argv = argv.map((a) => Buffer.from(a));
+    xadds.forget();
+    const reply = instance.execute(client, argv);
+    if (reply instanceof Promise) return reply.then((r) => failed(argv, r, offset));
+    failed(argv, reply, offset);
+    return undefined;
   };
   for (;;) {
     let record;
     try {
       record = reader.next();
     } catch (err) {
-      if (err instanceof AofFormatError) throw bad(err.offset, err.reason);
+      if (err instanceof AofFormatError) throw bad(win.base + err.offset, err.reason);
       throw err;
+    }
+    if ((record === null || record === 'torn') && !win.atEnd) {
+      // The window ends here (or inside this record): read on from the first unread record.
+      win.advance(win.base + reader.offset);
+      reader = new AofReader(win.data);
+      continue;
     }
     if (record === null || record === 'torn') {
       const torn = record === 'torn';
       if (!torn && multi === null) return;
-      const cut = multi !== null ? multiOffset : reader.offset;
+      const cut = multi !== null ? multiOffset : win.base + reader.offset;
       if (!isLast) throw bad(cut, torn ? 'unexpected end of file' : 'MULTI without EXEC');
       instance.logger.warn(
         `sluice: !!! Warning: ${torn ? 'short read' : 'incomplete MULTI/EXEC transaction'} while loading the AOF file ${name}; ` +
-          `truncating it from ${data.length} to ${cut} bytes (the last write was interrupted) !!!`,
+          `truncating it from ${win.size} to ${cut} bytes (the last write was interrupted) !!!`,
       );
       fs.truncate(path, cut);
-      stats.truncated = { file: name, offset: cut, size: data.length };
+      stats.truncated = { file: name, offset: cut, size: win.size };
       return;
     }
-    const argv = recordArgv(data, record);
-    const cmd = lowerName(argv[0]!);
-    if (cmd === 'select') {
+    const offset = win.base + record.offset;
+    const argv = recordViews(win.data, record);
+    const first = argv[0]!;
+    if (nameIs(first, SELECT)) {
       const db = Number(argv[1]?.toString('latin1'));
       if (argv.length !== 2 || !Number.isInteger(db) || db < 0 || db >= instance.keyspace.dbs.length) {
-        throw bad(record.offset, 'invalid SELECT');
+        throw bad(offset, 'invalid SELECT');
       }
       client.db = db;
-    } else if (cmd === 'multi') {
-      if (multi !== null) throw bad(record.offset, 'nested MULTI');
+    } else if (nameIs(first, MULTI)) {
+      if (multi !== null) throw bad(offset, 'nested MULTI');
       multi = [];
-      multiOffset = record.offset;
-    } else if (cmd === 'exec') {
-      if (multi === null) throw bad(record.offset, 'EXEC without MULTI');
+      multiOffset = offset;
+    } else if (nameIs(first, EXEC)) {
+      if (multi === null) throw bad(offset, 'EXEC without MULTI');
       const queued = multi;
       multi = null;
       const db = client.db;
       for (const q of queued) {
         client.db = q.db;
-        await run(q.argv, record.offset);
+        const pending = run(q.argv, offset, false);
+        if (pending !== undefined) await pending;
       }
       client.db = db;
     } else if (multi !== null) {
-      multi.push({ db: client.db, argv });
+      // Kept past this window: a private copy.
+      multi.push({ db: client.db, argv: recordArgv(win.data, record) });
     } else {
-      await run(argv, record.offset);
+      const pending = run(argv, offset, true);
+      if (pending !== undefined) await pending;
     }
   }
 }
