@@ -8,7 +8,7 @@
 import type { Instance } from '../commands/instance.js';
 import { keyOf } from '../engine/keyspace.js';
 import { type NodeLimits, Stream } from '../engine/stream.js';
-import { compareIds, idsEqual, isZeroId, MAX_ID, tryParseStreamId } from '../engine/stream-id.js';
+import { compareIds, idsEqual, isZeroId, MAX_ID, type StreamId, tryParseStreamId } from '../engine/stream-id.js';
 
 const XADD = Buffer.from('xadd');
 
@@ -17,6 +17,32 @@ export function nameIs(name: Buffer, lower: Buffer): boolean {
   if (name.length !== lower.length) return false;
   for (let i = 0; i < lower.length; i++) if ((name[i]! | 0x20) !== lower[i]) return false;
   return true;
+}
+
+/** A canonical decimal of 1-15 digits in b[from, to), else -1. */
+function smallDecimal(b: Buffer, from: number, to: number): number {
+  const len = to - from;
+  if (len < 1 || len > 15 || (b[from] === 0x30 && len > 1)) return -1;
+  let n = 0;
+  for (let i = from; i < to; i++) {
+    const c = b[i]! - 0x30;
+    if (c < 0 || c > 9) return -1;
+    n = n * 10 + c;
+  }
+  return n;
+}
+
+/**
+ * The id of "<ms>-<seq>" written as XADD logs it (canonical, each part below 10^15), without
+ * the string round trip of the general parser; undefined for any other form (which then goes
+ * through tryParseStreamId).
+ */
+function plainId(b: Buffer): StreamId | undefined {
+  const dash = b.indexOf(0x2d);
+  if (dash < 0) return undefined;
+  const ms = smallDecimal(b, 0, dash);
+  const seq = ms < 0 ? -1 : smallDecimal(b, dash + 1, b.length);
+  return seq < 0 ? undefined : { ms: BigInt(ms), seq: BigInt(seq) };
 }
 
 export class XaddReplayer {
@@ -52,8 +78,13 @@ export class XaddReplayer {
     // An option keyword starts with a letter; "*" and "<ms>-*" are not what XADD logs.
     const first = idArg[0]!;
     if (first < 0x30 || first > 0x39) return false;
-    const parsed = tryParseStreamId(idArg, { strict: true });
-    if (parsed === undefined || !parsed.seqGiven || isZeroId(parsed.id)) return false;
+    let id = plainId(idArg);
+    if (id === undefined) {
+      const parsed = tryParseStreamId(idArg, { strict: true });
+      if (parsed === undefined || !parsed.seqGiven) return false;
+      id = parsed.id;
+    }
+    if (isZeroId(id)) return false;
     const database = this.instance.keyspace.db(db);
     const keyArg = argv[1]!;
     const cached = db === this.lastDb && this.lastKeyBytes !== null && keyArg.equals(this.lastKeyBytes);
@@ -64,12 +95,12 @@ export class XaddReplayer {
       s = new Stream();
     } else if (value instanceof Stream) {
       s = value;
-      if (idsEqual(s.lastId, MAX_ID) || compareIds(parsed.id, s.lastId) <= 0) return false;
+      if (idsEqual(s.lastId, MAX_ID) || compareIds(id, s.lastId) <= 0) return false;
     } else {
       return false;
     }
     // The node copies what it keeps, so argv may be views into the file's bytes.
-    s.append(parsed.id, argv.slice(3), this.limits);
+    s.append(id, argv.slice(3), this.limits);
     if (value === undefined) database.set(key, s);
     if (!cached) {
       this.lastDb = db;
