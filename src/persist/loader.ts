@@ -12,7 +12,7 @@ import type { Instance } from '../commands/instance.js';
 import { ErrorReply } from '../resp/reply.js';
 import { AofFormatError, AofReader, recordArgv, recordViews } from './aof-reader.js';
 import { FileWindow } from './file-window.js';
-import { nameIs, XaddReplayer } from './replay-xadd.js';
+import { nameAt, XaddReplayer } from './replay-xadd.js';
 import type { AofFs } from './fs-layer.js';
 
 export class AofLoadError extends Error {}
@@ -103,7 +103,6 @@ async function loadOne(
   /** Runs one command; a promise only when its handler returned one (no await per record). */
   const run = (argv: Buffer[], offset: number, views: boolean): Promise<void> | undefined => {
     stats.commands++;
-    if (xadds.tryApply(client.db, argv)) return undefined;
     // Views into the window must not be stored: the slow path gets the record's own copy.
     if (views) argv = argv.map((a) => Buffer.from(a));
     xadds.forget();
@@ -140,19 +139,22 @@ async function loadOne(
       return;
     }
     const offset = win.base + record.offset;
-    const argv = recordViews(win.data, record);
-    const first = argv[0]!;
-    if (nameIs(first, SELECT)) {
+    const data = win.data;
+    const is = (lower: Buffer) => nameAt(data, record.starts[0]!, record.lengths[0]!, lower);
+    if (multi === null && xadds.tryApply(client.db, data, record)) {
+      stats.commands++;
+    } else if (is(SELECT)) {
+      const argv = recordViews(data, record);
       const db = Number(argv[1]?.toString('latin1'));
       if (argv.length !== 2 || !Number.isInteger(db) || db < 0 || db >= instance.keyspace.dbs.length) {
         throw bad(offset, 'invalid SELECT');
       }
       client.db = db;
-    } else if (nameIs(first, MULTI)) {
+    } else if (is(MULTI)) {
       if (multi !== null) throw bad(offset, 'nested MULTI');
       multi = [];
       multiOffset = offset;
-    } else if (nameIs(first, EXEC)) {
+    } else if (is(EXEC)) {
       if (multi === null) throw bad(offset, 'EXEC without MULTI');
       const queued = multi;
       multi = null;
@@ -167,7 +169,7 @@ async function loadOne(
       // Kept past this window: a private copy.
       multi.push({ db: client.db, argv: recordArgv(win.data, record) });
     } else {
-      const pending = run(argv, offset, true);
+      const pending = run(recordViews(data, record), offset, true);
       if (pending !== undefined) await pending;
     }
   }

@@ -6,16 +6,16 @@
 // type, an id not above the top) returns false and goes through Instance.execute, which
 // produces the exact reply or error.
 import type { Instance } from '../commands/instance.js';
-import { keyOf } from '../engine/keyspace.js';
+import type { AofRecord } from './aof-reader.js';
 import { type NodeLimits, Stream } from '../engine/stream.js';
 import { compareIds, idsEqual, isZeroId, MAX_ID, type StreamId, tryParseStreamId } from '../engine/stream-id.js';
 
 const XADD = Buffer.from('xadd');
 
-/** argv[0] equals `lower` ignoring ASCII case. */
-export function nameIs(name: Buffer, lower: Buffer): boolean {
-  if (name.length !== lower.length) return false;
-  for (let i = 0; i < lower.length; i++) if ((name[i]! | 0x20) !== lower[i]) return false;
+/** data[from, from + len) equals `lower` (a command name) ignoring ASCII case. */
+export function nameAt(data: Buffer, from: number, len: number, lower: Buffer): boolean {
+  if (len !== lower.length) return false;
+  for (let i = 0; i < len; i++) if ((data[from + i]! | 0x20) !== lower[i]) return false;
   return true;
 }
 
@@ -37,11 +37,12 @@ function smallDecimal(b: Buffer, from: number, to: number): number {
  * the string round trip of the general parser; undefined for any other form (which then goes
  * through tryParseStreamId).
  */
-function plainId(b: Buffer): StreamId | undefined {
-  const dash = b.indexOf(0x2d);
-  if (dash < 0) return undefined;
-  const ms = smallDecimal(b, 0, dash);
-  const seq = ms < 0 ? -1 : smallDecimal(b, dash + 1, b.length);
+function plainId(b: Buffer, from: number, to: number): StreamId | undefined {
+  let dash = from;
+  while (dash < to && b[dash] !== 0x2d) dash++;
+  if (dash === to) return undefined;
+  const ms = smallDecimal(b, from, dash);
+  const seq = ms < 0 ? -1 : smallDecimal(b, dash + 1, to);
   return seq < 0 ? undefined : { ms: BigInt(ms), seq: BigInt(seq) };
 }
 
@@ -70,25 +71,29 @@ export class XaddReplayer {
     this.lastStream = null;
   }
 
-  /** Applies `argv` in `db` if it is a plain XADD that succeeds; false to take the normal path. */
-  tryApply(db: number, argv: Buffer[]): boolean {
-    const argc = argv.length;
-    if (argc < 5 || argc % 2 === 0 || !nameIs(argv[0]!, XADD)) return false;
-    const idArg = argv[2]!;
+  /** Applies the record in `db` if it is a plain XADD that succeeds; false to take the normal path. */
+  tryApply(db: number, data: Buffer, rec: AofRecord): boolean {
+    const { starts, lengths } = rec;
+    const argc = starts.length;
+    if (argc < 5 || argc % 2 === 0 || !nameAt(data, starts[0]!, lengths[0]!, XADD)) return false;
+    const idFrom = starts[2]!;
+    const idTo = idFrom + lengths[2]!;
     // An option keyword starts with a letter; "*" and "<ms>-*" are not what XADD logs.
-    const first = idArg[0]!;
-    if (first < 0x30 || first > 0x39) return false;
-    let id = plainId(idArg);
+    const first = data[idFrom]!;
+    if (idTo === idFrom || first < 0x30 || first > 0x39) return false;
+    let id = plainId(data, idFrom, idTo);
     if (id === undefined) {
-      const parsed = tryParseStreamId(idArg, { strict: true });
+      const parsed = tryParseStreamId(data.subarray(idFrom, idTo), { strict: true });
       if (parsed === undefined || !parsed.seqGiven) return false;
       id = parsed.id;
     }
     if (isZeroId(id)) return false;
     const database = this.instance.keyspace.db(db);
-    const keyArg = argv[1]!;
-    const cached = db === this.lastDb && this.lastKeyBytes !== null && keyArg.equals(this.lastKeyBytes);
-    const key = cached ? this.lastKey : keyOf(keyArg);
+    const keyFrom = starts[1]!;
+    const keyTo = keyFrom + lengths[1]!;
+    const last = this.lastKeyBytes;
+    const cached = db === this.lastDb && last !== null && last.length === keyTo - keyFrom && data.compare(last, 0, last.length, keyFrom, keyTo) === 0;
+    const key = cached ? this.lastKey : data.toString('latin1', keyFrom, keyTo);
     const value = cached ? this.lastStream! : database.get(key);
     let s: Stream;
     if (value === undefined) {
@@ -99,12 +104,14 @@ export class XaddReplayer {
     } else {
       return false;
     }
-    // The node copies what it keeps, so argv may be views into the file's bytes.
-    s.append(id, argv.slice(3), this.limits);
+    // The node copies what it keeps, so the fields may be views into the file's bytes.
+    const fields: Buffer[] = new Array(argc - 3);
+    for (let i = 3; i < argc; i++) fields[i - 3] = data.subarray(starts[i]!, starts[i]! + lengths[i]!);
+    s.append(id, fields, this.limits);
     if (value === undefined) database.set(key, s);
     if (!cached) {
       this.lastDb = db;
-      this.lastKeyBytes = Buffer.from(keyArg);
+      this.lastKeyBytes = Buffer.from(data.subarray(keyFrom, keyTo));
       this.lastKey = key;
       this.lastStream = s;
     }
