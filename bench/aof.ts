@@ -1,9 +1,15 @@
 // Durability benchmark, sluice server vs redis-server 7 with the same settings:
-//   node dist/bench/aof.js [--requests 50000] [--clients 50] [--entries 1000000] [--skip-load]
-// 1. XADD throughput with appendfsync always and everysec (redis-benchmark, -c clients).
+//   node dist/bench/aof.js [--requests 50000] [--clients 50] [--entries 1000000] [--rounds 3]
+//                          [--skip-throughput] [--skip-load] [--skip-rss] [--skip-stall]
+// Each figure is the median of --rounds runs, sluice and redis alternating in the same round, so
+// the load of a shared machine hits both alike. Besides wall-clock, the server process's own CPU
+// time (utime+stime of all its threads) is reported, and syscall counts from `perf stat`.
+// 1. XADD throughput with appendfsync always and everysec (redis-benchmark, -c clients): req/s,
+//    CPU µs per request, commands per fdatasync and per write(2).
 // 2. Load time of the same 1,000,000-entry AOF (one XADD per entry, Redis 7 multi-part layout,
 //    written once and copied for each server): time from spawn until the server accepts
-//    commands, plus the load time each server reports itself.
+//    commands, the load time each server reports itself, CPU seconds, and RSS after the load.
+// 3. RSS growth per entry while a fresh server takes 1,000,000 pipelined XADDs.
 // 3. (in-process) the longest event-loop stall while BGREWRITEAOF compacts many small keys and
 //    one big stream, i.e. how long clients can be held up by a rewrite slice.
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
@@ -15,6 +21,7 @@ import { promisify } from 'node:util';
 import { open } from '../src/client/embedded.js';
 import { encodeCommand } from '../src/resp/encoder.js';
 import { freePort } from './servers.js';
+import { cpuSeconds, median, rssBytes, SyscallCounter } from './proc-stats.js';
 
 const run = promisify(execFile);
 
@@ -26,6 +33,7 @@ function arg(name: string, fallback: string): string {
 const requests = arg('requests', '50000');
 const clients = arg('clients', '50');
 const entries = Number(arg('entries', '1000000'));
+const rounds = Number(arg('rounds', '3'));
 const MAIN = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
 
 interface Started {
@@ -104,22 +112,61 @@ function fmt(n: number): string {
   return n >= 100 ? n.toFixed(0) : n.toFixed(2);
 }
 
+interface RateFigures {
+  rps: number;
+  /** Server CPU µs per request. */
+  cpuUs: number;
+  /** Commands per fdatasync, and per write(2), when perf could count them. */
+  perSync: number;
+  perWrite: number;
+}
+
+async function measureRate(s: Started): Promise<RateFigures> {
+  const pid = s.child.pid!;
+  const counter = await SyscallCounter.attach(pid);
+  const cpu0 = cpuSeconds(pid);
+  const rps = await xaddRate(s.port);
+  const cpu = cpuSeconds(pid) - cpu0;
+  const calls = await counter.stop();
+  const n = Number(requests);
+  return { rps, cpuUs: (cpu * 1e6) / n, perSync: calls ? n / calls.fdatasync : NaN, perWrite: calls ? n / calls.write : NaN };
+}
+
+async function rateOf(start: (dir: string) => Promise<Started>): Promise<RateFigures> {
+  const dir = tempDir('t');
+  try {
+    const s = await start(dir);
+    return await measureRate(s).finally(() => stop(s));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function medianOf(xs: RateFigures[]): RateFigures {
+  return {
+    rps: median(xs.map((x) => x.rps)),
+    cpuUs: median(xs.map((x) => x.cpuUs)),
+    perSync: median(xs.map((x) => x.perSync)),
+    perWrite: median(xs.map((x) => x.perWrite)),
+  };
+}
+
 async function throughput(): Promise<void> {
-  console.log(`XADD throughput, redis-benchmark -n ${requests} -c ${clients} (requests/s)`);
-  console.log('appendfsync  sluice      redis       sluice/redis');
+  console.log(`XADD, redis-benchmark -n ${requests} -c ${clients}, median of ${rounds} rounds`);
+  console.log('appendfsync  server  req/s     cpu µs/req  cmds/fdatasync  cmds/write');
   for (const fsync of ['always', 'everysec']) {
-    const sd = tempDir('s');
-    const rd = tempDir('r');
-    try {
-      const s = await startSluice(sd, fsync);
-      const sRate = await xaddRate(s.port).finally(() => stop(s));
-      const r = await startRedis(rd, fsync);
-      const rRate = await xaddRate(r.port).finally(() => stop(r));
-      console.log(`${fsync.padEnd(12)} ${fmt(sRate).padEnd(11)} ${fmt(rRate).padEnd(11)} ${(sRate / rRate).toFixed(2)}`);
-    } finally {
-      rmSync(sd, { recursive: true, force: true });
-      rmSync(rd, { recursive: true, force: true });
+    const ours: RateFigures[] = [];
+    const theirs: RateFigures[] = [];
+    for (let i = 0; i < rounds; i++) {
+      ours.push(await rateOf((d) => startSluice(d, fsync)));
+      theirs.push(await rateOf((d) => startRedis(d, fsync)));
     }
+    const [s, r] = [medianOf(ours), medianOf(theirs)];
+    const row = (name: string, f: RateFigures) =>
+      console.log(`${fsync.padEnd(12)} ${name.padEnd(7)} ${fmt(f.rps).padEnd(9)} ${f.cpuUs.toFixed(1).padEnd(11)} ${f.perSync.toFixed(1).padEnd(15)} ${f.perWrite.toFixed(2)}`);
+    row('sluice', s);
+    row('redis', r);
+    console.log(`${fsync.padEnd(12)} ratio   ${(s.rps / r.rps).toFixed(2).padEnd(9)} ${(s.cpuUs / r.cpuUs).toFixed(2)}  (sluice/redis)`);
   }
 }
 
@@ -145,36 +192,92 @@ async function writeLog(dir: string, n: number): Promise<number> {
   return statSync(join(aof, 'appendonly.aof.1.incr.aof')).size;
 }
 
+interface LoadFigures {
+  readyMs: number;
+  reportedSec: number;
+  cpuSec: number;
+  rss: number;
+}
+
+async function loadOnce(master: string, start: (dir: string) => Promise<Started>): Promise<LoadFigures> {
+  const dir = tempDir('l');
+  try {
+    cpSync(master, dir, { recursive: true });
+    const s = await start(dir);
+    try {
+      const len = await run('redis-cli', ['-p', String(s.port), 'XLEN', 'events']);
+      if (len.stdout.trim() !== String(entries)) throw new Error(`XLEN after load: ${len.stdout.trim()}`);
+      const pid = s.child.pid!;
+      return { readyMs: s.readyMs, reportedSec: s.reportedSec ?? NaN, cpuSec: cpuSeconds(pid), rss: rssBytes(pid) };
+    } finally {
+      await stop(s);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 async function loadTime(): Promise<void> {
   const master = tempDir('log');
   try {
     const size = await writeLog(master, entries);
-    console.log(`\nLoad time of a ${entries}-entry stream AOF (${(size / 1e6).toFixed(1)} MB)`);
-    const sd = tempDir('ls');
-    const rd = tempDir('lr');
-    cpSync(master, sd, { recursive: true });
-    cpSync(master, rd, { recursive: true });
-    try {
-      const s = await startSluice(sd, 'everysec');
-      const sLen = await run('redis-cli', ['-p', String(s.port), 'XLEN', 'events']);
-      await stop(s);
-      const r = await startRedis(rd, 'everysec');
-      const rLen = await run('redis-cli', ['-p', String(r.port), 'XLEN', 'events']);
-      await stop(r);
-      if (sLen.stdout.trim() !== String(entries) || rLen.stdout.trim() !== String(entries)) {
-        throw new Error(`XLEN after load: sluice ${sLen.stdout.trim()} redis ${rLen.stdout.trim()}`);
-      }
-      console.log('             spawn-to-ready  reported load');
-      console.log(`sluice       ${(s.readyMs / 1000).toFixed(2)} s          ${s.reportedSec?.toFixed(3) ?? '?'} s`);
-      console.log(`redis        ${(r.readyMs / 1000).toFixed(2)} s          ${r.reportedSec?.toFixed(3) ?? '?'} s`);
-      console.log(`sluice/redis ${(s.readyMs / r.readyMs).toFixed(2)}            ${s.reportedSec && r.reportedSec ? (s.reportedSec / r.reportedSec).toFixed(2) : '?'}`);
-    } finally {
-      rmSync(sd, { recursive: true, force: true });
-      rmSync(rd, { recursive: true, force: true });
+    console.log(`\nLoad of a ${entries}-entry stream AOF (${(size / 1e6).toFixed(1)} MB), median of ${rounds} rounds`);
+    const ours: LoadFigures[] = [];
+    const theirs: LoadFigures[] = [];
+    for (let i = 0; i < rounds; i++) {
+      ours.push(await loadOnce(master, (d) => startSluice(d, 'everysec')));
+      theirs.push(await loadOnce(master, (d) => startRedis(d, 'everysec')));
     }
+    const med = (xs: LoadFigures[], k: keyof LoadFigures) => median(xs.map((x) => x[k]));
+    console.log('             spawn-to-ready  reported load  cpu (whole process)  RSS after load');
+    const row = (name: string, xs: LoadFigures[]) =>
+      console.log(
+        `${name.padEnd(12)} ${(med(xs, 'readyMs') / 1000).toFixed(2).padEnd(15)} ${med(xs, 'reportedSec').toFixed(3).padEnd(14)} ` +
+          `${med(xs, 'cpuSec').toFixed(2).padEnd(20)} ${(med(xs, 'rss') / 1e6).toFixed(1)} MB`,
+      );
+    row('sluice', ours);
+    row('redis', theirs);
+    const ratio = (k: keyof LoadFigures) => (med(ours, k) / med(theirs, k)).toFixed(2);
+    console.log(`sluice/redis ${ratio('readyMs').padEnd(15)} ${ratio('reportedSec').padEnd(14)} ${ratio('cpuSec').padEnd(20)} ${ratio('rss')}`);
   } finally {
     rmSync(master, { recursive: true, force: true });
   }
+}
+
+/** RSS growth per entry while `entries` XADDs (pipelined, over the socket) fill a fresh server. */
+async function rssGrowthOnce(start: (dir: string) => Promise<Started>): Promise<number> {
+  const dir = tempDir('m');
+  try {
+    const s = await start(dir);
+    try {
+      const pid = s.child.pid!;
+      // Warm up (compiled code, client buffers), then measure the fill.
+      await run('redis-benchmark', ['-p', String(s.port), '-n', '20000', '-P', '50', '-c', '1', '-q', 'XADD', 'warmup', '*', 'f', 'v']);
+      await run('redis-cli', ['-p', String(s.port), 'DEL', 'warmup']);
+      const before = rssBytes(pid);
+      await run('redis-benchmark', [
+        '-p', String(s.port), '-n', String(entries), '-P', '50', '-c', '1', '-r', '1000000', '-q',
+        'XADD', 'orders', '*', 'order_id', '__rand_int__', 'total', '__rand_int__',
+      ], { maxBuffer: 1 << 20 });
+      return (rssBytes(pid) - before) / entries;
+    } finally {
+      await stop(s);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function rssGrowth(): Promise<void> {
+  const ours: number[] = [];
+  const theirs: number[] = [];
+  for (let i = 0; i < rounds; i++) {
+    ours.push(await rssGrowthOnce((d) => startSluice(d, 'everysec')));
+    theirs.push(await rssGrowthOnce((d) => startRedis(d, 'everysec')));
+  }
+  const [o, t] = [median(ours), median(theirs)];
+  console.log(`\nRSS growth filling ${entries} entries (XADD orders * order_id N total N), median of ${rounds}`);
+  console.log(`sluice ${o.toFixed(1)} B/entry, redis ${t.toFixed(1)} B/entry, sluice/redis ${(o / t).toFixed(2)}`);
 }
 
 /** Longest gap between 1 ms timer ticks while a rewrite runs. */
@@ -206,8 +309,10 @@ async function rewriteStall(label: string, fill: (db: Awaited<ReturnType<typeof 
   }
 }
 
-await throughput();
+if (!process.argv.includes('--skip-throughput')) await throughput();
 if (!process.argv.includes('--skip-load')) await loadTime();
+if (!process.argv.includes('--skip-rss')) await rssGrowth();
+if (process.argv.includes('--skip-stall')) process.exit(0);
 const stallEntries = Math.min(entries, 200_000);
 console.log('\nEvent-loop stalls during BGREWRITEAOF (in-process)');
 await rewriteStall(`${stallEntries} small string keys`, async (db) => {

@@ -78,7 +78,7 @@ export class EmbeddedSession {
     // changes it later, when served).
     const logged = pending instanceof Promise ? instance.persistence !== null && isWriteCommand(instance, argv) : instance.dirty !== dirty;
     const reply = await pending;
-    const barrier = instance.persistence?.barrier();
+    const barrier = instance.persistence?.barrier(true);
     if (barrier) {
       try {
         await barrier;

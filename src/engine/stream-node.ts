@@ -247,7 +247,12 @@ export class StreamNode {
   /** Decoded master field names, kept while the node is the tail. */
   private masterFields: Buffer[] | null;
 
-  constructor(id: StreamId, fields: Buffer[]) {
+  /**
+   * `capacity`: bytes to reserve up front, e.g. what the previous node of the stream came to
+   * (nodes of one stream tend to fill alike), so the buffer is allocated once rather than
+   * doubled from 64 bytes and then copied to its exact size by seal().
+   */
+  constructor(id: StreamId, fields: Buffer[], capacity = 0) {
     this.masterMs = id.ms;
     this.masterSeq = id.seq;
     this.lastMs = id.ms;
@@ -261,7 +266,7 @@ export class StreamNode {
       size += valueSize(fields[i]!);
       this.lpRest += lpStringSize(fields[i]!);
     }
-    this.buf = Buffer.allocUnsafeSlow(Math.max(64, size * 4));
+    this.buf = Buffer.allocUnsafeSlow(Math.max(64, size * 4, capacity));
     let pos = writeVarint(this.buf, 0, n);
     for (const name of names) pos = writeValue(this.buf, pos, name);
     this.used = pos;

@@ -162,8 +162,10 @@ export class Stream implements TypedValue {
       else if (limits.maxEntries > 0 && node.live + node.deleted >= limits.maxEntries) node = undefined;
     }
     if (node === undefined) {
-      this.tail()?.seal();
-      node = new StreamNode(id, fields);
+      const previous = this.tail();
+      previous?.seal();
+      // Sized like the node it follows (plus a little): no doubling, and seal() rarely copies.
+      node = new StreamNode(id, fields, previous === undefined ? 0 : previous.used + 16);
       this.nodes.push(node);
     }
     node.append(id, fields);

@@ -124,3 +124,10 @@ export function recordArgv(data: Buffer, rec: AofRecord): Buffer[] {
   }
   return argv;
 }
+
+/** A record's arguments as views into `data` (valid only while `data` is). */
+export function recordViews(data: Buffer, rec: AofRecord): Buffer[] {
+  const argv: Buffer[] = new Array(rec.starts.length);
+  for (let i = 0; i < argv.length; i++) argv[i] = data.subarray(rec.starts[i]!, rec.starts[i]! + rec.lengths[i]!);
+  return argv;
+}

@@ -58,8 +58,8 @@ export class AofPersistence implements Persistence {
     if (this.rewrite === null && !this.rewriteScheduled && this.autoRewriteDue()) this.startRewrite();
   }
 
-  barrier(): Promise<void> | null {
-    return this.writer.barrier();
+  barrier(writeNow = false): Promise<void> | null {
+    return this.writer.barrier(writeNow);
   }
 
   writeError(): string | null {

@@ -13,6 +13,11 @@ export interface AofFs {
   fsyncSync(fd: number): void;
   close(fd: number): void;
   readFile(path: string): Buffer;
+  /**
+   * Reads up to `length` bytes at `position` into `into` at `offset`; returns the count. The
+   * loader reads large files in windows with it; a layer without it is read whole (readFile).
+   */
+  readAt?(path: string, into: Buffer, offset: number, length: number, position: number): number;
   exists(path: string): boolean;
   size(path: string): number;
   truncate(path: string, length: number): void;
@@ -32,6 +37,14 @@ export const nodeFs: AofFs = {
   fsyncSync: (fd) => fs.fdatasyncSync(fd),
   close: (fd) => fs.closeSync(fd),
   readFile: (path) => fs.readFileSync(path),
+  readAt: (path, into, offset, length, position) => {
+    const fd = fs.openSync(path, 'r');
+    try {
+      return fs.readSync(fd, into, offset, length, position);
+    } finally {
+      fs.closeSync(fd);
+    }
+  },
   exists: (path) => fs.existsSync(path),
   size: (path) => fs.statSync(path).size,
   truncate: (path, length) => fs.truncateSync(path, length),

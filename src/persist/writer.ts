@@ -1,9 +1,9 @@
 // Appends propagated commands to the current incr file with the fsync policy:
 //   always   - the commands of one event-loop turn are written and fsynced once (group commit);
 //              replies wait on barrier() until their bytes are on disk.
-//   everysec - written before the reply (barrier() writes synchronously), fsynced once a second
-//              in the background.
-//   no       - written before the reply; the OS decides when to flush.
+//   everysec - the commands of one turn are written together before their replies, fsynced
+//              once a second in the background.
+//   no       - written as everysec; the OS decides when to flush.
 // A failed write or fsync keeps the unwritten bytes, sets `error` (the dispatcher then refuses
 // write commands with MISCONF) and retries every second. The replies waiting on those bytes are
 // not held: barrier() rejects at once with the MISCONF text, and the transport answers the
@@ -111,26 +111,25 @@ export class AofWriter {
   }
 
   /**
-   * Called before a reply is sent. Writes buffered commands now unless the policy is always
-   * (then the turn's group is written and fsynced together); returns a promise when the reply
-   * must wait for the disk.
+   * Called before a reply is sent; returns a promise when the reply must wait. As Redis's
+   * beforeSleep, the commands of one event-loop turn are written with one write(2) at the end of
+   * the turn (setImmediate, after every socket read of the poll phase), and under always fsynced
+   * together (group commit); replies go out after that, so a reply never precedes its bytes.
+   * `writeNow` (everysec/no): write synchronously now, no promise unless the disk fails.
    */
-  barrier(): Promise<void> | null {
+  barrier(writeNow = false): Promise<void> | null {
     if (this.closed) return null;
-    const always = this.policy() === 'always';
+    const sync = this.policy() === 'always';
     const target = this.logicalSize;
     if (this.error !== null) {
       // Write commands are refused before they run while the disk fails, so new bytes are
       // rare (an expired key's DEL); a reply depending on bytes not yet durable fails.
-      return target <= (always ? this.synced : this.size) ? null : Promise.reject(new AofWriteError(this.error));
+      return target <= (sync ? this.synced : this.size) ? null : Promise.reject(new AofWriteError(this.error));
     }
-    if (always) {
-      if (target <= this.synced) return null;
-      this.scheduleFlush();
-      return new Promise((resolve, reject) => this.waiters.push({ target, sync: true, resolve, reject }));
-    }
-    if (this.pendingBytes > 0 && !this.writePending()) return Promise.reject(new AofWriteError(this.error!));
-    return null;
+    if (target <= (sync ? this.synced : this.size)) return null;
+    if (writeNow && !sync) return this.writePending() ? null : Promise.reject(new AofWriteError(this.error!));
+    this.scheduleFlush();
+    return new Promise((resolve, reject) => this.waiters.push({ target, sync, resolve, reject }));
   }
 
   private scheduleFlush(): void {
@@ -186,7 +185,9 @@ export class AofWriter {
         this.synced = Math.max(this.synced, covered);
         this.recovered();
         this.resolveWaiters();
-        if (this.waiters.length > 0) this.flush();
+        // The next group: what arrived during this fsync, plus whatever the rest of this
+        // poll phase reads (the flush runs at the end of the turn).
+        if (this.waiters.length > 0) this.scheduleFlush();
       },
       (err: unknown) => {
         this.fsyncing = false;
@@ -199,7 +200,7 @@ export class AofWriter {
 
   /** The new file's waiters were held back by the replaced file's fsync: serve them now. */
   private afterStaleFsync(): void {
-    if (this.waiters.length > 0) this.flush();
+    if (this.waiters.length > 0) this.scheduleFlush();
   }
 
   private resolveWaiters(): void {

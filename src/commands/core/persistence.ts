@@ -13,8 +13,12 @@ export interface Persistence {
   // --- the log: what every write goes through ---
   /** The effects of one top-level command (or one EXEC), as an atomic batch. */
   append(batch: Propagated[]): void;
-  /** A promise when replies must wait for the disk (appendfsync always), else null. */
-  barrier(): Promise<void> | null;
+  /**
+   * A promise when replies must wait for the disk, else null. Under everysec/no the bytes of
+   * one event-loop turn are written together at its end (the server's clients share one
+   * write); `writeNow` writes them at once instead (the embedded client, one caller at a time).
+   */
+  barrier(writeNow?: boolean): Promise<void> | null;
   /** Set while the disk refuses writes: write commands are then rejected with it. */
   writeError(): string | null;
 

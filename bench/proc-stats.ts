@@ -1,0 +1,67 @@
+// What the durability benchmarks read about a server process from outside: CPU time
+// (utime+stime from /proc/<pid>/stat, all threads), resident memory (VmRSS), and system call
+// counts (fdatasync, write) from `perf stat` attached to the process, when perf works.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+
+const TICKS_PER_SEC = 100;
+
+/** CPU seconds (user + system) the process used so far. */
+export function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+  // Fields after the ")" that closes the command name: state is field 3, utime 14, stime 15.
+  const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(rest[11]) + Number(rest[12])) / TICKS_PER_SEC;
+}
+
+/** Resident set size in bytes. */
+export function rssBytes(pid: number): number {
+  const m = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'latin1'));
+  return m === null ? 0 : Number(m[1]) * 1024;
+}
+
+export interface SyscallCounts {
+  fdatasync: number;
+  write: number;
+}
+
+/** Counts fdatasync/fsync and write/writev of `pid` (every thread) until stop() is called. */
+export class SyscallCounter {
+  private readonly perf: ChildProcess;
+  private out = '';
+
+  constructor(pid: number) {
+    const events = ['fdatasync', 'fsync', 'write', 'writev', 'pwrite64'].map((s) => `syscalls:sys_enter_${s}`).join(',');
+    this.perf = spawn('perf', ['stat', '-x', ',', '-e', events, '-p', String(pid)], { stdio: ['ignore', 'ignore', 'pipe'] });
+    this.perf.stderr!.on('data', (d: Buffer) => (this.out += d.toString()));
+    this.perf.on('error', () => undefined);
+  }
+
+  /** Gives perf a moment to attach before the measured work starts. */
+  static async attach(pid: number): Promise<SyscallCounter> {
+    const c = new SyscallCounter(pid);
+    await new Promise((r) => setTimeout(r, 300));
+    return c;
+  }
+
+  async stop(): Promise<SyscallCounts | null> {
+    if (this.perf.exitCode === null) {
+      const done = new Promise((r) => this.perf.once('exit', r));
+      this.perf.kill('SIGINT');
+      await done;
+    }
+    const count = (name: string) => {
+      const line = this.out.split('\n').find((l) => l.includes(`sys_enter_${name},`) || l.endsWith(`sys_enter_${name}`));
+      const n = line === undefined ? NaN : Number(line.split(',')[0]);
+      return Number.isFinite(n) ? n : NaN;
+    };
+    const fdatasync = count('fdatasync') + count('fsync');
+    if (!Number.isFinite(fdatasync)) return null;
+    return { fdatasync, write: count('write') + count('writev') + count('pwrite64') };
+  }
+}
+
+export function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length === 0 ? NaN : s.length % 2 === 1 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+}

@@ -1,0 +1,124 @@
+// The AOF loader's direct path for the record that makes up most logs: a plain
+// `XADD key <ms>-<seq> field value ...` (what XADD propagates when it had no options) whose id
+// is above the stream's last id. It appends straight into the engine, skipping the dispatcher,
+// the options parser and the argv copy, with the effects a replayed XADD has (dirty counter,
+// modified-key signal, commandstats). Anything else (options, another id form, a key of another
+// type, an id not above the top) returns false and goes through Instance.execute, which
+// produces the exact reply or error.
+import type { Instance } from '../commands/instance.js';
+import type { AofRecord } from './aof-reader.js';
+import { type NodeLimits, Stream } from '../engine/stream.js';
+import { compareIds, idsEqual, isZeroId, MAX_ID, type StreamId, tryParseStreamId } from '../engine/stream-id.js';
+
+const XADD = Buffer.from('xadd');
+
+/** data[from, from + len) equals `lower` (a command name) ignoring ASCII case. */
+export function nameAt(data: Buffer, from: number, len: number, lower: Buffer): boolean {
+  if (len !== lower.length) return false;
+  for (let i = 0; i < len; i++) if ((data[from + i]! | 0x20) !== lower[i]) return false;
+  return true;
+}
+
+/** A canonical decimal of 1-15 digits in b[from, to), else -1. */
+function smallDecimal(b: Buffer, from: number, to: number): number {
+  const len = to - from;
+  if (len < 1 || len > 15 || (b[from] === 0x30 && len > 1)) return -1;
+  let n = 0;
+  for (let i = from; i < to; i++) {
+    const c = b[i]! - 0x30;
+    if (c < 0 || c > 9) return -1;
+    n = n * 10 + c;
+  }
+  return n;
+}
+
+/**
+ * The id of "<ms>-<seq>" written as XADD logs it (canonical, each part below 10^15), without
+ * the string round trip of the general parser; undefined for any other form (which then goes
+ * through tryParseStreamId).
+ */
+function plainId(b: Buffer, from: number, to: number): StreamId | undefined {
+  let dash = from;
+  while (dash < to && b[dash] !== 0x2d) dash++;
+  if (dash === to) return undefined;
+  const ms = smallDecimal(b, from, dash);
+  const seq = ms < 0 ? -1 : smallDecimal(b, dash + 1, to);
+  return seq < 0 ? undefined : { ms: BigInt(ms), seq: BigInt(seq) };
+}
+
+export class XaddReplayer {
+  private readonly limits: NodeLimits;
+  private readonly stats;
+  /** The last stream appended to (consecutive XADDs mostly hit one key): its db, name and value. */
+  private lastDb = -1;
+  private lastKeyBytes: Buffer | null = null;
+  private lastKey = '';
+  private lastStream: Stream | null = null;
+
+  constructor(private readonly instance: Instance) {
+    const config = instance.config;
+    this.limits = {
+      maxBytes: config.getNumber('stream-node-max-bytes'),
+      maxEntries: config.getNumber('stream-node-max-entries'),
+    };
+    this.stats = instance.stats;
+  }
+
+  /** Any other command may have changed the keyspace: forget the cached stream. */
+  forget(): void {
+    this.lastDb = -1;
+    this.lastKeyBytes = null;
+    this.lastStream = null;
+  }
+
+  /** Applies the record in `db` if it is a plain XADD that succeeds; false to take the normal path. */
+  tryApply(db: number, data: Buffer, rec: AofRecord): boolean {
+    const { starts, lengths } = rec;
+    const argc = starts.length;
+    if (argc < 5 || argc % 2 === 0 || !nameAt(data, starts[0]!, lengths[0]!, XADD)) return false;
+    const idFrom = starts[2]!;
+    const idTo = idFrom + lengths[2]!;
+    // An option keyword starts with a letter; "*" and "<ms>-*" are not what XADD logs.
+    const first = data[idFrom]!;
+    if (idTo === idFrom || first < 0x30 || first > 0x39) return false;
+    let id = plainId(data, idFrom, idTo);
+    if (id === undefined) {
+      const parsed = tryParseStreamId(data.subarray(idFrom, idTo), { strict: true });
+      if (parsed === undefined || !parsed.seqGiven) return false;
+      id = parsed.id;
+    }
+    if (isZeroId(id)) return false;
+    const database = this.instance.keyspace.db(db);
+    const keyFrom = starts[1]!;
+    const keyTo = keyFrom + lengths[1]!;
+    const last = this.lastKeyBytes;
+    const cached = db === this.lastDb && last !== null && last.length === keyTo - keyFrom && data.compare(last, 0, last.length, keyFrom, keyTo) === 0;
+    const key = cached ? this.lastKey : data.toString('latin1', keyFrom, keyTo);
+    const value = cached ? this.lastStream! : database.get(key);
+    let s: Stream;
+    if (value === undefined) {
+      s = new Stream();
+    } else if (value instanceof Stream) {
+      s = value;
+      if (idsEqual(s.lastId, MAX_ID) || compareIds(id, s.lastId) <= 0) return false;
+    } else {
+      return false;
+    }
+    // The node copies what it keeps, so the fields may be views into the file's bytes.
+    const fields: Buffer[] = new Array(argc - 3);
+    for (let i = 3; i < argc; i++) fields[i - 3] = data.subarray(starts[i]!, starts[i]! + lengths[i]!);
+    s.append(id, fields, this.limits);
+    if (value === undefined) database.set(key, s);
+    if (!cached) {
+      this.lastDb = db;
+      this.lastKeyBytes = Buffer.from(data.subarray(keyFrom, keyTo));
+      this.lastKey = key;
+      this.lastStream = s;
+    }
+    this.instance.dirty++;
+    this.instance.keyspace.signalModified(db, key);
+    this.stats.forCommand('xadd').calls++;
+    this.stats.commandsProcessed++;
+    return true;
+  }
+}
