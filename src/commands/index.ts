@@ -3,7 +3,9 @@ import { commands as connection } from './connection-commands.js';
 import { commands as hashes } from './hashes.js';
 import { commands as keys } from './keys.js';
 import { commands as lists } from './lists.js';
+import { commands as monitor } from './monitor.js';
 import { commands as persistence } from './persistence.js';
+import { commands as pubsub } from './pubsub.js';
 import { commands as scripting } from './scripting.js';
 import { commands as server } from './server.js';
 import { commands as sets } from './sets.js';
@@ -26,4 +28,6 @@ export const allCommands: CommandSpec[] = [
   ...streams,
   ...persistence,
   ...scripting,
+  ...pubsub,
+  ...monitor,
 ];

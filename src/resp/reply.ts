@@ -7,7 +7,7 @@
 //   NULL_ARRAY        null array        (*-1 in RESP2, _ in RESP3)
 //   Reply[]           array
 //   SimpleString, ErrorReply, MapReply, SetReply, DoubleReply, BooleanReply, VerbatimReply,
-//   PushReply         see below
+//   PushReply, Replies         see below
 
 export class SimpleString {
   constructor(readonly value: string) {}
@@ -52,6 +52,14 @@ export class PushReply {
   constructor(readonly items: Reply[]) {}
 }
 
+/**
+ * Several replies in a row, for the commands Redis answers more than once (SUBSCRIBE a b
+ * confirms each channel); none at all for a command Redis leaves unanswered (a second MONITOR).
+ */
+export class Replies {
+  constructor(readonly items: Reply[]) {}
+}
+
 export const NULL_ARRAY: unique symbol = Symbol('NULL_ARRAY');
 export type NullArray = typeof NULL_ARRAY;
 
@@ -70,7 +78,8 @@ export type Reply =
   | DoubleReply
   | BooleanReply
   | VerbatimReply
-  | PushReply;
+  | PushReply
+  | Replies;
 
 export const OK = new SimpleString('OK');
 export const QUEUED = new SimpleString('QUEUED');
