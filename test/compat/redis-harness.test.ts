@@ -3,6 +3,8 @@
 // run by .ci/run), never from this repository. One test is skipped: "Loading from legacy (Redis
 // <= v6.2.x, rdb_ver < 10) persistence" RESTOREs a Redis 6.2 RDB payload, and sluice has no
 // DUMP/RESTORE yet; tests tagged needs:debug need DEBUG subcommands sluice lacks.
+// unit/pubsub and unit/pubsubshard run too, without their keyspace-notification tests (sluice
+// publishes no keyspace events) and the two "CLIENT REPLY OFF" tests (sluice has no CLIENT REPLY).
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -15,12 +17,15 @@ const SUITE = join(dirname(fileURLToPath(import.meta.url)), '../../../.redis-src
 
 const LEGACY_RESTORE = 'Loading from legacy (Redis <= v6.2.x, rdb_ver < 10) persistence';
 
-test("Redis 7.0's unit/type/stream and stream-cgroups tests pass against sluice server", async () => {
+/** Runs the given units of Redis's suite against a fresh sluice server; every test must pass. */
+async function runUnits(units: string[], skips: string[]): Promise<void> {
   assert.ok(existsSync(join(SUITE, 'runtest')), 'Redis test suite missing: run scripts/fetch-redis-tests.sh (.ci/run does)');
   const server = await startSluiceServer();
   try {
-    const args = ['--host', '127.0.0.1', '--port', String(server.port), '--single', 'unit/type/stream', '--single', 'unit/type/stream-cgroups'];
-    args.push('--tags', '-needs:debug', '--skiptest', LEGACY_RESTORE, '--clients', '1');
+    const args = ['--host', '127.0.0.1', '--port', String(server.port)];
+    for (const unit of units) args.push('--single', unit);
+    for (const skip of skips) args.push('--skiptest', skip);
+    args.push('--tags', '-needs:debug', '--clients', '1');
     const { code, output } = await new Promise<{ code: number | null; output: string }>((resolve) => {
       const child = spawn('./runtest', args, { cwd: SUITE, stdio: ['ignore', 'pipe', 'pipe'] });
       let output = '';
@@ -39,4 +44,12 @@ test("Redis 7.0's unit/type/stream and stream-cgroups tests pass against sluice 
   } finally {
     await server.stop();
   }
+}
+
+test("Redis 7.0's unit/type/stream and stream-cgroups tests pass against sluice server", async () => {
+  await runUnits(['unit/type/stream', 'unit/type/stream-cgroups'], [LEGACY_RESTORE]);
+});
+
+test("Redis 7.0's unit/pubsub and unit/pubsubshard tests pass against sluice server", async () => {
+  await runUnits(['unit/pubsub', 'unit/pubsubshard'], ['/^Keyspace notifications', '/CLIENT REPLY OFF']);
 });
