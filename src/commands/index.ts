@@ -3,6 +3,7 @@ import { commands as connection } from './connection-commands.js';
 import { commands as hashes } from './hashes.js';
 import { commands as keys } from './keys.js';
 import { commands as lists } from './lists.js';
+import { commands as introspection } from './introspection.js';
 import { commands as monitor } from './monitor.js';
 import { commands as persistence } from './persistence.js';
 import { commands as pubsub } from './pubsub.js';
@@ -30,4 +31,5 @@ export const allCommands: CommandSpec[] = [
   ...scripting,
   ...pubsub,
   ...monitor,
+  ...introspection,
 ];
