@@ -3,7 +3,7 @@
 // intsets, quicklists, streams; not dicts, whose size depends on an incremental rehash).
 import type { DiffCase } from './case-types.js';
 
-const many = (n: number, make: (i: number) => string[]): string[][] => Array.from({ length: n }, (_, i) => make(i));
+const repeat = (n: number, make: (i: number) => string[]): string[][] => Array.from({ length: n }, (_, i) => make(i));
 
 export const cases: DiffCase[] = [
   {
@@ -39,17 +39,17 @@ export const cases: DiffCase[] = [
   {
     name: 'encodings change with size: hash past 512 fields, zset past 128, intset past 512 or a non-integer',
     steps: [
-      ...many(512, (i) => ['HSET', 'h', `f${i}`, 'v']),
+      ...repeat(512, (i) => ['HSET', 'h', `f${i}`, 'v']),
       ['OBJECT', 'ENCODING', 'h'],
       ['HSET', 'h', 'one-more', 'v'],
       ['OBJECT', 'ENCODING', 'h'],
       ['HDEL', 'h', 'one-more', 'f1'],
       ['OBJECT', 'ENCODING', 'h'],
-      ...many(128, (i) => ['ZADD', 'z', String(i), `m${i}`]),
+      ...repeat(128, (i) => ['ZADD', 'z', String(i), `m${i}`]),
       ['OBJECT', 'ENCODING', 'z'],
       ['ZADD', 'z', '1000', 'extra'],
       ['OBJECT', 'ENCODING', 'z'],
-      ...many(512, (i) => ['SADD', 's', String(i)]),
+      ...repeat(512, (i) => ['SADD', 's', String(i)]),
       ['OBJECT', 'ENCODING', 's'],
       ['SADD', 's', '512'],
       ['OBJECT', 'ENCODING', 's'],
@@ -66,12 +66,12 @@ export const cases: DiffCase[] = [
       ['SET', 'long', 'y'.repeat(500)],
       ['SET', 'a-much-longer-key-name-than-the-others', 'v'],
       ['RPUSH', 'l', 'a'],
-      ...many(300, (i) => ['RPUSH', 'bl', `item${i}`]),
+      ...repeat(300, (i) => ['RPUSH', 'bl', `item${i}`]),
       ['HSET', 'h', 'f', 'v', 'g', '12'],
       ['SADD', 'is', '1', '70000'],
       ['ZADD', 'z', '1', 'a', '2.5', 'b'],
       ['XADD', 'x', '1-1', 'f', 'v'],
-      ...many(150, (i) => ['XADD', 'bx', `${i + 1}-0`, 'field', `value-${i}`]),
+      ...repeat(150, (i) => ['XADD', 'bx', `${i + 1}-0`, 'field', `value-${i}`]),
       ['XGROUP', 'CREATE', 'x', 'g', '0'],
       ['XREADGROUP', 'GROUP', 'g', 'alice', 'STREAMS', 'x', '>'],
       ...['i', 'e', 'r', 'long', 'a-much-longer-key-name-than-the-others', 'l', 'bl', 'h', 'is', 'z', 'x', 'bx', 'nokey'].flatMap((k) => [
