@@ -56,6 +56,9 @@ export class ClientState {
   noEvict = false;
   /** Pub/Sub subscriptions (latin1 names), kept in step with Instance.pubsub. */
   readonly subscriptions = new ClientSubscriptions();
+  /** CLIENT REPLY OFF / SKIP (see client-reply.ts). */
+  replyOff = false;
+  replySkip: 'none' | 'next' | 'current' = 'none';
   /** Set by MONITOR: the client receives every command others run. */
   monitor = false;
   /**

@@ -1,5 +1,6 @@
 // Connection commands: PING, ECHO, HELLO, AUTH, SELECT, QUIT, RESET and CLIENT, as Redis 7.0
 // (plus CLIENT SETINFO from 7.2, which node-redis sends on connect).
+import { clientReply } from './client-reply.js';
 import { DATABASE_COUNT } from '../engine/keyspace.js';
 import {
   ErrorReply,
@@ -132,6 +133,8 @@ function reset(ctx: Context): Reply {
   instance.pubsub.forget(client);
   instance.monitors.delete(client);
   client.monitor = false;
+  client.replyOff = false;
+  client.replySkip = 'none';
   return new SimpleString('RESET');
 }
 
@@ -384,6 +387,7 @@ export const commands: CommandSpec[] = [
       }),
       clientSub('setinfo', 4, ['noscript', 'loading', 'stale'], clientSetInfo),
       clientSub('unblock', -3, ['admin', 'noscript', 'loading', 'stale'], clientUnblock),
+      clientSub('reply', 3, ['noscript', 'loading', 'stale'], clientReply),
       clientSub('getredir', 2, ['noscript', 'loading', 'stale'], () => -1),
       clientSub('help', 2, ['loading', 'stale'], () => helpReply('CLIENT', CLIENT_HELP)),
     ],

@@ -6,6 +6,7 @@ import type { Instance } from '../commands/instance.js';
 import { Encoder, type Protocol } from '../resp/encoder.js';
 import { ProtocolError, RequestParser } from '../resp/parser.js';
 import { ErrorReply, type Reply } from '../resp/reply.js';
+import { audibleReply, commandDone } from '../commands/client-reply.js';
 import { diskError, isWriteCommand } from '../persist/refused-write.js';
 import { DurableBatch } from './durable-batch.js';
 import { buffersDropped } from './memory-release.js';
@@ -139,8 +140,9 @@ export class SocketConnection {
    * joins the batch being built, before the command's own reply, as in Redis; otherwise it is
    * written now.
    */
-  private deliver(reply: Reply, afterReply: boolean): void {
-    if (this.closed) return;
+  private deliver(pushed: Reply, afterReply: boolean): void {
+    const reply = audibleReply(this.client, pushed);
+    if (this.closed || reply === undefined) return;
     if (afterReply && this.running) {
       this.afterReply.push(reply);
       return;
@@ -150,8 +152,10 @@ export class SocketConnection {
   }
 
   /** Appends a command's reply, then what was pushed to follow it. */
-  private appendReply(reply: Reply, logged: boolean): void {
-    this.append(reply, logged);
+  private appendReply(full: Reply, logged: boolean): void {
+    const reply = audibleReply(this.client, full);
+    commandDone(this.client);
+    if (reply !== undefined) this.append(reply, logged);
     if (this.afterReply.length === 0) return;
     for (const r of this.afterReply.splice(0)) this.append(r);
   }
