@@ -12,6 +12,7 @@ import {
   MapReply,
   NULL_ARRAY,
   PushReply,
+  Replies,
   type Reply,
   SetReply,
   SimpleString,
@@ -46,7 +47,7 @@ export function toValue(reply: Reply): Value {
   if (reply instanceof StreamIdReply) return reply.toString();
   if (reply instanceof ErrorReply) throw new ReplyError(reply.message);
   if (reply instanceof MapReply) return reply.entries.flatMap(([k, v]) => [toValue(k), toValue(v)]);
-  if (reply instanceof SetReply || reply instanceof PushReply) return reply.items.map(toValue);
+  if (reply instanceof SetReply || reply instanceof PushReply || reply instanceof Replies) return reply.items.map(toValue);
   // RESP2 sends a double as the bulk string Redis formats (%.17g, inf, -inf).
   if (reply instanceof DoubleReply) return formatDouble(reply.value);
   if (reply instanceof BooleanReply) return reply.value ? 1 : 0;

@@ -10,6 +10,23 @@ export interface BlockedState {
   readonly timeoutReply?: import('../resp/reply.js').Reply;
 }
 
+/** One client's channels, patterns and shard channels, in subscription order. */
+export class ClientSubscriptions {
+  readonly channels = new Set<string>();
+  readonly patterns = new Set<string>();
+  readonly shardChannels = new Set<string>();
+
+  /** Channels + patterns: the count SUBSCRIBE/PSUBSCRIBE replies carry. */
+  get count(): number {
+    return this.channels.size + this.patterns.size;
+  }
+
+  /** Any subscription at all: Redis's CLIENT_PUBSUB flag. */
+  get active(): boolean {
+    return this.count + this.shardChannels.size > 0;
+  }
+}
+
 let nextClientId = 1;
 
 /** Per-connection state, shared by the TCP server and the embedded client. */
@@ -37,6 +54,20 @@ export class ClientState {
   libVersion = '';
   /** CLIENT NO-EVICT; sluice never evicts clients, the flag is only reported. */
   noEvict = false;
+  /** Pub/Sub subscriptions (latin1 names), kept in step with Instance.pubsub. */
+  readonly subscriptions = new ClientSubscriptions();
+  /** CLIENT REPLY OFF / SKIP (see client-reply.ts). */
+  replyOff = false;
+  replySkip: 'none' | 'next' | 'current' = 'none';
+  /** Set by MONITOR: the client receives every command others run. */
+  monitor = false;
+  /**
+   * Set by a transport that can deliver out-of-band replies (Pub/Sub messages, MONITOR lines):
+   * writes one reply to this client now, between or before its own replies. Null where no
+   * such channel exists (the embedded client): SUBSCRIBE and MONITOR are then refused.
+   * `afterReply`: the client is running a command, and this goes after that command's reply.
+   */
+  push: ((reply: import('../resp/reply.js').Reply, afterReply?: boolean) => void) | null = null;
 
   constructor(
     readonly kind: 'tcp' | 'embedded' | 'aof',

@@ -1,5 +1,6 @@
 // Connection commands: PING, ECHO, HELLO, AUTH, SELECT, QUIT, RESET and CLIENT, as Redis 7.0
 // (plus CLIENT SETINFO from 7.2, which node-redis sends on connect).
+import { clientReply } from './client-reply.js';
 import { DATABASE_COUNT } from '../engine/keyspace.js';
 import {
   ErrorReply,
@@ -39,6 +40,8 @@ function setName(client: ClientState, arg: Buffer): void {
 
 function ping(ctx: Context, argv: Buffer[]): Reply {
   if (argv.length > 2) fail(Errors.wrongArity('ping'));
+  // A subscribed RESP2 client gets a Pub/Sub-shaped answer, as in Redis.
+  if (ctx.client.resp === 2 && ctx.client.subscriptions.active) return ['pong', argv[1] ?? ''];
   return argv.length === 2 ? argv[1]! : PONG;
 }
 
@@ -126,19 +129,33 @@ function reset(ctx: Context): Reply {
   client.name = '';
   client.noEvict = false;
   client.authenticated = instance.config.get('requirepass') === '';
+  // Subscriptions and MONITOR end silently (Redis's clearClientConnectionState).
+  instance.pubsub.forget(client);
+  instance.monitors.delete(client);
+  client.monitor = false;
+  client.replyOff = false;
+  client.replySkip = 'none';
   return new SimpleString('RESET');
 }
 
 // --- CLIENT ------------------------------------------------------------------------------
 
+/** CLIENT LIST's flags, in the order Redis's catClientInfoString writes them. */
 function clientFlags(client: ClientState): string {
   let flags = '';
-  if (client.blocked !== null) flags += 'b';
-  if (client.closeAfterReply) flags += 'c';
-  if (client.dirtyCas) flags += 'd';
-  if (client.noEvict) flags += 'e';
+  if (client.monitor) flags += 'O';
+  if (client.subscriptions.active) flags += 'P';
   if (client.multi !== null) flags += 'x';
+  if (client.blocked !== null) flags += 'b';
+  if (client.dirtyCas) flags += 'd';
+  if (client.closeAfterReply) flags += 'c';
+  if (client.noEvict) flags += 'e';
   return flags === '' ? 'N' : flags;
+}
+
+/** CLIENT LIST TYPE: monitors count as normal clients, subscribed ones as pubsub (getClientType). */
+function clientType(client: ClientState): string {
+  return client.subscriptions.active ? 'pubsub' : 'normal';
 }
 
 /** One CLIENT LIST line. `current` is the command the caller is running (Redis shows it). */
@@ -147,9 +164,11 @@ export function clientInfoLine(client: ClientState, now: number, current?: strin
   const age = Math.max(0, Math.floor((now - client.createdAt) / 1000));
   const idle = Math.max(0, Math.floor((now - client.lastInteraction) / 1000));
   const cmd = current ?? client.lastCommand;
+  const subs = client.subscriptions;
   return (
     `id=${client.id} addr=${client.addr} laddr=${client.laddr} fd=${client.fd} name=${client.name} ` +
-    `age=${age} idle=${idle} flags=${clientFlags(client)} db=${client.db} sub=0 psub=0 ssub=0 ` +
+    `age=${age} idle=${idle} flags=${clientFlags(client)} db=${client.db} ` +
+    `sub=${subs.channels.size} psub=${subs.patterns.size} ssub=${subs.shardChannels.size} ` +
     `multi=${client.multi === null ? -1 : client.multi.length} qbuf=0 qbuf-free=0 argv-mem=0 ` +
     `multi-mem=0 rbs=0 rbp=0 obl=0 oll=0 omem=0 tot-mem=0 events=r cmd=${cmd} user=default ` +
     `redir=-1 resp=${client.resp} lib-name=${client.libName} lib-ver=${client.libVersion}`
@@ -179,8 +198,8 @@ function clientList(ctx: Context, argv: Buffer[]): Reply {
   for (const client of ctx.instance.clients.values()) {
     if (client.kind === 'aof') continue;
     if (ids !== null && !ids.has(client.id)) continue;
-    // Every client here is a normal one: sluice has no replication or pub/sub.
-    if (type !== null && type !== 'normal') continue;
+    // sluice has no replication: replica and master clients never match.
+    if (type !== null && type !== clientType(client)) continue;
     out += clientInfoLine(client, now, client === ctx.client ? 'client|list' : undefined) + '\n';
   }
   return new VerbatimReply('txt', out);
@@ -213,7 +232,7 @@ function clientKill(ctx: Context, argv: Buffer[]): Reply {
     } else if (opt === 'type') {
       const type = lower(value);
       if (!CLIENT_TYPES.has(type)) fail(`ERR Unknown client type '${text(value)}'`);
-      filters.push(() => type === 'normal');
+      filters.push((c) => type === clientType(c));
     } else if (opt === 'user') {
       const user = text(value);
       if (user !== 'default') fail(`ERR No such user '${user}'`);
@@ -368,6 +387,7 @@ export const commands: CommandSpec[] = [
       }),
       clientSub('setinfo', 4, ['noscript', 'loading', 'stale'], clientSetInfo),
       clientSub('unblock', -3, ['admin', 'noscript', 'loading', 'stale'], clientUnblock),
+      clientSub('reply', 3, ['noscript', 'loading', 'stale'], clientReply),
       clientSub('getredir', 2, ['noscript', 'loading', 'stale'], () => -1),
       clientSub('help', 2, ['loading', 'stale'], () => helpReply('CLIENT', CLIENT_HELP)),
     ],

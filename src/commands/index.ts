@@ -5,7 +5,10 @@ import { commands as dumpRestore } from './dump-restore.js';
 import { commands as hashes } from './hashes.js';
 import { commands as keys } from './keys.js';
 import { commands as lists } from './lists.js';
+import { commands as introspection } from './introspection.js';
+import { commands as monitor } from './monitor.js';
 import { commands as persistence } from './persistence.js';
+import { commands as pubsub } from './pubsub.js';
 import { commands as scripting } from './scripting.js';
 import { commands as server } from './server.js';
 import { commands as sets } from './sets.js';
@@ -30,4 +33,7 @@ export const allCommands: CommandSpec[] = [
   ...streams,
   ...persistence,
   ...scripting,
+  ...pubsub,
+  ...monitor,
+  ...introspection,
 ];

@@ -4,9 +4,19 @@
 // rely on it); updating a field keeps its position, as a listpack update does.
 import type { TypedValue } from './keyspace.js';
 
+/** Redis's default hash-max-listpack-entries and hash-max-listpack-value. */
+const LISTPACK_MAX_ENTRIES = 512;
+const LISTPACK_MAX_VALUE = 64;
+
 export class HashValue implements TypedValue {
   readonly typeName = 'hash' as const;
   readonly fields = new Map<string, Buffer>();
+  /** Mirrors Redis's OBJ_ENCODING_LISTPACK: once a hash leaves it, it never returns. */
+  private listpack = true;
+
+  get isListpack(): boolean {
+    return this.listpack;
+  }
 
   get size(): number {
     return this.fields.size;
@@ -20,6 +30,9 @@ export class HashValue implements TypedValue {
   set(field: string, value: Buffer): boolean {
     const isNew = !this.fields.has(field);
     this.fields.set(field, value);
+    if (this.listpack && (field.length > LISTPACK_MAX_VALUE || value.length > LISTPACK_MAX_VALUE || this.fields.size > LISTPACK_MAX_ENTRIES)) {
+      this.listpack = false;
+    }
     return isNew;
   }
 

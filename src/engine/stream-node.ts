@@ -190,7 +190,7 @@ const INT64_MAX = 0x7fffffffffffffffn;
 const INT64_MIN = -0x8000000000000000n;
 
 /** Bytes of one listpack string element; strings that are int64s are stored as integers. */
-function lpStringSize(b: Buffer): number {
+export function lpStringSize(b: Buffer): number {
   const len = b.length;
   if (len > 0 && len <= 20) {
     const n = canonicalInt(b);

@@ -137,6 +137,13 @@ export class Stream implements TypedValue {
     return this.nodes.length - this.head;
   }
 
+  /** What Redis's listpack of each node would measure (lpBytes), oldest node first. */
+  listpackBytes(): number[] {
+    const out: number[] = [];
+    for (let i = this.head; i < this.nodes.length; i++) out.push(this.nodes[i]!.lpBytes());
+    return out;
+  }
+
   /** Approximate bytes held by the entries (buffers plus per-node bookkeeping). */
   estimatedBytes(): number {
     let bytes = 128;

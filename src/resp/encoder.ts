@@ -1,6 +1,6 @@
 import { Buffer } from 'node:buffer';
 import {
-  BooleanReply, DoubleReply, ErrorReply, MapReply, NULL_ARRAY, PushReply,
+  BooleanReply, DoubleReply, ErrorReply, MapReply, NULL_ARRAY, PushReply, Replies,
   type Reply, SetReply, SimpleString, StreamIdReply, VerbatimReply,
 } from './reply.js';
 
@@ -281,6 +281,8 @@ export class Encoder {
       for (const item of r.items) this.encode(item);
     } else if (r instanceof PushReply) {
       this.header(this.protocol === 3 ? 62 : 42, r.items.length);
+      for (const item of r.items) this.encode(item);
+    } else if (r instanceof Replies) {
       for (const item of r.items) this.encode(item);
     } else if (r instanceof DoubleReply) {
       const s = formatDouble(r.value);

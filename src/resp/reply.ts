@@ -8,7 +8,7 @@
 //   Reply[]           array
 //   StreamIdReply     a stream id "ms-seq" as a bulk string, written from its numbers
 //   SimpleString, ErrorReply, MapReply, SetReply, DoubleReply, BooleanReply, VerbatimReply,
-//   PushReply         see below
+//   PushReply, Replies         see below
 
 export class SimpleString {
   constructor(readonly value: string) {}
@@ -66,6 +66,14 @@ export class StreamIdReply {
   }
 }
 
+/**
+ * Several replies in a row, for the commands Redis answers more than once (SUBSCRIBE a b
+ * confirms each channel); none at all for a command Redis leaves unanswered (a second MONITOR).
+ */
+export class Replies {
+  constructor(readonly items: Reply[]) {}
+}
+
 export const NULL_ARRAY: unique symbol = Symbol('NULL_ARRAY');
 export type NullArray = typeof NULL_ARRAY;
 
@@ -85,7 +93,8 @@ export type Reply =
   | DoubleReply
   | BooleanReply
   | VerbatimReply
-  | PushReply;
+  | PushReply
+  | Replies;
 
 export const OK = new SimpleString('OK');
 export const QUEUED = new SimpleString('QUEUED');

@@ -1,8 +1,8 @@
 // client-output-buffer-limit, as Redis's checkClientOutputBufferLimits: a client whose unsent
 // replies reach the hard limit, or stay at or above the soft limit for more than the soft
 // seconds, is disconnected. (Before either, sluice stops reading from a client whose replies
-// pile up; see Connection.) All sluice clients are of the normal class: it has no replicas and
-// no pub/sub, whose limits are kept for CONFIG GET/SET as Redis shows them.
+// pile up; see Connection.) A subscribed client is of the pubsub class, any other of the normal
+// class: sluice has no replicas, whose limits are kept for CONFIG GET/SET as Redis shows them.
 import type { Config } from '../commands/config.js';
 import { parseOutputBufferLimits, type ClientClass, type OutputBufferLimit } from '../commands/config-values.js';
 
@@ -24,12 +24,13 @@ export class OutputLimit {
 
   constructor(
     private readonly config: Config,
-    private readonly cls: ClientClass = 'normal',
+    /** The client's class now (it changes as the client subscribes and unsubscribes). */
+    private readonly classOf: () => ClientClass = () => 'normal',
   ) {}
 
   /** True when a client with `used` bytes of unsent replies must be disconnected now. */
   exceeded(used: number, now = Date.now()): boolean {
-    const { hard, soft, softSeconds } = limitsOf(this.config, this.cls);
+    const { hard, soft, softSeconds } = limitsOf(this.config, this.classOf());
     if (hard > 0 && used >= hard) return true;
     if (soft > 0 && used >= soft) {
       if (this.softSince === 0) {
@@ -48,7 +49,7 @@ export class OutputLimit {
    * a client that never reads would be stalled forever instead of disconnected as in Redis.
    */
   get highest(): number {
-    const { hard, soft } = limitsOf(this.config, this.cls);
+    const { hard, soft } = limitsOf(this.config, this.classOf());
     return Math.max(hard, soft);
   }
 }

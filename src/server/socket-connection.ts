@@ -7,6 +7,7 @@ import type { Instance } from '../commands/instance.js';
 import { Encoder, type Protocol } from '../resp/encoder.js';
 import { ProtocolError, RequestParser } from '../resp/parser.js';
 import { ErrorReply, type Reply } from '../resp/reply.js';
+import { audibleReply, commandDone } from '../commands/client-reply.js';
 import { diskError, isWriteCommand } from '../persist/refused-write.js';
 import { DurableBatch } from './durable-batch.js';
 import { buffersDropped } from './memory-release.js';
@@ -40,6 +41,10 @@ export class SocketConnection {
   private busy = false;
   /** Set while a pipeline waits for the client to read its replies (see run()). */
   private awaitingDrain = false;
+  /** Inside run(): replies pushed now go out with the batch, ahead of the current reply. */
+  private running = false;
+  /** Pushed replies waiting for the reply of the command being run (see deliver()). */
+  private readonly afterReply: Reply[] = [];
   /** No more commands are run: QUIT, a protocol error, or the connection is going away. */
   private stopped = false;
   private closed = false;
@@ -59,8 +64,9 @@ export class SocketConnection {
       fd,
     );
     this.client.kill = () => this.destroy();
+    this.client.push = (reply, afterReply) => this.guarded(() => this.deliver(reply, afterReply === true));
     const config = instance.config;
-    this.outputLimit = new OutputLimit(config);
+    this.outputLimit = new OutputLimit(config, () => (this.client.subscriptions.active ? 'pubsub' : 'normal'));
     this.parser = new RequestParser({
       maxBulkLen: config.getNumber('proto-max-bulk-len'),
       maxQueryBuffer: config.getNumber('client-query-buffer-limit'),
@@ -136,8 +142,42 @@ export class SocketConnection {
     }
   }
 
+  /**
+   * An out-of-band reply (a Pub/Sub message, a MONITOR line). Published by this client itself it
+   * joins the batch being built, before the command's own reply, as in Redis; otherwise it is
+   * written now.
+   */
+  private deliver(pushed: Reply, afterReply: boolean): void {
+    const reply = audibleReply(this.client, pushed);
+    if (this.closed || reply === undefined) return;
+    if (afterReply && this.running) {
+      this.afterReply.push(reply);
+      return;
+    }
+    this.append(reply);
+    if (!this.running) this.flush();
+  }
+
+  /** Appends a command's reply, then what was pushed to follow it. */
+  private appendReply(full: Reply, logged: boolean): void {
+    const reply = audibleReply(this.client, full);
+    commandDone(this.client);
+    if (reply !== undefined) this.append(reply, logged);
+    if (this.afterReply.length === 0) return;
+    for (const r of this.afterReply.splice(0)) this.append(r);
+  }
+
   /** Runs every complete request buffered, in order, then writes their replies. */
   private run(): void {
+    this.running = true;
+    try {
+      this.runBuffered();
+    } finally {
+      this.running = false;
+    }
+  }
+
+  private runBuffered(): void {
     // Read once per batch, not per command (it parses config): CONFIG SET applies from the next.
     const stallAt = this.stallAt();
     while (!this.stopped && !this.busy && !this.awaitingDrain) {
@@ -172,7 +212,7 @@ export class SocketConnection {
         );
         return;
       }
-      this.append(reply, this.instance.dirty !== dirty);
+      this.appendReply(reply, this.instance.dirty !== dirty);
       if (this.client.closeAfterReply) this.stopped = true;
       if (this.outputBacklog() > stallAt) {
         // A pipeline whose replies pile up (big GETs, XRANGEs) is run no further until the
@@ -213,7 +253,7 @@ export class SocketConnection {
   private resume(reply: Reply): void {
     this.busy = false;
     if (this.closed) return;
-    this.append(reply, this.blockedWrite);
+    this.appendReply(reply, this.blockedWrite);
     if (this.client.closeAfterReply) this.stopped = true;
     this.run();
   }

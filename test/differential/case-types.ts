@@ -6,11 +6,18 @@ import type { MaskName, Normaliser } from './normalize.js';
  * One step of a script: a command whose reply must match byte for byte, optionally through a
  * mask for a reply that legitimately differs (order of a hash table, a time); or a pause.
  */
-export type Step = string[] | { argv: string[]; mask: MaskName | Normaliser } | { sleepMs: number };
+export type Step =
+  | string[]
+  | { argv: string[]; mask: MaskName | Normaliser }
+  /** A command Redis answers with several frames (SUBSCRIBE a b), or none (a second MONITOR). */
+  | { argv: string[]; replies: number; mask?: MaskName | Normaliser }
+  | { sleepMs: number };
 
 export interface DiffCase {
   name: string;
   steps: Step[];
+  /** Only over TCP: the embedded client has no Pub/Sub (SLUICE_DIFF_TARGET=embedded skips it). */
+  tcpOnly?: boolean;
   /** Protocols to run under; both by default. RESP3 is entered with HELLO 3. */
   protocols?: Array<2 | 3>;
 }

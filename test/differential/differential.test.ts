@@ -32,6 +32,7 @@ const targets = useTargets();
 for (const { file, cases } of caseFiles) {
   describe(file, () => {
     for (const c of cases) {
+      if (c.tcpOnly === true && process.env.SLUICE_DIFF_TARGET === 'embedded') continue;
       for (const protocol of c.protocols ?? [2, 3]) {
         test(`${c.name} (RESP${protocol})`, async () => {
           const mismatch = await runScript(targets.redis, targets.sluice, c.steps, protocol);

@@ -52,7 +52,11 @@ export const commandInfoHead: Normaliser = (frame) => {
   return info.children.slice(0, 7).map((c) => c.raw.toString('latin1')).join('');
 };
 
-export const masks = { sorted, sortedMap, positive, scanReply, typeOnly, commandInfoHead } as const;
+/** Several replies compared as a multiset: Redis's UNSUBSCRIBE of all confirms in hash-table order. */
+export const sortedReplies: Normaliser = (frame) =>
+  (frame.children ?? [frame]).map((c) => c.raw.toString('latin1')).sort().join('');
+
+export const masks = { sortedReplies, sorted, sortedMap, positive, scanReply, typeOnly, commandInfoHead } as const;
 export type MaskName = keyof typeof masks;
 
 export function normaliser(mask: MaskName | Normaliser): Normaliser {

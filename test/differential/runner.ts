@@ -16,7 +16,10 @@ export interface Mismatch {
 export function describeStep(step: Step): string {
   if (Array.isArray(step)) return step.map((a) => JSON.stringify(a)).join(' ');
   if ('sleepMs' in step) return `(sleep ${step.sleepMs} ms)`;
-  return `${step.argv.map((a) => JSON.stringify(a)).join(' ')}   [mask: ${typeof step.mask === 'string' ? step.mask : 'custom'}]`;
+  const args = step.argv.map((a) => JSON.stringify(a)).join(' ');
+  const replies = 'replies' in step ? `   [${step.replies} replies]` : '';
+  if (step.mask === undefined) return args + replies;
+  return `${args}${replies}   [mask: ${typeof step.mask === 'string' ? step.mask : 'custom'}]`;
 }
 
 async function openPair(redis: Target, sluice: Target, protocol: 2 | 3): Promise<[RawConnection, RawConnection]> {
@@ -34,7 +37,7 @@ async function openPair(redis: Target, sluice: Target, protocol: 2 | 3): Promise
 }
 
 function bytes(frame: Frame, step: Step): string {
-  if (!Array.isArray(step) && 'mask' in step) return normaliser(step.mask)(frame).toString('latin1');
+  if (!Array.isArray(step) && 'mask' in step && step.mask !== undefined) return normaliser(step.mask)(frame).toString('latin1');
   return frame.raw.toString('latin1');
 }
 
@@ -54,7 +57,8 @@ export async function runScript(
         continue;
       }
       const argv = Array.isArray(step) ? step : step.argv;
-      const [fr, fs] = await Promise.all([r.command(argv), s.command(argv)]);
+      const replies = !Array.isArray(step) && 'replies' in step ? step.replies : 1;
+      const [fr, fs] = await Promise.all([r.command(argv, replies), s.command(argv, replies)]);
       const br = bytes(fr, step);
       const bs = bytes(fs, step);
       if (br !== bs) return { step: i, argv, redis: showRaw(br), sluice: showRaw(bs) };

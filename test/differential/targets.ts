@@ -11,8 +11,11 @@ import { ReplyParser } from '../support/reply-parser.js';
 import { type Frame, parseFrame } from './frames.js';
 
 export interface RawConnection {
-  /** Sends one command and resolves to its reply frame. */
-  command(argv: string[]): Promise<Frame>;
+  /**
+   * Sends one command and resolves to its reply frame; with `replies` other than 1, to a frame
+   * of type "several" whose children are that many frames in a row.
+   */
+  command(argv: string[], replies?: number): Promise<Frame>;
   close(): void;
 }
 
@@ -35,7 +38,7 @@ export async function connectSocket(port: number, host = '127.0.0.1'): Promise<R
     socket.once('error', reject);
   });
   const parser = new ReplyParser();
-  const waiting: Array<{ resolve: (f: Frame) => void; reject: (e: Error) => void }> = [];
+  const waiting: Array<{ resolve: (f: Frame) => void; reject: (e: Error) => void; frames: Frame[]; expected: number }> = [];
   let failure: Error | null = null;
   const failAll = (err: Error) => {
     failure = err;
@@ -51,22 +54,26 @@ export async function connectSocket(port: number, host = '127.0.0.1'): Promise<R
         return;
       }
       const f = parsed.frame;
-      const w = waiting.shift();
+      const w = waiting[0];
       if (w === undefined) {
         failAll(new Error(`unsolicited reply ${f.raw.toString('latin1')}`));
         return;
       }
-      w.resolve(f);
+      w.frames.push(f);
+      if (w.frames.length < w.expected) continue;
+      waiting.shift();
+      w.resolve(w.expected === 1 ? f : several(w.frames));
     }
   });
   socket.on('error', (err) => failAll(err));
   socket.on('close', () => failAll(new Error(`connection to port ${port} closed`)));
   return {
-    command(argv) {
+    command(argv, replies = 1) {
       if (failure !== null) return Promise.reject(failure);
+      socket.write(encodeCommand(argv));
+      if (replies === 0) return Promise.resolve(several([]));
       return new Promise<Frame>((resolve, reject) => {
-        waiting.push({ resolve, reject });
-        socket.write(encodeCommand(argv));
+        waiting.push({ resolve, reject, frames: [], expected: replies });
       });
     },
     close() {
@@ -74,6 +81,11 @@ export async function connectSocket(port: number, host = '127.0.0.1'): Promise<R
       socket.destroy();
     },
   };
+}
+
+/** Several replies to one command, kept together. */
+function several(frames: Frame[]): Frame {
+  return { type: 'several', raw: Buffer.concat(frames.map((f) => f.raw)), children: frames };
 }
 
 /**

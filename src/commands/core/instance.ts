@@ -8,6 +8,9 @@ import { CommandError, ErrorReply, Errors, QUEUED, type Reply } from '../../resp
 import { ClientState } from '../client-state.js';
 import { Config } from '../config.js';
 import { maxmemoryRejection } from '../maxmemory.js';
+import { monitorLine, monitorRejection, redactedArgv, shownToMonitors } from '../monitor.js';
+import { SUBSCRIBED_MODE_COMMANDS } from '../pubsub.js';
+import { PubSubRegistry } from '../pubsub-registry.js';
 import { CommandTable } from '../table.js';
 import type { CommandSpec } from '../types.js';
 import { BlockedClients } from './blocking.js';
@@ -56,6 +59,10 @@ export class Instance {
   /** Set by the transport: closes listeners, flushes, exits (SHUTDOWN). */
   shutdownHandler: ((opts: { save: boolean | null }) => Promise<string | null>) | null = null;
 
+  /** Pub/Sub channels and patterns and their subscribers. */
+  readonly pubsub = new PubSubRegistry();
+  /** Clients in MONITOR mode. */
+  readonly monitors = new Set<ClientState>();
   /** Clients parked by blocking commands (Context.block). */
   readonly blocked = new BlockedClients();
   private readonly watches = new WatchRegistry();
@@ -104,6 +111,8 @@ export class Instance {
   removeClient(client: ClientState): void {
     client.blocked?.finish(undefined);
     this.unwatchAll(client);
+    this.pubsub.forget(client);
+    this.monitors.delete(client);
     this.clients.delete(client.id);
   }
 
@@ -136,6 +145,12 @@ export class Instance {
       return this.reject(fullName, Errors.noAuth);
     }
     const oom = maxmemoryRejection(this, client, spec, fullName); if (oom !== null) return oom;
+    if (client.resp === 2 && client.subscriptions.active && !SUBSCRIBED_MODE_COMMANDS.has(fullName)) {
+      const message = `ERR Can't execute '${fullName}': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context`;
+      return this.reject(fullName, fullName === 'exec' ? this.abortExec(client, message).message : message);
+    }
+    const asReplica = monitorRejection(client, spec, fullName);
+    if (asReplica !== null) return this.reject(fullName, asReplica);
     if (client.multi !== null && !NOT_QUEUED.has(fullName)) {
       if (spec.flags.includes('no_multi')) {
         client.multiAborted = true;
@@ -194,10 +209,18 @@ export class Instance {
       this.stats.countError(reply.message);
     }
     this.finishContext(ctx, argv, batch);
+    if (this.monitors.size > 0 && client.kind !== 'aof' && shownToMonitors(spec)) this.feedMonitors(client, fullName, argv);
     if (reply instanceof Promise) {
       return reply.catch((err: unknown) => this.errorReply(err));
     }
     return reply;
+  }
+
+  /** Sends monitors the line for a command that just ran (after it ran, as Redis's call()). */
+  private feedMonitors(client: ClientState, fullName: string, argv: Buffer[]): void {
+    const line = monitorLine(client, redactedArgv(fullName, argv));
+    // A monitor sees its own command after its reply, as Redis appends the line after it.
+    for (const monitor of this.monitors) monitor.push?.(line, monitor === client);
   }
 
   private errorReply(err: unknown): ErrorReply {

@@ -1,0 +1,103 @@
+// MONITOR: clients that receive a line for every command the server runs, formatted as Redis's
+// replicationFeedMonitors (`+<sec>.<usec> [<db> <addr>] "ARG" ...`, arguments quoted as
+// sdscatrepr), with passwords redacted as Redis 7.0 redacts them.
+import { performance } from 'node:perf_hooks';
+import { type Reply, Replies, SimpleString, OK, fail } from '../resp/reply.js';
+import { isKeyword } from './args.js';
+import type { ClientState } from './client-state.js';
+import type { CommandSpec, Context } from './types.js';
+import { command } from './types.js';
+
+const REDACTED = Buffer.from('(redacted)');
+
+/** Quotes bytes as Redis's sdscatrepr: printable ASCII as is, C escapes, \xNN otherwise. */
+export function reprArg(arg: Buffer): string {
+  let out = '"';
+  for (const c of arg) {
+    if (c === 0x5c || c === 0x22) out += `\\${String.fromCharCode(c)}`;
+    else if (c === 0x0a) out += '\\n';
+    else if (c === 0x0d) out += '\\r';
+    else if (c === 0x09) out += '\\t';
+    else if (c === 0x07) out += '\\a';
+    else if (c === 0x08) out += '\\b';
+    else if (c >= 0x20 && c <= 0x7e) out += String.fromCharCode(c);
+    else out += `\\x${c.toString(16).padStart(2, '0')}`;
+  }
+  return `${out}"`;
+}
+
+/**
+ * The arguments as monitors see them: AUTH's and HELLO AUTH's credentials replaced by
+ * "(redacted)" the way Redis 7.0 does it, i.e. only once the command got as far as reading them.
+ * (CONFIG SET and ACL SETUSER, which Redis also redacts, are admin commands monitors never see.)
+ */
+export function redactedArgv(fullName: string, argv: Buffer[]): Buffer[] {
+  if (fullName === 'auth' && argv.length <= 3) {
+    return argv.map((a, i) => (i === 0 ? a : REDACTED));
+  }
+  // HELLO reads the credentials only after a valid protocol version.
+  if (fullName === 'hello' && argv.length >= 2 && /^[23]$/.test(argv[1]!.toString('latin1'))) {
+    const out = [...argv];
+    for (let j = 2; j < argv.length; j++) {
+      const more = argv.length - 1 - j;
+      if (isKeyword(argv[j], 'auth') && more >= 2) {
+        out[j + 1] = REDACTED;
+        out[j + 2] = REDACTED;
+        j += 2;
+      } else if (isKeyword(argv[j], 'setname') && more >= 1) {
+        j++;
+      } else {
+        break;
+      }
+    }
+    return out;
+  }
+  return argv;
+}
+
+/** One monitor line for a command `client` just ran. */
+export function monitorLine(client: ClientState, argv: Buffer[]): SimpleString {
+  const now = performance.timeOrigin + performance.now();
+  const sec = Math.floor(now / 1000);
+  const usec = Math.floor((now - sec * 1000) * 1000);
+  const args = argv.map(reprArg).join(' ');
+  return new SimpleString(`${sec}.${String(Math.min(usec, 999_999)).padStart(6, '0')} [${client.db} ${client.addr}] ${args}`);
+}
+
+/** Commands Redis flags MAY_REPLICATE (not shown by COMMAND INFO, so not in the specs' flags). */
+const MAY_REPLICATE = new Set(['publish', 'spublish', 'eval', 'evalsha', 'fcall', 'pfcount']);
+
+/**
+ * A MONITOR client is a replica to Redis, and replicas may not touch the keyspace: Redis's
+ * error for a read, write or may-replicate command from one, or null.
+ */
+export function monitorRejection(client: ClientState, spec: CommandSpec, fullName: string): string | null {
+  if (!client.monitor) return null;
+  const touches = spec.flags.includes('write') || spec.flags.includes('readonly') || MAY_REPLICATE.has(fullName);
+  return touches ? "ERR Replica can't interact with the keyspace" : null;
+}
+
+/** Whether monitors are told about a command (Redis hides admin commands and scripts). */
+export function shownToMonitors(spec: CommandSpec): boolean {
+  return !spec.flags.includes('admin') && !spec.flags.includes('skip_monitor');
+}
+
+function monitor(ctx: Context): Reply {
+  const { client, instance } = ctx;
+  if (client.push === null) fail('ERR MONITOR is not supported by the embedded client: it needs a connection to sluice server');
+  if (ctx.noBlock) fail("ERR MONITOR isn't allowed for DENY BLOCKING client");
+  // A second MONITOR is ignored without a reply, as Redis does.
+  if (client.monitor) return new Replies([]);
+  client.monitor = true;
+  instance.monitors.add(client);
+  return OK;
+}
+
+export const commands: CommandSpec[] = [
+  command('monitor', 1, ['admin', 'noscript', 'loading', 'stale'], null, monitor, {
+    categories: ['admin', 'slow', 'dangerous'],
+    group: 'server',
+    summary: 'Listen for all requests received by the server in real time',
+    since: '1.0.0',
+  }),
+];
