@@ -6,7 +6,8 @@ import { Buffer } from 'node:buffer';
 export const DATABASE_COUNT = 16;
 
 export function keyOf(arg: Buffer): string {
-  return arg.toString('latin1');
+  // One-byte keys come from V8's one-char string cache, without a native toString call.
+  return arg.length === 1 ? String.fromCharCode(arg[0]!) : arg.toString('latin1');
 }
 
 export function keyBytes(key: string): Buffer {
