@@ -9,7 +9,8 @@ export class CommandTable {
    * command and reads the name's bytes once (Buffer.toString plus toLowerCase, or a hash of
    * the bytes and a Map, cost more than the comparison itself).
    */
-  private readonly byShape: Array<CommandSpec[] | undefined> = [];
+  // Filled up front: a sparse array of this size would be a slow dictionary.
+  private readonly byShape: Array<CommandSpec[] | null> = new Array<CommandSpec[] | null>((MAX_NAME + 1) << 8).fill(null);
 
   register(specs: CommandSpec[]): void {
     for (const spec of specs) {
@@ -18,7 +19,7 @@ export class CommandTable {
       this.byName.set(spec.name, spec);
       const slot = shapeSlot(spec.name.length, spec.name.charCodeAt(0));
       const bucket = this.byShape[slot];
-      if (bucket === undefined) this.byShape[slot] = [spec];
+      if (bucket === null) this.byShape[slot] = [spec];
       else bucket.push(spec);
     }
   }
@@ -27,8 +28,8 @@ export class CommandTable {
   lookup(name: Buffer): CommandSpec | undefined {
     const length = name.length;
     if (length === 0 || length > MAX_NAME) return undefined;
-    const bucket = this.byShape[shapeSlot(length, name[0]!)];
-    if (bucket === undefined) return undefined;
+    const bucket = this.byShape[shapeSlot(length, name[0]!)]!;
+    if (bucket === null) return undefined;
     for (let i = 0; i < bucket.length; i++) if (sameTail(name, bucket[i]!.name)) return bucket[i];
     return undefined;
   }
