@@ -58,7 +58,8 @@ export class Database {
   /** Stores a value. The expiry is kept unless `keepTtl` is false. */
   set(key: string, value: StoredValue, keepTtl = false): void {
     this.values.set(key, value);
-    if (!keepTtl) this.expires.delete(key);
+    // Most keyspaces have no expiring key: skip hashing the key a second time.
+    if (!keepTtl && this.expires.size > 0) this.expires.delete(key);
   }
 
   delete(key: string): boolean {
