@@ -61,7 +61,14 @@ export function parseDouble(arg: Buffer | string): number | undefined {
 
 /** Lower-cased ASCII text of an argument, for keyword matching. */
 export function lower(arg: Buffer | string): string {
-  return (typeof arg === 'string' ? arg : arg.toString('latin1')).toLowerCase();
+  if (typeof arg === 'string') return arg.toLowerCase();
+  if (arg.length === 1 && arg[0]! < 128) {
+    // XADD's "*", a trim's "~": V8 keeps one-char strings cached, so no native call and no
+    // string. (Latin-1 letters above 127 are left to toLowerCase, which folds them too.)
+    const c = arg[0]!;
+    return String.fromCharCode(c >= 65 && c <= 90 ? c + 32 : c);
+  }
+  return arg.toString('latin1').toLowerCase();
 }
 
 export function text(arg: Buffer): string {

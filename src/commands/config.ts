@@ -116,6 +116,8 @@ export const DEFAULT_PARAMS: ConfigParam[] = [
 export class Config {
   private readonly params = new Map<string, ConfigParam>();
   private readonly values = new Map<string, string>();
+  /** getNumber's parsed values: dispatch reads some per command (maxmemory, node limits). */
+  private readonly numbers = new Map<string, number>();
 
   constructor(overrides: Record<string, string> = {}) {
     for (const p of DEFAULT_PARAMS) this.declare(p);
@@ -125,6 +127,7 @@ export class Config {
   declare(param: ConfigParam): void {
     this.params.set(param.name, param);
     if (!this.values.has(param.name)) this.values.set(param.name, param.defaultValue);
+    this.numbers.delete(param.name);
   }
 
   get(name: string): string {
@@ -134,7 +137,12 @@ export class Config {
   }
 
   getNumber(name: string): number {
-    return Number(this.get(name));
+    let n = this.numbers.get(name);
+    if (n === undefined) {
+      n = Number(this.get(name));
+      this.numbers.set(name, n);
+    }
+    return n;
   }
 
   has(name: string): boolean {
@@ -157,6 +165,7 @@ export class Config {
   /** Sets a value without validation (start-up flags, already checked). */
   setRaw(name: string, value: string): void {
     this.values.set(name, value);
+    this.numbers.delete(name);
     this.params.get(name)?.onChange?.(value);
   }
 }

@@ -1,31 +1,36 @@
-import { Buffer } from 'node:buffer';
+import type { Buffer } from 'node:buffer';
 import type { CommandSpec } from './types.js';
 
 /** The command table: lower-case name to spec, as Redis's server.commands dict. */
 export class CommandTable {
   private readonly byName = new Map<string, CommandSpec>();
   /**
-   * Names by a case-insensitive hash of their bytes, so dispatch needs no string per command
-   * (Buffer.toString plus toLowerCase cost more than the rest of the lookup).
+   * Specs by their name's length and lower-cased first byte, so dispatch needs no string per
+   * command and reads the name's bytes once (Buffer.toString plus toLowerCase, or a hash of
+   * the bytes and a Map, cost more than the comparison itself).
    */
-  private readonly byHash = new Map<number, CommandSpec[]>();
+  // Filled up front: a sparse array of this size would be a slow dictionary.
+  private readonly byShape: Array<CommandSpec[] | null> = new Array<CommandSpec[] | null>((MAX_NAME + 1) << 8).fill(null);
 
   register(specs: CommandSpec[]): void {
     for (const spec of specs) {
       if (this.byName.has(spec.name)) throw new Error(`command ${spec.name} registered twice`);
+      if (spec.name.length === 0 || spec.name.length > MAX_NAME) throw new Error(`command name ${spec.name} too long`);
       this.byName.set(spec.name, spec);
-      const h = nameHash(Buffer.from(spec.name, 'latin1'));
-      const bucket = this.byHash.get(h);
-      if (bucket === undefined) this.byHash.set(h, [spec]);
+      const slot = shapeSlot(spec.name.length, spec.name.charCodeAt(0));
+      const bucket = this.byShape[slot];
+      if (bucket === null) this.byShape[slot] = [spec];
       else bucket.push(spec);
     }
   }
 
   /** Looks a command up by its name's bytes, ignoring ASCII case (the hot path of dispatch). */
   lookup(name: Buffer): CommandSpec | undefined {
-    const bucket = this.byHash.get(nameHash(name));
-    if (bucket === undefined) return undefined;
-    for (const spec of bucket) if (sameName(name, spec.name)) return spec;
+    const length = name.length;
+    if (length === 0 || length > MAX_NAME) return undefined;
+    const bucket = this.byShape[shapeSlot(length, name[0]!)]!;
+    if (bucket === null) return undefined;
+    for (let i = 0; i < bucket.length; i++) if (sameTail(name, bucket[i]!.name)) return bucket[i];
     return undefined;
   }
 
@@ -42,20 +47,16 @@ export class CommandTable {
   }
 }
 
-function nameHash(name: Buffer): number {
-  let h = 0;
-  for (let i = 0; i < name.length; i++) {
-    let c = name[i]!;
-    if (c >= 65 && c <= 90) c += 32;
-    h = (h * 31 + c) | 0;
-  }
-  return h;
+/** The longest command name the table holds (Redis's longest is 20 bytes). */
+const MAX_NAME = 63;
+
+function shapeSlot(length: number, first: number): number {
+  return (length << 8) | (first >= 65 && first <= 90 ? first + 32 : first);
 }
 
-/** `name` (any case) equals the lower-case `expected`. */
-function sameName(name: Buffer, expected: string): boolean {
-  if (name.length !== expected.length) return false;
-  for (let i = 0; i < name.length; i++) {
+/** `name` (any case) equals the lower-case `expected` of the same length and first byte. */
+function sameTail(name: Buffer, expected: string): boolean {
+  for (let i = 1; i < name.length; i++) {
     let c = name[i]!;
     if (c >= 65 && c <= 90) c += 32;
     if (c !== expected.charCodeAt(i)) return false;

@@ -6,7 +6,8 @@ import { Buffer } from 'node:buffer';
 export const DATABASE_COUNT = 16;
 
 export function keyOf(arg: Buffer): string {
-  return arg.toString('latin1');
+  // One-byte keys come from V8's one-char string cache, without a native toString call.
+  return arg.length === 1 ? String.fromCharCode(arg[0]!) : arg.toString('latin1');
 }
 
 export function keyBytes(key: string): Buffer {
@@ -57,7 +58,8 @@ export class Database {
   /** Stores a value. The expiry is kept unless `keepTtl` is false. */
   set(key: string, value: StoredValue, keepTtl = false): void {
     this.values.set(key, value);
-    if (!keepTtl) this.expires.delete(key);
+    // Most keyspaces have no expiring key: skip hashing the key a second time.
+    if (!keepTtl && this.expires.size > 0) this.expires.delete(key);
   }
 
   delete(key: string): boolean {

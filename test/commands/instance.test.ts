@@ -66,6 +66,23 @@ test('unknown commands and subcommands are rejected in Redis wording', () => {
   );
 });
 
+test('command names match on every byte, ASCII case folded only', () => {
+  const { instance, client } = setup();
+  instance.execute(client, b('SET', 'k', 'v'));
+  assert.deepEqual(instance.execute(client, b('gEt', 'k')), Buffer.from('v'));
+  // Same length and first letter as "get"/"set", differing later.
+  assert.deepEqual(instance.execute(client, b('gex', 'k')), new ErrorReply("ERR unknown command 'gex', with args beginning with: 'k' "));
+  assert.deepEqual(instance.execute(client, b('s')), new ErrorReply("ERR unknown command 's', with args beginning with: "));
+  // A Latin-1 capital is not an ASCII one: 0xC7 must not be folded onto any letter.
+  const latin = [Buffer.from([0xc7, 0x45, 0x54]), Buffer.from('k')];
+  assert.ok(instance.execute(client, latin) instanceof ErrorReply);
+  const long = 'g'.repeat(200);
+  assert.deepEqual(
+    instance.execute(client, b(long)),
+    new ErrorReply(`ERR unknown command '${long.slice(0, 128)}', with args beginning with: `),
+  );
+});
+
 test('arity is checked for commands, containers and subcommands', () => {
   const { instance, client } = setup();
   assert.deepEqual(instance.execute(client, b('GET')), new ErrorReply("ERR wrong number of arguments for 'get' command"));

@@ -6,10 +6,14 @@ import type { Context } from '../types.js';
 import type { Instance } from './instance.js';
 import type { Propagated } from './persistence.js';
 
+/** Shared by every command that propagates nothing: no array allocated per command. */
+const NOTHING: readonly Propagated[] = Object.freeze([]);
+
 export class CommandContext implements Context {
   dirtyCount = 0;
   propagationPrevented = false;
-  readonly explicit: Propagated[] = [];
+  /** What the handler propagates explicitly; null until it does (most commands never do). */
+  private explicit: Propagated[] | null = null;
   readonly startDb: number;
 
   constructor(
@@ -35,7 +39,7 @@ export class CommandContext implements Context {
   }
 
   propagate(argv: Array<Buffer | string>): void {
-    this.explicit.push({ db: this.db.index, argv });
+    (this.explicit ??= []).push({ db: this.db.index, argv });
   }
 
   get propagating(): boolean {
@@ -59,9 +63,9 @@ export class CommandContext implements Context {
    * What to log for this command: its explicit forms, else its own argv when it changed
    * anything. `argv` is null for blocked-client retries, which propagate explicitly or not at all.
    */
-  propagated(argv: Buffer[] | null): Propagated[] {
-    if (this.propagationPrevented) return [];
-    if (this.explicit.length === 0 && this.dirtyCount > 0 && argv !== null) return [{ db: this.startDb, argv }];
-    return this.explicit;
+  propagated(argv: Buffer[] | null): readonly Propagated[] {
+    if (this.propagationPrevented) return NOTHING;
+    if (this.explicit !== null) return this.explicit;
+    return this.dirtyCount > 0 && argv !== null ? [{ db: this.startDb, argv }] : NOTHING;
   }
 }

@@ -236,7 +236,7 @@ export class Instance {
     const items = ctx.propagated(argv);
     if (items.length > 0) {
       if (batch !== undefined) batch.push(...items);
-      else this.persistence?.append(items);
+      else this.persistence?.append(items as Propagated[]); // never the shared empty one
     }
     if (batch === undefined) this.serveReadyKeys();
   }
