@@ -6,13 +6,12 @@
 // redis-server 7.0.15 passes all 123, and so must sluice. unit/pubsub and unit/pubsubshard run
 // without their keyspace-notification tests (sluice publishes no keyspace events).
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { freePort, startSluiceServer } from '../support/processes.js';
+import { freePort, runToExit, startSluiceServer } from '../support/processes.js';
 
 const SUITE = join(dirname(fileURLToPath(import.meta.url)), '../../../.redis-src');
 /** What redis-server 7.0.15 passes with the same arguments (the other tests are keyspace notifications). */
@@ -28,17 +27,7 @@ async function runSuite(port: number, units: string[], extra: string[]): Promise
   // a port free now, so runs in other checkouts on the same machine do not collide.
   args.push('--baseport', String((await freePort()) + 32));
   args.push(...extra, '--clients', '1');
-  return new Promise((resolve) => {
-    const child = spawn('./runtest', args, { cwd: SUITE, stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout.on('data', (c) => (output += c));
-    child.stderr.on('data', (c) => (output += c));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 240_000);
-    child.on('exit', (exit) => {
-      clearTimeout(timer);
-      resolve({ code: exit, output });
-    });
-  });
+  return runToExit('./runtest', args, { cwd: SUITE, timeoutMs: 240_000 });
 }
 
 function assertAllPassed({ code, output }: { code: number | null; output: string }, expectedOk: number): void {

@@ -3,13 +3,12 @@
 // `ts no-run` (it needs a cluster, or serves forever) is compiled only. Snippets that talk to
 // Redis read REDIS_URL, which points at a redis-server this test starts.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
-import { startRedisServer } from '../support/processes.js';
+import { runToExit, startRedisServer } from '../support/processes.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../../..');
 // Inside the package, so that `import … from 'sluice'` resolves to this package's entry.
@@ -88,15 +87,5 @@ for (const s of snippets.filter((x) => x.run)) {
 }
 
 function runNode(file: string, env: NodeJS.ProcessEnv): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [file], { env, cwd: WORK, stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout.on('data', (c) => (output += c));
-    child.stderr.on('data', (c) => (output += c));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, output });
-    });
-  });
+  return runToExit(process.execPath, [file], { env, cwd: WORK, timeoutMs: 30_000 });
 }

@@ -70,6 +70,28 @@ export function spawnUntil(cmd: string, args: string[], ready: RegExp, options: 
   });
 }
 
+/**
+ * Runs a program to its end and gives its exit code and its stdout and stderr interleaved; it is
+ * killed (code null) once `timeoutMs` has passed.
+ */
+export function runToExit(
+  cmd: string,
+  args: string[],
+  options: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs: number },
+): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(cmd, args, { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout!.on('data', (c) => (output += c));
+    child.stderr!.on('data', (c) => (output += c));
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, output });
+    });
+  });
+}
+
 export async function stopChild(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = once(child, 'exit');
