@@ -144,8 +144,9 @@ export class SocketConnection {
 
   /**
    * An out-of-band reply (a Pub/Sub message, a MONITOR line). Published by this client itself it
-   * joins the batch being built, before the command's own reply, as in Redis; otherwise it is
-   * written now.
+   * joins the batch being built, before the command's own reply, as in Redis; otherwise it goes
+   * out with this turn's writes (a pipeline of PUBLISHes is one write per subscriber, not one per
+   * message).
    */
   private deliver(pushed: Reply, afterReply: boolean): void {
     const reply = audibleReply(this.client, pushed);
@@ -155,7 +156,7 @@ export class SocketConnection {
       return;
     }
     this.append(reply);
-    if (!this.running) this.flush();
+    if (!this.running) this.queueFlush();
   }
 
   /** Appends a command's reply, then what was pushed to follow it. */
@@ -224,10 +225,14 @@ export class SocketConnection {
         }
       }
     }
-    if (!this.flushQueued) {
-      this.flushQueued = true;
-      flushAtTurnEnd(this);
-    }
+    this.queueFlush();
+  }
+
+  /** Asks for one flush at the end of this event-loop turn (turn-flush.ts). */
+  private queueFlush(): void {
+    if (this.flushQueued) return;
+    this.flushQueued = true;
+    flushAtTurnEnd(this);
   }
 
   /** Writes what this turn's commands replied (called once the turn's reads are done). */
