@@ -8,7 +8,7 @@
 import type { Instance } from '../commands/instance.js';
 import type { AofRecord } from './aof-reader.js';
 import { type NodeLimits, Stream } from '../engine/stream.js';
-import { compareIds, idsEqual, isZeroId, MAX_ID, type StreamId, tryParseStreamId } from '../engine/stream-id.js';
+import { compareIds, idsEqual, isZeroId, MAX_ID, tryParseStreamId } from '../engine/stream-id.js';
 
 const XADD = Buffer.from('xadd');
 
@@ -17,33 +17,6 @@ export function nameAt(data: Buffer, from: number, len: number, lower: Buffer): 
   if (len !== lower.length) return false;
   for (let i = 0; i < len; i++) if ((data[from + i]! | 0x20) !== lower[i]) return false;
   return true;
-}
-
-/** A canonical decimal of 1-15 digits in b[from, to), else -1. */
-function smallDecimal(b: Buffer, from: number, to: number): number {
-  const len = to - from;
-  if (len < 1 || len > 15 || (b[from] === 0x30 && len > 1)) return -1;
-  let n = 0;
-  for (let i = from; i < to; i++) {
-    const c = b[i]! - 0x30;
-    if (c < 0 || c > 9) return -1;
-    n = n * 10 + c;
-  }
-  return n;
-}
-
-/**
- * The id of "<ms>-<seq>" written as XADD logs it (canonical, each part below 10^15), without
- * the string round trip of the general parser; undefined for any other form (which then goes
- * through tryParseStreamId).
- */
-function plainId(b: Buffer, from: number, to: number): StreamId | undefined {
-  let dash = from;
-  while (dash < to && b[dash] !== 0x2d) dash++;
-  if (dash === to) return undefined;
-  const ms = smallDecimal(b, from, dash);
-  const seq = ms < 0 ? -1 : smallDecimal(b, dash + 1, to);
-  return seq < 0 ? undefined : { ms: BigInt(ms), seq: BigInt(seq) };
 }
 
 export class XaddReplayer {
@@ -81,12 +54,10 @@ export class XaddReplayer {
     // An option keyword starts with a letter; "*" and "<ms>-*" are not what XADD logs.
     const first = data[idFrom]!;
     if (idTo === idFrom || first < 0x30 || first > 0x39) return false;
-    let id = plainId(data, idFrom, idTo);
-    if (id === undefined) {
-      const parsed = tryParseStreamId(data.subarray(idFrom, idTo), { strict: true });
-      if (parsed === undefined || !parsed.seqGiven) return false;
-      id = parsed.id;
-    }
+    // tryParseStreamId takes "<ms>-<seq>" of plain digits from the bytes without decoding text.
+    const parsed = tryParseStreamId(data.subarray(idFrom, idTo), { strict: true });
+    if (parsed === undefined || !parsed.seqGiven) return false;
+    const id = parsed.id;
     if (isZeroId(id)) return false;
     const database = this.instance.keyspace.db(db);
     const keyFrom = starts[1]!;
