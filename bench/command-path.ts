@@ -1,0 +1,54 @@
+// The server's per-request CPU without the network: pipelined requests are parsed, executed and
+// their replies encoded, in one process, as a connection does for 16 pipelined requests at a
+// time. Prints ns per request for each command line, median of the rounds. Run:
+//   node dist/bench/command-path.js [--requests N] [--rounds R] [--command 'XADD s * f v' ...]
+// The figures track what changes in the request path buy; the socket's system calls and the
+// event loop are left out (redis-benchmark.ts measures those, beside redis-server).
+import { parseArgs } from 'node:util';
+import { allCommands } from '../src/commands/index.js';
+import { Instance } from '../src/commands/instance.js';
+import { Encoder, encodeCommand } from '../src/resp/encoder.js';
+import { RequestParser } from '../src/resp/parser.js';
+
+const { values } = parseArgs({
+  options: {
+    requests: { type: 'string', default: '500000' },
+    rounds: { type: 'string', default: '5' },
+    pipeline: { type: 'string', default: '16' },
+    command: { type: 'string', multiple: true },
+  },
+});
+const requests = Number(values.requests);
+const rounds = Number(values.rounds);
+const pipeline = Number(values.pipeline);
+const commands = values.command ?? ['XADD s * f v', 'SET key:000000001 xxx', 'GET key:000000001', 'PING'];
+
+function run(line: string): number {
+  const instance = new Instance(allCommands);
+  const client = instance.newClient('tcp', '127.0.0.1:1', '127.0.0.1:6379');
+  const batch = Buffer.concat(Array.from({ length: pipeline }, () => encodeCommand(line.split(' '))));
+  const encoder = new Encoder(2);
+  const parser = new RequestParser();
+  let replyBytes = 0;
+  const start = process.hrtime.bigint();
+  for (let done = 0; done < requests; done += pipeline) {
+    parser.push(batch);
+    for (let argv = parser.next(); argv !== null; argv = parser.next()) {
+      const reply = instance.execute(client, argv);
+      if (reply instanceof Promise) throw new Error(`${line} blocked`);
+      encoder.write(reply);
+    }
+    replyBytes += encoder.take().length;
+  }
+  const ns = Number(process.hrtime.bigint() - start) / requests;
+  if (replyBytes === 0) throw new Error('no replies');
+  instance.stop();
+  return ns;
+}
+
+console.log(`command path in-process, ${requests} requests, pipelines of ${pipeline}, median of ${rounds} rounds`);
+for (const line of commands) {
+  run(line); // warm-up
+  const times = Array.from({ length: rounds }, () => run(line)).sort((a, b) => a - b);
+  console.log(`${line.padEnd(28)} ${times[Math.floor(times.length / 2)]!.toFixed(0).padStart(6)} ns/request`);
+}
