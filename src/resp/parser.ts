@@ -10,6 +10,7 @@
 // - the multibulk count may be up to INT_MAX (7.0 no longer caps it at 1024*1024), so the
 //   argument array grows with the arguments actually received, never with the declared count.
 import { Buffer } from 'node:buffer';
+import { MAX_INTERNED, sharedArgs } from './arg-intern.js';
 import { InputBuffer } from './input-buffer.js';
 
 /** A protocol violation. The connection must reply with `reply` (unless `silent`) and close. */
@@ -201,7 +202,7 @@ export class RequestParser {
         }
         break;
       }
-      argv.push(buf.subarray(pos, pos + bulkLen));
+      argv.push(bulkLen <= MAX_INTERNED ? sharedArgs.get(buf, pos, bulkLen) : buf.subarray(pos, pos + bulkLen));
       pos += bulkLen + 2;
       bulkLen = -1;
       remaining--;
