@@ -33,11 +33,13 @@ function run(line: string): number {
   const start = process.hrtime.bigint();
   for (let done = 0; done < requests; done += pipeline) {
     parser.push(batch);
+    instance.beginBatch();
     for (let argv = parser.next(); argv !== null; argv = parser.next()) {
       const reply = instance.execute(client, argv);
       if (reply instanceof Promise) throw new Error(`${line} blocked`);
       encoder.write(reply);
     }
+    instance.endBatch();
     replyBytes += encoder.take().length;
   }
   const ns = Number(process.hrtime.bigint() - start) / requests;

@@ -77,11 +77,6 @@ export function monitorRejection(client: ClientState, spec: CommandSpec, fullNam
   return touches ? "ERR Replica can't interact with the keyspace" : null;
 }
 
-/** Whether monitors are told about a command (Redis hides admin commands and scripts). */
-export function shownToMonitors(spec: CommandSpec): boolean {
-  return !spec.flags.includes('admin') && !spec.flags.includes('skip_monitor');
-}
-
 function monitor(ctx: Context): Reply {
   const { client, instance } = ctx;
   if (client.push === null) fail('ERR MONITOR is not supported by the embedded client: it needs a connection to sluice server');

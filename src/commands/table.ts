@@ -1,4 +1,5 @@
 import type { Buffer } from 'node:buffer';
+import { Resolved } from './core/resolve.js';
 import type { CommandSpec } from './types.js';
 
 /** The command table: lower-case name to spec, as Redis's server.commands dict. */
@@ -10,7 +11,7 @@ export class CommandTable {
    * the bytes and a Map, cost more than the comparison itself).
    */
   // Filled up front: a sparse array of this size would be a slow dictionary.
-  private readonly byShape: Array<CommandSpec[] | null> = new Array<CommandSpec[] | null>((MAX_NAME + 1) << 8).fill(null);
+  private readonly byShape: Array<Resolved[] | null> = new Array<Resolved[] | null>((MAX_NAME + 1) << 8).fill(null);
 
   register(specs: CommandSpec[]): void {
     for (const spec of specs) {
@@ -19,18 +20,19 @@ export class CommandTable {
       this.byName.set(spec.name, spec);
       const slot = shapeSlot(spec.name.length, spec.name.charCodeAt(0));
       const bucket = this.byShape[slot];
-      if (bucket === null) this.byShape[slot] = [spec];
-      else bucket.push(spec);
+      const resolved = new Resolved(spec);
+      if (bucket === null) this.byShape[slot] = [resolved];
+      else bucket.push(resolved);
     }
   }
 
   /** Looks a command up by its name's bytes, ignoring ASCII case (the hot path of dispatch). */
-  lookup(name: Buffer): CommandSpec | undefined {
+  lookup(name: Buffer): Resolved | undefined {
     const length = name.length;
     if (length === 0 || length > MAX_NAME) return undefined;
     const bucket = this.byShape[shapeSlot(length, name[0]!)]!;
     if (bucket === null) return undefined;
-    for (let i = 0; i < bucket.length; i++) if (sameTail(name, bucket[i]!.name)) return bucket[i];
+    for (let i = 0; i < bucket.length; i++) if (sameTail(name, bucket[i]!.spec.name)) return bucket[i];
     return undefined;
   }
 

@@ -136,8 +136,23 @@ export class Keyspace {
   /** Listeners told about keys that expired (the AOF logs a DEL for them). */
   private readonly expiryListeners: KeyListener[] = [];
 
-  constructor(readonly now: () => number = Date.now) {
+  /** The clock's reading commands see while frozen (a batch of commands), else -1. */
+  private frozenAt = -1;
+
+  constructor(private readonly clock: () => number = Date.now) {
     this.dbs = Array.from({ length: DATABASE_COUNT }, (_, i) => new Database(i, this));
+  }
+
+  /** The time in ms commands see: the clock, or the reading frozen for a batch of commands. */
+  readonly now = (): number => (this.frozenAt >= 0 ? this.frozenAt : this.clock());
+
+  /** Reads the clock once for the commands that follow, until thawClock (Instance.beginBatch). */
+  freezeClock(): void {
+    this.frozenAt = this.clock();
+  }
+
+  thawClock(): void {
+    this.frozenAt = -1;
   }
 
   db(index: number): Database {

@@ -171,10 +171,12 @@ export class SocketConnection {
   /** Runs every complete request buffered, in order, then writes their replies. */
   private run(): void {
     this.running = true;
+    const batch = this.instance.beginBatch();
     try {
       this.runBuffered();
     } finally {
       this.running = false;
+      if (batch) this.instance.endBatch();
     }
   }
 

@@ -8,7 +8,7 @@ import { CommandError, ErrorReply, Errors, QUEUED, type Reply } from '../../resp
 import { ClientState } from '../client-state.js';
 import { Config } from '../config.js';
 import { maxmemoryRejection } from '../maxmemory.js';
-import { monitorLine, monitorRejection, redactedArgv, shownToMonitors } from '../monitor.js';
+import { monitorLine, monitorRejection, redactedArgv } from '../monitor.js';
 import { SUBSCRIBED_MODE_COMMANDS } from '../pubsub.js';
 import { PubSubRegistry } from '../pubsub-registry.js';
 import { CommandTable } from '../table.js';
@@ -19,7 +19,7 @@ import { InfoRegistry } from './info.js';
 import { registerBuiltinSections } from './info-sections.js';
 import type { DatasetControl, Persistence, Propagated } from './persistence.js';
 import { type Resolved, resolveCommand } from './resolve.js';
-import { Stats } from './stats.js';
+import { type CommandStats, Stats } from './stats.js';
 import { WatchRegistry } from './watch.js';
 import { type Logger, silentLogger } from '../../logger.js';
 import { protectedRefusal } from './protected.js';
@@ -67,6 +67,10 @@ export class Instance {
   readonly blocked = new BlockedClients();
   private readonly watches = new WatchRegistry();
   private expiryTimer: NodeJS.Timeout | null = null;
+  /** performance.now() when the running batch began, -1 outside a batch (see beginBatch). */
+  private batchStarted = -1;
+  /** The counters of the batch's commands, one per command, to share its time out. */
+  private readonly batchCommands: CommandStats[] = [];
 
   constructor(commands: CommandSpec[], options: InstanceOptions = {}) {
     this.keyspace = new Keyspace(options.now);
@@ -129,7 +133,7 @@ export class Instance {
     const resolved = this.resolve(argv);
     if (resolved instanceof ErrorReply) {
       if (client.multi !== null) client.multiAborted = true;
-      const reply = this.table.lookup(argv[0]!)?.name === 'exec' ? this.abortExec(client, resolved.message) : resolved;
+      const reply = this.table.lookup(argv[0]!)?.spec.name === 'exec' ? this.abortExec(client, resolved.message) : resolved;
       this.stats.countError(reply.message);
       return reply;
     }
@@ -139,7 +143,7 @@ export class Instance {
       if (client.multi !== null) client.multiAborted = true;
       return this.reject(fullName, refused);
     }
-    if (!client.authenticated && !spec.flags.includes('no_auth')) {
+    if (!client.authenticated && !resolved.noAuth) {
       if (client.multi !== null) client.multiAborted = true;
       if (fullName === 'exec') return this.reject(fullName, this.abortExec(client, Errors.noAuth).message);
       return this.reject(fullName, Errors.noAuth);
@@ -152,18 +156,18 @@ export class Instance {
     const asReplica = monitorRejection(client, spec, fullName);
     if (asReplica !== null) return this.reject(fullName, asReplica);
     if (client.multi !== null && !NOT_QUEUED.has(fullName)) {
-      if (spec.flags.includes('no_multi')) {
+      if (resolved.noMulti) {
         client.multiAborted = true;
         return this.reject(fullName, 'ERR Command not allowed inside a transaction');
       }
       client.multi.push(argv);
       return QUEUED;
     }
-    if (this.persistence !== null && spec.flags.includes('write')) {
+    if (this.persistence !== null && resolved.write) {
       const err = this.persistence.writeError();
       if (err !== null) return this.reject(fullName, err);
     }
-    return this.call(client, spec, fullName, argv, false);
+    return this.call(client, resolved, argv, false);
   }
 
   /** Finds a command's spec, checking existence and arity. */
@@ -177,39 +181,68 @@ export class Instance {
     return new ErrorReply(message);
   }
 
+  // --- the clock -----------------------------------------------------------------------------
+
+  /**
+   * Runs a batch of commands (a connection's pipelined requests of one read) against one reading
+   * of the clock, as Redis's commands read a cached time: the clock is read twice per batch
+   * instead of three or four times per command (each reading costs Node about 50 ns). Commands
+   * see the batch's start time; each is charged an equal share of the batch's time in INFO
+   * commandstats. Batches do not nest: only a call that returned true ends its batch.
+   */
+  beginBatch(): boolean {
+    if (this.batchStarted >= 0) return false;
+    this.batchStarted = performance.now();
+    this.keyspace.freezeClock();
+    return true;
+  }
+
+  endBatch(): void {
+    if (this.batchStarted < 0) return;
+    const commands = this.batchCommands;
+    if (commands.length > 0) {
+      const share = ((performance.now() - this.batchStarted) * 1000) / commands.length;
+      for (let i = 0; i < commands.length; i++) commands[i]!.usec += share;
+      commands.length = 0;
+    }
+    this.batchStarted = -1;
+    this.keyspace.thawClock();
+  }
+
   /**
    * Runs a resolved command. `noBlock` is set inside EXEC and during AOF replay. The effects
    * are propagated as one batch unless `batch` is given (EXEC collects its commands' effects).
    */
   call(
     client: ClientState,
-    spec: CommandSpec,
-    fullName: string,
+    resolved: Resolved,
     argv: Buffer[],
     noBlock: boolean,
     batch?: Propagated[],
   ): Reply | Promise<Reply> {
     const ctx = new CommandContext(this, client, noBlock || client.kind === 'aof');
-    // performance.now() is the cheapest clock in Node; one reading also dates the interaction.
-    const started = performance.now();
+    const stats = (resolved.stats ??= this.stats.forCommand(resolved.fullName));
+    // Inside a batch the clock was read once for all its commands (see beginBatch).
+    const batched = this.batchStarted >= 0;
+    const started = batched ? this.batchStarted : performance.now();
     client.lastInteraction = TIME_ORIGIN + started;
     let reply: Reply | Promise<Reply>;
     try {
-      reply = spec.handler!(ctx, argv);
+      reply = resolved.spec.handler!(ctx, argv);
     } catch (err) {
       reply = this.errorReply(err);
     }
-    const stats = this.stats.forCommand(fullName);
     stats.calls++;
-    stats.usec += (performance.now() - started) * 1000;
+    if (batched) this.batchCommands.push(stats);
+    else stats.usec += (performance.now() - started) * 1000;
     this.stats.commandsProcessed++;
-    client.lastCommand = fullName;
+    client.lastCommand = resolved.fullName;
     if (reply instanceof ErrorReply) {
       stats.failedCalls++;
       this.stats.countError(reply.message);
     }
     this.finishContext(ctx, argv, batch);
-    if (this.monitors.size > 0 && client.kind !== 'aof' && shownToMonitors(spec)) this.feedMonitors(client, fullName, argv);
+    if (this.monitors.size > 0 && client.kind !== 'aof' && resolved.shownToMonitors) this.feedMonitors(client, resolved.fullName, argv);
     if (reply instanceof Promise) {
       return reply.catch((err: unknown) => this.errorReply(err));
     }
@@ -255,7 +288,7 @@ export class Instance {
         replies.push(resolved);
         continue;
       }
-      const reply = this.call(client, resolved.spec, resolved.fullName, argv, true, batch);
+      const reply = this.call(client, resolved, argv, true, batch);
       // With noBlock set no handler returns a pending promise; guard against one that does.
       replies.push(reply instanceof Promise ? new ErrorReply('ERR command blocked inside MULTI') : reply);
     }

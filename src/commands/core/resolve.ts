@@ -1,41 +1,66 @@
 // Finding the spec a command line names (subcommands included) and checking its arity, with
 // Redis's error texts for unknown commands and subcommands.
+import type { Buffer } from 'node:buffer';
 import { ErrorReply, Errors } from '../../resp/reply.js';
 import { lower } from '../args.js';
 import type { CommandTable } from '../table.js';
 import type { CommandSpec } from '../types.js';
+import type { CommandStats } from './stats.js';
 
-export interface Resolved {
-  spec: CommandSpec;
+/**
+ * A command as dispatch needs it, built once per table entry: the flags dispatch tests on every
+ * request are booleans here rather than searches of spec.flags, and nothing is allocated per
+ * request.
+ */
+export class Resolved {
   /** "name" or "container|sub", as COMMAND and INFO commandstats name it. */
-  fullName: string;
+  readonly fullName: string;
+  readonly write: boolean;
+  readonly noAuth: boolean;
+  readonly noMulti: boolean;
+  /** Neither admin nor skip_monitor: MONITOR shows it (Redis hides admin commands and scripts). */
+  readonly shownToMonitors: boolean;
+  /** This command's INFO commandstats counters, once the instance has looked them up. */
+  stats: CommandStats | null = null;
+  private readonly subcommands: Map<string, Resolved> | null;
+
+  constructor(readonly spec: CommandSpec, container?: Resolved) {
+    this.fullName = container === undefined ? spec.name : `${container.spec.name}|${spec.name}`;
+    const flags = spec.flags;
+    this.write = flags.includes('write');
+    this.noAuth = flags.includes('no_auth');
+    this.noMulti = flags.includes('no_multi');
+    this.shownToMonitors = !flags.includes('admin') && !flags.includes('skip_monitor');
+    this.subcommands = spec.subcommands === undefined ? null : new Map(spec.subcommands.map((s) => [s.name, new Resolved(s, this)]));
+  }
+
+  subcommand(name: string): Resolved | undefined {
+    return this.subcommands?.get(name);
+  }
 }
 
 export function resolveCommand(table: CommandTable, argv: Buffer[]): Resolved | ErrorReply {
-  let spec = table.lookup(argv[0]!);
-  if (spec === undefined) {
+  const base = table.lookup(argv[0]!);
+  if (base === undefined) {
     let args = '';
     for (let i = 1; i < argv.length && args.length < 128; i++) {
       args += `'${argv[i]!.toString('utf8').slice(0, 128 - args.length)}' `;
     }
     return new ErrorReply(Errors.unknownCommand(argv[0]!.toString('utf8').slice(0, 128), args));
   }
-  const name = spec.name;
-  let fullName = name;
-  if (spec.subcommands !== undefined && argv.length >= 2) {
-    const subName = lower(argv[1]!);
-    const sub = spec.subcommands.find((s) => s.name === subName);
+  let resolved = base;
+  if (base.spec.subcommands !== undefined && argv.length >= 2) {
+    const sub = base.subcommand(lower(argv[1]!));
     if (sub === undefined) {
       return new ErrorReply(
-        Errors.unknownSubcommand(argv[1]!.toString('utf8').slice(0, 128), name.toUpperCase()),
+        Errors.unknownSubcommand(argv[1]!.toString('utf8').slice(0, 128), base.spec.name.toUpperCase()),
       );
     }
-    spec = sub;
-    fullName = `${name}|${subName}`;
+    resolved = sub;
   }
-  const arity = spec.arity;
+  const arity = resolved.spec.arity;
   if ((arity > 0 && argv.length !== arity) || argv.length < -arity) {
-    return new ErrorReply(Errors.wrongArity(fullName));
+    return new ErrorReply(Errors.wrongArity(resolved.fullName));
   }
-  return { spec, fullName };
+  return resolved;
 }

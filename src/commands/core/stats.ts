@@ -47,7 +47,13 @@ export class Stats {
     this.totalErrorReplies = 0;
     this.netInputBytes = 0;
     this.netOutputBytes = 0;
-    this.perCommand.clear();
+    // Zeroed in place: dispatch keeps each command's counters (Resolved.stats).
+    for (const s of this.perCommand.values()) {
+      s.calls = 0;
+      s.usec = 0;
+      s.rejectedCalls = 0;
+      s.failedCalls = 0;
+    }
     this.errorCodes.clear();
   }
 }
