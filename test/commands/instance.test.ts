@@ -190,3 +190,22 @@ test('a block longer than the largest timer does not time out early', async () =
   instance.execute(writer, b('set', 'q', 'late'));
   assert.deepEqual(await pending, Buffer.from('late'));
 });
+
+test('a batch of commands sees one clock reading, and commandstats still counts each command', () => {
+  let clock = 1_000;
+  const inst = new Instance(
+    [command('now', 1, ['fast'], null, (ctx) => ctx.instance.keyspace.now()), ...specs],
+    { now: () => clock++ },
+  );
+  const c = inst.newClient('embedded');
+  assert.equal(inst.beginBatch(), true);
+  assert.equal(inst.beginBatch(), false, 'batches do not nest');
+  const inBatch = [inst.execute(c, b('now')), inst.execute(c, b('now')), inst.execute(c, b('now'))];
+  inst.endBatch();
+  assert.deepEqual(inBatch, [1_000, 1_000, 1_000]);
+  const after = [inst.execute(c, b('now')), inst.execute(c, b('now'))];
+  assert.deepEqual(after, [1_001, 1_002], 'outside a batch every command reads the clock');
+  const stats = inst.stats.perCommand.get('now')!;
+  assert.equal(stats.calls, 5);
+  assert.ok(stats.usec > 0, 'the batch time is shared out');
+});
