@@ -9,6 +9,11 @@
 import { Buffer } from 'node:buffer';
 
 const EMPTY = Buffer.alloc(0);
+/** Arena size for copied reads: a busy connection's reads fill it one after another. */
+const COPY_ARENA = 16 * 1024;
+/** An empty arena at most this big, with at least MIN_ROOM free, is kept for the next read. */
+const KEEP_ARENA = 64 * 1024;
+const MIN_ROOM = 1024;
 
 export class InputBuffer {
   /** The arena. Valid unread bytes are buf[start, end). */
@@ -43,6 +48,18 @@ export class InputBuffer {
   }
 
   /**
+   * Appends bytes that are only valid during this call (a read into a shared buffer): they are
+   * copied into the arena's free tail, or a new arena when the tail is too small.
+   */
+  pushCopy(bytes: Buffer): void {
+    const n = bytes.length;
+    if (n === 0) return;
+    if (this.buf.length - this.end < n) this.grow(Math.max(2 * (this.length + n), COPY_ARENA));
+    bytes.copy(this.buf, this.end);
+    this.end += n;
+  }
+
+  /**
    * Makes room for exactly `bytes` unread bytes from `start` (a big bulk argument whose length
    * is known), so it is copied once into a buffer of its own size instead of doubling: the
    * query buffer of a 200 MB argument costs 200 MB, as in Redis. The pages of a large
@@ -72,9 +89,18 @@ export class InputBuffer {
   /**
    * Drops the arena once everything is read, so an idle connection holds no buffer (the
    * next chunk is adopted without a copy anyway). Views handed out keep their own memory.
+   * A small arena with room left is kept for the next copied read; releaseIfIdle drops it.
    */
   releaseIfEmpty(): void {
     if (this.start === this.end && this.buf.length > 0) {
+      if (this.buf.length <= KEEP_ARENA && this.buf.length - this.end >= MIN_ROOM) return;
+      this.releaseIfIdle();
+    }
+  }
+
+  /** Drops the arena when nothing is pending, whatever its size (the connection went quiet). */
+  releaseIfIdle(): void {
+    if (this.start === this.end) {
       this.buf = EMPTY;
       this.start = this.end = 0;
     }

@@ -109,11 +109,26 @@ export class RequestParser {
 
   /** Appends received bytes. The chunk must not be modified afterwards (argv may share it). */
   push(chunk: Buffer): void {
-    if (this.input.length + chunk.length > this.maxQueryBuffer) {
+    this.checkQueryBuffer(chunk.length);
+    this.input.push(chunk);
+  }
+
+  /** Appends received bytes that are only valid during the call (they are copied). */
+  pushCopy(bytes: Buffer): void {
+    this.checkQueryBuffer(bytes.length);
+    this.input.pushCopy(bytes);
+  }
+
+  /** Gives the query buffer back when nothing is pending (a quiet connection). */
+  releaseIfIdle(): void {
+    if (this.multibulkLen === 0 && this.reqType === ReqType.Unknown) this.input.releaseIfIdle();
+  }
+
+  private checkQueryBuffer(incoming: number): void {
+    if (this.input.length + incoming > this.maxQueryBuffer) {
       // Redis logs "Closing client that reached max query buffer length" and closes silently.
       throw new ProtocolError('Protocol error: client reached max query buffer length', true);
     }
-    this.input.push(chunk);
   }
 
   /** The next complete command, or null until more bytes arrive. Throws ProtocolError. */

@@ -57,11 +57,12 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   let resolveClosed!: () => void;
   const closed = new Promise<void>((resolve) => (resolveClosed = resolve));
 
-  const listener = net.createServer({ noDelay: true }, (socket) => {
+  const listener = net.createServer({ noDelay: true, pauseOnConnect: true }, (socket) => {
     if (closing !== null || connections.size >= instance.config.getNumber('maxclients')) {
       // As Redis: counted as rejected, not as received.
       instance.stats.rejectedConnections++;
       socket.on('error', () => {});
+      socket.resume(); // accepted paused (pauseOnConnect): read and drop whatever it sends
       socket.end(MAX_CLIENTS_ERROR);
       return;
     }
@@ -70,6 +71,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       // As Redis: counted as received and as rejected; the request is never read.
       instance.stats.rejectedConnections++;
       socket.on('error', () => {});
+      socket.resume();
       socket.end(DENIED_REPLY);
       return;
     }
@@ -82,7 +84,10 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   // Also the soft output buffer limits' clock.
   const idleSweeper = setInterval(() => {
     // client-output-buffer-limit's soft limit counts seconds even when no reply is added.
-    for (const c of [...connections]) c.checkOutputLimit();
+    for (const c of [...connections]) {
+      c.checkOutputLimit();
+      c.releaseIdleInput();
+    }
     const timeout = instance.config.getNumber('timeout');
     if (timeout <= 0) return;
     const limit = Date.now() - timeout * 1000;

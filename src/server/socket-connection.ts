@@ -12,6 +12,7 @@ import { diskError, isWriteCommand } from '../persist/refused-write.js';
 import { DurableBatch } from './durable-batch.js';
 import { buffersDropped } from './memory-release.js';
 import { OutputLimit } from './output-limit.js';
+import { startReading } from './socket-reads.js';
 import { flushAtTurnEnd } from './turn-flush.js';
 
 /** Pause reading from a client whose unsent replies exceed this (its socket buffer is full). */
@@ -51,6 +52,8 @@ export class SocketConnection {
   /** A flush is queued for the end of this event-loop turn (see turn-flush.ts). */
   private flushQueued = false;
   private readonly onCloseHooks: Array<() => void> = [];
+  /** Reads arrive in the buffer all connections share (socket-reads.ts): copy what is kept. */
+  private sharedReads = false;
 
   constructor(
     private readonly instance: Instance,
@@ -72,7 +75,6 @@ export class SocketConnection {
       maxQueryBuffer: config.getNumber('client-query-buffer-limit'),
     });
     socket.setNoDelay(true);
-    socket.on('data', (chunk: Buffer) => this.onData(chunk));
     // The peer's FIN: replies to what it sent before are written now, before Node ends the
     // socket (a flush queued for the end of the turn would come too late).
     socket.prependListener('end', () => this.flushTurn());
@@ -86,6 +88,13 @@ export class SocketConnection {
         this.guarded(() => this.run());
       }
     });
+    // Last: the first bytes may arrive as soon as reading starts.
+    this.sharedReads = startReading(socket, (bytes) => this.onData(bytes));
+  }
+
+  /** Gives the query buffer back while the connection is quiet (called every second). */
+  releaseIdleInput(): void {
+    this.parser.releaseIfIdle();
   }
 
   /** Called once the connection is gone, however it ended. */
@@ -120,7 +129,8 @@ export class SocketConnection {
     // As Redis, any input counts as interaction ('timeout'), even commands that are rejected.
     this.client.lastInteraction = Date.now();
     try {
-      this.parser.push(chunk);
+      if (this.sharedReads) this.parser.pushCopy(chunk);
+      else this.parser.push(chunk);
     } catch (err) {
       this.protocolError(err);
       return;
