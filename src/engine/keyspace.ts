@@ -5,9 +5,14 @@ import { Buffer } from 'node:buffer';
 
 export const DATABASE_COUNT = 16;
 
+/** Buffer's own latin1 decoder, which toString('latin1') reaches after its generic checks. */
+const latin1Slice = (Buffer.prototype as unknown as { latin1Slice?: (this: Buffer, start: number, end: number) => string }).latin1Slice;
+
 export function keyOf(arg: Buffer): string {
   // One-byte keys come from V8's one-char string cache, without a native toString call.
-  return arg.length === 1 ? String.fromCharCode(arg[0]!) : arg.toString('latin1');
+  if (arg.length === 1) return String.fromCharCode(arg[0]!);
+  // Every command decodes its key: calling the decoder directly saves about a third of it.
+  return latin1Slice !== undefined ? latin1Slice.call(arg, 0, arg.length) : arg.toString('latin1');
 }
 
 export function keyBytes(key: string): Buffer {
