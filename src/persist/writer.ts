@@ -9,39 +9,44 @@
 // not held: barrier() rejects at once with the MISCONF text, and the transport answers the
 // commands that logged something with it (see README.md: such a command ran in memory and its
 // bytes reach the log if the disk takes them before the process ends; it is not acknowledged).
-import { encodeCommand } from '../resp/encoder.js';
+import { Encoder } from '../resp/encoder.js';
+import type { Reply } from '../resp/reply.js';
 import type { Propagated } from '../commands/instance.js';
 import { describeError, type AofFs } from './fs-layer.js';
 import { type Logger, silentLogger } from '../logger.js';
 
 export type FsyncPolicy = 'always' | 'everysec' | 'no';
 
-const MULTI = encodeCommand(['MULTI']);
-const EXEC = encodeCommand(['EXEC']);
+const MULTI: Reply = ['MULTI'];
+const EXEC: Reply = ['EXEC'];
 
-/** Encodes batches as Redis's feedAppendOnlyFile: SELECT when the db changes, MULTI/EXEC around batches. */
+/**
+ * Encodes batches as Redis's feedAppendOnlyFile: SELECT when the db changes, MULTI/EXEC around
+ * batches. A batch is written straight into one RESP arena (the reply encoder's, as a command is
+ * an array of bulk strings) and handed out as one Buffer: encoding each command into a Buffer
+ * of its own was a quarter of the server's CPU for pipelined XADDs under appendonly.
+ */
 export class BatchEncoder {
   /** The db the log is in after what was encoded so far; -1 forces a SELECT. */
   db = -1;
+  private readonly resp = new Encoder(2);
 
   encode(batch: Propagated[], out: Buffer[]): number {
-    let bytes = 0;
-    const push = (b: Buffer) => {
-      out.push(b);
-      bytes += b.length;
-    };
+    const resp = this.resp;
     const wrap = batch.length > 1;
     for (let i = 0; i < batch.length; i++) {
       const item = batch[i]!;
       if (item.db !== this.db) {
-        push(encodeCommand(['SELECT', String(item.db)]));
+        resp.write(['SELECT', String(item.db)]);
         this.db = item.db;
       }
-      if (wrap && i === 0) push(MULTI);
-      push(encodeCommand(item.argv));
+      if (wrap && i === 0) resp.write(MULTI);
+      resp.write(item.argv as Reply[]);
     }
-    if (wrap) push(EXEC);
-    return bytes;
+    if (wrap) resp.write(EXEC);
+    const bytes = resp.take();
+    if (bytes.length > 0) out.push(bytes);
+    return bytes.length;
   }
 }
 
