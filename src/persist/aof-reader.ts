@@ -32,6 +32,8 @@ const LF = 10;
 
 export class AofReader {
   private pos = 0;
+  /** Where the last number() ended (past its CRLF): a field, not a tuple per argument. */
+  private numberEnd = 0;
 
   constructor(private readonly data: Buffer) {}
 
@@ -58,16 +60,16 @@ export class AofReader {
       let p = start;
       if (data[p] !== 0x2a) throw new AofFormatError(p, "expected '*' at the start of a command");
       p++;
-      const [argc, afterCount] = this.number(p);
+      const argc = this.number(p);
       if (argc < 1) throw new AofFormatError(p, 'command with no arguments');
-      p = afterCount;
+      p = this.numberEnd;
       const starts: number[] = new Array(argc);
       const lengths: number[] = new Array(argc);
       for (let i = 0; i < argc; i++) {
         if (p >= data.length) throw TRUNCATED;
         if (data[p] !== 0x24) throw new AofFormatError(p, "expected '$' before an argument");
-        const [len, afterLen] = this.number(p + 1);
-        p = afterLen;
+        const len = this.number(p + 1);
+        p = this.numberEnd;
         if (p + len + 2 > data.length) throw TRUNCATED;
         starts[i] = p;
         lengths[i] = len;
@@ -86,8 +88,8 @@ export class AofReader {
     }
   }
 
-  /** Parses decimal digits followed by CRLF at `p`; returns [value, offset after CRLF]. */
-  private number(p: number): [number, number] {
+  /** Parses decimal digits followed by CRLF at `p`; returns the value, sets numberEnd. */
+  private number(p: number): number {
     const data = this.data;
     let value = 0;
     let digits = 0;
@@ -103,7 +105,8 @@ export class AofReader {
       if (c === CR && digits > 0) {
         if (p + 1 >= data.length) throw TRUNCATED;
         if (data[p + 1] !== LF) throw new AofFormatError(p + 1, 'expected LF after CR');
-        return [value, p + 2];
+        this.numberEnd = p + 2;
+        return value;
       }
       throw new AofFormatError(p, 'invalid character in a length');
     }

@@ -19,9 +19,18 @@ export function nameAt(data: Buffer, from: number, len: number, lower: Buffer): 
   return true;
 }
 
+/** data[from, from + expected.length) equals `expected` (a key: short, so a JS loop beats Buffer.compare's call). */
+function sameBytes(data: Buffer, from: number, expected: Buffer): boolean {
+  const n = expected.length;
+  for (let i = 0; i < n; i++) if (data[from + i] !== expected[i]) return false;
+  return true;
+}
+
 export class XaddReplayer {
   private readonly limits: NodeLimits;
   private readonly stats;
+  /** XADD's commandstats counters (zeroed in place by CONFIG RESETSTAT, so safe to keep). */
+  private readonly xaddStats;
   /** The last stream appended to (consecutive XADDs mostly hit one key): its db, name and value. */
   private lastDb = -1;
   private lastKeyBytes: Buffer | null = null;
@@ -35,6 +44,7 @@ export class XaddReplayer {
       maxEntries: config.getNumber('stream-node-max-entries'),
     };
     this.stats = instance.stats;
+    this.xaddStats = instance.stats.forCommand('xadd');
   }
 
   /** Any other command may have changed the keyspace: forget the cached stream. */
@@ -63,7 +73,7 @@ export class XaddReplayer {
     const keyFrom = starts[1]!;
     const keyTo = keyFrom + lengths[1]!;
     const last = this.lastKeyBytes;
-    const cached = db === this.lastDb && last !== null && last.length === keyTo - keyFrom && data.compare(last, 0, last.length, keyFrom, keyTo) === 0;
+    const cached = db === this.lastDb && last !== null && last.length === keyTo - keyFrom && sameBytes(data, keyFrom, last);
     const key = cached ? this.lastKey : data.toString('latin1', keyFrom, keyTo);
     const value = cached ? this.lastStream! : database.get(key);
     let s: Stream;
@@ -88,7 +98,7 @@ export class XaddReplayer {
     }
     this.instance.dirty++;
     this.instance.keyspace.signalModified(db, key);
-    this.stats.forCommand('xadd').calls++;
+    this.xaddStats.calls++;
     this.stats.commandsProcessed++;
     return true;
   }
