@@ -1,7 +1,9 @@
 // The server's per-request CPU without the network: pipelined requests are parsed, executed and
 // their replies encoded, in one process, as a connection does for 16 pipelined requests at a
 // time. Prints ns per request for each command line, median of the rounds. Run:
-//   node dist/bench/command-path.js [--requests N] [--rounds R] [--command 'XADD s * f v' ...]
+//   node dist/bench/command-path.js [--requests N] [--rounds R] [--seed N] [--command 'XADD s * f v' ...]
+// --seed N first XADDs N entries ("f v") to the key each command names (its second word), so a
+// read such as XRANGE s - + COUNT 10 has entries to return.
 // The figures track what changes in the request path buy; the socket's system calls and the
 // event loop are left out (redis-benchmark.ts measures those, beside redis-server).
 import { parseArgs } from 'node:util';
@@ -15,17 +17,24 @@ const { values } = parseArgs({
     requests: { type: 'string', default: '500000' },
     rounds: { type: 'string', default: '5' },
     pipeline: { type: 'string', default: '16' },
+    seed: { type: 'string', default: '0' },
     command: { type: 'string', multiple: true },
   },
 });
 const requests = Number(values.requests);
 const rounds = Number(values.rounds);
 const pipeline = Number(values.pipeline);
+const seed = Number(values.seed);
 const commands = values.command ?? ['XADD s * f v', 'SET key:000000001 xxx', 'GET key:000000001', 'PING'];
 
 function run(line: string): number {
   const instance = new Instance(allCommands);
   const client = instance.newClient('tcp', '127.0.0.1:1', '127.0.0.1:6379');
+  const key = line.split(' ')[1];
+  if (seed > 0 && key !== undefined) {
+    const xadd = ['XADD', key, '*', 'f', 'v'].map((a) => Buffer.from(a));
+    for (let i = 0; i < seed; i++) instance.execute(client, xadd);
+  }
   const batch = Buffer.concat(Array.from({ length: pipeline }, () => encodeCommand(line.split(' '))));
   const encoder = new Encoder(2);
   const parser = new RequestParser();
@@ -46,7 +55,8 @@ function run(line: string): number {
   return ns;
 }
 
-console.log(`command path in-process, ${requests} requests, pipelines of ${pipeline}, median of ${rounds} rounds`);
+const seeded = seed > 0 ? `, ${seed} entries seeded` : '';
+console.log(`command path in-process, ${requests} requests, pipelines of ${pipeline}${seeded}, median of ${rounds} rounds`);
 for (const line of commands) {
   run(line); // warm-up
   const times = Array.from({ length: rounds }, () => run(line)).sort((a, b) => a - b);
