@@ -27,7 +27,13 @@ const pipeline = Number(values.pipeline);
 const seed = Number(values.seed);
 const commands = values.command ?? ['XADD s * f v', 'SET key:000000001 xxx', 'GET key:000000001', 'PING'];
 
-function run(line: string): number {
+/** Wall and CPU (all threads, user + system) ns per request. */
+interface Timing {
+  wall: number;
+  cpu: number;
+}
+
+function run(line: string): Timing {
   const instance = new Instance(allCommands);
   const client = instance.newClient('tcp', '127.0.0.1:1', '127.0.0.1:6379');
   const key = line.split(' ')[1];
@@ -39,6 +45,7 @@ function run(line: string): number {
   const encoder = new Encoder(2);
   const parser = new RequestParser();
   let replyBytes = 0;
+  const cpuStart = process.cpuUsage();
   const start = process.hrtime.bigint();
   for (let done = 0; done < requests; done += pipeline) {
     parser.push(batch);
@@ -50,15 +57,25 @@ function run(line: string): number {
     replyBytes += encoder.take().length;
   }
   const ns = Number(process.hrtime.bigint() - start) / requests;
+  // CPU time is less disturbed than wall time when other processes share the cores.
+  const cpu = process.cpuUsage(cpuStart);
+  const cpuNs = ((cpu.user + cpu.system) * 1000) / requests;
   if (replyBytes === 0) throw new Error('no replies');
   instance.stop();
-  return ns;
+  return { wall: ns, cpu: cpuNs };
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
 }
 
 const seeded = seed > 0 ? `, ${seed} entries seeded` : '';
 console.log(`command path in-process, ${requests} requests, pipelines of ${pipeline}${seeded}, median of ${rounds} rounds`);
 for (const line of commands) {
   run(line); // warm-up
-  const times = Array.from({ length: rounds }, () => run(line)).sort((a, b) => a - b);
-  console.log(`${line.padEnd(28)} ${times[Math.floor(times.length / 2)]!.toFixed(0).padStart(6)} ns/request`);
+  const times = Array.from({ length: rounds }, () => run(line));
+  const wall = median(times.map((t) => t.wall)).toFixed(0).padStart(6);
+  const cpu = median(times.map((t) => t.cpu)).toFixed(0).padStart(6);
+  console.log(`${line.padEnd(28)} ${wall} ns/request (cpu ${cpu})`);
 }
