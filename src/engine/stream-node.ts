@@ -16,7 +16,7 @@
 // the same entries. Node boundaries are decided on it (Redis's rule), so "~" trimming removes
 // exactly the entries Redis would.
 import { Buffer } from 'node:buffer';
-import { type StreamId, type U64, u64, u64Add, u64Sub, u64ToBigInt, UINT64_MAX } from './stream-id.js';
+import { type StreamId, type U64, u64, u64Add, u64Lt, u64Sub, u64ToBigInt, UINT64_MAX } from './stream-id.js';
 
 export const FLAG_DELETED = 1;
 export const FLAG_SAME_FIELDS = 2;
@@ -504,10 +504,10 @@ export class NodeCursor implements EntryHeader {
    */
   skipBelow(start: StreamId): void {
     const node = this.node;
-    if (this.offsets !== null || this.at !== -1 || start.ms < node.masterMs) return;
+    if (this.offsets !== null || this.at !== -1 || u64Lt(start.ms, node.masterMs)) return;
     const msDelta = u64Sub(start.ms, node.masterMs);
     // Entries in the master's ms store seq - master seq; later ones store their seq.
-    if (msDelta === 0 && start.seq < node.masterSeq) return;
+    if (msDelta === 0 && u64Lt(start.seq, node.masterSeq)) return;
     const seqTarget = msDelta === 0 ? u64Sub(start.seq, node.masterSeq) : start.seq;
     if (typeof msDelta !== 'number' || typeof seqTarget !== 'number') return;
     const targetMs = msDelta;

@@ -18,7 +18,7 @@
 import type { ConsumerGroup } from './consumer-group.js';
 import type { IdmpState } from './idmp.js';
 import type { TypedValue } from './keyspace.js';
-import { compareIds, incrementId, MAX_ID, MIN_ID, type StreamId, type U64 } from './stream-id.js';
+import { compareIds, incrementId, MAX_ID, MIN_ID, type StreamId, type U64, u64Lt } from './stream-id.js';
 import { NodeCursor, StreamNode } from './stream-node.js';
 
 /** An entry as the engine stores it (the broker parses replies into its own StreamEntry). */
@@ -43,7 +43,7 @@ const LISTPACK_MAX_SIZE = 1 << 30;
 const NODE_OVERHEAD_BYTES = 240;
 
 function lessThan(ms: U64, seq: U64, id: StreamId): boolean {
-  return ms < id.ms || (ms === id.ms && seq < id.seq);
+  return u64Lt(ms, id.ms) || (ms === id.ms && u64Lt(seq, id.seq));
 }
 
 /**

@@ -15,6 +15,7 @@ import {
   u64,
   u64Add,
   u64Add1,
+  u64Lt,
   u64Sub,
   u64Sub1,
   UINT64_MAX,
@@ -52,12 +53,12 @@ describe('stream ids', () => {
         const [am, as, bm, bs] = [a.ms, a.seq, b.ms, b.seq].map(BigInt) as [bigint, bigint, bigint, bigint];
         const expected = am !== bm ? (am < bm ? -1 : 1) : as !== bs ? (as < bs ? -1 : 1) : 0;
         assert.equal(compareIds(a, b), expected);
-        assert.equal(compareIds(b, a), -expected);
+        assert.equal(compareIds(b, a), 0 - expected); // not -expected: -0 is not 0 to assert.equal
         const next = incrementId(a);
         if (next !== undefined) {
           assert.ok(isCanonicalId(next), formatId(next));
           assert.equal(compareIds(next, a), 1);
-          assert.equal(formatId(next), bs === UINT64_MAX ? `${am + 1n}-0` : `${am}-${as + 1n}`);
+          assert.equal(formatId(next), as === UINT64_MAX ? `${am + 1n}-0` : `${am}-${as + 1n}`);
           assert.deepEqual(decrementId(next), a);
         }
       }),
@@ -78,6 +79,11 @@ describe('stream ids', () => {
     assert.equal(u64Sub(UINT64_MAX, 2n ** 53n), UINT64_MAX - 2n ** 53n);
     assert.equal(u64(2n ** 53n - 1n), safe);
     assert.equal(u64(2n ** 53n), 2n ** 53n);
+    assert.equal(u64Lt(safe, 2n ** 53n), true);
+    assert.equal(u64Lt(2n ** 53n, safe), false);
+    assert.equal(u64Lt(2n ** 53n, UINT64_MAX), true);
+    assert.equal(u64Lt(UINT64_MAX, UINT64_MAX), false);
+    assert.equal(u64Lt(0, 1), true);
     fc.assert(
       fc.property(part, part, (a, b) => {
         fc.pre(a + b <= UINT64_MAX);
