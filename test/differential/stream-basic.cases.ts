@@ -1,6 +1,7 @@
 // Scripted edge cases of the non-group stream commands, compared byte for byte with redis-server.
 import { cli } from './cli.js';
 import type { DiffCase, Step } from './case-types.js';
+import { groupTimes } from './stream-groups.cases.js';
 
 function adds(key: string, from: number, to: number, value: (i: number) => string, fields = ['order_id', 'total']): Step[] {
   const steps: Step[] = [];
@@ -257,6 +258,44 @@ export const cases: DiffCase[] = [
       XADD s 1-0 a 1
       SET str x
       XSETID str 5
+    `,
+  },
+  {
+    // sluice holds id parts up to 2^53 - 1 as numbers and larger ones as bigints: ids on both
+    // sides of 2^53, in ms and in seq, in nodes whose master is on the other side.
+    name: 'ids across 2^53 in ms and seq',
+    steps: cli`
+      CONFIG SET stream-node-max-entries 3
+      XADD s 9007199254740990-5 a 1
+      XADD s 9007199254740990-* a 2
+      XADD s 9007199254740991-9007199254740990 a 3
+      XADD s 9007199254740991-* a 4
+      XADD s 9007199254740991-* a 5
+      XADD s 9007199254740992-0 a 6
+      XADD s 9007199254740992-* a 7
+      XADD s 9007199254740993 a 8
+      XADD s 18446744073709551614-9007199254740993 a 9
+      XRANGE s - +
+      XREVRANGE s + - COUNT 4
+      XRANGE s 9007199254740991-9007199254740991 9007199254740992
+      XRANGE s (9007199254740991-9007199254740991 +
+      XRANGE s (9007199254740991 (9007199254740993
+      XREVRANGE s (9007199254740992-1 (9007199254740990-6
+      XREAD COUNT 2 STREAMS s 9007199254740991-9007199254740991
+      XDEL s 9007199254740991-9007199254740992 9007199254740992-0
+      XINFO STREAM s  => ${groupTimes}
+      XINFO STREAM s FULL  => ${groupTimes}
+      XTRIM s MINID 9007199254740992
+      XRANGE s - +
+      XTRIM s MINID ~ 18446744073709551614
+      XSETID s 18446744073709551614-9007199254740993 ENTRIESADDED 9007199254740993 MAXDELETEDID 9007199254740992-0
+      XINFO STREAM s  => ${groupTimes}
+      XADD s * a 10
+      XADD t 9007199254740991-18446744073709551615 a 1
+      XADD t 9007199254740991-* a 2
+      XADD t * a 3
+      XRANGE t - +
+      CONFIG SET stream-node-max-entries 100
     `,
   },
 ];
