@@ -9,6 +9,24 @@ function adds(key: string, from: number, to: number, value: (i: number) => strin
   return steps;
 }
 
+/**
+ * Node boundaries with ids whose listpack diffs wrap (seq 2^64 - 1 under a master seq of 0 is
+ * the int64 -1, a 2-byte element): every stream-node-max-bytes in a range, so a size counted
+ * as the 9-byte integer would move a boundary that XINFO's radix-tree-keys shows.
+ */
+function wrappedDiffBoundaries(): Step[] {
+  const steps: Step[] = [];
+  for (let maxBytes = 20; maxBytes <= 90; maxBytes++) {
+    steps.push(['DEL', 's'], ['CONFIG', 'SET', 'stream-node-max-bytes', String(maxBytes)]);
+    for (const id of ['5-0', '5-18446744073709551615', '6-0', '9007199254740993-1', '9007199254740993-9', '18446744073709551615-0']) {
+      steps.push(['XADD', 's', id, 'f', 'v']);
+    }
+    steps.push({ argv: ['XINFO', 'STREAM', 's'], mask: groupTimes });
+  }
+  steps.push(['CONFIG', 'SET', 'stream-node-max-bytes', '4096']);
+  return steps;
+}
+
 export const cases: DiffCase[] = [
   {
     name: 'XADD id forms and id errors',
@@ -297,5 +315,9 @@ export const cases: DiffCase[] = [
       XRANGE t - +
       CONFIG SET stream-node-max-entries 100
     `,
+  },
+  {
+    name: 'node boundaries with wrapping listpack diffs (ids up to 2^64 - 1)',
+    steps: wrappedDiffBoundaries(),
   },
 ];
