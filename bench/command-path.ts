@@ -1,7 +1,9 @@
 // The server's per-request CPU without the network: pipelined requests are parsed, executed and
 // their replies encoded, in one process, as a connection does for 16 pipelined requests at a
 // time. Prints ns per request for each command line, median of the rounds. Run:
-//   node dist/bench/command-path.js [--requests N] [--rounds R] [--command 'XADD s * f v' ...]
+//   node dist/bench/command-path.js [--requests N] [--rounds R] [--seed N] [--command 'XADD s * f v' ...]
+// --seed N first XADDs N entries ("f v") to the key each command names (its second word), so a
+// read such as XRANGE s - + COUNT 10 has entries to return.
 // The figures track what changes in the request path buy; the socket's system calls and the
 // event loop are left out (redis-benchmark.ts measures those, beside redis-server).
 import { parseArgs } from 'node:util';
@@ -15,21 +17,35 @@ const { values } = parseArgs({
     requests: { type: 'string', default: '500000' },
     rounds: { type: 'string', default: '5' },
     pipeline: { type: 'string', default: '16' },
+    seed: { type: 'string', default: '0' },
     command: { type: 'string', multiple: true },
   },
 });
 const requests = Number(values.requests);
 const rounds = Number(values.rounds);
 const pipeline = Number(values.pipeline);
+const seed = Number(values.seed);
 const commands = values.command ?? ['XADD s * f v', 'SET key:000000001 xxx', 'GET key:000000001', 'PING'];
 
-function run(line: string): number {
+/** Wall and CPU (all threads, user + system) ns per request. */
+interface Timing {
+  wall: number;
+  cpu: number;
+}
+
+function run(line: string): Timing {
   const instance = new Instance(allCommands);
   const client = instance.newClient('tcp', '127.0.0.1:1', '127.0.0.1:6379');
+  const key = line.split(' ')[1];
+  if (seed > 0 && key !== undefined) {
+    const xadd = ['XADD', key, '*', 'f', 'v'].map((a) => Buffer.from(a));
+    for (let i = 0; i < seed; i++) instance.execute(client, xadd);
+  }
   const batch = Buffer.concat(Array.from({ length: pipeline }, () => encodeCommand(line.split(' '))));
   const encoder = new Encoder(2);
   const parser = new RequestParser();
   let replyBytes = 0;
+  const cpuStart = process.cpuUsage();
   const start = process.hrtime.bigint();
   for (let done = 0; done < requests; done += pipeline) {
     parser.push(batch);
@@ -43,14 +59,25 @@ function run(line: string): number {
     replyBytes += encoder.take().length;
   }
   const ns = Number(process.hrtime.bigint() - start) / requests;
+  // CPU time is less disturbed than wall time when other processes share the cores.
+  const cpu = process.cpuUsage(cpuStart);
+  const cpuNs = ((cpu.user + cpu.system) * 1000) / requests;
   if (replyBytes === 0) throw new Error('no replies');
   instance.stop();
-  return ns;
+  return { wall: ns, cpu: cpuNs };
 }
 
-console.log(`command path in-process, ${requests} requests, pipelines of ${pipeline}, median of ${rounds} rounds`);
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
+
+const seeded = seed > 0 ? `, ${seed} entries seeded` : '';
+console.log(`command path in-process, ${requests} requests, pipelines of ${pipeline}${seeded}, median of ${rounds} rounds`);
 for (const line of commands) {
   run(line); // warm-up
-  const times = Array.from({ length: rounds }, () => run(line)).sort((a, b) => a - b);
-  console.log(`${line.padEnd(28)} ${times[Math.floor(times.length / 2)]!.toFixed(0).padStart(6)} ns/request`);
+  const times = Array.from({ length: rounds }, () => run(line));
+  const wall = median(times.map((t) => t.wall)).toFixed(0).padStart(6);
+  const cpu = median(times.map((t) => t.cpu)).toFixed(0).padStart(6);
+  console.log(`${line.padEnd(28)} ${wall} ns/request (cpu ${cpu})`);
 }

@@ -16,18 +16,11 @@
 // the same entries. Node boundaries are decided on it (Redis's rule), so "~" trimming removes
 // exactly the entries Redis would.
 import { Buffer } from 'node:buffer';
-import { type StreamId, UINT64_MAX } from './stream-id.js';
+import { type StreamId, type U64, u64, u64Add, u64Lt, u64Sub, u64ToBigInt, UINT64_MAX } from './stream-id.js';
 
 export const FLAG_DELETED = 1;
 export const FLAG_SAME_FIELDS = 2;
 
-/** As a BigInt: comparing a BigInt with a Number is a slow runtime call, BigInt with BigInt is not. */
-const TWO_POW_53 = 2n ** 53n;
-/**
- * BigInt(n) of the small deltas most entry headers hold: BigInt(number) is a runtime call
- * (~30 ns), reading them from this table is not.
- */
-const SMALL_BIGINTS: readonly bigint[] = Array.from({ length: 1024 }, (_, i) => BigInt(i));
 /** Values up to this size are copied byte by byte: a native Buffer.copy costs more. */
 const SHORT_COPY = 32;
 
@@ -42,8 +35,10 @@ function varintSize(n: number): number {
   return size;
 }
 
-function bigVarintSize(n: bigint): number {
-  if (n < TWO_POW_53) return varintSize(Number(n));
+/** Size of a U64 varint; only a bigint (above 2^53) takes the BigInt path. */
+function u64VarintSize(v: U64): number {
+  if (typeof v === 'number') return varintSize(v);
+  let n = v;
   let size = 1;
   while (n >= 128n) {
     n >>= 7n;
@@ -61,8 +56,9 @@ function writeVarint(buf: Buffer, pos: number, n: number): number {
   return pos;
 }
 
-function writeBigVarint(buf: Buffer, pos: number, n: bigint): number {
-  if (n < TWO_POW_53) return writeVarint(buf, pos, Number(n));
+function writeU64Varint(buf: Buffer, pos: number, v: U64): number {
+  if (typeof v === 'number') return writeVarint(buf, pos, v);
+  let n = v;
   while (n >= 128n) {
     buf[pos++] = Number(n & 127n) | 128;
     n >>= 7n;
@@ -90,20 +86,18 @@ export class Reader {
     return result;
   }
 
-  /** A varint that may exceed 2^53 (ids). */
-  bigVarint(): bigint {
+  /** A varint that may exceed 2^53 (ids), as a canonical U64. */
+  u64Varint(): U64 {
     const start = this.pos;
     const buf = this.buf;
     let len = 1;
     while (buf[start + len - 1]! >= 128) len++;
-    if (len <= 7) {
-      const n = this.varint();
-      return n < SMALL_BIGINTS.length ? SMALL_BIGINTS[n]! : BigInt(n);
-    }
+    // 7 bytes hold 49 bits: exact as a Number, the usual case.
+    if (len <= 7) return this.varint();
     let result = 0n;
     for (let i = len - 1; i >= 0; i--) result = (result << 7n) | BigInt(buf[start + i]! & 127);
     this.pos = start + len;
-    return result;
+    return u64(result);
   }
 
   /** Skips one field or value. */
@@ -211,10 +205,14 @@ export function lpStringSize(b: Buffer): number {
   return enc + lpBacklenSize(enc);
 }
 
-/** uint64 difference as the int64 Redis stores (lpAppendInteger of an unsigned delta). */
-function asInt64(v: bigint): bigint | number {
-  if (v >= 0n && v < 0x20000000000000n) return Number(v);
-  v &= UINT64_MAX;
+/**
+ * a - b of two uint64s as the int64 Redis stores (lpAppendInteger of an unsigned difference,
+ * which wraps). Numbers subtract exactly (both are safe integers, the result within +-2^53)
+ * and such a result is its own int64; only bigints take the wrapping path.
+ */
+function int64Diff(a: U64, b: U64): bigint | number {
+  if (typeof a === 'number' && typeof b === 'number') return a - b;
+  const v = (u64ToBigInt(a) - u64ToBigInt(b)) & UINT64_MAX;
   return v > INT64_MAX ? v - (UINT64_MAX + 1n) : v;
 }
 
@@ -223,17 +221,17 @@ function asInt64(v: bigint): bigint | number {
 /** A decoded entry header; `pos` is where its fields (or values) start. */
 export interface EntryHeader {
   flags: number;
-  ms: bigint;
-  seq: bigint;
+  ms: U64;
+  seq: U64;
 }
 
 export class StreamNode {
   /** The master id: the first id ever stored in the node (the index key). */
-  readonly masterMs: bigint;
-  readonly masterSeq: bigint;
+  readonly masterMs: U64;
+  readonly masterSeq: U64;
   /** Id of the last entry in the node, deleted or not (as lpGetEdgeStreamID). */
-  lastMs: bigint;
-  lastSeq: bigint;
+  lastMs: U64;
+  lastSeq: U64;
   buf: Buffer;
   used: number;
   /** Live and deleted-but-present entries (Redis's count and deleted). */
@@ -305,14 +303,11 @@ export class StreamNode {
     const pairs = fields.length / 2;
     let same = pairs === names.length;
     for (let i = 0; same && i < pairs; i++) same = sameBytes(names[i]!, fields[i * 2]!);
-    const msDelta = id.ms - this.masterMs;
-    const seqPart = msDelta === 0n ? id.seq - this.masterSeq : id.seq;
-    // Each delta becomes a Number once (-1 past 2^53): BigInt to Number is a runtime call.
-    const msNum = msDelta < TWO_POW_53 ? Number(msDelta) : -1;
-    const seqNum = seqPart < TWO_POW_53 ? Number(seqPart) : -1;
+    // Ids only grow within a node, so both parts are >= 0; numbers unless above 2^53.
+    const msDelta = u64Sub(id.ms, this.masterMs);
+    const seqPart = msDelta === 0 ? u64Sub(id.seq, this.masterSeq) : id.seq;
 
-    let size = 1 + (msNum >= 0 ? varintSize(msNum) : bigVarintSize(msDelta));
-    size += seqNum >= 0 ? varintSize(seqNum) : bigVarintSize(seqPart);
+    let size = 1 + u64VarintSize(msDelta) + u64VarintSize(seqPart);
     if (!same) size += varintSize(pairs);
     for (let i = 0; i < fields.length; i += 2) {
       if (!same) size += valueSize(fields[i]!);
@@ -323,8 +318,8 @@ export class StreamNode {
     const buf = this.buf;
     let pos = this.used;
     buf[pos++] = same ? FLAG_SAME_FIELDS : 0;
-    pos = msNum >= 0 ? writeVarint(buf, pos, msNum) : writeBigVarint(buf, pos, msDelta);
-    pos = seqNum >= 0 ? writeVarint(buf, pos, seqNum) : writeBigVarint(buf, pos, seqPart);
+    pos = writeU64Varint(buf, pos, msDelta);
+    pos = writeU64Varint(buf, pos, seqPart);
     if (!same) pos = writeVarint(buf, pos, pairs);
     for (let i = 0; i < fields.length; i += 2) {
       if (!same) pos = writeValue(buf, pos, fields[i]!);
@@ -336,8 +331,9 @@ export class StreamNode {
     this.lastSeq = id.seq;
 
     // Listpack: flags, ms-diff, seq-diff, [num-fields, fields], values, lp-count.
-    const lpMs = msNum >= 0 ? msNum : asInt64(msDelta);
-    const lpSeq = msDelta === 0n && seqNum >= 0 ? seqNum : asInt64(id.seq - this.masterSeq);
+    // Redis stores ms - master ms and seq - master seq whatever the ms (int64, wrapping).
+    const lpMs = typeof msDelta === 'number' ? msDelta : int64Diff(id.ms, this.masterMs);
+    const lpSeq = msDelta === 0 && typeof seqPart === 'number' ? seqPart : int64Diff(id.seq, this.masterSeq);
     let lp = lpIntSize(same ? FLAG_SAME_FIELDS : 0) + lpIntSize(lpMs) + lpIntSize(lpSeq);
     if (!same) lp += lpIntSize(pairs);
     for (let i = 0; i < fields.length; i += 2) {
@@ -379,10 +375,15 @@ export class StreamNode {
   /** Reads an entry header at r.pos, leaving r.pos at its fields/values. */
   readHeader(r: Reader, out: EntryHeader): void {
     out.flags = this.buf[r.pos++]!;
-    const msDelta = r.bigVarint();
-    const seqPart = r.bigVarint();
-    out.ms = msDelta === 0n ? this.masterMs : this.masterMs + msDelta;
-    out.seq = msDelta === 0n ? this.masterSeq + seqPart : seqPart;
+    const msDelta = r.u64Varint();
+    const seqPart = r.u64Varint();
+    if (msDelta === 0) {
+      out.ms = this.masterMs;
+      out.seq = u64Add(this.masterSeq, seqPart);
+    } else {
+      out.ms = u64Add(this.masterMs, msDelta);
+      out.seq = seqPart;
+    }
   }
 
   /** Skips the body of an entry whose header was just read. */
@@ -427,7 +428,7 @@ export class StreamNode {
     const offsets: number[] = [];
     const r = new Reader(this.buf);
     r.pos = this.entriesStart;
-    const h: EntryHeader = { flags: 0, ms: 0n, seq: 0n };
+    const h: EntryHeader = { flags: 0, ms: 0, seq: 0 };
     while (r.pos < this.used) {
       offsets.push(r.pos);
       this.readHeader(r, h);
@@ -457,8 +458,8 @@ export class StreamNode {
  */
 export class NodeCursor implements EntryHeader {
   flags = 0;
-  ms = 0n;
-  seq = 0n;
+  ms: U64 = 0;
+  seq: U64 = 0;
   private readonly r: Reader;
   /** Offset of the current entry. */
   private at = -1;
@@ -497,19 +498,20 @@ export class NodeCursor implements EntryHeader {
 
   /**
    * Forward only, before the first next(): moves past the entries below `start` comparing
-   * their raw header varints as Numbers, without decoding each id into BigInts (a range or
-   * XREADGROUP ">" starting mid-node skipped ~50 entries that way per call). Does nothing when
-   * the target is not a safe integer; the caller still checks every id it is given.
+   * their raw header varints, without decoding each id (a range or XREADGROUP ">" starting
+   * mid-node skipped ~50 entries that way per call). Does nothing when a target is not a safe
+   * integer; the caller still checks every id it is given.
    */
   skipBelow(start: StreamId): void {
     const node = this.node;
-    if (this.offsets !== null || this.at !== -1 || start.ms < node.masterMs) return;
-    const msDelta = start.ms - node.masterMs;
+    if (this.offsets !== null || this.at !== -1 || u64Lt(start.ms, node.masterMs)) return;
+    const msDelta = u64Sub(start.ms, node.masterMs);
     // Entries in the master's ms store seq - master seq; later ones store their seq.
-    const seqTarget = msDelta === 0n ? start.seq - node.masterSeq : start.seq;
-    if (msDelta >= TWO_POW_53 || seqTarget < 0n || seqTarget >= TWO_POW_53) return;
-    const targetMs = Number(msDelta);
-    const targetSeq = Number(seqTarget);
+    if (msDelta === 0 && u64Lt(start.seq, node.masterSeq)) return;
+    const seqTarget = msDelta === 0 ? u64Sub(start.seq, node.masterSeq) : start.seq;
+    if (typeof msDelta !== 'number' || typeof seqTarget !== 'number') return;
+    const targetMs = msDelta;
+    const targetSeq = seqTarget;
     const r = this.r;
     while (r.pos < node.used) {
       const entry = r.pos;

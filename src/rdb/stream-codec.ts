@@ -15,7 +15,7 @@ import {
   type PendingEntry,
 } from '../engine/consumer-group.js';
 import { Stream } from '../engine/stream.js';
-import { compareIds, MIN_ID, type StreamId } from '../engine/stream-id.js';
+import { compareIds, MIN_ID, type StreamId, u64, u64ToBigInt } from '../engine/stream-id.js';
 import { type EntryHeader, FLAG_DELETED, FLAG_SAME_FIELDS, Reader, StreamNode } from '../engine/stream-node.js';
 import { RdbFormatError, TYPE_STREAM_LISTPACKS, TYPE_STREAM_LISTPACKS_2, TYPE_STREAM_LISTPACKS_3 } from './constants.js';
 import { buildListpack, lpBytes, lpInt, lpNumber, parseListpack, type LpValue } from './listpack.js';
@@ -31,14 +31,14 @@ export const RELEASED_CONSUMER = 'sluice:xnack-released';
 /** The 128-bit big-endian id Redis uses as rax key (node keys, PEL ids). */
 function idBytes(id: StreamId): Buffer {
   const b = Buffer.allocUnsafe(16);
-  b.writeBigUInt64BE(id.ms, 0);
-  b.writeBigUInt64BE(id.seq, 8);
+  b.writeBigUInt64BE(u64ToBigInt(id.ms), 0);
+  b.writeBigUInt64BE(u64ToBigInt(id.seq), 8);
   return b;
 }
 
 function idFromBytes(b: Buffer): StreamId {
   if (b.length !== 16) throw new RdbFormatError('Stream node key entry is not the size of a stream ID');
-  return { ms: b.readBigUInt64BE(0), seq: b.readBigUInt64BE(8) };
+  return { ms: u64(b.readBigUInt64BE(0)), seq: u64(b.readBigUInt64BE(8)) };
 }
 
 function byteOrder(a: { key: string }, b: { key: string }): number {
@@ -60,10 +60,16 @@ export function nodeListpack(node: StreamNode): Buffer {
   const values: LpValue[] = [node.live, node.deleted, names.length, ...names, 0];
   const r = new Reader(node.buf);
   r.pos = node.entriesStart;
-  const h: EntryHeader = { flags: 0, ms: 0n, seq: 0n };
+  const h: EntryHeader = { flags: 0, ms: 0, seq: 0 };
+  const masterMs = u64ToBigInt(node.masterMs);
+  const masterSeq = u64ToBigInt(node.masterSeq);
   while (r.pos < node.used) {
     node.readHeader(r, h);
-    values.push(h.flags, BigInt.asIntN(64, h.ms - node.masterMs), BigInt.asIntN(64, h.seq - node.masterSeq));
+    values.push(
+      h.flags,
+      BigInt.asIntN(64, u64ToBigInt(h.ms) - masterMs),
+      BigInt.asIntN(64, u64ToBigInt(h.seq) - masterSeq),
+    );
     if (h.flags & FLAG_SAME_FIELDS) {
       for (let i = 0; i < names.length; i++) values.push(nodeValue(r));
       values.push(names.length + 3);
@@ -134,11 +140,13 @@ function readNode(masterId: StreamId, lp: Buffer, after: StreamId | null): Strea
   if (i >= v.length) throw new RdbFormatError('Empty listpack inside stream');
   const node = new StreamNode(masterId, names.flatMap((n) => [n, n]));
   let previous = after;
+  const masterMs = u64ToBigInt(masterId.ms);
+  const masterSeq = u64ToBigInt(masterId.seq);
   while (i < v.length) {
     const flags = lpNumber(next());
     const id = {
-      ms: BigInt.asUintN(64, masterId.ms + lpInt(next())),
-      seq: BigInt.asUintN(64, masterId.seq + lpInt(next())),
+      ms: u64(BigInt.asUintN(64, masterMs + lpInt(next()))),
+      seq: u64(BigInt.asUintN(64, masterSeq + lpInt(next()))),
     };
     const fields: Buffer[] = [];
     if (flags & FLAG_SAME_FIELDS) {
@@ -171,19 +179,19 @@ export function readStream(r: RdbReader, type: number): Stream {
   }
   const length = r.len();
   if (length !== s.length) throw new RdbFormatError('Stream length inconsistent with its listpacks');
-  s.lastId = { ms: r.bigLen(), seq: r.bigLen() };
+  s.lastId = { ms: u64(r.bigLen()), seq: u64(r.bigLen()) };
   if (type === TYPE_STREAM_LISTPACKS) {
     s.entriesAdded = BigInt(length);
   } else {
     r.bigLen(); // first id: derived from the nodes
     r.bigLen();
-    s.maxDeletedId = { ms: r.bigLen(), seq: r.bigLen() };
+    s.maxDeletedId = { ms: u64(r.bigLen()), seq: u64(r.bigLen()) };
     s.entriesAdded = r.bigLen();
   }
   const groupCount = r.len();
   for (let g = 0; g < groupCount; g++) {
     const name = r.string();
-    const lastId = { ms: r.bigLen(), seq: r.bigLen() };
+    const lastId = { ms: u64(r.bigLen()), seq: u64(r.bigLen()) };
     const entriesRead =
       type === TYPE_STREAM_LISTPACKS ? estimateDistanceFromFirstEverEntry(s, lastId) : BigInt.asIntN(64, r.bigLen());
     if (s.groups.has(name.toString('latin1'))) throw new RdbFormatError(`Duplicated consumer group name ${name.toString()}`);

@@ -38,7 +38,6 @@ const HEADER_ROOM = 24;
 /** take() drops the arena when less than this is left in it. */
 const RELEASE_BELOW = 1024;
 const EMPTY = Buffer.alloc(0);
-const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 
 /**
  * Serialises replies into RESP, straight into a Buffer arena (no intermediate strings or
@@ -52,7 +51,7 @@ export class Encoder {
   /** Start of the bytes not yet handed out by take(). */
   private mark = 0;
   /** The ms of the last stream id written (safe integers only) and its decimal digits. */
-  private idMs = -1n;
+  private idMs = -1;
   private readonly idMsDigits = new Uint8Array(16);
   private idMsLength = 0;
 
@@ -119,16 +118,17 @@ export class Encoder {
   }
 
   /** A stream id as the bulk string "ms-seq", its digits written from numbers. */
-  private streamId(ms: bigint, seq: bigint): void {
-    if (ms > MAX_SAFE || seq > MAX_SAFE) {
+  private streamId(ms: number | bigint, seq: number | bigint): void {
+    // Parts above 2^53 are bigints (ids are canonical U64s); those few go through a string.
+    if (typeof ms !== 'number' || typeof seq !== 'number') {
       this.bulkText(`${ms}-${seq}`);
       return;
     }
     // Consecutive ids mostly share their ms (a batch of XADDs, an XRANGE): its digits are
-    // kept, saving the BigInt to Number conversion (a runtime call) and the divisions.
+    // kept, saving the divisions.
     if (ms !== this.idMs) this.rememberIdMs(ms);
     const msLength = this.idMsLength;
-    const s = Number(seq);
+    const s = seq;
     this.header(36, msLength + 1 + Encoder.digitCount(s));
     this.ensure(2 * HEADER_ROOM);
     const buf = this.buf;
@@ -141,8 +141,8 @@ export class Encoder {
     this.crlf();
   }
 
-  private rememberIdMs(ms: bigint): void {
-    let n = Number(ms);
+  private rememberIdMs(ms: number): void {
+    let n = ms;
     let length = Encoder.digitCount(n);
     this.idMsLength = length;
     this.idMs = ms;

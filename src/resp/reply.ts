@@ -59,7 +59,8 @@ export class PushReply {
  * (BigInt to string conversion was ~10% of a pipelined XADD's CPU).
  */
 export class StreamIdReply {
-  constructor(readonly ms: bigint, readonly seq: bigint) {}
+  /** Each part a safe integer as a number, or a bigint (engine ids: U64 in stream-id.ts). */
+  constructor(readonly ms: number | bigint, readonly seq: number | bigint) {}
 
   toString(): string {
     return `${this.ms}-${this.seq}`;

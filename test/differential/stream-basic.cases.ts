@@ -1,10 +1,29 @@
 // Scripted edge cases of the non-group stream commands, compared byte for byte with redis-server.
 import { cli } from './cli.js';
 import type { DiffCase, Step } from './case-types.js';
+import { groupTimes } from './stream-groups.cases.js';
 
 function adds(key: string, from: number, to: number, value: (i: number) => string, fields = ['order_id', 'total']): Step[] {
   const steps: Step[] = [];
   for (let i = from; i <= to; i++) steps.push(['XADD', key, `${i}-0`, fields[0]!, value(i), fields[1]!, String(i * 7)]);
+  return steps;
+}
+
+/**
+ * Node boundaries with ids whose listpack diffs wrap (seq 2^64 - 1 under a master seq of 0 is
+ * the int64 -1, a 2-byte element): every stream-node-max-bytes in a range, so a size counted
+ * as the 9-byte integer would move a boundary that XINFO's radix-tree-keys shows.
+ */
+function wrappedDiffBoundaries(): Step[] {
+  const steps: Step[] = [];
+  for (let maxBytes = 20; maxBytes <= 90; maxBytes++) {
+    steps.push(['DEL', 's'], ['CONFIG', 'SET', 'stream-node-max-bytes', String(maxBytes)]);
+    for (const id of ['5-0', '5-18446744073709551615', '6-0', '9007199254740993-1', '9007199254740993-9', '18446744073709551615-0']) {
+      steps.push(['XADD', 's', id, 'f', 'v']);
+    }
+    steps.push({ argv: ['XINFO', 'STREAM', 's'], mask: groupTimes });
+  }
+  steps.push(['CONFIG', 'SET', 'stream-node-max-bytes', '4096']);
   return steps;
 }
 
@@ -258,5 +277,47 @@ export const cases: DiffCase[] = [
       SET str x
       XSETID str 5
     `,
+  },
+  {
+    // sluice holds id parts up to 2^53 - 1 as numbers and larger ones as bigints: ids on both
+    // sides of 2^53, in ms and in seq, in nodes whose master is on the other side.
+    name: 'ids across 2^53 in ms and seq',
+    steps: cli`
+      CONFIG SET stream-node-max-entries 3
+      XADD s 9007199254740990-5 a 1
+      XADD s 9007199254740990-* a 2
+      XADD s 9007199254740991-9007199254740990 a 3
+      XADD s 9007199254740991-* a 4
+      XADD s 9007199254740991-* a 5
+      XADD s 9007199254740992-0 a 6
+      XADD s 9007199254740992-* a 7
+      XADD s 9007199254740993 a 8
+      XADD s 18446744073709551614-9007199254740993 a 9
+      XRANGE s - +
+      XREVRANGE s + - COUNT 4
+      XRANGE s 9007199254740991-9007199254740991 9007199254740992
+      XRANGE s (9007199254740991-9007199254740991 +
+      XRANGE s (9007199254740991 (9007199254740993
+      XREVRANGE s (9007199254740992-1 (9007199254740990-6
+      XREAD COUNT 2 STREAMS s 9007199254740991-9007199254740991
+      XDEL s 9007199254740991-9007199254740992 9007199254740992-0
+      XINFO STREAM s  => ${groupTimes}
+      XINFO STREAM s FULL  => ${groupTimes}
+      XTRIM s MINID 9007199254740992
+      XRANGE s - +
+      XTRIM s MINID ~ 18446744073709551614
+      XSETID s 18446744073709551614-9007199254740993 ENTRIESADDED 9007199254740993 MAXDELETEDID 9007199254740992-0
+      XINFO STREAM s  => ${groupTimes}
+      XADD s * a 10
+      XADD t 9007199254740991-18446744073709551615 a 1
+      XADD t 9007199254740991-* a 2
+      XADD t * a 3
+      XRANGE t - +
+      CONFIG SET stream-node-max-entries 100
+    `,
+  },
+  {
+    name: 'node boundaries with wrapping listpack diffs (ids up to 2^64 - 1)',
+    steps: wrappedDiffBoundaries(),
   },
 ];

@@ -10,7 +10,7 @@ import { IdleIndex } from '../../src/engine/idle-index.js';
 import { compareIds, formatId, MIN_ID, type StreamId } from '../../src/engine/stream-id.js';
 
 const N = 40;
-const idOf = (n: number): StreamId => ({ ms: BigInt(n), seq: 0n });
+const idOf = (n: number): StreamId => ({ ms: n, seq: 0 });
 
 /** A stream of ids 1..N where some have been deleted. */
 function fakeStream(deleted: Set<number>): StreamView {

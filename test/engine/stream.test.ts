@@ -6,6 +6,7 @@ import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import { compareIds, formatId, incrementId, MAX_ID, MIN_ID, type StreamId } from '../../src/engine/stream-id.js';
 import { Stream, type NodeLimits, type StoredEntry } from '../../src/engine/stream.js';
+import { idOf, isCanonicalId } from '../support/ids.js';
 
 interface ModelEntry {
   id: StreamId;
@@ -105,8 +106,8 @@ function runOps(ops: Op[], maxEntries: number): void {
   const s = new Stream();
   const m = new ModelStream(maxEntries);
   const added: StreamId[] = [];
-  let ms = 1000n;
-  let seq = 0n;
+  let ms = 1000;
+  let seq = 0;
   // An id near the recent ones: exact hits, misses between entries, and ones past the end.
   const recentId = (back: number): StreamId => {
     if (added.length === 0) return MIN_ID;
@@ -117,9 +118,9 @@ function runOps(ops: Op[], maxEntries: number): void {
     switch (op.kind) {
       case 'append': {
         if (op.msStep > 0) {
-          ms += BigInt(op.msStep);
-          seq = BigInt(op.seq);
-        } else seq += BigInt(op.seq) + 1n;
+          ms += op.msStep;
+          seq = op.seq;
+        } else seq += op.seq + 1;
         const id = { ms, seq };
         const fields = op.values.flatMap((v, i) => [Buffer.from(op.sameFields ? `f${i}` : `g${v.length}`), Buffer.from(v)]);
         s.append(id, fields, limits);
@@ -171,11 +172,11 @@ describe('Stream storage', () => {
     fc.assert(
       fc.property(fc.integer({ min: 1, max: 500 }), fc.nat(600), fc.constantFrom(1, 7, 100), (n, maxLen, maxEntries) => {
         const s = new Stream();
-        for (let i = 1; i <= n; i++) s.append({ ms: BigInt(i), seq: 0n }, [Buffer.from('f'), Buffer.from(String(i))], { maxBytes: 0, maxEntries });
+        for (let i = 1; i <= n; i++) s.append(idOf(BigInt(i), 0n), [Buffer.from('f'), Buffer.from(String(i))], { maxBytes: 0, maxEntries });
         const removed = s.trimByMaxLen(maxLen, false, 0);
         assert.equal(s.length, Math.min(n, maxLen));
         assert.equal(removed, n - s.length);
-        assert.deepEqual(s.firstEntry()?.id, s.length > 0 ? { ms: BigInt(n - s.length + 1), seq: 0n } : undefined);
+        assert.deepEqual(s.firstEntry()?.id, s.length > 0 ? idOf(BigInt(n - s.length + 1), 0n) : undefined);
       }),
     );
   });
@@ -184,7 +185,7 @@ describe('Stream storage', () => {
     fc.assert(
       fc.property(fc.integer({ min: 1, max: 800 }), fc.nat(900), fc.constantFrom(3, 10, 100), (n, maxLen, maxEntries) => {
         const s = new Stream();
-        for (let i = 1; i <= n; i++) s.append({ ms: BigInt(i), seq: 0n }, [Buffer.from('f'), Buffer.from('v')], { maxBytes: 0, maxEntries });
+        for (let i = 1; i <= n; i++) s.append(idOf(BigInt(i), 0n), [Buffer.from('f'), Buffer.from('v')], { maxBytes: 0, maxEntries });
         const removed = s.trimByMaxLen(maxLen, true, 0);
         assert.ok(s.length >= Math.min(n, maxLen));
         // Nodes hold exactly maxEntries here (the last may hold fewer): whole nodes went.
@@ -199,7 +200,7 @@ describe('Stream storage', () => {
 
   test('"~" with LIMIT stops before a node that would exceed the limit', () => {
     const s = new Stream();
-    for (let i = 1; i <= 1000; i++) s.append({ ms: BigInt(i), seq: 0n }, [Buffer.from('f'), Buffer.from('v')]);
+    for (let i = 1; i <= 1000; i++) s.append(idOf(BigInt(i), 0n), [Buffer.from('f'), Buffer.from('v')]);
     assert.equal(s.trimByMaxLen(0, true, 250), 200);
     assert.equal(s.trimByMaxLen(0, true, 99), 0);
     assert.equal(s.trimByMaxLen(0, true, 0), 800);
@@ -209,38 +210,39 @@ describe('Stream storage', () => {
 
   test('XDEL of a node\'s last live entry frees the node; maxDeletedId only grows', () => {
     const s = new Stream();
-    for (let i = 1; i <= 3; i++) s.append({ ms: BigInt(i), seq: 0n }, [Buffer.from('f'), Buffer.from('v')], { maxBytes: 0, maxEntries: 2 });
+    for (let i = 1; i <= 3; i++) s.append(idOf(BigInt(i), 0n), [Buffer.from('f'), Buffer.from('v')], { maxBytes: 0, maxEntries: 2 });
     assert.equal(s.nodeCount(), 2);
-    assert.equal(s.delete({ ms: 3n, seq: 0n }), true);
+    assert.equal(s.delete(idOf(3n, 0n)), true);
     assert.equal(s.nodeCount(), 1);
-    assert.equal(s.delete({ ms: 1n, seq: 0n }), true);
-    assert.equal(s.delete({ ms: 1n, seq: 0n }), false);
-    assert.deepEqual(s.maxDeletedId, { ms: 3n, seq: 0n });
-    assert.deepEqual(s.firstIdWithTombstones(), { ms: 1n, seq: 0n });
-    assert.deepEqual(s.firstEntry()?.id, { ms: 2n, seq: 0n });
-    assert.deepEqual(s.lastId, { ms: 3n, seq: 0n });
+    assert.equal(s.delete(idOf(1n, 0n)), true);
+    assert.equal(s.delete(idOf(1n, 0n)), false);
+    assert.deepEqual(s.maxDeletedId, idOf(3n, 0n));
+    assert.deepEqual(s.firstIdWithTombstones(), idOf(1n, 0n));
+    assert.deepEqual(s.firstEntry()?.id, idOf(2n, 0n));
+    assert.deepEqual(s.lastId, idOf(3n, 0n));
   });
 
   test('ids and values at the extremes survive packing', () => {
     const s = new Stream();
     const big = 'x'.repeat(70_000);
     const ids: StreamId[] = [
-      { ms: 0n, seq: 1n },
-      { ms: 0n, seq: 2n ** 63n },
-      { ms: 1n, seq: 18446744073709551614n },
-      { ms: 2n ** 53n + 1n, seq: 0n },
-      { ms: 18446744073709551615n, seq: 18446744073709551615n },
+      idOf(0n, 1n),
+      idOf(0n, 2n ** 63n),
+      idOf(1n, 18446744073709551614n),
+      idOf(2n ** 53n + 1n, 0n),
+      idOf(18446744073709551615n, 18446744073709551615n),
     ];
     const values = ['0', '999999999999999', '1000000000000000', '-1', big];
     ids.forEach((id, i) => s.append(id, [Buffer.from('k'), Buffer.from(values[i]!)]));
     const back = s.range(MIN_ID, MAX_ID, 0, false);
     assert.deepEqual(back.map((e) => e.id), ids);
+    assert.ok(back.every((e) => isCanonicalId(e.id)));
     assert.deepEqual(back.map((e) => e.fields[1]!.toString()), values);
   });
 
   test('appends stay cheap: node buffers are bounded and sealed nodes are trimmed to size', () => {
     const s = new Stream();
-    for (let i = 0; i < 20_000; i++) s.append({ ms: 1_700_000_000_000n + BigInt(i >> 4), seq: BigInt(i & 15) }, [Buffer.from('order_id'), Buffer.from(String(i)), Buffer.from('total'), Buffer.from(String(i * 3))]);
+    for (let i = 0; i < 20_000; i++) s.append(idOf(1_700_000_000_000n + BigInt(i >> 4), BigInt(i & 15)), [Buffer.from('order_id'), Buffer.from(String(i)), Buffer.from('total'), Buffer.from(String(i * 3))]);
     assert.equal(s.nodeCount(), 200);
     // ~10 bytes per entry in the packed form plus bookkeeping: far below Redis's ~20.
     assert.ok(s.estimatedBytes() / 20_000 < 16, `estimated ${s.estimatedBytes() / 20_000} bytes per entry`);
@@ -251,14 +253,16 @@ describe('Stream ranges that start inside a node', () => {
   test('every start, on and between ids, near 0 and around 2^53 and 2^64, in ms and in seq', () => {
     const edges = [0n, 1n, 2n ** 53n - 2n, 2n ** 53n - 1n, 2n ** 53n, 2n ** 53n + 1n, 2n ** 64n - 2n, 2n ** 64n - 1n];
     const ids: StreamId[] = [];
-    for (const ms of edges) for (const seq of edges) ids.push({ ms, seq });
+    for (const ms of edges) for (const seq of edges) ids.push(idOf(ms, seq));
     for (const maxEntries of [1, 3, 100]) {
       const s = new Stream();
       for (const id of ids) s.append(id, [Buffer.from('f'), Buffer.from(formatId(id))], { maxBytes: 0, maxEntries });
       const starts = [...ids, ...ids.map((id) => incrementId(id)).filter((id) => id !== undefined)];
       for (const start of starts) {
         const expected = ids.filter((id) => compareIds(id, start) >= 0).slice(0, 5);
-        assert.deepEqual(s.range(start, MAX_ID, 5, false).map((e) => formatId(e.id)), expected.map(formatId), `from ${formatId(start)}`);
+        const got = s.range(start, MAX_ID, 5, false);
+        assert.deepEqual(got.map((e) => formatId(e.id)), expected.map(formatId), `from ${formatId(start)}`);
+        assert.deepEqual(got.map((e) => e.id), expected, `from ${formatId(start)}`); // canonical U64s: same type too
       }
     }
   });

@@ -84,8 +84,17 @@ test('sluice payloads for deterministic encodings are byte for byte redis-server
     await c.rpush('k8', ...values);
     for (let i = 0; i < 150; i++) await c.zadd('k9', String(i % 10 === 0 ? i : i / 3), `member${i}`);
     await c.sadd('k10', '1', '-5', '9000000000');
+    // Ids on both sides of 2^53 and up to 2^64 - 1: the listpack's ms/seq diffs from the master
+    // id wrap to negative int64s, the node key and metadata hold full uint64s.
+    for (const id of ['9007199254740990-5', '9007199254740991-9007199254740990', '9007199254740991-9007199254740992',
+      '9007199254740992-0', '18446744073709551614-1', '18446744073709551615-18446744073709551615']) {
+      await c.xadd('k11', id, 'f', id);
+    }
+    await c.xdel('k11', '9007199254740992-0');
+    await c.xgroup('CREATE', 'k11', 'g', '9007199254740991-9007199254740992', 'ENTRIESREAD', '3');
+    assert.equal(await c.xlen('k11'), 5);
   }
-  for (const key of ['k1', 'k2', 'k3', 'k4', 'k5', 'k6', 'k7', 'k8', 'k9', 'k10']) {
+  for (const key of ['k1', 'k2', 'k3', 'k4', 'k5', 'k6', 'k7', 'k8', 'k9', 'k10', 'k11']) {
     assert.deepEqual(await s.dumpBuffer(key), await r.dumpBuffer(key), key);
   }
 });

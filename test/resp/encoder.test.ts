@@ -9,6 +9,7 @@ import {
   PushReply, type Reply, SetReply, SimpleString, StreamIdReply, VerbatimReply,
 } from '../../src/resp/reply.js';
 import { ReferenceEncoder } from './reference-encoder.js';
+import { u64 } from '../../src/engine/stream-id.js';
 
 const enc = (r: Reply, p: 2 | 3) => encodeReply(r, p).toString('latin1');
 
@@ -114,6 +115,9 @@ test('encodeCommand writes a RESP array of bulk strings', () => {
   assert.equal(encodeCommand([]).toString('latin1'), '*0\r\n');
 });
 
+// Ids reach the encoder as canonical U64s (stream-id.ts): numbers below 2^53, bigints above.
+const idReply = (ms: bigint, seq: bigint) => new StreamIdReply(u64(ms), u64(seq));
+
 test('a stream id is the bulk string "ms-seq", beyond 2^53 too', () => {
   const cases: Array<[bigint, bigint]> = [
     [0n, 0n],
@@ -125,25 +129,29 @@ test('a stream id is the bulk string "ms-seq", beyond 2^53 too', () => {
     [18446744073709551615n, 18446744073709551615n],
   ];
   fc.assert(
-    fc.property(fc.bigInt({ min: 0n, max: 18446744073709551615n }), fc.bigInt({ min: 0n, max: 18446744073709551615n }), (ms, seq) => {
-      cases.push([ms, seq]);
-    }),
+    fc.property(
+      fc.oneof(fc.bigInt({ min: 0n, max: 18446744073709551615n }), fc.bigInt({ min: 0n, max: 2n ** 53n + 2n })),
+      fc.oneof(fc.bigInt({ min: 0n, max: 18446744073709551615n }), fc.bigInt({ min: 0n, max: 2n ** 53n + 2n })),
+      (ms, seq) => {
+        cases.push([ms, seq]);
+      },
+    ),
     { numRuns: 200 },
   );
   for (const [ms, seq] of cases) {
     const text = `${ms}-${seq}`;
     for (const protocol of [2, 3] as const) {
-      assert.equal(enc(new StreamIdReply(ms, seq), protocol), `$${text.length}\r\n${text}\r\n`);
+      assert.equal(enc(idReply(ms, seq), protocol), `$${text.length}\r\n${text}\r\n`);
     }
   }
   // In an array, after other replies, and through take() boundaries.
   const e = new Encoder(2);
-  e.write(['x', new StreamIdReply(1n, 2n)]);
+  e.write(['x', idReply(1n, 2n)]);
   assert.equal(e.take().toString('latin1'), '*2\r\n$1\r\nx\r\n$3\r\n1-2\r\n');
   // One encoder, ids in sequence: the same ms again, another one, one past 2^53, back.
   const sequence: Array<[bigint, bigint]> = [[1764732932000n, 0n], [1764732932000n, 1n], [99n, 7n], [1764732932000n, 2n],
     [2n ** 60n, 3n], [1764732932000n, 3n], [0n, 0n], [10n, 10n]];
-  for (const [ms, seq] of sequence) e.write(new StreamIdReply(ms, seq));
+  for (const [ms, seq] of sequence) e.write(idReply(ms, seq));
   const expected = sequence.map(([ms, seq]) => `${ms}-${seq}`).map((t) => `$${t.length}\r\n${t}\r\n`).join('');
   assert.equal(e.take().toString('latin1'), expected);
 });

@@ -51,7 +51,7 @@ export function parseStrictId(arg: Buffer | string): StreamId {
  */
 export function parseRangeBound(arg: Buffer | string, end: boolean): StreamId {
   const s = asText(arg);
-  const missingSeq = end ? UINT64_MAX : 0n;
+  const missingSeq = end ? UINT64_MAX : 0;
   if (s.length > 1 && s[0] === '(') {
     const id = parseStreamId(s.slice(1), { strict: true, missingSeq });
     const moved = end ? decrementId(id) : incrementId(id);
