@@ -30,6 +30,9 @@ export interface StreamView {
   readonly entriesAdded: bigint;
   firstEntry(): GroupStreamEntry | null | undefined;
   lastEntry(): GroupStreamEntry | null | undefined;
+  /** The first and last live entries' ids (cheaper than firstEntry() / lastEntry()). */
+  firstLiveId(): StreamId | undefined;
+  lastLiveId(): StreamId | undefined;
   get(id: StreamId): Buffer[] | null | undefined;
   range(start: StreamId, end: StreamId, count: number, reverse: boolean): GroupStreamEntry[];
 }
@@ -177,7 +180,7 @@ export function releasePending(g: ConsumerGroup, id: StreamId, deliveryCount: (o
 
 /** Redis's s->first_id. Callers looping over one unchanged stream pass it in once. */
 function firstId(s: StreamView): StreamId {
-  return s.firstEntry()?.id ?? MIN_ID;
+  return s.firstLiveId() ?? MIN_ID;
 }
 
 /** True when [start, end] may contain a deleted entry (only max_deleted_entry_id is known). */
@@ -227,7 +230,7 @@ export function computeGroupLag(s: StreamView, g: ConsumerGroup): bigint | null 
 /** True when XREADGROUP ">" has something to deliver now (the stream has ids past last_id). */
 export function hasNewEntries(s: StreamView, g: ConsumerGroup): boolean {
   if (s.length === 0) return false;
-  const last = s.lastEntry()?.id;
+  const last = s.lastLiveId();
   return last !== undefined && compareIds(last, g.lastId) > 0;
 }
 

@@ -312,6 +312,35 @@ export class Stream implements TypedValue {
     return this.length > 0 ? this.range(MIN_ID, MAX_ID, 1, true)[0] : undefined;
   }
 
+  /** The id of the first live entry (Redis's first_id), as lastLiveId(). */
+  firstLiveId(): StreamId | undefined {
+    for (let i = this.head; i < this.nodes.length; i++) {
+      const node = this.nodes[i]!;
+      if (node.live === 0) continue;
+      // A node's first entry is its master entry, live when nothing in the node is deleted.
+      if (node.deleted === 0) return node.masterId;
+      const c = new NodeCursor(node);
+      while (c.next()) if (!c.isDeleted) return { ms: c.ms, seq: c.seq };
+    }
+    return undefined;
+  }
+
+  /**
+   * The id of the last live entry (Redis's streamLastValidID) without reading its fields or
+   * walking its node: a node with no deleted entry ends with a live one. Every XREADGROUP ">"
+   * asks, so the common case is one object, not a backward cursor over the tail node.
+   */
+  lastLiveId(): StreamId | undefined {
+    for (let i = this.nodes.length - 1; i >= this.head; i--) {
+      const node = this.nodes[i]!;
+      if (node.live === 0) continue;
+      if (node.deleted === 0) return node.lastId;
+      const c = new NodeCursor(node, true);
+      while (c.next()) if (!c.isDeleted) return { ms: c.ms, seq: c.seq };
+    }
+    return undefined;
+  }
+
   /**
    * The first id still stored, tombstones included (Redis's streamGetEdgeID with
    * skip_tombstones 0), or MAX_ID when no node is left. XADD/XTRIM propagate "MINID ~" as it.

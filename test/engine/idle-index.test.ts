@@ -21,6 +21,8 @@ function fakeStream(deleted: Set<number>): StreamView {
     entriesAdded: BigInt(N),
     firstEntry: () => undefined,
     lastEntry: () => undefined,
+    firstLiveId: () => undefined,
+    lastLiveId: () => undefined,
     get: (id) => (deleted.has(Number(id.ms)) ? null : [Buffer.from('f'), Buffer.from(String(id.ms))]),
     range: () => [],
   };

@@ -150,6 +150,10 @@ function runOps(ops: Op[], maxEntries: number): void {
     }
     assert.equal(s.length, m.length);
     assert.equal(s.nodeCount(), m.nodes.length);
+    // The shortcuts XREADGROUP uses (no fields decoded) agree with the model after every op.
+    const liveNow = m.live();
+    assert.deepEqual(s.firstLiveId(), liveNow[0]?.id);
+    assert.deepEqual(s.lastLiveId(), liveNow.at(-1)?.id);
   }
   const live = m.live();
   assert.deepEqual(show(s.range(MIN_ID, MAX_ID, 0, false)), show(live));

@@ -93,7 +93,7 @@ function serveStream(
       // NOACK does not apply to them (documented). They propagate as XCLAIMs.
       const taken = claimIdle(s, g, consumer, req.claimMinIdle, req.count, now);
       for (const c of taken.claimed) reply.push([formatId(c.id), c.fields, c.idle, c.previousDeliveries]);
-      for (const e of taken.effects) prop.add(xclaimArgv(target.keyArg, g, e));
+      if (ctx.propagating) for (const e of taken.effects) prop.add(xclaimArgv(target.keyArg, g, e));
       if (taken.effects.length > 0) changed = true;
       if (count > 0) {
         count -= taken.claimed.length;
@@ -106,12 +106,15 @@ function serveStream(
     const before = g.lastId;
     const delivered = deliverNew(s, g, consumer, count, req.noack, now);
     for (const e of delivered.entries) reply.push(entryReply(e.id, e.fields));
-    delivered.pending.forEach((nack, i) => {
-      const e = { id: nack.id, consumer: consumer.name, deliveryTime: nack.deliveryTime, deliveryCount: nack.deliveryCount, dropped: false };
-      prop.add(xclaimArgv(target.keyArg, g, e, delivered.lastIds[i]));
-    });
-    // Without PEL entries nothing else records the group's progress (7.0: NOACK only).
-    if (req.noack && compareIds(g.lastId, before) !== 0) prop.add(setIdArgv(target.keyArg, g));
+    // The XCLAIMs that log the deliveries are built only when something logs them.
+    if (ctx.propagating) {
+      delivered.pending.forEach((nack, i) => {
+        const e = { id: nack.id, consumer: consumer.name, deliveryTime: nack.deliveryTime, deliveryCount: nack.deliveryCount, dropped: false };
+        prop.add(xclaimArgv(target.keyArg, g, e, delivered.lastIds[i]));
+      });
+      // Without PEL entries nothing else records the group's progress (7.0: NOACK only).
+      if (req.noack && compareIds(g.lastId, before) !== 0) prop.add(setIdArgv(target.keyArg, g));
+    }
     if (delivered.entries.length > 0) changed = true;
   } else {
     const history = readHistory(s, consumer, target.after, req.count, now);
