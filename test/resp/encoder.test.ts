@@ -155,3 +155,22 @@ test('a stream id is the bulk string "ms-seq", beyond 2^53 too', () => {
   const expected = sequence.map(([ms, seq]) => `${ms}-${seq}`).map((t) => `$${t.length}\r\n${t}\r\n`).join('');
   assert.equal(e.take().toString('latin1'), expected);
 });
+
+test('runs of stream ids, many sharing their ms (the cached ms digits), through one encoder', () => {
+  const safeMs = fc.oneof(fc.integer({ min: 0, max: 99 }), fc.maxSafeInteger().map((n) => Math.abs(n)), fc.constant(2 ** 31), fc.constant(1e8));
+  fc.assert(
+    fc.property(fc.array(fc.tuple(safeMs, fc.integer({ min: 0, max: 3 }), fc.nat()), { minLength: 1, maxLength: 30 }), (runs) => {
+      const e = new Encoder(2);
+      let expected = '';
+      for (const [ms, repeat, seq] of runs) {
+        for (let i = 0; i <= repeat; i++) {
+          const text = `${ms}-${seq + i}`;
+          e.write(new StreamIdReply(ms, seq + i));
+          expected += `$${text.length}\r\n${text}\r\n`;
+        }
+      }
+      assert.equal(e.take().toString('latin1'), expected);
+    }),
+    { numRuns: 300 },
+  );
+});
