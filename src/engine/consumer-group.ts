@@ -28,9 +28,7 @@ export interface StreamView {
   readonly lastId: StreamId;
   readonly maxDeletedId: StreamId;
   readonly entriesAdded: bigint;
-  firstEntry(): GroupStreamEntry | null | undefined;
-  lastEntry(): GroupStreamEntry | null | undefined;
-  /** The first and last live entries' ids (cheaper than firstEntry() / lastEntry()). */
+  /** The first and last live entries' ids (Redis's first_id and streamLastValidID). */
   firstLiveId(): StreamId | undefined;
   lastLiveId(): StreamId | undefined;
   get(id: StreamId): Buffer[] | null | undefined;

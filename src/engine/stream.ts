@@ -5,9 +5,9 @@
 // - `length` counts live entries; deleted ones remain as tombstones inside their node until
 //   the node is freed (XDEL of a node's last live entry frees it, as Redis does).
 // - `lastId` is Redis's last_id: the top id ever added or set by XSETID, not necessarily the
-//   id of lastEntry(). `maxDeletedId` is max_deleted_entry_id (updated by delete() only,
+//   id of lastLiveId(). `maxDeletedId` is max_deleted_entry_id (updated by delete() only,
 //   never by trimming, as in Redis). `entriesAdded` is entries_added.
-// - Redis's first_id is `firstEntry()?.id ?? MIN_ID`.
+// - Redis's first_id is `firstLiveId() ?? MIN_ID`; firstEntry()/lastEntry() also decode fields.
 // - range() bounds are inclusive; count 0 means no limit. Returned field Buffers are views
 //   into immutable node memory: safe to keep, never to modify.
 // - append() does not check the id: callers use nextId() (stream-id.ts) first. Pass the

@@ -90,7 +90,7 @@ export function writeStream(w: RdbWriter, s: Stream): void {
     w.blob(idBytes(node.masterId));
     w.blob(nodeListpack(node));
   }
-  const first = s.firstEntry()?.id ?? MIN_ID;
+  const first = s.firstLiveId() ?? MIN_ID;
   w.len(s.length).len(s.lastId.ms).len(s.lastId.seq);
   w.len(first.ms).len(first.seq);
   w.len(s.maxDeletedId.ms).len(s.maxDeletedId.seq);

@@ -19,8 +19,6 @@ function fakeStream(deleted: Set<number>): StreamView {
     lastId: idOf(N),
     maxDeletedId: MIN_ID,
     entriesAdded: BigInt(N),
-    firstEntry: () => undefined,
-    lastEntry: () => undefined,
     firstLiveId: () => undefined,
     lastLiveId: () => undefined,
     get: (id) => (deleted.has(Number(id.ms)) ? null : [Buffer.from('f'), Buffer.from(String(id.ms))]),

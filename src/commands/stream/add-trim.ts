@@ -306,7 +306,7 @@ function xsetid(ctx: Context, argv: Buffer[]): Reply {
   if (s === undefined) fail(Errors.noSuchKey);
   // Redis 7.0 has no check against the current max_deleted_entry_id (7.2 added one).
   if (s.length > 0) {
-    const top = s.lastEntry()!.id;
+    const top = s.lastLiveId()!;
     if (compareIds(id, top) < 0) fail('ERR The ID specified in XSETID is smaller than the target stream top item');
     if (entriesAdded !== -1n && BigInt(s.length) > entriesAdded) {
       fail('ERR The entries_added specified in XSETID is smaller than the target stream length');

@@ -48,7 +48,7 @@ function streamHeader(s: Stream, now: number): Array<[string, Reply]> {
     ['last-generated-id', formatId(s.lastId)],
     ['max-deleted-entry-id', formatId(s.maxDeletedId)],
     ['entries-added', s.entriesAdded],
-    ['recorded-first-entry-id', formatId(s.firstEntry()?.id ?? MIN_ID)],
+    ['recorded-first-entry-id', formatId(s.firstLiveId() ?? MIN_ID)],
   ];
   // Redis 8.6's IDMP fields, only for streams that use IDMP (XCFGSET or XADD IDMP), so a
   // Redis 7 stream's reply is unchanged. The docs list them without a position: sluice puts

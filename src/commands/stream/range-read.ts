@@ -85,8 +85,8 @@ function applyXread(ctx: Context, req: XreadRequest): Reply | Promise<Reply> {
   const items: Array<[Buffer, Reply]> = [];
   req.keys.forEach((key, k) => {
     const s = lookupStream(ctx.db, key);
-    const last = s?.lastEntry();
-    if (last !== undefined && compareIds(last.id, req.after[k]!) > 0) items.push([req.keyArgs[k]!, readAfter(s!, req, k)]);
+    const last = s?.lastLiveId();
+    if (last !== undefined && compareIds(last, req.after[k]!) > 0) items.push([req.keyArgs[k]!, readAfter(s!, req, k)]);
   });
   if (items.length > 0) return streamsReply(ctx, items);
   if (req.args.block < 0 || ctx.noBlock) return NULL_ARRAY;
