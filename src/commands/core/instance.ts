@@ -185,8 +185,8 @@ export class Instance {
 
   /**
    * Runs a batch of commands (a connection's pipelined requests of one read) against one reading
-   * of the clock, as Redis's commands read a cached time: the clock is read twice per batch
-   * instead of three or four times per command (each reading costs Node about 50 ns). Commands
+   * of the clock, as Redis's commands read a cached time: the clock is read three times per
+   * batch instead of three or four times per command (each reading costs Node about 50 ns). Commands
    * see the batch's start time; each is charged an equal share of the batch's time in INFO
    * commandstats. Batches do not nest: only a call that returned true ends its batch.
    */
