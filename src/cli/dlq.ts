@@ -5,7 +5,8 @@
 import type { Command } from 'commander';
 import type { Connection } from '../client/connection.js';
 import { DeadLetters, type DeadLetter } from '../broker/dead-letters.js';
-import { CliError, connectOrFail, DEFAULT_URL, describeError, keyError } from './errors.js';
+import { CliError, DEFAULT_URL, describeError, keyError } from './errors.js';
+import { connectOrFail } from './operator-connection.js';
 import { renderPairs, renderTable, toJson } from './output.js';
 
 interface DlqFlags {

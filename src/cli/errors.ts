@@ -1,8 +1,5 @@
 // One-line CLI errors: whatever a command throws becomes `sluice: <message>` on stderr and a
 // non-zero exit. Stack traces only with --debug (an operator wants the cause, not our frames).
-import { Redis } from 'ioredis';
-import type { Connection } from '../client/connection.js';
-import { defaultRedisOptions, RedisConnection } from '../client/redis-connection.js';
 
 /** An error whose message is already written for the operator. */
 export class CliError extends Error {
@@ -69,29 +66,4 @@ export function checkUrl(url: string): string {
   }
   if (parsed.hostname === '') throw new CliError(`invalid --url '${url}' (no host)`);
   return url;
-}
-
-/**
- * Connects for a one-shot operator command: unlike the broker's connection (which waits out
- * restarts), a refused or dropped link fails at once, so the CLI exits with one line.
- */
-export async function connectOrFail(url: string): Promise<Connection> {
-  const client = new Redis(checkUrl(url), {
-    ...defaultRedisOptions,
-    retryStrategy: () => null,
-    maxRetriesPerRequest: 0,
-    enableOfflineQueue: false,
-    lazyConnect: true,
-    connectTimeout: 5000,
-  });
-  // connect() rejects with a bare "Connection is closed."; the socket's error says why.
-  let socketError: Error | null = null;
-  client.on('error', (err: Error) => { socketError ??= err; });
-  try {
-    await client.connect();
-  } catch (err) {
-    client.disconnect();
-    throw socketError ?? err;
-  }
-  return new RedisConnection(client, true);
 }

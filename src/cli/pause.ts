@@ -3,7 +3,8 @@
 // take nothing new; resumed, they read again.
 import type { Command } from 'commander';
 import { pauseGroup, resumeGroup } from '../broker/pause.js';
-import { connectOrFail, DEFAULT_URL } from './errors.js';
+import { DEFAULT_URL } from './errors.js';
+import { connectOrFail } from './operator-connection.js';
 
 interface PauseFlags {
   group: string;

@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { DEFAULT_PARAMS } from '../commands/config.js';
 import { consoleLogger } from './console-logger.js';
 import { serve } from '../server/serve.js';
+import { holdYoungGeneration } from './young-generation.js';
 
 interface ServerFlags {
   port: string;
@@ -65,6 +66,7 @@ export function register(program: Command): void {
     .option('--metrics-port <port>', 'serve Prometheus metrics on http://BIND:PORT/metrics (0 picks a free one)');
   for (const [name, help] of CONFIG_FLAGS) command.option(`--${name} <value>`, help);
   command.action(async (flags: ServerFlags) => {
+      holdYoungGeneration();
       const port = Number(flags.port);
       if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`invalid --port '${flags.port}'`);
       const appendfsync = choice('appendfsync', flags.appendfsync, ['always', 'everysec', 'no']) as

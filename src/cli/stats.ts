@@ -9,7 +9,8 @@ import { groupLag, type GroupLag } from '../broker/metrics.js';
 import { pausedGroups } from '../broker/pause.js';
 import { delayedKey } from '../broker/delayed.js';
 import { type Every, listSchedules } from '../broker/schedules.js';
-import { connectOrFail, DEFAULT_URL, keyError, CliError } from './errors.js';
+import { DEFAULT_URL, keyError, CliError } from './errors.js';
+import { connectOrFail } from './operator-connection.js';
 import { renderPairs, renderTable, toJson, watch } from './output.js';
 
 export interface ConsumerStats {

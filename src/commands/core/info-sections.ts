@@ -1,5 +1,6 @@
 // The built-in INFO sections, field for field as Redis 7.0 names them.
 import * as os from 'node:os';
+import { getHeapSpaceStatistics } from 'node:v8';
 import { REDIS_VERSION, RUN_ID } from './identity.js';
 import { rdbStatus } from '../rdb-snapshot.js';
 import type { Instance } from './instance.js';
@@ -82,6 +83,9 @@ export function registerBuiltinSections(instance: Instance): void {
       `maxmemory_policy:${instance.config.get('maxmemory-policy')}`,
       `mem_fragmentation_ratio:${(mem.rss / Math.max(used, 1)).toFixed(2)}`,
       'mem_allocator:v8',
+      // V8's heap as the operator tunes it (node --max-old-space-size, semi-space flags).
+      `v8_heap_total:${mem.heapTotal}`,
+      `v8_new_space_size:${newSpaceSize()}`,
     ];
   }, true);
   // Without an AOF; the persistence layer replaces this section when it attaches.
@@ -188,4 +192,9 @@ export function registerBuiltinSections(instance: Instance): void {
     }
     return lines;
   }, true);
+}
+
+/** Bytes V8 holds for its young generation (both semi-spaces), used or not. */
+function newSpaceSize(): number {
+  return getHeapSpaceStatistics().find((s) => s.space_name === 'new_space')?.space_size ?? 0;
 }
