@@ -25,8 +25,12 @@ export class FlakyFs extends PassThroughFs {
   }
 
   override fsyncSync(fd: number): void {
+    const size = fstatSync(fd).size;
+    if (this.fsyncDelayMs > 0) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, this.fsyncDelayMs);
     if (this.fsyncError !== null) throw errno(this.fsyncError);
     super.fsyncSync(fd);
+    const path = this.paths.get(fd);
+    if (path !== undefined) this.durable.set(path, Math.max(size, this.durable.get(path) ?? 0));
   }
 
   override write(fd: number, buf: Buffer, offset: number, length: number): number {
