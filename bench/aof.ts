@@ -21,7 +21,7 @@ import { promisify } from 'node:util';
 import { open } from '../src/client/embedded.js';
 import { encodeCommand } from '../src/resp/encoder.js';
 import { freePort } from './servers.js';
-import { cpuSeconds, median, rssBytes, SyscallCounter } from './proc-stats.js';
+import { cpuSeconds, median, privateRssBytes, rssBytes, SyscallCounter } from './proc-stats.js';
 
 const run = promisify(execFile);
 
@@ -197,6 +197,8 @@ interface LoadFigures {
   reportedSec: number;
   cpuSec: number;
   rss: number;
+  /** RssAnon: the process's own pages (see privateRssBytes). */
+  anon: number;
 }
 
 async function loadOnce(master: string, start: (dir: string) => Promise<Started>): Promise<LoadFigures> {
@@ -208,7 +210,7 @@ async function loadOnce(master: string, start: (dir: string) => Promise<Started>
       const len = await run('redis-cli', ['-p', String(s.port), 'XLEN', 'events']);
       if (len.stdout.trim() !== String(entries)) throw new Error(`XLEN after load: ${len.stdout.trim()}`);
       const pid = s.child.pid!;
-      return { readyMs: s.readyMs, reportedSec: s.reportedSec ?? NaN, cpuSec: cpuSeconds(pid), rss: rssBytes(pid) };
+      return { readyMs: s.readyMs, reportedSec: s.reportedSec ?? NaN, cpuSec: cpuSeconds(pid), rss: rssBytes(pid), anon: privateRssBytes(pid) };
     } finally {
       await stop(s);
     }
@@ -229,16 +231,16 @@ async function loadTime(): Promise<void> {
       theirs.push(await loadOnce(master, (d) => startRedis(d, 'everysec')));
     }
     const med = (xs: LoadFigures[], k: keyof LoadFigures) => median(xs.map((x) => x[k]));
-    console.log('             spawn-to-ready  reported load  cpu (whole process)  RSS after load');
+    console.log('             spawn-to-ready  reported load  cpu (whole process)  RSS after load  of which private');
     const row = (name: string, xs: LoadFigures[]) =>
       console.log(
         `${name.padEnd(12)} ${(med(xs, 'readyMs') / 1000).toFixed(2).padEnd(15)} ${med(xs, 'reportedSec').toFixed(3).padEnd(14)} ` +
-          `${med(xs, 'cpuSec').toFixed(2).padEnd(20)} ${(med(xs, 'rss') / 1e6).toFixed(1)} MB`,
+          `${med(xs, 'cpuSec').toFixed(2).padEnd(20)} ${`${(med(xs, 'rss') / 1e6).toFixed(1)} MB`.padEnd(15)} ${(med(xs, 'anon') / 1e6).toFixed(1)} MB`,
       );
     row('sluice', ours);
     row('redis', theirs);
     const ratio = (k: keyof LoadFigures) => (med(ours, k) / med(theirs, k)).toFixed(2);
-    console.log(`sluice/redis ${ratio('readyMs').padEnd(15)} ${ratio('reportedSec').padEnd(14)} ${ratio('cpuSec').padEnd(20)} ${ratio('rss')}`);
+    console.log(`sluice/redis ${ratio('readyMs').padEnd(15)} ${ratio('reportedSec').padEnd(14)} ${ratio('cpuSec').padEnd(20)} ${ratio('rss').padEnd(15)} ${ratio('anon')}`);
   } finally {
     rmSync(master, { recursive: true, force: true });
   }

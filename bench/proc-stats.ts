@@ -16,8 +16,20 @@ export function cpuSeconds(pid: number): number {
 
 /** Resident set size in bytes. */
 export function rssBytes(pid: number): number {
-  const m = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'latin1'));
-  return m === null ? 0 : Number(m[1]) * 1024;
+  return statusKb(pid, 'VmRSS') * 1024;
+}
+
+/**
+ * The process's own resident memory (RssAnon): RSS without the mapped executable and libraries,
+ * whose pages every process running the same binary shares (Node's are about 35 MB).
+ */
+export function privateRssBytes(pid: number): number {
+  return statusKb(pid, 'RssAnon') * 1024;
+}
+
+function statusKb(pid: number, field: string): number {
+  const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'latin1'));
+  return m === null ? 0 : Number(m[1]);
 }
 
 export interface SyscallCounts {
