@@ -165,7 +165,7 @@ export class Rewrite {
   }
 
   private emit(db: number, argv: Argv): void {
-    this.chunksBytes += this.encoder.encode([{ db, argv }], this.chunks);
+    this.chunksBytes += this.encoder.add(db, argv);
   }
 
   private chunksBytes = 0;
@@ -182,10 +182,11 @@ export class Rewrite {
     if (expireAt !== undefined && expireAt <= Date.now()) return;
     const cmds: Argv[] = [];
     serializeKey(key, value, expireAt, cmds);
-    for (const argv of cmds) this.chunksBytes += this.encoder.encode([{ db: dbIndex, argv }], this.chunks);
+    for (const argv of cmds) this.emit(dbIndex, argv);
   }
 
   private writeChunks(): void {
+    this.encoder.take(this.chunks);
     if (this.chunks.length === 0) return;
     const buf = Buffer.concat(this.chunks);
     this.chunks = [];
@@ -297,7 +298,7 @@ export class Rewrite {
       // The file may already hold an older state of this key: replace it, do not merge.
       const sep = id.indexOf(':');
       const argv = ['DEL', keyBytes(id.slice(sep + 1))];
-      this.chunksBytes += this.encoder.encode([{ db: Number(id.slice(0, sep)), argv }], this.chunks);
+      this.emit(Number(id.slice(0, sep)), argv);
       this.serialize(id);
     }
     for (const entry of this.tail) {

@@ -49,7 +49,28 @@ export class BatchEncoder {
       resp.write(item.argv as Reply[]);
     }
     if (wrap) resp.write(EXEC);
-    const bytes = resp.take();
+    return this.take(out);
+  }
+
+  /**
+   * Appends one command outside any MULTI (the rewrite's form) and returns its length in bytes.
+   * Its bytes stay in the arena until the next take() or encode(), so a rewrite slice of many
+   * commands becomes one Buffer rather than one per command.
+   */
+  add(db: number, argv: Array<Buffer | string>): number {
+    const resp = this.resp;
+    const before = resp.pending;
+    if (db !== this.db) {
+      resp.write(['SELECT', String(db)]);
+      this.db = db;
+    }
+    resp.write(argv as Reply[]);
+    return resp.pending - before;
+  }
+
+  /** Pushes what add() (or encode()) left in the arena onto `out`; returns its length. */
+  take(out: Buffer[]): number {
+    const bytes = this.resp.take();
     if (bytes.length > 0) out.push(bytes);
     return bytes.length;
   }
