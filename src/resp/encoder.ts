@@ -1,7 +1,7 @@
 import { Buffer } from 'node:buffer';
 import {
-  BooleanReply, DoubleReply, ErrorReply, MapReply, NULL_ARRAY, PushReply, Replies,
-  type Reply, SetReply, SimpleString, StreamIdReply, VerbatimReply,
+  BooleanReply, DirectReply, DoubleReply, ErrorReply, MapReply, NULL_ARRAY, PushReply, Replies,
+  type Reply, type ReplyWriter, SetReply, SimpleString, StreamIdReply, VerbatimReply,
 } from './reply.js';
 
 export type Protocol = 2 | 3;
@@ -45,7 +45,7 @@ const EMPTY = Buffer.alloc(0);
  * writes continue after them, so a returned Buffer is never overwritten; a full arena is
  * replaced by a fresh one, twice the size of what is pending.
  */
-export class Encoder {
+export class Encoder implements ReplyWriter {
   private buf: Buffer = EMPTY;
   private pos = 0;
   /** Start of the bytes not yet handed out by take(). */
@@ -117,8 +117,43 @@ export class Encoder {
     return count;
   }
 
+  // --- ReplyWriter: what a DirectReply writes through ---------------------------------------------
+
+  arrayHeader(n: number): void {
+    this.header(42, n);
+  }
+
+  nullArray(): void {
+    this.line(this.protocol === 3 ? 95 : 42, this.protocol === 3 ? '' : '-1');
+  }
+
+  bulkBytes(src: Buffer, start: number, end: number): void {
+    const len = end - start;
+    this.header(36, len);
+    this.ensure(len + CRLF_BYTES);
+    const buf = this.buf;
+    if (len <= SHORT_BUFFER) {
+      let p = this.pos;
+      for (let i = start; i < end; i++) buf[p++] = src[i]!;
+      this.pos = p;
+    } else {
+      src.copy(buf, this.pos, start, end);
+      this.pos += len;
+    }
+    this.crlf();
+  }
+
+  bulkDecimal(n: number): void {
+    this.ensure(2 * HEADER_ROOM);
+    this.buf[this.pos++] = 36;
+    this.digits(Encoder.digitCount(n));
+    this.crlf();
+    this.digits(n);
+    this.crlf();
+  }
+
   /** A stream id as the bulk string "ms-seq", its digits written from numbers. */
-  private streamId(ms: number | bigint, seq: number | bigint): void {
+  streamId(ms: number | bigint, seq: number | bigint): void {
     // Parts above 2^53 are bigints (ids are canonical U64s); those few go through a string.
     if (typeof ms !== 'number' || typeof seq !== 'number') {
       this.bulkText(`${ms}-${seq}`);
@@ -263,6 +298,8 @@ export class Encoder {
     } else if (Array.isArray(r)) {
       this.header(42, r.length);
       for (const item of r) this.encode(item);
+    } else if (r instanceof DirectReply) {
+      r.writeTo(this);
     } else if (r instanceof SimpleString) {
       this.line(43, r.value);
     } else if (r instanceof ErrorReply) {
