@@ -90,6 +90,12 @@ export class Reader {
   u64Varint(): U64 {
     const start = this.pos;
     const buf = this.buf;
+    // One byte: the usual ms delta (0) and seq of an entry.
+    const first = buf[start]!;
+    if (first < 128) {
+      this.pos = start + 1;
+      return first;
+    }
     let len = 1;
     while (buf[start + len - 1]! >= 128) len++;
     // 7 bytes hold 49 bits: exact as a Number, the usual case.

@@ -59,6 +59,11 @@ function lessThan(ms: U64, seq: U64, id: StreamId): boolean {
   return u64Lt(ms, id.ms) || (ms === id.ms && u64Lt(seq, id.seq));
 }
 
+/** The id (ms, seq) < the id (bMs, bSeq), without an id object. */
+function partsLessThan(ms: U64, seq: U64, bMs: U64, bSeq: U64): boolean {
+  return u64Lt(ms, bMs) || (ms === bMs && u64Lt(seq, bSeq));
+}
+
 /** Where a range scan puts the entries it finds: decoded (StoredEntries) or located (EntryRefs). */
 interface EntrySink {
   readonly length: number;
@@ -85,6 +90,16 @@ class StoredEntries implements EntrySink {
  */
 function collect(c: NodeCursor, start: StreamId, end: StreamId, count: number, out: EntrySink): boolean {
   const reverse = c.reverse;
+  const node = c.node;
+  if (!lessThan(node.masterMs, node.masterSeq, start) && !partsLessThan(end.ms, end.seq, node.lastMs, node.lastSeq)) {
+    // The whole node is in the range (XRANGE - +, most nodes of a long range): no id checks.
+    while (c.next()) {
+      if (c.isDeleted) continue;
+      out.add(c);
+      if (count > 0 && out.length >= count) return true;
+    }
+    return false;
+  }
   while (c.next()) {
     if (c.isDeleted) continue;
     const beforeStart = lessThan(c.ms, c.seq, start);
@@ -133,7 +148,7 @@ export class Stream implements TypedValue {
     while (lo <= hi) {
       const mid = (lo + hi) >>> 1;
       const n = this.nodes[mid]!;
-      if (lessThan(id.ms, id.seq, n.masterId)) hi = mid - 1;
+      if (partsLessThan(id.ms, id.seq, n.masterMs, n.masterSeq)) hi = mid - 1;
       else {
         found = mid;
         lo = mid + 1;
@@ -391,7 +406,7 @@ export class Stream implements TypedValue {
     if (!reverse) {
       for (let i = Math.max(this.findNode(start), this.head); i < this.nodes.length; i++) {
         const node = this.nodes[i]!;
-        if (lessThan(end.ms, end.seq, node.masterId)) break;
+        if (partsLessThan(end.ms, end.seq, node.masterMs, node.masterSeq)) break;
         if (lessThan(node.lastMs, node.lastSeq, start) || node.live === 0) continue;
         const c = new NodeCursor(node);
         c.skipBelow(start);
