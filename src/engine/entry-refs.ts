@@ -16,21 +16,27 @@ const reader = new BodyReader();
 
 export class EntryRefs {
   /** Parallel arrays, one slot per entry: the id's parts, the node buffer, the body's ref. */
-  readonly ms: U64[] = [];
-  readonly seq: U64[] = [];
-  readonly bufs: Buffer[] = [];
-  readonly bodies: number[] = [];
+  readonly ms: U64[];
+  readonly seq: U64[];
+  readonly bufs: Buffer[];
+  readonly bodies: number[];
+  length = 0;
 
-  get length(): number {
-    return this.ms.length;
+  /** `expected`: the entries the read will most likely find (slots allocated up front). */
+  constructor(expected = 0) {
+    this.ms = new Array<U64>(expected);
+    this.seq = new Array<U64>(expected);
+    this.bufs = new Array<Buffer>(expected);
+    this.bodies = new Array<number>(expected);
   }
 
   /** Adds the cursor's current entry (its body not read). */
   add(c: NodeCursor): void {
-    this.ms.push(c.ms);
-    this.seq.push(c.seq);
-    this.bufs.push(c.node.buf);
-    this.bodies.push(c.bodyRef());
+    const i = this.length++;
+    this.ms[i] = c.ms;
+    this.seq[i] = c.seq;
+    this.bufs[i] = c.node.buf;
+    this.bodies[i] = c.bodyRef();
   }
 
   id(i: number): StreamId {

@@ -396,7 +396,9 @@ export class Stream implements TypedValue {
 
   /** As range(), the entries located in their nodes rather than decoded (replies use them). */
   rangeRefs(start: StreamId, end: StreamId, count: number, reverse: boolean): EntryRefs {
-    const out = new EntryRefs();
+    // Slots for COUNT entries up to 128 (a few for no COUNT: XRANGE s id id is one entry);
+    // growing from empty reallocated each array four times on the way to 100.
+    const out = new EntryRefs(Math.min(count > 0 ? count : 16, this.length, 128));
     this.scan(start, end, count, reverse, out);
     return out;
   }

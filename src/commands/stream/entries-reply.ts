@@ -16,8 +16,7 @@ export class EntriesReply extends DirectReply {
   }
 
   writeTo(w: ReplyWriter): void {
-    const { ms, seq, bufs, bodies } = this.entries;
-    const n = ms.length;
+    const { ms, seq, bufs, bodies, length: n } = this.entries;
     w.arrayHeader(n);
     for (let i = 0; i < n; i++) {
       w.arrayHeader(2);
