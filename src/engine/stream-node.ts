@@ -538,7 +538,7 @@ export class NodeCursor implements EntryHeader {
   }
 
   /**
-   * Where the current entry's body is, for a BodyReader (see bodyRef()), without reading it.
+   * Where the current entry's body is, for BodyReader.open(), without reading it.
    * The bytes of a body never change once written, and a node's buffer is replaced, never
    * rewritten, when it grows or is sealed: (node.buf, ref) stays readable as long as it is held.
    */
@@ -559,7 +559,6 @@ export class NodeCursor implements EntryHeader {
     return this.node.markDeleted(this.at);
   }
 }
-
 
 // --- reading bodies without Buffers -----------------------------------------------------------------
 
