@@ -11,15 +11,39 @@ export interface StartedServer {
   stop(): Promise<void>;
 }
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/**
+ * BENCH_PORTS=8500-8599 confines the servers to that range (on a machine shared with other
+ * people's servers); by default the system picks any free port.
+ */
+const portRange = /^(\d+)-(\d+)$/.exec(process.env.BENCH_PORTS ?? '');
+let nextInRange = portRange === null ? 0 : Number(portRange[1]);
+
+function listenOnce(port: number): Promise<number | undefined> {
+  return new Promise((resolve) => {
     const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as net.AddressInfo).port;
-      srv.close(() => resolve(port));
+    srv.once('error', () => resolve(undefined));
+    srv.listen(port, '127.0.0.1', () => {
+      const got = (srv.address() as net.AddressInfo).port;
+      srv.close(() => resolve(got));
     });
   });
+}
+
+export async function freePort(): Promise<number> {
+  if (portRange === null) {
+    const port = await listenOnce(0);
+    if (port === undefined) throw new Error('no free port');
+    return port;
+  }
+  const low = Number(portRange[1]);
+  const high = Number(portRange[2]);
+  // Round robin through the range, so a just-stopped server's port is not reused at once.
+  for (let tries = 0; tries <= high - low; tries++) {
+    const port = nextInRange;
+    nextInRange = port >= high ? low : port + 1;
+    if ((await listenOnce(port)) !== undefined) return port;
+  }
+  throw new Error(`no free port in BENCH_PORTS=${process.env.BENCH_PORTS}`);
 }
 
 /** Resolves once something accepts connections on the port. */
@@ -48,10 +72,11 @@ function stopper(child: ChildProcess): () => Promise<void> {
     });
 }
 
-/** Starts `sluice server --port 0 [extra...]` and resolves once it prints "ready on". */
-export function startSluice(extra: string[] = []): Promise<StartedServer> {
+/** Starts `sluice server --port 0 [extra...]` (or a port of BENCH_PORTS) and resolves once it prints "ready on". */
+export async function startSluice(extra: string[] = []): Promise<StartedServer> {
   const main = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
-  const child = spawn(process.execPath, [main, 'server', '--port', '0', ...extra], {
+  const port = portRange === null ? 0 : await freePort();
+  const child = spawn(process.execPath, [main, 'server', '--port', String(port), ...extra], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   return new Promise((resolve, reject) => {

@@ -7,6 +7,7 @@ import { diskError, isWriteCommand } from '../persist/refused-write.js';
 import { formatDouble } from '../resp/encoder.js';
 import {
   BooleanReply,
+  DirectReply,
   DoubleReply,
   ErrorReply,
   MapReply,
@@ -45,6 +46,7 @@ export function toValue(reply: Reply): Value {
   if (Array.isArray(reply)) return reply.map(toValue);
   if (reply instanceof SimpleString) return reply.value;
   if (reply instanceof StreamIdReply) return reply.toString();
+  if (reply instanceof DirectReply) return toValue(reply.toReply());
   if (reply instanceof ErrorReply) throw new ReplyError(reply.message);
   if (reply instanceof MapReply) return reply.entries.flatMap(([k, v]) => [toValue(k), toValue(v)]);
   if (reply instanceof SetReply || reply instanceof PushReply || reply instanceof Replies) return reply.items.map(toValue);

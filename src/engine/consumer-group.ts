@@ -6,6 +6,7 @@
 // This module knows nothing of RESP: command handlers (src/commands/stream/) turn
 // its results into replies and propagated commands.
 import { Buffer } from 'node:buffer';
+import type { EntryRefs } from './entry-refs.js';
 import { IdleIndex } from './idle-index.js';
 import { IdOrderedMap } from './pel.js';
 import { compareIds, incrementId, isZeroId, MAX_ID, MIN_ID, type StreamId } from './stream-id.js';
@@ -33,6 +34,11 @@ export interface StreamView {
   lastLiveId(): StreamId | undefined;
   get(id: StreamId): Buffer[] | null | undefined;
   range(start: StreamId, end: StreamId, count: number, reverse: boolean): GroupStreamEntry[];
+}
+
+/** A StreamView that also finds entries without decoding them (for deliverNew's reply). */
+export interface LocatingStreamView extends StreamView {
+  rangeRefs(start: StreamId, end: StreamId, count: number, reverse: boolean): EntryRefs;
 }
 
 /** A delivered, unacknowledged entry (streamNACK). */
@@ -233,7 +239,8 @@ export function hasNewEntries(s: StreamView, g: ConsumerGroup): boolean {
 }
 
 export interface Delivery {
-  entries: GroupStreamEntry[];
+  /** The delivered entries, located in their nodes (the reply is written from their bytes). */
+  entries: EntryRefs;
   /** The pending entries created or reassigned, in delivery order (for XCLAIM propagation). */
   pending: PendingEntry[];
   /** The group's last id right after each of `pending` was delivered (its LASTID). */
@@ -246,7 +253,7 @@ export interface Delivery {
  * count 1, taking over ids another consumer had pending.
  */
 export function deliverNew(
-  s: StreamView,
+  s: LocatingStreamView,
   g: ConsumerGroup,
   consumer: Consumer,
   count: number,
@@ -254,12 +261,12 @@ export function deliverNew(
   now: number,
 ): Delivery {
   const start = incrementId(g.lastId) ?? MIN_ID;
-  const entries = s.range(start, MAX_ID, count, false);
+  const entries = s.rangeRefs(start, MAX_ID, count, false);
   const pending: PendingEntry[] = [];
   const lastIds: StreamId[] = [];
   const first = firstId(s);
-  for (const entry of entries) {
-    const id = entry.id;
+  for (let i = 0; i < entries.length; i++) {
+    const id = entries.id(i);
     if (compareIds(id, g.lastId) > 0) {
       if (g.entriesRead !== INVALID_ENTRIES_READ && !rangeHasTombstones(s, id, null, first)) {
         g.entriesRead++;

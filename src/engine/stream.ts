@@ -9,7 +9,8 @@
 //   never by trimming, as in Redis). `entriesAdded` is entries_added.
 // - Redis's first_id is `firstLiveId() ?? MIN_ID`; firstEntry()/lastEntry() also decode fields.
 // - range() bounds are inclusive; count 0 means no limit. Returned field Buffers are views
-//   into immutable node memory: safe to keep, never to modify.
+//   into immutable node memory: safe to keep, never to modify. rangeRefs() finds the same
+//   entries without decoding them (entry-refs.ts), for replies written from the node bytes.
 // - append() does not check the id: callers use nextId() (stream-id.ts) first. Pass the
 //   CONFIG node limits (nodeLimits(ctx) in commands/stream/common.ts) so node boundaries, and
 //   therefore what "~" trims, are Redis's.
@@ -30,6 +31,7 @@ import {
   u64Lt,
   u64ToBigInt,
 } from './stream-id.js';
+import { EntryRefs } from './entry-refs.js';
 import { NodeCursor, StreamNode } from './stream-node.js';
 
 /** An entry as the engine stores it (the broker parses replies into its own StreamEntry). */
@@ -57,19 +59,54 @@ function lessThan(ms: U64, seq: U64, id: StreamId): boolean {
   return u64Lt(ms, id.ms) || (ms === id.ms && u64Lt(seq, id.seq));
 }
 
+/** The id (ms, seq) < the id (bMs, bSeq), without an id object. */
+function partsLessThan(ms: U64, seq: U64, bMs: U64, bSeq: U64): boolean {
+  return u64Lt(ms, bMs) || (ms === bMs && u64Lt(seq, bSeq));
+}
+
+/** Where a range scan puts the entries it finds: decoded (StoredEntries) or located (EntryRefs). */
+interface EntrySink {
+  readonly length: number;
+  /** Takes the cursor's current entry. */
+  add(c: NodeCursor): void;
+}
+
+/** Entries decoded as they are found, for range(). */
+class StoredEntries implements EntrySink {
+  readonly entries: StoredEntry[] = [];
+
+  get length(): number {
+    return this.entries.length;
+  }
+
+  add(c: NodeCursor): void {
+    this.entries.push({ id: { ms: c.ms, seq: c.seq }, fields: c.fields() });
+  }
+}
+
 /**
  * Adds the live entries of one node within [start, end] to `out`, in the cursor's direction.
  * True when the scan is over: `count` entries collected, or the cursor went past the range.
  */
-function collect(c: NodeCursor, start: StreamId, end: StreamId, count: number, out: StoredEntry[]): boolean {
+function collect(c: NodeCursor, start: StreamId, end: StreamId, count: number, out: EntrySink): boolean {
   const reverse = c.reverse;
+  const node = c.node;
+  if (!lessThan(node.masterMs, node.masterSeq, start) && !partsLessThan(end.ms, end.seq, node.lastMs, node.lastSeq)) {
+    // The whole node is in the range (XRANGE - +, most nodes of a long range): no id checks.
+    while (c.next()) {
+      if (c.isDeleted) continue;
+      out.add(c);
+      if (count > 0 && out.length >= count) return true;
+    }
+    return false;
+  }
   while (c.next()) {
     if (c.isDeleted) continue;
     const beforeStart = lessThan(c.ms, c.seq, start);
     const afterEnd = lessThan(end.ms, end.seq, c);
     if (reverse ? afterEnd : beforeStart) continue; // not in the range yet
     if (reverse ? beforeStart : afterEnd) return true; // past it
-    out.push({ id: { ms: c.ms, seq: c.seq }, fields: c.fields() });
+    out.add(c);
     if (count > 0 && out.length >= count) return true;
   }
   return false;
@@ -111,7 +148,7 @@ export class Stream implements TypedValue {
     while (lo <= hi) {
       const mid = (lo + hi) >>> 1;
       const n = this.nodes[mid]!;
-      if (lessThan(id.ms, id.seq, n.masterId)) hi = mid - 1;
+      if (partsLessThan(id.ms, id.seq, n.masterMs, n.masterSeq)) hi = mid - 1;
       else {
         found = mid;
         lo = mid + 1;
@@ -352,25 +389,38 @@ export class Stream implements TypedValue {
 
   /** Live entries with start <= id <= end, ascending (or descending), at most count (0 = all). */
   range(start: StreamId, end: StreamId, count: number, reverse: boolean): StoredEntry[] {
-    const out: StoredEntry[] = [];
-    if (compareIds(start, end) > 0 || this.length === 0) return out;
+    const out = new StoredEntries();
+    this.scan(start, end, count, reverse, out);
+    return out.entries;
+  }
+
+  /** As range(), the entries located in their nodes rather than decoded (replies use them). */
+  rangeRefs(start: StreamId, end: StreamId, count: number, reverse: boolean): EntryRefs {
+    // Slots for COUNT entries up to 128 (a few for no COUNT: XRANGE s id id is one entry);
+    // growing from empty reallocated each array four times on the way to 100.
+    const out = new EntryRefs(Math.min(count > 0 ? count : 16, this.length, 128));
+    this.scan(start, end, count, reverse, out);
+    return out;
+  }
+
+  private scan(start: StreamId, end: StreamId, count: number, reverse: boolean, out: EntrySink): void {
+    if (compareIds(start, end) > 0 || this.length === 0) return;
     if (!reverse) {
       for (let i = Math.max(this.findNode(start), this.head); i < this.nodes.length; i++) {
         const node = this.nodes[i]!;
-        if (lessThan(end.ms, end.seq, node.masterId)) break;
+        if (partsLessThan(end.ms, end.seq, node.masterMs, node.masterSeq)) break;
         if (lessThan(node.lastMs, node.lastSeq, start) || node.live === 0) continue;
         const c = new NodeCursor(node);
         c.skipBelow(start);
-        if (collect(c, start, end, count, out)) return out;
+        if (collect(c, start, end, count, out)) return;
       }
-      return out;
+      return;
     }
     for (let i = this.findNode(end); i >= this.head; i--) {
       const node = this.nodes[i]!;
       if (lessThan(node.lastMs, node.lastSeq, start)) break;
       if (node.live === 0) continue;
-      if (collect(new NodeCursor(node, true), start, end, count, out)) return out;
+      if (collect(new NodeCursor(node, true), start, end, count, out)) return;
     }
-    return out;
   }
 }

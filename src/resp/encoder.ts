@@ -1,7 +1,7 @@
 import { Buffer } from 'node:buffer';
 import {
-  BooleanReply, DoubleReply, ErrorReply, MapReply, NULL_ARRAY, PushReply, Replies,
-  type Reply, SetReply, SimpleString, StreamIdReply, VerbatimReply,
+  BooleanReply, DirectReply, DoubleReply, ErrorReply, MapReply, NULL_ARRAY, PushReply, Replies,
+  type Reply, type ReplyWriter, SetReply, SimpleString, StreamIdReply, VerbatimReply,
 } from './reply.js';
 
 export type Protocol = 2 | 3;
@@ -45,7 +45,7 @@ const EMPTY = Buffer.alloc(0);
  * writes continue after them, so a returned Buffer is never overwritten; a full arena is
  * replaced by a fresh one, twice the size of what is pending.
  */
-export class Encoder {
+export class Encoder implements ReplyWriter {
   private buf: Buffer = EMPTY;
   private pos = 0;
   /** Start of the bytes not yet handed out by take(). */
@@ -117,8 +117,75 @@ export class Encoder {
     return count;
   }
 
+  // --- ReplyWriter: what a DirectReply writes through ---------------------------------------------
+  // Each writes with one room check and no helper calls for the usual small sizes: these run
+  // once per field and value of every entry an XRANGE or XREADGROUP returns.
+
+  arrayHeader(n: number): void {
+    if (n < 10 && this.buf.length - this.pos >= 4) {
+      const buf = this.buf;
+      let p = this.pos;
+      buf[p++] = 42;
+      buf[p++] = 48 + n;
+      buf[p++] = 13;
+      buf[p++] = 10;
+      this.pos = p;
+      return;
+    }
+    this.header(42, n);
+  }
+
+  nullArray(): void {
+    this.line(this.protocol === 3 ? 95 : 42, this.protocol === 3 ? '' : '-1');
+  }
+
+  bulkBytes(src: Buffer, start: number, end: number): void {
+    const len = end - start;
+    if (len < 10 && this.buf.length - this.pos >= 16) {
+      // "$n\r\n", at most 9 bytes, "\r\n".
+      const buf = this.buf;
+      let p = this.pos;
+      buf[p++] = 36;
+      buf[p++] = 48 + len;
+      buf[p++] = 13;
+      buf[p++] = 10;
+      for (let i = start; i < end; i++) buf[p++] = src[i]!;
+      buf[p++] = 13;
+      buf[p++] = 10;
+      this.pos = p;
+      return;
+    }
+    this.header(36, len);
+    this.ensure(len + CRLF_BYTES);
+    const buf = this.buf;
+    if (len <= SHORT_BUFFER) {
+      let p = this.pos;
+      for (let i = start; i < end; i++) buf[p++] = src[i]!;
+      this.pos = p;
+    } else {
+      src.copy(buf, this.pos, start, end);
+      this.pos += len;
+    }
+    this.crlf();
+  }
+
+  bulkDecimal(n: number): void {
+    if (this.buf.length - this.pos < 2 * HEADER_ROOM) this.ensure(2 * HEADER_ROOM);
+    const length = Encoder.digitCount(n);
+    const buf = this.buf;
+    let p = this.pos;
+    buf[p++] = 36;
+    p = Encoder.smallDecimal(buf, p, length);
+    buf[p++] = 13;
+    buf[p++] = 10;
+    p = Encoder.decimal(buf, p, n, length);
+    buf[p++] = 13;
+    buf[p++] = 10;
+    this.pos = p;
+  }
+
   /** A stream id as the bulk string "ms-seq", its digits written from numbers. */
-  private streamId(ms: number | bigint, seq: number | bigint): void {
+  streamId(ms: number | bigint, seq: number | bigint): void {
     // Parts above 2^53 are bigints (ids are canonical U64s); those few go through a string.
     if (typeof ms !== 'number' || typeof seq !== 'number') {
       this.bulkText(`${ms}-${seq}`);
@@ -128,17 +195,46 @@ export class Encoder {
     // kept, saving the divisions.
     if (ms !== this.idMs) this.rememberIdMs(ms);
     const msLength = this.idMsLength;
-    const s = seq;
-    this.header(36, msLength + 1 + Encoder.digitCount(s));
-    this.ensure(2 * HEADER_ROOM);
+    const seqLength = Encoder.digitCount(seq);
+    // "$", at most 2 length digits, 16 + 1 + 16 id bytes, two CRLFs: under 2 * HEADER_ROOM.
+    if (this.buf.length - this.pos < 2 * HEADER_ROOM) this.ensure(2 * HEADER_ROOM);
     const buf = this.buf;
-    const msDigits = this.idMsDigits;
     let p = this.pos;
+    buf[p++] = 36;
+    p = Encoder.smallDecimal(buf, p, msLength + 1 + seqLength);
+    buf[p++] = 13;
+    buf[p++] = 10;
+    const msDigits = this.idMsDigits;
     for (let i = 0; i < msLength; i++) buf[p++] = msDigits[i]!;
     buf[p++] = 45;
+    p = Encoder.decimal(buf, p, seq, seqLength);
+    buf[p++] = 13;
+    buf[p++] = 10;
     this.pos = p;
-    this.digits(s);
-    this.crlf();
+  }
+
+  /** Writes n (0..99) at p; returns the position after it. */
+  private static smallDecimal(buf: Buffer, p: number, n: number): number {
+    if (n >= 10) {
+      const tens = (n / 10) | 0;
+      buf[p++] = 48 + tens;
+      n -= tens * 10;
+    }
+    buf[p++] = 48 + n;
+    return p;
+  }
+
+  /** Writes the `length` digits of the non-negative safe integer n at p; returns the end. */
+  private static decimal(buf: Buffer, p: number, n: number, length: number): number {
+    const end = p + length;
+    let q = end;
+    while (n >= 10) {
+      const d = Math.floor(n / 10);
+      buf[--q] = 48 + (n - d * 10);
+      n = d;
+    }
+    buf[--q] = 48 + n;
+    return end;
   }
 
   private rememberIdMs(ms: number): void {
@@ -263,6 +359,8 @@ export class Encoder {
     } else if (Array.isArray(r)) {
       this.header(42, r.length);
       for (const item of r) this.encode(item);
+    } else if (r instanceof DirectReply) {
+      r.writeTo(this);
     } else if (r instanceof SimpleString) {
       this.line(43, r.value);
     } else if (r instanceof ErrorReply) {

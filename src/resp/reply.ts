@@ -7,6 +7,7 @@
 //   NULL_ARRAY        null array        (*-1 in RESP2, _ in RESP3)
 //   Reply[]           array
 //   StreamIdReply     a stream id "ms-seq" as a bulk string, written from its numbers
+//   DirectReply       writes its own RESP through the encoder (stream entries from node bytes)
 //   SimpleString, ErrorReply, MapReply, SetReply, DoubleReply, BooleanReply, VerbatimReply,
 //   PushReply, Replies         see below
 
@@ -68,6 +69,35 @@ export class StreamIdReply {
 }
 
 /**
+ * The encoder's primitives a DirectReply writes through (the Encoder implements them). The
+ * RESP they produce is the same in both protocols, so a DirectReply needs no protocol check
+ * except for its null arrays (nullArray()).
+ */
+export interface ReplyWriter {
+  /** "*n": an array of n replies follows. */
+  arrayHeader(n: number): void;
+  /** A null array: *-1 in RESP2, _ in RESP3. */
+  nullArray(): void;
+  /** src[start, end) as a bulk string. */
+  bulkBytes(src: Buffer, start: number, end: number): void;
+  /** A non-negative safe integer's decimal digits as a bulk string. */
+  bulkDecimal(n: number): void;
+  /** A stream id as the bulk string "ms-seq" (as StreamIdReply). */
+  streamId(ms: number | bigint, seq: number | bigint): void;
+}
+
+/**
+ * A reply that writes its RESP itself (writeTo), for replies made from bytes the engine holds
+ * (stream entries written straight from their nodes, commands/stream/entries-reply.ts) where
+ * building the Reply tree first would cost more than writing it. toReply() is the same reply
+ * as a plain tree, for the embedded client and for tests: both must give the same bytes.
+ */
+export abstract class DirectReply {
+  abstract writeTo(w: ReplyWriter): void;
+  abstract toReply(): Reply;
+}
+
+/**
  * Several replies in a row, for the commands Redis answers more than once (SUBSCRIBE a b
  * confirms each channel); none at all for a command Redis leaves unanswered (a second MONITOR).
  */
@@ -87,6 +117,7 @@ export type Reply =
   | NullArray
   | Reply[]
   | StreamIdReply
+  | DirectReply
   | SimpleString
   | ErrorReply
   | MapReply

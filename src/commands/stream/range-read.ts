@@ -14,7 +14,8 @@ import { parseRangeBound, parseStrictId } from './ids.js';
 import { Errors, fail, NULL_ARRAY, type Reply } from '../../resp/reply.js';
 import { ArgCursor } from '../arg-cursor.js';
 import { type Context, command } from '../types.js';
-import { entriesReply, lookupStream, oneKey, streamsReply } from './common.js';
+import { lookupStream, oneKey, streamsReply } from './common.js';
+import { EntriesReply } from './entries-reply.js';
 import { parseReadArgs, type ReadArgs, readKeyPositions } from './read-args.js';
 
 // --- XLEN --------------------------------------------------------------------------------------
@@ -37,7 +38,7 @@ function xrangeGeneric(ctx: Context, argv: Buffer[], reverse: boolean): Reply {
   const s = lookupStream(ctx.db, keyOf(argv[1]!));
   if (s === undefined) return [];
   if (count === 0) return NULL_ARRAY;
-  return entriesReply(s.range(start, end, count < 0 ? 0 : count, reverse));
+  return new EntriesReply(s.rangeRefs(start, end, count < 0 ? 0 : count, reverse));
 }
 
 // --- XREAD -------------------------------------------------------------------------------------
@@ -78,7 +79,7 @@ function parseXread(ctx: Context, argv: Buffer[]): XreadRequest {
 /** The entries of stream k after its requested id. */
 function readAfter(s: Stream, req: XreadRequest, k: number): Reply {
   const start = incrementId(req.after[k]!)!;
-  return entriesReply(s.range(start, MAX_ID, req.args.count, false));
+  return new EntriesReply(s.rangeRefs(start, MAX_ID, req.args.count, false));
 }
 
 function applyXread(ctx: Context, req: XreadRequest): Reply | Promise<Reply> {

@@ -13,6 +13,7 @@ import { parseStrictId } from './ids.js';
 import { ErrorReply, fail, NULL_ARRAY, type Reply } from '../../resp/reply.js';
 import { command, type Context } from '../types.js';
 import { entryReply, lookupGroup, lookupStream, noGroupError, nowMs, streamsReply } from './common.js';
+import { EntriesReply } from './entries-reply.js';
 import { createConsumerArgv, Propagation, setIdArgv, xclaimArgv } from './propagation.js';
 import { parseReadArgs, type ReadArgs, readKeyPositions } from './read-args.js';
 
@@ -85,6 +86,7 @@ function serveStream(
     consumer.seenTime = now;
   }
   let reply: Reply[];
+  let directReply: EntriesReply | undefined;
   if (target.after === NEW_ENTRIES) {
     reply = [];
     let count = req.count;
@@ -105,7 +107,10 @@ function serveStream(
     }
     const before = g.lastId;
     const delivered = deliverNew(s, g, consumer, count, req.noack, now);
-    for (const e of delivered.entries) reply.push(entryReply(e.id, e.fields));
+    const entries = delivered.entries;
+    // Written from the node bytes, unless CLAIM entries (another shape) come first.
+    if (reply.length === 0) directReply = new EntriesReply(entries);
+    else for (let i = 0; i < entries.length; i++) reply.push(entryReply(entries.id(i), entries.fields(i)));
     // The XCLAIMs that log the deliveries are built only when something logs them.
     if (ctx.propagating) {
       delivered.pending.forEach((nack, i) => {
@@ -115,14 +120,14 @@ function serveStream(
       // Without PEL entries nothing else records the group's progress (7.0: NOACK only).
       if (req.noack && compareIds(g.lastId, before) !== 0) prop.add(setIdArgv(target.keyArg, g));
     }
-    if (delivered.entries.length > 0) changed = true;
+    if (entries.length > 0) changed = true;
   } else {
     const history = readHistory(s, consumer, target.after, req.count, now);
     reply = history.map((h) => entryReply(h.id, h.fields));
     if (history.some((h) => h.fields !== null)) changed = true;
   }
   if (changed) ctx.addDirty(1);
-  return reply;
+  return directReply ?? reply;
 }
 
 function applyXreadgroup(ctx: Context, req: ReadGroupRequest): Reply | Promise<Reply> {
