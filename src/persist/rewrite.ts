@@ -143,10 +143,9 @@ export class Rewrite {
     const a = this.active!;
     if (this.status.get(a.id) !== 'active') return true; // became a redo key
     const k = keyBytes(a.key);
-    const entries = a.stream.range(a.cursor, MAX_ID, STREAM_CHUNK, false);
-    for (const e of entries) this.emit(a.db, ['XADD', k, formatId(e.id), ...e.fields]);
-    const last = entries[entries.length - 1];
-    const next = last === undefined ? undefined : incrementId(last.id);
+    const entries = a.stream.rangeRefs(a.cursor, MAX_ID, STREAM_CHUNK, false);
+    this.chunksBytes += this.encoder.addEntries(a.db, k, entries);
+    const next = entries.length === 0 ? undefined : incrementId(entries.id(entries.length - 1));
     if (entries.length === STREAM_CHUNK && next !== undefined) {
       a.cursor = next;
       return false;

@@ -12,6 +12,8 @@
 // commands that logged something with it (see README.md: such a command ran in memory and its
 // bytes reach the log if the disk takes them before the process ends; it is not acknowledged).
 import { Encoder } from '../resp/encoder.js';
+import { writeXadds } from '../commands/stream/entries-reply.js';
+import type { EntryRefs } from '../engine/entry-refs.js';
 import type { Reply } from '../resp/reply.js';
 import type { Propagated } from '../commands/instance.js';
 import { describeError, type AofFs } from './fs-layer.js';
@@ -65,6 +67,18 @@ export class BatchEncoder {
       this.db = db;
     }
     resp.write(argv as Reply[]);
+    return resp.pending - before;
+  }
+
+  /** As add() for `XADD key id fields...` of every entry, written from the node bytes. */
+  addEntries(db: number, key: Buffer, entries: EntryRefs): number {
+    const resp = this.resp;
+    const before = resp.pending;
+    if (db !== this.db) {
+      resp.write(['SELECT', String(db)]);
+      this.db = db;
+    }
+    writeXadds(resp, key, entries);
     return resp.pending - before;
   }
 
