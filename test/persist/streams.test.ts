@@ -148,7 +148,10 @@ test('a big stream is rewritten in slices while it is appended to, trimmed, dele
   await withTempDir('stream-slices', async (dir) => {
     const db = await open({ dir, appendfsync: 'no' });
     await db.call('CONFIG', 'SET', 'auto-aof-rewrite-percentage', '0');
-    for (let i = 0; i < 30_000; i++) await db.call('XADD', 'big', `${i + 1}-0`, 'i', i);
+    // A padded value makes the slices many whatever the machine's speed: a slice ends at its
+    // time budget or at 1 MB of output, and 30,000 entries of ~230 bytes are 7 MB.
+    const pad = 'p'.repeat(200);
+    for (let i = 0; i < 30_000; i++) await db.call('XADD', 'big', `${i + 1}-0`, 'i', i, 'pad', pad);
     // Trims and deletions stay below the group's entries: a pending entry that is deleted is
     // dropped by a rewrite (XCLAIM of a missing entry), in Redis 7.0 as here.
     await db.call('XGROUP', 'CREATE', 'big', 'g', '20000-0');
