@@ -12,6 +12,17 @@ import { Rewrite } from '../../src/persist/rewrite.js';
 import { recordingPersistence } from '../support/recording-persistence.js';
 import { dump, withTempDir } from './helpers.js';
 
+/** Loads the rewritten file as the base of a fresh directory and compares its dataset. */
+async function assertLoadsAs(dir: string, file: string, expected: Record<string, unknown>): Promise<void> {
+  const data = join(dir, 'data');
+  mkdirSync(join(data, 'appendonlydir'), { recursive: true });
+  copyFileSync(file, join(data, 'appendonlydir', 'appendonly.aof.1.base.aof'));
+  writeFileSync(join(data, 'appendonlydir', 'appendonly.aof.manifest'), 'file appendonly.aof.1.base.aof seq 1 type b\n');
+  const loaded = await open({ dir: data, appendfsync: 'no' });
+  assert.deepEqual(await dump(loaded), expected);
+  await loaded.close();
+}
+
 test('commands between the chunks of a big stream are reflected exactly', async () => {
   await withTempDir('slices', async (dir) => {
     const db = await open();
@@ -48,14 +59,7 @@ test('commands between the chunks of a big stream are reflected exactly', async 
     const expected = await dump(db);
     await db.close();
 
-    // Load the file as the base of a directory.
-    const data = join(dir, 'data');
-    mkdirSync(join(data, 'appendonlydir'), { recursive: true });
-    copyFileSync(temp, join(data, 'appendonlydir', 'appendonly.aof.1.base.aof'));
-    writeFileSync(join(data, 'appendonlydir', 'appendonly.aof.manifest'), 'file appendonly.aof.1.base.aof seq 1 type b\n');
-    const loaded = await open({ dir: data, appendfsync: 'no' });
-    assert.deepEqual(await dump(loaded), expected);
-    await loaded.close();
+    await assertLoadsAs(dir, temp, expected);
   });
 });
 
@@ -81,12 +85,6 @@ test('a big stream of mixed entries is written from its node bytes and loads bac
     const expected = await dump(db);
     await db.close();
 
-    const data = join(dir, 'data');
-    mkdirSync(join(data, 'appendonlydir'), { recursive: true });
-    copyFileSync(temp, join(data, 'appendonlydir', 'appendonly.aof.1.base.aof'));
-    writeFileSync(join(data, 'appendonlydir', 'appendonly.aof.manifest'), 'file appendonly.aof.1.base.aof seq 1 type b\n');
-    const loaded = await open({ dir: data, appendfsync: 'no' });
-    assert.deepEqual(await dump(loaded), expected);
-    await loaded.close();
+    await assertLoadsAs(dir, temp, expected);
   });
 });
