@@ -187,7 +187,8 @@ export class Rewrite {
   private writeChunks(): void {
     this.encoder.take(this.chunks);
     if (this.chunks.length === 0) return;
-    const buf = Buffer.concat(this.chunks);
+    // A slice's commands are one arena Buffer (BatchEncoder.add); concat would copy it again.
+    const buf = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks);
     this.chunks = [];
     this.chunksBytes = 0;
     let off = 0;
