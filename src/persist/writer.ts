@@ -203,7 +203,7 @@ export class AofWriter {
    * of one; so a disk whose fsyncs average over FSYNC_ON_LOOP_MAX_MS is synced in the pool.
    */
   private fsyncOnLoop(): void {
-    if (this.fsyncing || this.closed || this.size <= this.synced) return;
+    if (!this.fsyncDue()) return;
     const covered = this.size;
     const started = performance.now();
     try {
@@ -213,6 +213,16 @@ export class AofWriter {
       return;
     }
     this.timedFsync(performance.now() - started);
+    this.fsynced(covered);
+  }
+
+  /** Bytes are written that no fsync (done or in flight) covers, and the file is open. */
+  private fsyncDue(): boolean {
+    return !this.fsyncing && !this.closed && this.size > this.synced;
+  }
+
+  /** The first `covered` bytes of the current file are on disk: answer who waited for them. */
+  private fsynced(covered: number): void {
     this.synced = Math.max(this.synced, covered);
     this.recovered();
     this.resolveWaiters();
@@ -246,7 +256,7 @@ export class AofWriter {
   }
 
   private startFsync(): void {
-    if (this.fsyncing || this.closed || this.size <= this.synced) return;
+    if (!this.fsyncDue()) return;
     this.fsyncing = true;
     const covered = this.size;
     const file = this.generation;
@@ -259,9 +269,7 @@ export class AofWriter {
         // new file: its offset must not count as synced there, or replies would go out for
         // bytes not even written yet (a kill -9 then loses acknowledged writes).
         if (file !== this.generation) return this.afterStaleFsync();
-        this.synced = Math.max(this.synced, covered);
-        this.recovered();
-        this.resolveWaiters();
+        this.fsynced(covered);
         // The next group: what arrived during this fsync, plus whatever the rest of this
         // poll phase reads (the flush runs at the end of the turn).
         if (this.waiters.length > 0) this.scheduleFlush();
