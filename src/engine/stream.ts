@@ -55,13 +55,13 @@ const LISTPACK_MAX_SIZE = 1 << 30;
 /** Rough per-node bookkeeping cost beyond the buffer (node object, ids, Buffer object). */
 const NODE_OVERHEAD_BYTES = 240;
 
-function lessThan(ms: U64, seq: U64, id: StreamId): boolean {
-  return u64Lt(ms, id.ms) || (ms === id.ms && u64Lt(seq, id.seq));
-}
-
 /** The id (ms, seq) < the id (bMs, bSeq), without an id object. */
 function partsLessThan(ms: U64, seq: U64, bMs: U64, bSeq: U64): boolean {
   return u64Lt(ms, bMs) || (ms === bMs && u64Lt(seq, bSeq));
+}
+
+function lessThan(ms: U64, seq: U64, id: StreamId): boolean {
+  return partsLessThan(ms, seq, id.ms, id.seq);
 }
 
 /** Where a range scan puts the entries it finds: decoded (StoredEntries) or located (EntryRefs). */
