@@ -194,6 +194,8 @@ export class Rewrite {
     let off = 0;
     while (off < buf.length) off += this.fs.write(this.fd, buf, off, buf.length - off);
     this.bytes += buf.length;
+    // Written synchronously: the next slice overwrites this one instead of taking a fresh 1 MB.
+    this.encoder.reuse(Infinity);
   }
 
   /** Sees every batch logged while the rewrite runs. */
@@ -302,7 +304,7 @@ export class Rewrite {
       this.serialize(id);
     }
     for (const entry of this.tail) {
-      if (entry !== null) this.chunksBytes += this.encoder.encode(entry.batch, this.chunks);
+      if (entry !== null) this.chunksBytes += this.encoder.encode(entry.batch);
     }
     this.tail = [];
     this.writeChunks();

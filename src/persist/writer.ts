@@ -27,19 +27,26 @@ export const FSYNC_ON_LOOP_MAX_MS = 2;
 const MULTI: Reply = ['MULTI'];
 const EXEC: Reply = ['EXEC'];
 
+/** The AOF writer keeps an arena up to this size for the next turn's batches. */
+const KEEP_ARENA = 1 << 20;
+
 /**
  * Encodes batches as Redis's feedAppendOnlyFile: SELECT when the db changes, MULTI/EXEC around
- * batches. A batch is written straight into one RESP arena (the reply encoder's, as a command is
- * an array of bulk strings) and handed out as one Buffer: encoding each command into a Buffer
- * of its own was a quarter of the server's CPU for pipelined XADDs under appendonly.
+ * batches. Commands are written straight into one RESP arena (the reply encoder's, as a command
+ * is an array of bulk strings) and stay there until take() hands them out as one Buffer:
+ * encoding each command into a Buffer of its own was a quarter of the server's CPU for
+ * pipelined XADDs under appendonly. Once that Buffer is written and dropped, reuse() lets the
+ * next batches overwrite it.
  */
 export class BatchEncoder {
   /** The db the log is in after what was encoded so far; -1 forces a SELECT. */
   db = -1;
   private readonly resp = new Encoder(2);
 
-  encode(batch: Propagated[], out: Buffer[]): number {
+  /** Appends a batch (MULTI/EXEC around more than one command); returns its length in bytes. */
+  encode(batch: Propagated[]): number {
     const resp = this.resp;
+    const before = resp.pending;
     const wrap = batch.length > 1;
     for (let i = 0; i < batch.length; i++) {
       const item = batch[i]!;
@@ -48,14 +55,10 @@ export class BatchEncoder {
       resp.write(item.argv as Reply[]);
     }
     if (wrap) resp.write(EXEC);
-    return this.take(out);
+    return resp.pending - before;
   }
 
-  /**
-   * Appends one command outside any MULTI (the rewrite's form) and returns its length in bytes.
-   * Its bytes stay in the arena until the next take() or encode(), so a rewrite slice of many
-   * commands becomes one Buffer rather than one per command.
-   */
+  /** Appends one command outside any MULTI (the rewrite's form); returns its length in bytes. */
   add(db: number, argv: Array<Buffer | string>): number {
     const before = this.resp.pending;
     this.select(db);
@@ -77,11 +80,15 @@ export class BatchEncoder {
     this.db = db;
   }
 
-  /** Pushes what add() (or encode()) left in the arena onto `out`; returns its length. */
-  take(out: Buffer[]): number {
+  /** Pushes what was appended since the last take() onto `out`, as one Buffer. */
+  take(out: Buffer[]): void {
     const bytes = this.resp.take();
     if (bytes.length > 0) out.push(bytes);
-    return bytes.length;
+  }
+
+  /** Every Buffer take() handed out was written and dropped: start the arena over. */
+  reuse(maxKeep = KEEP_ARENA): void {
+    this.resp.reuse(maxKeep);
   }
 }
 
@@ -141,12 +148,14 @@ export class AofWriter {
 
   append(batch: Propagated[]): void {
     if (this.closed) return;
-    this.pendingBytes += this.encoder.encode(batch, this.pending);
+    // The bytes wait in the encoder's arena: the turn's batches are written as one Buffer.
+    this.pendingBytes += this.encoder.encode(batch);
     this.scheduleFlush();
   }
 
   /** Appends raw, already-encoded bytes (used after a rewrite; no SELECT bookkeeping). */
   appendRaw(buf: Buffer): void {
+    this.encoder.take(this.pending);
     this.pending.push(buf);
     this.pendingBytes += buf.length;
     this.scheduleFlush();
@@ -235,6 +244,7 @@ export class AofWriter {
 
   /** Writes the buffer; returns false (and keeps the unwritten rest) on a disk error. */
   private writePending(): boolean {
+    this.encoder.take(this.pending);
     const buf = this.pending.length === 1 ? this.pending[0]! : Buffer.concat(this.pending);
     this.pending = [];
     let off = 0;
@@ -250,6 +260,8 @@ export class AofWriter {
       this.fail(err);
       return false;
     }
+    // Written whole by a synchronous write(2): no Buffer of the arena is held any more.
+    this.encoder.reuse();
     this.recovered();
     this.resolveWaiters();
     return true;

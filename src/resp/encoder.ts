@@ -79,6 +79,20 @@ export class Encoder implements ReplyWriter {
     return out;
   }
 
+  /**
+   * Starts over at the arena's beginning. Only for an owner that knows every Buffer take()
+   * handed out is dead (written with a synchronous write(2) and dropped), as the AOF's are.
+   * A fresh arena every few batches left freed ones between long-lived allocations, which
+   * malloc could not give back: filling 1M entries with the AOF on grew RSS by 44-46 B/entry
+   * (53-55 with a rewrite) against 33-34 (37-40) with one reused arena. An arena over
+   * `maxKeep` bytes is let go.
+   */
+  reuse(maxKeep: number): void {
+    if (this.pos !== this.mark) throw new Error('Encoder.reuse: bytes written since the last take()');
+    if (this.buf.length > maxKeep) this.buf = EMPTY;
+    this.pos = this.mark = 0;
+  }
+
   private ensure(n: number): void {
     if (this.buf.length - this.pos >= n) return;
     const pending = this.pos - this.mark;

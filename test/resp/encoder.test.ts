@@ -110,6 +110,21 @@ test('take() with nothing written is empty; views survive the arena filling up',
   views.forEach((v, i) => assert.equal(v.toString(), `$${`value-${i}`.length}\r\nvalue-${i}\r\n`));
 });
 
+test('reuse() starts the arena over, refuses while bytes are untaken, and lets a big arena go', () => {
+  const enc = new Encoder(2);
+  const first = enc.write('first').take();
+  enc.reuse(1 << 20);
+  const second = enc.write('again').take();
+  assert.equal(second.buffer, first.buffer);
+  assert.equal(second.byteOffset, first.byteOffset);
+  assert.equal(second.toString(), '$5\r\nagain\r\n');
+  enc.write('untaken');
+  assert.throws(() => enc.reuse(1 << 20), /since the last take/);
+  enc.take();
+  enc.reuse(1024); // the 16 KB arena is over the limit
+  assert.notEqual(enc.write('x').take().buffer, first.buffer);
+});
+
 test('encodeCommand writes a RESP array of bulk strings', () => {
   assert.equal(encodeCommand(['SET', Buffer.from('k'), 'é']).toString('latin1'), '*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$2\r\n\xc3\xa9\r\n');
   assert.equal(encodeCommand([]).toString('latin1'), '*0\r\n');
