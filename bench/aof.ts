@@ -1,11 +1,14 @@
 // Durability benchmark, sluice server vs redis-server 7 with the same settings:
-//   node dist/bench/aof.js [--requests 50000] [--clients 50] [--entries 1000000] [--rounds 3]
-//                          [--skip-throughput] [--skip-load] [--skip-rss] [--skip-stall]
+//   node dist/bench/aof.js [--requests 50000] [--warmup 100000] [--clients 50] [--entries 1000000]
+//                          [--rounds 3] [--skip-throughput] [--skip-load] [--skip-rss] [--skip-stall]
 // Each figure is the median of --rounds runs, sluice and redis alternating in the same round, so
 // the load of a shared machine hits both alike. Besides wall-clock, the server process's own CPU
 // time (utime+stime of all its threads) is reported, and syscall counts from `perf stat`.
 // 1. XADD throughput with appendfsync always and everysec (redis-benchmark, -c clients): req/s,
-//    CPU µs per request, commands per fdatasync and per write(2).
+//    CPU µs per request, commands per fdatasync and per write(2). Each server first takes
+//    --warmup untimed XADDs to another key, so the figures are a running server's, not those of
+//    a fresh process still compiling its code (bench/warmup.js measures that; --warmup 0 mixes
+//    it back in).
 // 2. Load time of the same 1,000,000-entry AOF (one XADD per entry, Redis 7 multi-part layout,
 //    written once and copied for each server): time from spawn until the server accepts
 //    commands, the load time each server reports itself, CPU seconds, and RSS after the load.
@@ -31,6 +34,7 @@ function arg(name: string, fallback: string): string {
 }
 
 const requests = arg('requests', '50000');
+const warmup = arg('warmup', '100000');
 const clients = arg('clients', '50');
 const entries = Number(arg('entries', '1000000'));
 const rounds = Number(arg('rounds', '3'));
@@ -92,11 +96,11 @@ async function stop(s: Started): Promise<void> {
   await done;
 }
 
-/** requests/second of XADD from redis-benchmark. */
-async function xaddRate(port: number): Promise<number> {
+/** requests/second of `count` XADDs to `key` from redis-benchmark. */
+async function xaddRate(port: number, count = requests, key = 'bench:stream'): Promise<number> {
   const { stdout } = await run(
     'redis-benchmark',
-    ['-p', String(port), '-n', requests, '-c', clients, '--csv', 'XADD', 'bench:stream', '*', 'field', 'value'],
+    ['-p', String(port), '-n', count, '-c', clients, '--csv', 'XADD', key, '*', 'field', 'value'],
     { maxBuffer: 1 << 20 },
   );
   // CSV: "test","rps",...  — the second line holds the figures.
@@ -123,6 +127,7 @@ interface RateFigures {
 
 async function measureRate(s: Started): Promise<RateFigures> {
   const pid = s.child.pid!;
+  if (Number(warmup) > 0) await xaddRate(s.port, warmup, 'bench:warmup');
   const counter = await SyscallCounter.attach(pid);
   const cpu0 = cpuSeconds(pid);
   const rps = await xaddRate(s.port);
@@ -152,7 +157,7 @@ function medianOf(xs: RateFigures[]): RateFigures {
 }
 
 async function throughput(): Promise<void> {
-  console.log(`XADD, redis-benchmark -n ${requests} -c ${clients}, median of ${rounds} rounds`);
+  console.log(`XADD, redis-benchmark -n ${requests} -c ${clients} after ${warmup} untimed, median of ${rounds} rounds`);
   console.log('appendfsync  server  req/s     cpu µs/req  cmds/fdatasync  cmds/write');
   for (const fsync of ['always', 'everysec']) {
     const ours: RateFigures[] = [];
