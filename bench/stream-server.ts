@@ -1,10 +1,14 @@
 // The consumer-group loop over the network, sluice server vs redis-server in the same run:
 //
 //   node dist/bench/stream-server.js [--entries 200000] [--consumers 4] [--count 10] [--rounds 3]
+//                                    [--warmup 50000]
 //
 // Seeds a stream with pipelined XADDs, then `consumers` clients each loop
 // XREADGROUP GROUP g cN COUNT n STREAMS s > followed by XACK of what they got, until the stream
-// is drained. Each round starts both servers afresh (sluice first, then redis). Prints the
+// is drained. Each round starts both servers afresh (sluice first, then redis) and first runs
+// the same seed and loop, untimed, over --warmup entries of another stream: the figures are a
+// running server's, not a fresh process's still compiling its code (bench/warmup.js measures
+// that; --warmup 0 mixes it back in). Prints the
 // median entries/s for the seeding and for the consume loop with their ratios, and the median
 // server CPU µs per entry (utime + stime from /proc), whose ratio the scheduler does not skew.
 import { Redis } from 'ioredis';
@@ -19,6 +23,7 @@ const ENTRIES = arg('entries', 200_000);
 const CONSUMERS = arg('consumers', 4);
 const COUNT = arg('count', 10);
 const ROUNDS = arg('rounds', 3);
+const WARMUP = arg('warmup', 50_000);
 const BATCH = 1000;
 
 interface Phase {
@@ -37,37 +42,38 @@ async function phase(pid: number, fn: () => Promise<void>): Promise<Phase> {
   return { rate: ENTRIES / seconds, cpuUs: ((cpuSeconds(pid) - cpuBefore) * 1e6) / ENTRIES };
 }
 
-async function seed(redis: Redis): Promise<void> {
-  for (let i = 0; i < ENTRIES; i += BATCH) {
+async function seed(redis: Redis, key: string, entries: number): Promise<void> {
+  for (let i = 0; i < entries; i += BATCH) {
     const p = redis.pipeline();
-    for (let j = i; j < Math.min(ENTRIES, i + BATCH); j++) p.xadd('orders', '*', 'order_id', String(j), 'total', String(j % 997));
+    for (let j = i; j < Math.min(entries, i + BATCH); j++) p.xadd(key, '*', 'order_id', String(j), 'total', String(j % 997));
     await p.exec();
   }
 }
 
-async function consume(port: number, pid: number): Promise<Phase> {
+/** Drains `key` through its group with the consumers' loop; `timed` measures it. */
+async function consume<T>(port: number, key: string, entries: number, timed: (fn: () => Promise<void>) => Promise<T>): Promise<T> {
   const admin = new Redis({ port });
-  await admin.xgroup('CREATE', 'orders', 'g', '0');
+  await admin.xgroup('CREATE', key, 'g', '0');
   const clients = Array.from({ length: CONSUMERS }, () => new Redis({ port }));
   await Promise.all(clients.map((c) => c.ping()));
   let handled = 0;
-  const result = await phase(pid, async () => {
+  const result = await timed(async () => {
     await Promise.all(
       clients.map(async (c, n) => {
         for (;;) {
-          const reply = (await c.xreadgroup('GROUP', 'g', `c${n}`, 'COUNT', COUNT, 'STREAMS', 'orders', '>')) as
+          const reply = (await c.xreadgroup('GROUP', 'g', `c${n}`, 'COUNT', COUNT, 'STREAMS', key, '>')) as
             | Array<[string, Array<[string, string[]]>]>
             | null;
           const entries = reply?.[0]?.[1] ?? [];
           if (entries.length === 0) return;
-          await c.xack('orders', 'g', ...entries.map(([id]) => id));
+          await c.xack(key, 'g', ...entries.map(([id]) => id));
           handled += entries.length;
         }
       }),
     );
   });
-  const pending = (await admin.xpending('orders', 'g')) as [number, ...unknown[]];
-  if (handled !== ENTRIES || pending[0] !== 0) throw new Error(`handled ${handled}, pending ${pending[0]}`);
+  const pending = (await admin.xpending(key, 'g')) as [number, ...unknown[]];
+  if (handled !== entries || pending[0] !== 0) throw new Error(`handled ${handled}, pending ${pending[0]}`);
   for (const c of [admin, ...clients]) c.disconnect();
   return result;
 }
@@ -77,8 +83,12 @@ async function measure(server: StartedServer): Promise<{ seed: Phase; consume: P
   const pid = server.child.pid!;
   try {
     await redis.ping();
-    const seeded = await phase(pid, () => seed(redis));
-    return { seed: seeded, consume: await consume(server.port, pid) };
+    if (WARMUP > 0) {
+      await seed(redis, 'warmup', WARMUP);
+      await consume(server.port, 'warmup', WARMUP, (fn) => fn());
+    }
+    const seeded = await phase(pid, () => seed(redis, 'orders', ENTRIES));
+    return { seed: seeded, consume: await consume(server.port, 'orders', ENTRIES, (fn) => phase(pid, fn)) };
   } finally {
     redis.disconnect();
     await server.stop();
@@ -99,7 +109,7 @@ function row(label: string, pick: (m: { seed: Phase; consume: Phase }) => Phase)
       `${col(s.cpu, 12, 2)}${col(r.cpu, 11, 2)}${col(s.cpu / r.cpu, 7, 2)}`,
   );
 }
-console.log(`${ENTRIES} entries, ${CONSUMERS} consumers, COUNT ${COUNT}, median of ${ROUNDS} round(s)`);
+console.log(`${ENTRIES} entries, ${CONSUMERS} consumers, COUNT ${COUNT}, after ${WARMUP} untimed, median of ${ROUNDS} round(s)`);
 console.log(
   `${'entries/s'.padEnd(34)}${'sluice'.padStart(10)}${'redis'.padStart(10)}${'ratio'.padStart(7)}` +
     `${'sluice cpu'.padStart(12)}${'redis cpu'.padStart(11)}${'ratio'.padStart(7)}`,
