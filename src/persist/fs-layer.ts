@@ -7,7 +7,10 @@ import * as fs from 'node:fs';
 export interface AofFs {
   /** Opens for appending, creating the file if needed. */
   openAppend(path: string): number;
-  /** Writes some bytes at the end; returns how many were written (may be fewer). Throws on error. */
+  /**
+   * Writes some bytes at the end; returns how many were written (may be fewer). Throws on error.
+   * `buf` must not be kept after the call: the writer reuses its memory for later batches.
+   */
   write(fd: number, buf: Buffer, offset: number, length: number): number;
   fsync(fd: number): Promise<void>;
   fsyncSync(fd: number): void;
