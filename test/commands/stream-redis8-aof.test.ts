@@ -73,3 +73,27 @@ test('Redis 8 stream state replays from the AOF and survives BGREWRITEAOF', asyn
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('a consumer created by a CLAIM read that delivers nothing survives the restart', async () => {
+  // The read is served (the PEL has an idle id) but its entry was trimmed away (KEEPREF), so
+  // the id is only dropped: no XCLAIM names the new consumer, yet it exists and must replay.
+  // Found by stream-redis8-property.test.ts.
+  const dir = mkdtempSync(join(tmpdir(), 'sluice-redis8-claim-consumer-'));
+  try {
+    const db = await open({ dir, appendfsync: 'always', now: () => T0 });
+    await db.call('XADD', 's', '1-0', 'f', 'v');
+    await db.call('XGROUP', 'CREATE', 's', 'g', '0');
+    await db.call('XREADGROUP', 'GROUP', 'g', 'alice', 'STREAMS', 's', '>');
+    await db.call('XTRIM', 's', 'MAXLEN', 0, 'KEEPREF');
+    assert.deepEqual(await db.call('XREADGROUP', 'GROUP', 'g', 'bob', 'CLAIM', 0, 'STREAMS', 's', '>'), [['s', []]]);
+    const consumers = async (d: EmbeddedDatabase) => ((await d.call('XINFO', 'CONSUMERS', 's', 'g')) as unknown[][]).map((c) => c[1]);
+    assert.deepEqual(await consumers(db), ['alice', 'bob']);
+    await db.close();
+    const again = await open({ dir, appendfsync: 'always', now: () => T0 });
+    assert.deepEqual(await consumers(again), ['alice', 'bob']);
+    assert.deepEqual(await again.call('XPENDING', 's', 'g'), [0, null, null, null]);
+    await again.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -75,12 +75,13 @@ function serveStream(
   const now = nowMs(ctx);
   let consumer = g.consumer(req.consumer);
   let changed = false;
+  let created = false;
   if (consumer === undefined) {
     consumer = g.createConsumer(req.consumer, now)!;
-    changed = true;
+    changed = created = true;
     // Redis 7.0 propagates this only with NOACK; a history read by a new consumer would then
     // lose the consumer on replay, so sluice propagates it there too. ">" reads without NOACK
-    // need nothing: their XCLAIM ... FORCE recreates the consumer.
+    // need nothing when they deliver: their XCLAIM ... FORCE recreates the consumer.
     if (req.noack || target.after !== NEW_ENTRIES) prop.add(createConsumerArgv(target.keyArg, g, consumer));
   } else {
     consumer.seenTime = now;
@@ -121,6 +122,11 @@ function serveStream(
       if (req.noack && compareIds(g.lastId, before) !== 0) prop.add(setIdArgv(target.keyArg, g));
     }
     if (entries.length > 0) changed = true;
+    // A CLAIM read can be served and deliver nothing (its idle ids were all deleted entries,
+    // dropped from the PEL): no XCLAIM names the new consumer, so its creation is logged.
+    if (created && !req.noack && reply.length === 0 && entries.length === 0) {
+      prop.add(createConsumerArgv(target.keyArg, g, consumer));
+    }
   } else {
     const history = readHistory(s, consumer, target.after, req.count, now);
     reply = history.map((h) => entryReply(h.id, h.fields));
