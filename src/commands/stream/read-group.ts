@@ -3,7 +3,8 @@
 // - ">" propagates one XCLAIM ... FORCE JUSTID LASTID per delivered entry, and with NOACK an
 //   XGROUP CREATECONSUMER for a new consumer and an XGROUP SETID ... ENTRIESREAD;
 // - a history read by a new consumer propagates XGROUP CREATECONSUMER (Redis 7.0 does not,
-//   and loses that consumer on replay).
+//   and loses that consumer on replay), as does a CLAIM read by a new consumer that delivers
+//   nothing (its idle ids were all deleted entries, only dropped from the PEL).
 import { type ConsumerGroup, deliverNew, hasNewEntries, readHistory } from '../../engine/consumer-group.js';
 import { claimIdle, hasIdlePending } from '../../engine/group-claim.js';
 import { keyOf } from '../../engine/keyspace.js';
