@@ -149,10 +149,6 @@ export class Encoder implements ReplyWriter {
     this.header(42, n);
   }
 
-  nullArray(): void {
-    this.line(this.protocol === 3 ? 95 : 42, this.protocol === 3 ? '' : '-1');
-  }
-
   bulkBytes(src: Buffer, start: number, end: number): void {
     const len = end - start;
     if (len < 10 && this.buf.length - this.pos >= 16) {

@@ -70,14 +70,11 @@ export class StreamIdReply {
 
 /**
  * The encoder's primitives a DirectReply writes through (the Encoder implements them). The
- * RESP they produce is the same in both protocols, so a DirectReply needs no protocol check
- * except for its null arrays (nullArray()).
+ * RESP they produce is the same in both protocols, so a DirectReply needs no protocol check.
  */
 export interface ReplyWriter {
   /** "*n": an array of n replies follows. */
   arrayHeader(n: number): void;
-  /** A null array: *-1 in RESP2, _ in RESP3. */
-  nullArray(): void;
   /** src[start, end) as a bulk string. */
   bulkBytes(src: Buffer, start: number, end: number): void;
   /** A non-negative safe integer's decimal digits as a bulk string. */
