@@ -105,23 +105,11 @@ export class Encoder implements ReplyWriter {
 
   /** Writes a non-negative or negative safe integer in decimal (room already ensured). */
   private digits(n: number): void {
-    const buf = this.buf;
     if (n < 0) {
-      buf[this.pos++] = 45;
+      this.buf[this.pos++] = 45;
       n = -n;
     }
-    if (n < 10) {
-      buf[this.pos++] = 48 + n;
-      return;
-    }
-    let p = this.pos + Encoder.digitCount(n);
-    this.pos = p;
-    while (n >= 10) {
-      const q = Math.floor(n / 10);
-      buf[--p] = 48 + (n - q * 10);
-      n = q;
-    }
-    buf[--p] = 48 + n;
+    this.pos = Encoder.decimal(this.buf, this.pos, n, Encoder.digitCount(n));
   }
 
   /** Decimal digits of a non-negative safe integer. */
