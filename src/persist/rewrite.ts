@@ -67,7 +67,6 @@ export class Rewrite {
   private readonly tailByKey = new Map<string, number[]>();
   private readonly encoder = new BatchEncoder();
   private readonly fd: number;
-  private chunks: Buffer[] = [];
   bytes = 0;
   keysTotal = 0;
   keysDone = 0;
@@ -93,7 +92,7 @@ export class Rewrite {
   step(budgetMs: number): boolean {
     const until = performance.now() + budgetMs;
     let n = 0;
-    const overBudget = () => performance.now() >= until || this.chunksBytes > 1 << 20;
+    const overBudget = () => performance.now() >= until || this.encoder.pending > 1 << 20;
     for (;;) {
       if (this.active !== null) {
         if (!this.stepActive()) {
@@ -144,7 +143,7 @@ export class Rewrite {
     if (this.status.get(a.id) !== 'active') return true; // became a redo key
     const k = keyBytes(a.key);
     const entries = a.stream.rangeRefs(a.cursor, MAX_ID, STREAM_CHUNK, false);
-    this.chunksBytes += this.encoder.addEntries(a.db, k, entries);
+    this.encoder.addEntries(a.db, k, entries);
     const next = entries.length === 0 ? undefined : incrementId(entries.id(entries.length - 1));
     if (entries.length === STREAM_CHUNK && next !== undefined) {
       a.cursor = next;
@@ -164,10 +163,8 @@ export class Rewrite {
   }
 
   private emit(db: number, argv: Argv): void {
-    this.chunksBytes += this.encoder.add(db, argv);
+    this.encoder.add(db, argv);
   }
-
-  private chunksBytes = 0;
 
   private serialize(id: string): void {
     const sep = id.indexOf(':');
@@ -185,12 +182,11 @@ export class Rewrite {
   }
 
   private writeChunks(): void {
-    this.encoder.take(this.chunks);
-    if (this.chunks.length === 0) return;
-    // A slice's commands are one arena Buffer (BatchEncoder.add); concat would copy it again.
-    const buf = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks);
-    this.chunks = [];
-    this.chunksBytes = 0;
+    // A slice's commands are one arena Buffer (BatchEncoder.add), written without a copy.
+    const slice: Buffer[] = [];
+    this.encoder.take(slice);
+    const buf = slice[0];
+    if (buf === undefined) return;
     let off = 0;
     while (off < buf.length) off += this.fs.write(this.fd, buf, off, buf.length - off);
     this.bytes += buf.length;
@@ -304,7 +300,7 @@ export class Rewrite {
       this.serialize(id);
     }
     for (const entry of this.tail) {
-      if (entry !== null) this.chunksBytes += this.encoder.encode(entry.batch);
+      if (entry !== null) this.encoder.encode(entry.batch);
     }
     this.tail = [];
     this.writeChunks();

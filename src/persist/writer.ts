@@ -58,26 +58,27 @@ export class BatchEncoder {
     return resp.pending - before;
   }
 
-  /** Appends one command outside any MULTI (the rewrite's form); returns its length in bytes. */
-  add(db: number, argv: Array<Buffer | string>): number {
-    const before = this.resp.pending;
+  /** Appends one command outside any MULTI (the rewrite's form). */
+  add(db: number, argv: Array<Buffer | string>): void {
     this.select(db);
     this.resp.write(argv as Reply[]);
-    return this.resp.pending - before;
   }
 
   /** As add() for `XADD key id fields...` of every entry, written from the node bytes. */
-  addEntries(db: number, key: Buffer, entries: EntryRefs): number {
-    const before = this.resp.pending;
+  addEntries(db: number, key: Buffer, entries: EntryRefs): void {
     this.select(db);
     writeXadds(this.resp, key, entries);
-    return this.resp.pending - before;
   }
 
   private select(db: number): void {
     if (db === this.db) return;
     this.resp.write(['SELECT', String(db)]);
     this.db = db;
+  }
+
+  /** Bytes appended since the last take(). */
+  get pending(): number {
+    return this.resp.pending;
   }
 
   /** Pushes what was appended since the last take() onto `out`, as one Buffer. */
