@@ -2,6 +2,14 @@
 // integers' REFCOUNT, and MEMORY USAGE where Redis's figure is deterministic (strings, listpacks,
 // intsets, quicklists, streams; not dicts, whose size depends on an incremental rehash).
 import type { DiffCase } from './case-types.js';
+import type { Normaliser } from './normalize.js';
+
+// Redis's idle time runs on an LRU clock of whole seconds, read from a cache its cron refreshes:
+// a key set a moment ago shows 1 when a second boundary falls between SET and OBJECT.
+const justNow: Normaliser = (frame) => {
+  const raw = frame.raw.toString('latin1');
+  return raw === ':0\r\n' || raw === ':1\r\n' ? ':<0 or 1>\r\n' : raw;
+};
 
 const repeat = (n: number, make: (i: number) => string[]): string[][] => Array.from({ length: n }, (_, i) => make(i));
 
@@ -30,7 +38,7 @@ export const cases: DiffCase[] = [
         ['OBJECT', 'ENCODING', k],
         ['OBJECT', 'REFCOUNT', k],
       ]),
-      ['OBJECT', 'IDLETIME', 'emb'],
+      { argv: ['OBJECT', 'IDLETIME', 'emb'], mask: justNow },
       ['OBJECT', 'IDLETIME', 'nokey'],
       ['OBJECT', 'FREQ', 'emb'],
       ['OBJECT', 'FREQ', 'nokey'],
