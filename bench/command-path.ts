@@ -50,8 +50,8 @@ function run(line: string): Timing {
   for (let done = 0; done < requests; done += pipeline) {
     parser.push(batch);
     instance.beginBatch();
-    for (let argv = parser.next(); argv !== null; argv = parser.next()) {
-      const reply = instance.execute(client, argv);
+    for (let args = parser.nextArgs(); args !== null; args = parser.nextArgs()) {
+      const reply = instance.executeArgs(client, args);
       if (reply instanceof Promise) throw new Error(`${line} blocked`);
       encoder.write(reply);
     }

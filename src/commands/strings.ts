@@ -7,7 +7,8 @@ import { Errors, fail, OK, type Reply } from '../resp/reply.js';
 import { int64Arg, lower, parseInt64 } from './args.js';
 import { alreadyExpired, expireArgToAbsoluteMs } from './keys.js';
 import { addLongDouble, formatLongDouble, parseLongDouble } from './long-double.js';
-import { command, type CommandSpec, type Context } from './types.js';
+import type { RequestArgs } from '../resp/request-args.js';
+import { command, type CommandSpec, type Context, inPlaceCommand } from './types.js';
 
 const INT64_MAX = 9223372036854775807n;
 const INT64_MIN = -9223372036854775808n;
@@ -90,18 +91,23 @@ function expireOptionToMs(ctx: Context, expire: NonNullable<SetOptions['expire']
   return expireArgToAbsoluteMs(expire.arg, unit, relative, ctx.instance.keyspace.now(), name);
 }
 
-/** t_string.c setGenericCommand: the shared core of SET, SETNX, SETEX, PSETEX. */
+/** SET key value: nothing to parse. */
+const NO_OPTIONS: Readonly<SetOptions> = Object.freeze({ nx: false, xx: false, get: false, keepTtl: false, persist: false, expire: null });
+
+/**
+ * t_string.c setGenericCommand: the shared core of SET, SETNX, SETEX, PSETEX. The key is
+ * argument 1, the value argument `valueAt`.
+ */
 function setGeneric(
   ctx: Context,
-  argv: Buffer[],
-  keyArg: Buffer,
-  valueArg: Buffer,
-  o: SetOptions,
+  args: RequestArgs,
+  valueAt: number,
+  o: Readonly<SetOptions>,
   name: string,
   okReply: Reply,
   abortReply: Reply,
 ): Reply {
-  const key = keyOf(keyArg);
+  const key = args.key(1);
   const expireAt = o.expire === null ? null : expireOptionToMs(ctx, o.expire, name);
   let old: Reply = null;
   if (o.get) {
@@ -110,44 +116,38 @@ function setGeneric(
   }
   const found = ctx.db.get(key) !== undefined;
   if ((o.nx && found) || (o.xx && !found)) return o.get ? old : abortReply;
-  ctx.db.set(key, copy(valueArg), o.keepTtl);
+  ctx.db.set(key, args.copy(valueAt), o.keepTtl);
   if (expireAt !== null) ctx.db.setExpire(key, expireAt);
   ctx.modified(key);
   if (expireAt !== null && o.expire!.kind !== 'pxat') {
     // Redis 7 logs relative expiries as an absolute PXAT so replay does not depend on the clock.
-    ctx.propagate(['SET', keyArg, valueArg, 'PXAT', String(expireAt)]);
+    ctx.propagate(['SET', args.buffer(1), args.buffer(valueAt), 'PXAT', String(expireAt)]);
   } else if (o.get && expireAt === null) {
-    ctx.propagate(argv.filter((a, i) => i < 3 || lower(a) !== 'get'));
+    ctx.propagate(args.toArgv().filter((a, i) => i < 3 || lower(a) !== 'get'));
   }
   return o.get ? old : okReply;
 }
 
-function set(ctx: Context, argv: Buffer[]): Reply {
-  const o = parseStringOptions(argv, 3, true);
-  return setGeneric(ctx, argv, argv[1]!, argv[2]!, o, 'set', OK, null);
+function set(ctx: Context, args: RequestArgs): Reply {
+  const o = args.length === 3 ? NO_OPTIONS : parseStringOptions(args.toArgv(), 3, true);
+  return setGeneric(ctx, args, 2, o, 'set', OK, null);
 }
 
-function setnx(ctx: Context, argv: Buffer[]): Reply {
-  const o: SetOptions = { nx: true, xx: false, get: false, keepTtl: false, persist: false, expire: null };
-  return setGeneric(ctx, argv, argv[1]!, argv[2]!, o, 'setnx', 1, 0);
+const NX: Readonly<SetOptions> = Object.freeze({ ...NO_OPTIONS, nx: true });
+
+function setnx(ctx: Context, args: RequestArgs): Reply {
+  return setGeneric(ctx, args, 2, NX, 'setnx', 1, 0);
 }
 
 function setexGeneric(name: string, kind: 'ex' | 'px') {
-  return (ctx: Context, argv: Buffer[]): Reply => {
-    const o: SetOptions = {
-      nx: false,
-      xx: false,
-      get: false,
-      keepTtl: false,
-      persist: false,
-      expire: { kind, arg: argv[2]! },
-    };
-    return setGeneric(ctx, argv, argv[1]!, argv[3]!, o, name, OK, null);
+  return (ctx: Context, args: RequestArgs): Reply => {
+    const o: SetOptions = { ...NO_OPTIONS, expire: { kind, arg: args.buffer(2) } };
+    return setGeneric(ctx, args, 3, o, name, OK, null);
   };
 }
 
-function get(ctx: Context, argv: Buffer[]): Reply {
-  return lookupString(ctx.db, keyOf(argv[1]!)) ?? null;
+function get(ctx: Context, args: RequestArgs): Reply {
+  return lookupString(ctx.db, args.key(1)) ?? null;
 }
 
 function getdel(ctx: Context, argv: Buffer[]): Reply {
@@ -309,11 +309,11 @@ const KEY_VALUE_PAIRS = { first: 1, last: -1, step: 2 };
 const cat = (access: string, speed: string) => ({ categories: [access, 'string', speed] });
 
 export const commands: CommandSpec[] = [
-  command('get', 2, ['readonly', 'fast'], ONE_KEY, get, cat('read', 'fast')),
-  command('set', -3, ['write', 'denyoom'], ONE_KEY, set, cat('write', 'slow')),
-  command('setnx', 3, ['write', 'denyoom', 'fast'], ONE_KEY, setnx, cat('write', 'fast')),
-  command('setex', 4, ['write', 'denyoom'], ONE_KEY, setexGeneric('setex', 'ex'), cat('write', 'slow')),
-  command('psetex', 4, ['write', 'denyoom'], ONE_KEY, setexGeneric('psetex', 'px'), cat('write', 'slow')),
+  inPlaceCommand('get', 2, ['readonly', 'fast'], ONE_KEY, get, cat('read', 'fast')),
+  inPlaceCommand('set', -3, ['write', 'denyoom'], ONE_KEY, set, cat('write', 'slow')),
+  inPlaceCommand('setnx', 3, ['write', 'denyoom', 'fast'], ONE_KEY, setnx, cat('write', 'fast')),
+  inPlaceCommand('setex', 4, ['write', 'denyoom'], ONE_KEY, setexGeneric('setex', 'ex'), cat('write', 'slow')),
+  inPlaceCommand('psetex', 4, ['write', 'denyoom'], ONE_KEY, setexGeneric('psetex', 'px'), cat('write', 'slow')),
   command('getdel', 2, ['write', 'fast'], ONE_KEY, getdel, cat('write', 'fast')),
   command('getex', -2, ['write', 'fast'], ONE_KEY, getex, cat('write', 'fast')),
   command('mget', -2, ['readonly', 'fast'], ALL_KEYS, mget, cat('read', 'fast')),

@@ -1,4 +1,5 @@
 import type { Buffer } from 'node:buffer';
+import type { RequestArgs } from '../resp/request-args.js';
 import { Resolved } from './core/resolve.js';
 import type { CommandSpec } from './types.js';
 
@@ -33,6 +34,16 @@ export class CommandTable {
     const bucket = this.byShape[shapeSlot(length, name[0]!)]!;
     if (bucket === null) return undefined;
     for (let i = 0; i < bucket.length; i++) if (sameTail(name, bucket[i]!.spec.name)) return bucket[i];
+    return undefined;
+  }
+
+  /** lookup() for the name a parsed request holds, read in place. */
+  lookupArgs(args: RequestArgs): Resolved | undefined {
+    const length = args.byteLength(0);
+    if (length === 0 || length > MAX_NAME) return undefined;
+    const bucket = this.byShape[shapeSlot(length, args.lowerByte(0, 0))]!;
+    if (bucket === null) return undefined;
+    for (let i = 0; i < bucket.length; i++) if (args.is(0, bucket[i]!.spec.name)) return bucket[i];
     return undefined;
   }
 

@@ -1,5 +1,6 @@
 import type { Database } from '../engine/keyspace.js';
 import type { Reply } from '../resp/reply.js';
+import type { RequestArgs } from '../resp/request-args.js';
 import type { ClientState } from './client-state.js';
 import type { Instance } from './core/instance.js';
 
@@ -44,8 +45,16 @@ export interface CommandSpec {
   group?: string;
   /** A container command (XGROUP, XINFO, CLIENT, CONFIG ...) dispatches on argv[1]. */
   subcommands?: CommandSpec[];
-  /** Not called for containers. May throw CommandError for an error reply. */
+  /**
+   * Not called for containers. May throw CommandError for an error reply. Either `handler`,
+   * which takes the request as Buffers, or `run`, which reads it in place (see RequestArgs).
+   */
   handler?: (ctx: Context, argv: Buffer[]) => Reply | Promise<Reply>;
+  /**
+   * The request read in place, for hot commands (RequestArgs). Never blocks: the arguments are
+   * only valid until it returns, unless it takes args.toArgv().
+   */
+  run?: (ctx: Context, args: RequestArgs) => Reply;
 }
 
 /** What a handler sees while it runs. */
@@ -114,6 +123,18 @@ export function command(
     handler,
     ...extra,
   };
+}
+
+/** command() for a handler that reads its request in place (CommandSpec.run). */
+export function inPlaceCommand(
+  name: string,
+  arity: number,
+  flags: CommandFlag[],
+  keys: { first: number; last: number; step: number } | null,
+  run: NonNullable<CommandSpec['run']>,
+  extra: Partial<CommandSpec> = {},
+): CommandSpec {
+  return { name, arity, flags, firstKey: keys?.first ?? 0, lastKey: keys?.last ?? 0, step: keys?.step ?? 0, run, ...extra };
 }
 
 /** Declares a container command whose subcommands carry the handlers. */

@@ -10,8 +10,8 @@
 // - the multibulk count may be up to INT_MAX (7.0 no longer caps it at 1024*1024), so the
 //   argument array grows with the arguments actually received, never with the declared count.
 import { Buffer } from 'node:buffer';
-import { MAX_INTERNED, sharedArgs } from './arg-intern.js';
 import { InputBuffer } from './input-buffer.js';
+import { RequestArgs } from './request-args.js';
 
 /** A protocol violation. The connection must reply with `reply` (unless `silent`) and close. */
 export class ProtocolError extends Error {
@@ -82,7 +82,8 @@ export class RequestParser {
   private multibulkLen = 0;
   /** Length of the bulk argument whose header was read, or -1 before its header. */
   private bulkLen = -1;
-  private argv: Buffer[] = [];
+  /** The request being parsed, then the one returned by nextArgs(). */
+  private readonly args = new RequestArgs();
 
   constructor(limits: ParserLimits = {}) {
     this.maxBulkLen = limits.maxBulkLen ?? 512 * 1024 * 1024;
@@ -104,10 +105,10 @@ export class RequestParser {
   /** Drops the query buffer (the connection is gone): its memory can be returned at once. */
   release(): void {
     this.input.release();
-    this.argv = [];
+    this.args.clear();
   }
 
-  /** Appends received bytes. The chunk must not be modified afterwards (argv may share it). */
+  /** Appends received bytes. The chunk must not be modified afterwards (arguments may share it). */
   push(chunk: Buffer): void {
     this.checkQueryBuffer(chunk.length);
     this.input.push(chunk);
@@ -131,35 +132,47 @@ export class RequestParser {
     }
   }
 
-  /** The next complete command, or null until more bytes arrive. Throws ProtocolError. */
+  /** The next complete command as Buffers, or null until more bytes arrive. Throws ProtocolError. */
   next(): Buffer[] | null {
+    return this.nextArgs()?.toArgv() ?? null;
+  }
+
+  /**
+   * The next complete command, or null until more bytes arrive. Throws ProtocolError. The
+   * object is reused: it holds this command until the next call.
+   */
+  nextArgs(): RequestArgs | null {
     for (;;) {
       const input = this.input;
       if (input.start >= input.end) {
         // A bulk whose length is known keeps the room reserved for it.
-        if (this.multibulkLen === 0) input.releaseIfEmpty();
+        if (this.multibulkLen === 0) {
+          input.releaseIfEmpty();
+          if (this.args.length > 0) this.args.clear();
+        }
         return null;
       }
       if (this.reqType === ReqType.Unknown) {
         this.reqType = input.buf[input.start] === STAR ? ReqType.Multibulk : ReqType.Inline;
       }
-      const argv = this.reqType === ReqType.Multibulk ? this.multibulk() : this.inline();
-      if (argv === null) return null;
+      const complete = this.reqType === ReqType.Multibulk ? this.multibulk() : this.inline();
+      if (!complete) return null;
       this.reqType = ReqType.Unknown;
-      if (argv.length > 0) return argv;
+      if (this.args.length > 0) return this.args;
     }
   }
 
-  private multibulk(): Buffer[] | null {
+  /** Reads a multibulk request into args; false while it is incomplete. */
+  private multibulk(): boolean {
     const input = this.input;
     if (this.multibulkLen === 0) {
       const pos = input.start;
       const cr = findByte(input.buf, pos, input.end, CR);
       if (cr < 0) {
         if (input.end - pos > this.maxInline) throw new ProtocolError('Protocol error: too big mbulk count string');
-        return null;
+        return false;
       }
-      if (cr > input.end - 2) return null; // the byte after '\r' has not arrived
+      if (cr > input.end - 2) return false; // the byte after '\r' has not arrived
       const count = parseLongLong(input.buf, pos + 1, cr);
       if (count === undefined || count > INT_MAX || count > this.maxMultibulk) {
         throw new ProtocolError('Protocol error: invalid multibulk length');
@@ -168,7 +181,8 @@ export class RequestParser {
         throw new ProtocolError('Protocol error: unauthenticated multibulk length');
       }
       input.consume(cr + 2);
-      if (count <= 0) return [];
+      this.args.reset();
+      if (count <= 0) return true;
       this.multibulkLen = count;
     }
 
@@ -176,7 +190,7 @@ export class RequestParser {
     // anything else goes through bulkHeader(), which has all of Redis's cases.
     const buf = input.buf;
     const end = input.end;
-    const argv = this.argv;
+    const args = this.args;
     const maxBulk = this.authRequired ? Math.min(this.maxBulkLen, UNAUTH_MAX_BULK) : this.maxBulkLen;
     let pos = input.start;
     let remaining = this.multibulkLen;
@@ -201,7 +215,7 @@ export class RequestParser {
           if (!this.bulkHeader()) {
             this.multibulkLen = remaining;
             this.bulkLen = -1;
-            return null;
+            return false;
           }
           bulkLen = this.bulkLen;
           pos = input.start;
@@ -217,7 +231,7 @@ export class RequestParser {
         }
         break;
       }
-      argv.push(bulkLen <= MAX_INTERNED ? sharedArgs.get(buf, pos, bulkLen) : buf.subarray(pos, pos + bulkLen));
+      args.push(buf, pos, pos + bulkLen);
       pos += bulkLen + 2;
       bulkLen = -1;
       remaining--;
@@ -225,9 +239,7 @@ export class RequestParser {
     input.consume(pos);
     this.multibulkLen = remaining;
     this.bulkLen = bulkLen;
-    if (remaining > 0) return null;
-    this.argv = [];
-    return argv;
+    return remaining === 0;
   }
 
   /** Reads a "$<len>\r\n" header into bulkLen; false when it is incomplete. */
@@ -261,7 +273,8 @@ export class RequestParser {
     return true;
   }
 
-  private inline(): Buffer[] | null {
+  /** Reads an inline request into args; false while its line is incomplete. */
+  private inline(): boolean {
     const input = this.input;
     const buf = input.buf;
     const pos = input.start;
@@ -271,12 +284,14 @@ export class RequestParser {
     if (lf < 0 ? input.end - pos > this.maxInline : lf - pos > this.maxInline) {
       throw new ProtocolError('Protocol error: too big inline request');
     }
-    if (lf < 0) return null;
+    if (lf < 0) return false;
     const lineEnd = lf > pos && buf[lf - 1] === CR ? lf - 1 : lf;
     const argv = splitArgs(buf, pos, lineEnd);
     input.consume(lf + 1);
     if (argv === null) throw new ProtocolError('Protocol error: unbalanced quotes in request');
-    return argv;
+    this.args.reset();
+    this.args.pushAll(argv);
+    return true;
   }
 }
 

@@ -7,6 +7,7 @@ import type { Instance } from '../commands/instance.js';
 import { Encoder, type Protocol } from '../resp/encoder.js';
 import { ProtocolError, RequestParser } from '../resp/parser.js';
 import { ErrorReply, type Reply } from '../resp/reply.js';
+import type { RequestArgs } from '../resp/request-args.js';
 import { audibleReply, commandDone } from '../commands/client-reply.js';
 import { diskError, isWriteCommand } from '../persist/refused-write.js';
 import { DurableBatch } from './durable-batch.js';
@@ -194,21 +195,20 @@ export class SocketConnection {
     // Read once per batch, not per command (it parses config): CONFIG SET applies from the next.
     const stallAt = this.stallAt();
     while (!this.stopped && !this.busy && !this.awaitingDrain) {
-      let argv: Buffer[] | null;
+      let args: RequestArgs | null;
       try {
         // Before AUTH, Redis caps request sizes (10 arguments, 16 KiB bulks).
         this.parser.authRequired = !this.client.authenticated;
-        argv = this.parser.next();
+        args = this.parser.nextArgs();
       } catch (err) {
         this.protocolError(err);
         return;
       }
-      if (argv === null) break;
-      if (argv.length === 0) continue;
+      if (args === null) break;
       let reply: Reply | Promise<Reply>;
       const dirty = this.instance.dirty;
       try {
-        reply = this.instance.execute(this.client, argv);
+        reply = this.instance.executeArgs(this.client, args);
       } catch (err) {
         // Instance.call already turns handler exceptions into replies; this is a last resort.
         this.instance.logger.error('sluice: internal error while dispatching a command:', err);
@@ -217,7 +217,7 @@ export class SocketConnection {
       if (reply instanceof Promise) {
         // A blocked command: send what came before it, and resume after it answers.
         this.busy = true;
-        this.blockedWrite = this.instance.persistence !== null && isWriteCommand(this.instance, argv);
+        this.blockedWrite = this.instance.persistence !== null && isWriteCommand(this.instance, args.toArgv());
         this.flush();
         reply.then(
           (r) => this.guarded(() => this.resume(r)),

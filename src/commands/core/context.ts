@@ -1,6 +1,7 @@
 // The Context a handler runs with: the client's database, and what the command changed and
 // asks to propagate, collected for Instance to log when the command ends.
 import type { Reply } from '../../resp/reply.js';
+import type { RequestArgs } from '../../resp/request-args.js';
 import type { ClientState } from '../client-state.js';
 import type { Context } from '../types.js';
 import type { Instance } from './instance.js';
@@ -60,12 +61,12 @@ export class CommandContext implements Context {
   }
 
   /**
-   * What to log for this command: its explicit forms, else its own argv when it changed
-   * anything. `argv` is null for blocked-client retries, which propagate explicitly or not at all.
+   * What to log for this command: its explicit forms, else its own arguments when it changed
+   * anything. `args` is null for blocked-client retries, which propagate explicitly or not at all.
    */
-  propagated(argv: Buffer[] | null): readonly Propagated[] {
+  propagated(args: RequestArgs | null): readonly Propagated[] {
     if (this.propagationPrevented) return NOTHING;
     if (this.explicit !== null) return this.explicit;
-    return this.dirtyCount > 0 && argv !== null ? [{ db: this.startDb, argv }] : NOTHING;
+    return this.dirtyCount > 0 && args !== null ? [{ db: this.startDb, argv: args.toArgv() }] : NOTHING;
   }
 }

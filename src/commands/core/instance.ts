@@ -5,6 +5,7 @@ import { Buffer } from 'node:buffer';
 import { performance } from 'node:perf_hooks';
 import { Keyspace } from '../../engine/keyspace.js';
 import { CommandError, ErrorReply, Errors, QUEUED, type Reply } from '../../resp/reply.js';
+import { RequestArgs } from '../../resp/request-args.js';
 import { ClientState } from '../client-state.js';
 import { Config } from '../config.js';
 import { maxmemoryRejection } from '../maxmemory.js';
@@ -26,6 +27,8 @@ import { protectedRefusal } from './protected.js';
 
 /** Read once: the getter is not free, and the origin never changes. */
 const TIME_ORIGIN = performance.timeOrigin;
+
+const NOTHING_PROPAGATED: readonly Propagated[] = Object.freeze([]);
 
 /** Commands that run even inside MULTI instead of being queued. */
 const NOT_QUEUED = new Set(['exec', 'discard', 'multi', 'watch', 'quit', 'reset']);
@@ -128,12 +131,15 @@ export class Instance {
 
   // --- dispatch ------------------------------------------------------------------------------
 
-  /** Executes one command for a client, as Redis's processCommand. */
-  execute(client: ClientState, argv: Buffer[]): Reply | Promise<Reply> {
-    const resolved = this.resolve(argv);
+  /**
+   * Executes one command for a client, as Redis's processCommand. `base` is the table's entry
+   * for argv[0] when the caller already looked it up.
+   */
+  execute(client: ClientState, argv: Buffer[], base = this.table.lookup(argv[0]!)): Reply | Promise<Reply> {
+    const resolved = resolveCommand(this.table, argv, base);
     if (resolved instanceof ErrorReply) {
       if (client.multi !== null) client.multiAborted = true;
-      const reply = this.table.lookup(argv[0]!)?.spec.name === 'exec' ? this.abortExec(client, resolved.message) : resolved;
+      const reply = base?.spec.name === 'exec' ? this.abortExec(client, resolved.message) : resolved;
       this.stats.countError(reply.message);
       return reply;
     }
@@ -167,7 +173,31 @@ export class Instance {
       const err = this.persistence.writeError();
       if (err !== null) return this.reject(fullName, err);
     }
-    return this.call(client, resolved, argv, false);
+    return this.call(client, resolved, RequestArgs.of(argv), false);
+  }
+
+  /**
+   * execute() for a request read in place (a connection's parser). A command with a `run`
+   * handler, sent by a client in the plain state (authenticated, outside MULTI, not a monitor or
+   * a RESP2 subscriber) while nothing refuses writes, runs without building its argv: the
+   * checks execute() makes would all pass. Everything else goes through execute().
+   */
+  executeArgs(client: ClientState, args: RequestArgs): Reply | Promise<Reply> {
+    const resolved = this.table.lookupArgs(args);
+    if (
+      resolved === undefined ||
+      resolved.spec.run === undefined ||
+      !resolved.arityAllows(args.length) ||
+      !client.authenticated ||
+      client.multi !== null ||
+      client.monitor ||
+      (client.resp === 2 && client.subscriptions.active) ||
+      (this.persistence !== null && resolved.write && this.persistence.writeError() !== null) ||
+      this.config.getNumber('maxmemory') > 0
+    ) {
+      return this.execute(client, args.toArgv(), resolved);
+    }
+    return this.call(client, resolved, args, false);
   }
 
   /** Finds a command's spec, checking existence and arity. */
@@ -216,7 +246,7 @@ export class Instance {
   call(
     client: ClientState,
     resolved: Resolved,
-    argv: Buffer[],
+    args: RequestArgs,
     noBlock: boolean,
     batch?: Propagated[],
   ): Reply | Promise<Reply> {
@@ -228,7 +258,8 @@ export class Instance {
     client.lastInteraction = TIME_ORIGIN + started;
     let reply: Reply | Promise<Reply>;
     try {
-      reply = resolved.spec.handler!(ctx, argv);
+      const spec = resolved.spec;
+      reply = spec.run !== undefined ? spec.run(ctx, args) : spec.handler!(ctx, args.toArgv());
     } catch (err) {
       reply = this.errorReply(err);
     }
@@ -241,8 +272,8 @@ export class Instance {
       stats.failedCalls++;
       this.stats.countError(reply.message);
     }
-    this.finishContext(ctx, argv, batch);
-    if (this.monitors.size > 0 && client.kind !== 'aof' && resolved.shownToMonitors) this.feedMonitors(client, resolved.fullName, argv);
+    this.finishContext(ctx, args, batch);
+    if (this.monitors.size > 0 && client.kind !== 'aof' && resolved.shownToMonitors) this.feedMonitors(client, resolved.fullName, args.toArgv());
     if (reply instanceof Promise) {
       return reply.catch((err: unknown) => this.errorReply(err));
     }
@@ -264,9 +295,10 @@ export class Instance {
   }
 
   /** Counts a command's changes and logs (or batches) what it propagates. */
-  private finishContext(ctx: CommandContext, argv: Buffer[] | null, batch?: Propagated[]): void {
+  private finishContext(ctx: CommandContext, args: RequestArgs | null, batch?: Propagated[]): void {
     if (ctx.dirtyCount > 0) this.dirty += ctx.dirtyCount;
-    const items = ctx.propagated(argv);
+    // Without a persistence layer only EXEC collects what its commands propagate.
+    const items = batch !== undefined || this.persistence !== null ? ctx.propagated(args) : NOTHING_PROPAGATED;
     if (items.length > 0) {
       if (batch !== undefined) batch.push(...items);
       else this.persistence?.append(items as Propagated[]); // never the shared empty one
@@ -288,7 +320,7 @@ export class Instance {
         replies.push(resolved);
         continue;
       }
-      const reply = this.call(client, resolved, argv, true, batch);
+      const reply = this.call(client, resolved, RequestArgs.of(argv), true, batch);
       // With noBlock set no handler returns a pending promise; guard against one that does.
       replies.push(reply instanceof Promise ? new ErrorReply('ERR command blocked inside MULTI') : reply);
     }

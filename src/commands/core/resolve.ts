@@ -34,13 +34,19 @@ export class Resolved {
     this.subcommands = spec.subcommands === undefined ? null : new Map(spec.subcommands.map((s) => [s.name, new Resolved(s, this)]));
   }
 
+  /** Redis's arity rule: N means exactly N arguments, -N at least N. */
+  arityAllows(argc: number): boolean {
+    const arity = this.spec.arity;
+    return arity > 0 ? argc === arity : argc >= -arity;
+  }
+
   subcommand(name: string): Resolved | undefined {
     return this.subcommands?.get(name);
   }
 }
 
-export function resolveCommand(table: CommandTable, argv: Buffer[]): Resolved | ErrorReply {
-  const base = table.lookup(argv[0]!);
+/** `base` is the table's entry for argv[0] when the caller already looked it up. */
+export function resolveCommand(table: CommandTable, argv: Buffer[], base = table.lookup(argv[0]!)): Resolved | ErrorReply {
   if (base === undefined) {
     let args = '';
     for (let i = 1; i < argv.length && args.length < 128; i++) {
@@ -58,9 +64,6 @@ export function resolveCommand(table: CommandTable, argv: Buffer[]): Resolved | 
     }
     resolved = sub;
   }
-  const arity = resolved.spec.arity;
-  if ((arity > 0 && argv.length !== arity) || argv.length < -arity) {
-    return new ErrorReply(Errors.wrongArity(resolved.fullName));
-  }
+  if (!resolved.arityAllows(argv.length)) return new ErrorReply(Errors.wrongArity(resolved.fullName));
   return resolved;
 }

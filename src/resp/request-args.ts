@@ -1,0 +1,191 @@
+// A request's arguments as the parser found them: offsets into the connection's read arena,
+// read only as the handler needs them. A key is decoded straight to its string, an option is
+// compared in place, a value is copied once into what is stored. Creating a Buffer view per
+// argument (about 85 ns) plus the argv array was the largest cost of a pipelined SET or GET
+// (docs/server.md, "Where the remaining gap is").
+//
+// The parser's RequestArgs is reused for every command of its connection, so a handler that
+// keeps arguments past its return (a blocking command, a MULTI queue, the AOF) takes toArgv(),
+// which builds Buffers that stay valid: the arena is append-only (input-buffer.ts).
+import { Buffer } from 'node:buffer';
+import { MAX_INTERNED, sharedArgs } from './arg-intern.js';
+
+const EMPTY = Buffer.alloc(0);
+const NO_OFFSETS = new Int32Array(0);
+
+/** Buffer's own latin1 decoder, which toString('latin1') reaches after its generic checks. */
+const latin1Slice = (Buffer.prototype as unknown as { latin1Slice: (this: Buffer, start: number, end: number) => string }).latin1Slice;
+
+/** Values up to this size are copied in JS: Buffer.from's generic checks cost more. */
+const SHORT_COPY = 32;
+
+export class RequestArgs {
+  /** How many arguments the request has (the command name included). */
+  length = 0;
+  /** The arena arguments [heldCount, length) point into. */
+  private buf: Buffer = EMPTY;
+  // Allocated by the first push: RequestArgs.of() needs none.
+  private starts = NO_OFFSETS;
+  private ends = NO_OFFSETS;
+  /**
+   * Arguments [0, heldCount) as Buffers: all of them for a request given as an argv, the
+   * first ones of a request whose arena was replaced while it was still arriving.
+   */
+  private held: Buffer[];
+  private heldCount = 0;
+  /** The request as Buffers, once toArgv() built it. */
+  private argv: Buffer[] | null = null;
+
+  constructor(argv?: Buffer[]) {
+    this.held = argv ?? [];
+    if (argv !== undefined) {
+      this.length = this.heldCount = argv.length;
+      this.argv = argv;
+    }
+  }
+
+  /** An argv as RequestArgs (the embedded client, MULTI's queue, AOF replay). */
+  static of(argv: Buffer[]): RequestArgs {
+    return new RequestArgs(argv);
+  }
+
+  // --- filled by the parser ------------------------------------------------------------------
+
+  /** Starts a new request. */
+  reset(): void {
+    this.length = 0;
+    this.heldCount = 0;
+    this.argv = null;
+  }
+
+  /** Forgets the arena and held Buffers, so an idle connection pins no memory. */
+  clear(): void {
+    this.reset();
+    this.buf = EMPTY;
+    this.held.length = 0;
+  }
+
+  /** Appends the argument buf[start, end). */
+  push(buf: Buffer, start: number, end: number): void {
+    // The arena changed while this request was arriving: earlier arguments keep the old one.
+    if (buf !== this.buf) {
+      this.hold();
+      this.buf = buf;
+    }
+    const n = this.length;
+    if (n === this.starts.length) this.grow();
+    this.starts[n] = start;
+    this.ends[n] = end;
+    this.length = n + 1;
+  }
+
+  /** Sets the whole request from Buffers (an inline command's words). */
+  pushAll(argv: Buffer[]): void {
+    this.hold();
+    for (const arg of argv) this.held[this.length++] = arg;
+    this.heldCount = this.length;
+  }
+
+  private hold(): void {
+    for (let i = this.heldCount; i < this.length; i++) this.held[i] = this.view(i);
+    this.heldCount = this.length;
+  }
+
+  private grow(): void {
+    const size = Math.max(16, this.starts.length * 2);
+    const starts = new Int32Array(size);
+    const ends = new Int32Array(size);
+    starts.set(this.starts);
+    ends.set(this.ends);
+    this.starts = starts;
+    this.ends = ends;
+  }
+
+  private view(i: number): Buffer {
+    const start = this.starts[i]!;
+    const len = this.ends[i]! - start;
+    return len <= MAX_INTERNED ? sharedArgs.get(this.buf, start, len) : this.buf.subarray(start, start + len);
+  }
+
+  // --- read by handlers ----------------------------------------------------------------------
+
+  /** Argument i as a Buffer: shared with the read arena, never to be written into. */
+  buffer(i: number): Buffer {
+    return i < this.heldCount ? this.held[i]! : this.view(i);
+  }
+
+  /** Argument i as a key: one latin1 char per byte (keyspace.ts). */
+  key(i: number): string {
+    if (i < this.heldCount) {
+      const arg = this.held[i]!;
+      return arg.length === 1 ? String.fromCharCode(arg[0]!) : latin1Slice.call(arg, 0, arg.length);
+    }
+    const start = this.starts[i]!;
+    const end = this.ends[i]!;
+    // One-byte keys come from V8's one-char string cache, without a native call.
+    return end - start === 1 ? String.fromCharCode(this.buf[start]!) : latin1Slice.call(this.buf, start, end);
+  }
+
+  /** Argument i's length in bytes. */
+  byteLength(i: number): number {
+    return i < this.heldCount ? this.held[i]!.length : this.ends[i]! - this.starts[i]!;
+  }
+
+  /** A copy of argument i that the caller owns (a value to store). */
+  copy(i: number): Buffer {
+    let buf: Buffer;
+    let start: number;
+    let n: number;
+    if (i < this.heldCount) {
+      buf = this.held[i]!;
+      start = 0;
+      n = buf.length;
+    } else {
+      buf = this.buf;
+      start = this.starts[i]!;
+      n = this.ends[i]! - start;
+    }
+    if (n > SHORT_COPY) return Buffer.from(buf.subarray(start, start + n));
+    const out = Buffer.allocUnsafe(n);
+    for (let j = 0; j < n; j++) out[j] = buf[start + j]!;
+    return out;
+  }
+
+  /** Byte j of argument i, ASCII letters lower-cased (a command name's first byte). */
+  lowerByte(i: number, j: number): number {
+    const c = i < this.heldCount ? this.held[i]![j]! : this.buf[this.starts[i]! + j]!;
+    return c >= 65 && c <= 90 ? c + 32 : c;
+  }
+
+  /** Argument i equals `lowerWord` (lower-case ASCII), ignoring ASCII case. */
+  is(i: number, lowerWord: string): boolean {
+    let buf: Buffer;
+    let start: number;
+    let end: number;
+    if (i < this.heldCount) {
+      buf = this.held[i]!;
+      start = 0;
+      end = buf.length;
+    } else {
+      buf = this.buf;
+      start = this.starts[i]!;
+      end = this.ends[i]!;
+    }
+    if (end - start !== lowerWord.length) return false;
+    for (let j = 0; j < lowerWord.length; j++) {
+      let c = buf[start + j]!;
+      if (c >= 65 && c <= 90) c += 32;
+      if (c !== lowerWord.charCodeAt(j)) return false;
+    }
+    return true;
+  }
+
+  /** The request as Buffers that stay valid after it ran (built once per request). */
+  toArgv(): Buffer[] {
+    if (this.argv !== null) return this.argv;
+    const argv = new Array<Buffer>(this.length);
+    for (let i = 0; i < this.length; i++) argv[i] = this.buffer(i);
+    this.argv = argv;
+    return argv;
+  }
+}
