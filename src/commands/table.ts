@@ -33,7 +33,7 @@ export class CommandTable {
     if (length === 0 || length > MAX_NAME) return undefined;
     const bucket = this.byShape[shapeSlot(length, name[0]!)]!;
     if (bucket === null) return undefined;
-    for (let i = 0; i < bucket.length; i++) if (sameTail(name, bucket[i]!.spec.name)) return bucket[i];
+    for (let i = 0; i < bucket.length; i++) if (sameTail(name, bucket[i]!.name)) return bucket[i];
     return undefined;
   }
 
@@ -43,7 +43,7 @@ export class CommandTable {
     if (length === 0 || length > MAX_NAME) return undefined;
     const bucket = this.byShape[shapeSlot(length, args.lowerByte(0, 0))]!;
     if (bucket === null) return undefined;
-    for (let i = 0; i < bucket.length; i++) if (args.is(0, bucket[i]!.spec.name)) return bucket[i];
+    for (let i = 0; i < bucket.length; i++) if (args.is(0, bucket[i]!.name)) return bucket[i];
     return undefined;
   }
 

@@ -126,6 +126,13 @@ export class RequestArgs {
     return end - start === 1 ? String.fromCharCode(this.buf[start]!) : latin1Slice.call(this.buf, start, end);
   }
 
+  /** Arguments [from, length) as Buffers (a stream entry's fields and values). */
+  buffers(from: number): Buffer[] {
+    const out = new Array<Buffer>(this.length - from);
+    for (let i = from; i < this.length; i++) out[i - from] = this.buffer(i);
+    return out;
+  }
+
   /** Argument i's length in bytes. */
   byteLength(i: number): number {
     return i < this.heldCount ? this.held[i]!.length : this.ends[i]! - this.starts[i]!;

@@ -91,6 +91,11 @@ export class BlockedClients {
    * command, given that key, and returns its reply); keys changed meanwhile are served in
    * the same pass.
    */
+  /** Some key with waiters changed since the last serveReady. */
+  get hasReadyKeys(): boolean {
+    return this.readyKeys.size > 0;
+  }
+
   serveReady(serve: (waiter: Waiter, readyKey: string) => Reply | undefined): void {
     if (this.serving) return;
     this.serving = true;

@@ -1,5 +1,6 @@
 // The Context a handler runs with: the client's database, and what the command changed and
 // asks to propagate, collected for Instance to log when the command ends.
+import type { Database } from '../../engine/keyspace.js';
 import type { Reply } from '../../resp/reply.js';
 import type { RequestArgs } from '../../resp/request-args.js';
 import type { ClientState } from '../client-state.js';
@@ -16,6 +17,8 @@ export class CommandContext implements Context {
   /** What the handler propagates explicitly; null until it does (most commands never do). */
   private explicit: Propagated[] | null = null;
   readonly startDb: number;
+  /** The database the command started in (SELECT inside MULTI changes the client's, not this). */
+  readonly db: Database;
 
   constructor(
     readonly instance: Instance,
@@ -24,10 +27,7 @@ export class CommandContext implements Context {
     dbIndex?: number,
   ) {
     this.startDb = dbIndex ?? client.db;
-  }
-
-  get db() {
-    return this.instance.keyspace.db(this.startDb);
+    this.db = instance.keyspace.db(this.startDb);
   }
 
   modified(key: string, db?: number): void {

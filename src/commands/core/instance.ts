@@ -14,7 +14,7 @@ import { SUBSCRIBED_MODE_COMMANDS } from '../pubsub.js';
 import { PubSubRegistry } from '../pubsub-registry.js';
 import { CommandTable } from '../table.js';
 import type { CommandSpec } from '../types.js';
-import { BlockedClients } from './blocking.js';
+import { BlockedClients, type Waiter } from './blocking.js';
 import { CommandContext } from './context.js';
 import { InfoRegistry } from './info.js';
 import { registerBuiltinSections } from './info-sections.js';
@@ -139,7 +139,7 @@ export class Instance {
     const resolved = resolveCommand(this.table, argv, base);
     if (resolved instanceof ErrorReply) {
       if (client.multi !== null) client.multiAborted = true;
-      const reply = base?.spec.name === 'exec' ? this.abortExec(client, resolved.message) : resolved;
+      const reply = base?.name === 'exec' ? this.abortExec(client, resolved.message) : resolved;
       this.stats.countError(reply.message);
       return reply;
     }
@@ -186,7 +186,7 @@ export class Instance {
     const resolved = this.table.lookupArgs(args);
     if (
       resolved === undefined ||
-      resolved.spec.run === undefined ||
+      resolved.run === undefined ||
       !resolved.arityAllows(args.length) ||
       !client.authenticated ||
       client.multi !== null ||
@@ -258,8 +258,7 @@ export class Instance {
     client.lastInteraction = TIME_ORIGIN + started;
     let reply: Reply | Promise<Reply>;
     try {
-      const spec = resolved.spec;
-      reply = spec.run !== undefined ? spec.run(ctx, args) : spec.handler!(ctx, args.toArgv());
+      reply = resolved.run !== undefined ? resolved.run(ctx, args) : resolved.handler!(ctx, args.toArgv());
     } catch (err) {
       reply = this.errorReply(err);
     }
@@ -363,23 +362,26 @@ export class Instance {
 
   /** Serves blocked clients whose keys changed; each retry runs and propagates as a command. */
   serveReadyKeys(): void {
-    this.blocked.serveReady((waiter, readyKey) => {
-      const ctx = new CommandContext(this, waiter.client, true, waiter.db);
-      let reply: Reply | undefined;
-      try {
-        reply = waiter.retry(ctx, readyKey);
-      } catch (err) {
-        reply = this.errorReply(err);
-      }
-      const batch: Propagated[] = [];
-      this.finishContext(ctx, null, batch);
-      if (batch.length > 0) this.persistence?.append(batch);
-      // An error ending a block (NOGROUP, UNBLOCKED) fails the blocked command, as in Redis.
-      if (reply instanceof ErrorReply) {
-        this.stats.countError(reply.message);
-        this.stats.forCommand(waiter.client.lastCommand).failedCalls++; // the command it blocked in
-      }
-      return reply;
-    });
+    if (this.blocked.hasReadyKeys) this.blocked.serveReady(this.serveWaiter);
   }
+
+  /** Runs a blocked client's retry as a command of its own. */
+  private readonly serveWaiter = (waiter: Waiter, readyKey: string): Reply | undefined => {
+    const ctx = new CommandContext(this, waiter.client, true, waiter.db);
+    let reply: Reply | undefined;
+    try {
+      reply = waiter.retry(ctx, readyKey);
+    } catch (err) {
+      reply = this.errorReply(err);
+    }
+    const batch: Propagated[] = [];
+    this.finishContext(ctx, null, batch);
+    if (batch.length > 0) this.persistence?.append(batch);
+    // An error ending a block (NOGROUP, UNBLOCKED) fails the blocked command, as in Redis.
+    if (reply instanceof ErrorReply) {
+      this.stats.countError(reply.message);
+      this.stats.forCommand(waiter.client.lastCommand).failedCalls++; // the command it blocked in
+    }
+    return reply;
+  };
 }

@@ -15,6 +15,13 @@ import type { CommandStats } from './stats.js';
 export class Resolved {
   /** "name" or "container|sub", as COMMAND and INFO commandstats name it. */
   readonly fullName: string;
+  // The spec's fields dispatch reads per request, copied here: specs are object literals of
+  // many shapes (spread `extra`), so reading them on every request is a megamorphic load.
+  /** The lower-case name (the subcommand's alone). */
+  readonly name: string;
+  readonly arity: number;
+  readonly handler: CommandSpec['handler'];
+  readonly run: CommandSpec['run'];
   readonly write: boolean;
   readonly noAuth: boolean;
   readonly noMulti: boolean;
@@ -26,6 +33,10 @@ export class Resolved {
 
   constructor(readonly spec: CommandSpec, container?: Resolved) {
     this.fullName = container === undefined ? spec.name : `${container.spec.name}|${spec.name}`;
+    this.name = spec.name;
+    this.arity = spec.arity;
+    this.handler = spec.handler;
+    this.run = spec.run;
     const flags = spec.flags;
     this.write = flags.includes('write');
     this.noAuth = flags.includes('no_auth');
@@ -36,7 +47,7 @@ export class Resolved {
 
   /** Redis's arity rule: N means exactly N arguments, -N at least N. */
   arityAllows(argc: number): boolean {
-    const arity = this.spec.arity;
+    const arity = this.arity;
     return arity > 0 ? argc === arity : argc >= -arity;
   }
 

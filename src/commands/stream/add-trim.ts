@@ -20,7 +20,8 @@ import {
 import { EXHAUSTED_ERROR, generateId, INVALID_ID_ERROR, parseStrictId, XADD_ZERO_ERROR } from './ids.js';
 import { Errors, fail, OK, type Reply } from '../../resp/reply.js';
 import { ArgCursor } from '../arg-cursor.js';
-import { type Context, command } from '../types.js';
+import type { RequestArgs } from '../../resp/request-args.js';
+import { type Context, command, inPlaceCommand } from '../types.js';
 import { idReply, lookupStream, nodeLimits, nowMs, oneKey, signalChanges } from './common.js';
 
 // --- XADD / XTRIM arguments (streamParseAddOrTrimArgsOrReply) ---------------------------------
@@ -167,19 +168,29 @@ function rewriteApproxTrim(out: Array<Buffer | string>, s: Stream, req: AddOrTri
 
 // --- XADD --------------------------------------------------------------------------------------
 
-function xadd(ctx: Context, argv: Buffer[]): Reply {
-  const req = parseAddOrTrimArgs(ctx, argv, true);
+/** XADD key * field value ...: the form producers send, with no option to parse. */
+function plainXadd(): AddOrTrimRequest {
+  return {
+    strategy: null, maxLen: -1, minId: MIN_ID, approx: false, limit: 0, limitGiven: false,
+    thresholdIdx: 0, noMkStream: false, id: undefined, idPos: 2, policy: 'keepref',
+    idmpPid: undefined, idmpIid: undefined, idmpArgs: [],
+  };
+}
+
+function xadd(ctx: Context, args: RequestArgs): Reply {
+  const req = args.is(2, '*') ? plainXadd() : parseAddOrTrimArgs(ctx, args.toArgv(), true);
   const fieldPos = req.idPos + 1;
-  const valueArgs = argv.length - fieldPos;
+  const valueArgs = args.length - fieldPos;
   if (valueArgs < 2 || valueArgs % 2 === 1) fail(Errors.wrongArity('xadd'));
   // 0-0 is refused before the key is looked up (and possibly created).
   if (req.id !== undefined && req.id.seqGiven && isZeroId(req.id.id)) fail(XADD_ZERO_ERROR);
-  return applyXadd(ctx, argv, req);
+  return applyXadd(ctx, args, req);
 }
 
-function applyXadd(ctx: Context, argv: Buffer[], req: AddOrTrimRequest): Reply {
+function applyXadd(ctx: Context, args: RequestArgs, req: AddOrTrimRequest): Reply {
   const fieldPos = req.idPos + 1;
-  const key = keyOf(argv[1]!);
+  const key = args.key(1);
+  const fields = args.buffers(fieldPos);
   let s = lookupStream(ctx.db, key);
   const created = s === undefined;
   if (s === undefined) {
@@ -191,7 +202,7 @@ function applyXadd(ctx: Context, argv: Buffer[], req: AddOrTrimRequest): Reply {
   let iid = '';
   if (req.idmpPid !== undefined) {
     pid = req.idmpPid.toString('latin1');
-    iid = (req.idmpIid ?? autoIid(argv.slice(fieldPos))).toString('latin1');
+    iid = (req.idmpIid ?? autoIid(fields)).toString('latin1');
     if (s.idmp !== undefined) {
       s.idmp.expire(nowMs(ctx));
       const seen = s.idmp.lookup(pid, iid);
@@ -204,7 +215,7 @@ function applyXadd(ctx: Context, argv: Buffer[], req: AddOrTrimRequest): Reply {
   }
   if (idsEqual(s.lastId, MAX_ID)) fail(EXHAUSTED_ERROR);
   const id = generateId(s.lastId, nowMs(ctx), req.id);
-  s.append(id, argv.slice(fieldPos), nodeLimits(ctx));
+  s.append(id, fields, nodeLimits(ctx));
   if (created) ctx.db.set(key, s);
   if (req.idmpPid !== undefined) {
     s.idmp ??= new IdmpState();
@@ -214,7 +225,7 @@ function applyXadd(ctx: Context, argv: Buffer[], req: AddOrTrimRequest): Reply {
   if (req.strategy !== null) {
     trimStream(s, req);
   }
-  if (ctx.propagating) propagateXadd(ctx, argv, req, s, id, pid, iid);
+  if (ctx.propagating) propagateXadd(ctx, args.toArgv(), req, s, id, pid, iid);
   return idReply(id);
 }
 
@@ -319,7 +330,7 @@ function xsetid(ctx: Context, argv: Buffer[]): Reply {
   return OK;
 }
 
-export const xaddSpec = command('xadd', -5, ['write', 'denyoom', 'fast'], oneKey, xadd, {
+export const xaddSpec = inPlaceCommand('xadd', -5, ['write', 'denyoom', 'fast'], oneKey, xadd, {
   categories: ['write', 'stream', 'fast'],
   summary: 'Appends a new message to a stream. Creates the key if it doesn\'t exist.',
   since: '5.0.0',
