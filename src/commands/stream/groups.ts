@@ -12,7 +12,8 @@ import { parseStreamId, parseStrictId } from './ids.js';
 import { ErrorReply, fail, OK, type Reply } from '../../resp/reply.js';
 import { int64Arg, isKeyword } from '../args.js';
 import { helpReply, subcommandSyntaxError } from '../help.js';
-import { command, type CommandSpec, container, type Context } from '../types.js';
+import type { RequestArgs } from '../../resp/request-args.js';
+import { command, type CommandSpec, container, type Context, inPlaceCommand } from '../types.js';
 import { lookupGroup, lookupStream, noSuchGroupForKey, nowMs, oneKey } from './common.js';
 
 // --- XGROUP ------------------------------------------------------------------------------------
@@ -160,13 +161,14 @@ export const xgroupSpec = container('xgroup', -2, [
 
 // --- XACK ----------------------------------------------------------------------------------------
 
-function xack(ctx: Context, argv: Buffer[]): Reply {
-  const key = keyOf(argv[1]!);
-  const s = lookupStream(ctx.db, key);
-  const g = lookupGroup(s, argv[2]!);
+function xack(ctx: Context, args: RequestArgs): Reply {
+  const s = lookupStream(ctx.db, args.key(1));
+  // Group names are held as latin1 strings, as keys are.
+  const g = s?.groups.get(args.key(2));
   if (g === undefined) return 0;
   // All ids are parsed first: the command acknowledges all or nothing.
-  const ids = argv.slice(3).map((a) => parseStrictId(a));
+  const ids = new Array<StreamId>(args.length - 3);
+  for (let i = 3; i < args.length; i++) ids[i - 3] = parseStrictId(args.buffer(i));
   let acked = 0;
   for (const id of ids) {
     if (g.ack(id)) {
@@ -177,6 +179,6 @@ function xack(ctx: Context, argv: Buffer[]): Reply {
   return acked;
 }
 
-export const xackSpec: CommandSpec = command('xack', -4, ['write', 'fast'], oneKey, xack, {
+export const xackSpec: CommandSpec = inPlaceCommand('xack', -4, ['write', 'fast'], oneKey, xack, {
   categories: ['write', 'stream', 'fast'],
 });
