@@ -114,7 +114,9 @@ function setGeneric(
     const value = lookupString(ctx.db, key);
     old = value ?? null;
   }
-  const found = ctx.db.get(key) !== undefined;
+  // As lookupKeyWrite: an expired key is deleted (and its DEL logged) before it is overwritten;
+  // without NX / XX and expiring keys there is nothing to look up.
+  const found = o.nx || o.xx || ctx.db.expires.size > 0 ? ctx.db.get(key) !== undefined : false;
   if ((o.nx && found) || (o.xx && !found)) return o.get ? old : abortReply;
   ctx.db.set(key, args.copy(valueAt), o.keepTtl);
   if (expireAt !== null) ctx.db.setExpire(key, expireAt);

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { open } from '../../src/client/embedded.js';
+import { openWithClock, recordPropagation } from './keys-helpers.js';
 
 test('relative expiries replay as the same absolute deadlines', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'sluice-keys-aof-'));
@@ -35,5 +36,21 @@ test('relative expiries replay as the same absolute deadlines', async () => {
     await db.close();
   } finally {
     rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('SET over a key whose time is up deletes it first, as lookupKeyWrite: counted and logged as a DEL', async () => {
+  const { db, clock } = await openWithClock();
+  try {
+    const lines = recordPropagation(db);
+    await db.call('DEBUG', 'SET-ACTIVE-EXPIRE', '0');
+    await db.call('SET', 'k', 'old', 'PX', '100');
+    clock.advance(1000);
+    await db.call('SET', 'k', 'new');
+    assert.match(String(await db.call('INFO', 'stats')), /\r\nexpired_keys:1\r\n/);
+    assert.deepEqual(lines.slice(-2), ['DEL k', 'SET k new']);
+    assert.equal(await db.call('TTL', 'k'), -1);
+  } finally {
+    await db.close();
   }
 });
