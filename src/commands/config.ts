@@ -162,8 +162,15 @@ export class Config {
     return out;
   }
 
+  /**
+   * Changes with every set: a reader of settings on a hot path (a connection's request limits,
+   * read per socket read) re-reads them only when it moved.
+   */
+  generation = 0;
+
   /** Sets a value without validation (start-up flags, already checked). */
   setRaw(name: string, value: string): void {
+    this.generation++;
     this.values.set(name, value);
     this.numbers.delete(name);
     this.params.get(name)?.onChange?.(value);

@@ -29,16 +29,22 @@ export class OutputLimit {
   ) {}
 
   /** True when a client with `used` bytes of unsent replies must be disconnected now. */
-  exceeded(used: number, now = Date.now()): boolean {
+  exceeded(used: number, now?: number): boolean {
+    // Nothing unsent (a write the socket took whole): no limit can be reached.
+    if (used === 0) {
+      this.softSince = 0;
+      return false;
+    }
     const { hard, soft, softSeconds } = limitsOf(this.config, this.classOf());
     if (hard > 0 && used >= hard) return true;
     if (soft > 0 && used >= soft) {
+      const at = now ?? Date.now();
       if (this.softSince === 0) {
-        this.softSince = now;
+        this.softSince = at;
         return false;
       }
       // Redis compares whole seconds: closed once more than softSeconds have passed.
-      return Math.floor((now - this.softSince) / 1000) > softSeconds;
+      return Math.floor((at - this.softSince) / 1000) > softSeconds;
     }
     this.softSince = 0;
     return false;

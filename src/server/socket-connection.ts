@@ -55,6 +55,11 @@ export class SocketConnection {
   private readonly onCloseHooks: Array<() => void> = [];
   /** Reads arrive in the buffer all connections share (socket-reads.ts): copy what is kept. */
   private sharedReads = false;
+  /** The config generation the parser's limits were read at (see onData). */
+  private limitsRead = -1;
+  // Bound once: a closure per read or flush is garbage on the unpipelined path.
+  private readonly runNow = (): void => this.run();
+  private readonly flushNow = (): void => this.flush();
 
   constructor(
     private readonly instance: Instance,
@@ -125,8 +130,12 @@ export class SocketConnection {
     if (this.stopped) return;
     this.instance.stats.netInputBytes += chunk.length;
     // CONFIG SET applies to connected clients too, as in Redis.
-    this.parser.maxBulkLen = this.instance.config.getNumber('proto-max-bulk-len');
-    this.parser.maxQueryBuffer = this.instance.config.getNumber('client-query-buffer-limit');
+    const config = this.instance.config;
+    if (config.generation !== this.limitsRead) {
+      this.limitsRead = config.generation;
+      this.parser.maxBulkLen = config.getNumber('proto-max-bulk-len');
+      this.parser.maxQueryBuffer = config.getNumber('client-query-buffer-limit');
+    }
     // As Redis, any input counts as interaction ('timeout'), even commands that are rejected.
     this.client.lastInteraction = Date.now();
     try {
@@ -136,7 +145,7 @@ export class SocketConnection {
       this.protocolError(err);
       return;
     }
-    if (!this.busy) this.guarded(() => this.run());
+    if (!this.busy) this.guarded(this.runNow);
   }
 
   /**
@@ -251,7 +260,7 @@ export class SocketConnection {
   flushTurn(): void {
     if (!this.flushQueued) return;
     this.flushQueued = false;
-    this.guarded(() => this.flush());
+    this.guarded(this.flushNow);
   }
 
   /** Unsent output past which a pipeline waits: above any client-output-buffer-limit set. */
