@@ -1,6 +1,6 @@
 import { Buffer } from 'node:buffer';
 import {
-  BooleanReply, DirectReply, DoubleReply, ErrorReply, MapReply, NULL_ARRAY, PushReply, Replies,
+  BooleanReply, DirectReply, DoubleReply, ErrorReply, MapReply, NULL_ARRAY, OK, PushReply, Replies,
   type Reply, type ReplyWriter, SetReply, SimpleString, StreamIdReply, VerbatimReply,
 } from './reply.js';
 
@@ -342,7 +342,18 @@ export class Encoder implements ReplyWriter {
   }
 
   private encode(r: Reply): void {
-    if (typeof r === 'string') {
+    if (r === OK) {
+      // SET's reply, and most writes': ahead of the type checks.
+      this.ensure(5);
+      const buf = this.buf;
+      let p = this.pos;
+      buf[p++] = 43;
+      buf[p++] = 79;
+      buf[p++] = 75;
+      buf[p++] = 13;
+      buf[p++] = 10;
+      this.pos = p;
+    } else if (typeof r === 'string') {
       this.bulkText(r);
     } else if (Buffer.isBuffer(r)) {
       this.bulk(r);
