@@ -18,7 +18,8 @@ import type { ClientState } from './client-state.js';
 import { REDIS_VERSION } from './core/identity.js';
 import { helpReply } from './help.js';
 import type { Instance } from './core/instance.js';
-import { type CommandSpec, type Context, command, container } from './types.js';
+import type { RequestArgs } from '../resp/request-args.js';
+import { type CommandSpec, type Context, command, container, inPlaceCommand } from './types.js';
 
 /** Checks a password for a user as the default user with `requirepass` does. */
 export function passwordMatches(instance: Instance, user: string, pass: Buffer): boolean {
@@ -38,11 +39,11 @@ function setName(client: ClientState, arg: Buffer): void {
   client.name = text(arg);
 }
 
-function ping(ctx: Context, argv: Buffer[]): Reply {
-  if (argv.length > 2) fail(Errors.wrongArity('ping'));
+function ping(ctx: Context, args: RequestArgs): Reply {
+  if (args.length > 2) fail(Errors.wrongArity('ping'));
   // A subscribed RESP2 client gets a Pub/Sub-shaped answer, as in Redis.
-  if (ctx.client.resp === 2 && ctx.client.subscriptions.active) return ['pong', argv[1] ?? ''];
-  return argv.length === 2 ? argv[1]! : PONG;
+  if (ctx.client.resp === 2 && ctx.client.subscriptions.active) return ['pong', args.length === 2 ? args.buffer(1) : ''];
+  return args.length === 2 ? args.buffer(1) : PONG;
 }
 
 function hello(ctx: Context, argv: Buffer[]): Reply {
@@ -339,7 +340,7 @@ const clientSub = (
 ): CommandSpec => command(name, arity, flags, null, handler, { categories: ['slow', ...CONN] });
 
 export const commands: CommandSpec[] = [
-  command('ping', -1, ['fast'], null, ping, { categories: ['fast', ...CONN], summary: 'Ping the server' }),
+  inPlaceCommand('ping', -1, ['fast'], null, ping, { categories: ['fast', ...CONN], summary: 'Ping the server' }),
   command('echo', 2, ['fast'], null, (_ctx, argv) => argv[1]!, {
     categories: ['fast', ...CONN],
     summary: 'Echo the given string',

@@ -213,23 +213,57 @@ function msetGeneric(nx: boolean) {
 
 // --- counters --------------------------------------------------------------------------------
 
-function incrDecr(ctx: Context, keyArg: Buffer, by: bigint): Reply {
-  const key = keyOf(keyArg);
+/**
+ * A stored integer of at most 15 characters as a number, with string2ll's rules (parseInt64's):
+ * no sign but '-', no leading zero, no "-0". Undefined otherwise, longer ones included, which
+ * take the BigInt path. Below 10^15 the sum with INCR's 1 stays an exact number.
+ */
+function shortInteger(buf: Buffer): number | undefined {
+  const n = buf.length;
+  if (n === 0 || n > 15) return undefined;
+  const negative = buf[0] === 45;
+  let i = negative ? 1 : 0;
+  if (i === n) return undefined;
+  let c = buf[i]!;
+  if (c === 48) return n === 1 ? 0 : undefined;
+  if (c < 49 || c > 57) return undefined;
+  let v = c - 48;
+  for (i++; i < n; i++) {
+    c = buf[i]!;
+    if (c < 48 || c > 57) return undefined;
+    v = v * 10 + (c - 48);
+  }
+  return negative ? -v : v;
+}
+
+/**
+ * INCR and its kin: the key is argument 1. INCR and DECR pass `by` as a number: a counter
+ * below 10^15 is then incremented without BigInt work (about half of INCR's cost).
+ */
+function incrDecr(ctx: Context, args: RequestArgs, by: bigint | number): Reply {
+  const key = args.key(1);
   const current = lookupString(ctx.db, key);
-  let value = 0n;
-  if (current !== undefined) {
-    const parsed = parseInt64(current);
-    if (parsed === undefined) fail(Errors.notInteger);
-    value = parsed;
+  const short = current === undefined ? 0 : shortInteger(current);
+  let next: number | bigint;
+  if (typeof by === 'number' && short !== undefined) {
+    next = short + by;
+  } else {
+    let value = 0n;
+    if (current !== undefined) {
+      const parsed = parseInt64(current);
+      if (parsed === undefined) fail(Errors.notInteger);
+      value = parsed;
+    }
+    const step = BigInt(by);
+    if ((step < 0n && value < 0n && step < INT64_MIN - value) || (step > 0n && value > 0n && step > INT64_MAX - value)) {
+      fail('ERR increment or decrement would overflow');
+    }
+    next = value + step;
   }
-  if ((by < 0n && value < 0n && by < INT64_MIN - value) || (by > 0n && value > 0n && by > INT64_MAX - value)) {
-    fail('ERR increment or decrement would overflow');
-  }
-  value += by;
   // INCR keeps the key's TTL (dbOverwrite).
-  ctx.db.set(key, Buffer.from(value.toString(), 'latin1'), true);
+  ctx.db.set(key, Buffer.from(String(next), 'latin1'), true);
   ctx.modified(key);
-  return integerReply(value);
+  return typeof next === 'number' ? next : integerReply(next);
 }
 
 function incrbyfloat(ctx: Context, argv: Buffer[]): Reply {
@@ -321,25 +355,25 @@ export const commands: CommandSpec[] = [
   command('mget', -2, ['readonly', 'fast'], ALL_KEYS, mget, cat('read', 'fast')),
   command('mset', -3, ['write', 'denyoom'], KEY_VALUE_PAIRS, msetGeneric(false), cat('write', 'slow')),
   command('msetnx', -3, ['write', 'denyoom'], KEY_VALUE_PAIRS, msetGeneric(true), cat('write', 'slow')),
-  command('incr', 2, ['write', 'denyoom', 'fast'], ONE_KEY, (ctx, argv) => incrDecr(ctx, argv[1]!, 1n), cat('write', 'fast')),
-  command('decr', 2, ['write', 'denyoom', 'fast'], ONE_KEY, (ctx, argv) => incrDecr(ctx, argv[1]!, -1n), cat('write', 'fast')),
-  command(
+  inPlaceCommand('incr', 2, ['write', 'denyoom', 'fast'], ONE_KEY, (ctx, args) => incrDecr(ctx, args, 1), cat('write', 'fast')),
+  inPlaceCommand('decr', 2, ['write', 'denyoom', 'fast'], ONE_KEY, (ctx, args) => incrDecr(ctx, args, -1), cat('write', 'fast')),
+  inPlaceCommand(
     'incrby',
     3,
     ['write', 'denyoom', 'fast'],
     ONE_KEY,
-    (ctx, argv) => incrDecr(ctx, argv[1]!, int64Arg(argv[2]!)),
+    (ctx, args) => incrDecr(ctx, args, int64Arg(args.buffer(2))),
     cat('write', 'fast'),
   ),
-  command(
+  inPlaceCommand(
     'decrby',
     3,
     ['write', 'denyoom', 'fast'],
     ONE_KEY,
-    (ctx, argv) => {
-      const by = int64Arg(argv[2]!);
+    (ctx, args) => {
+      const by = int64Arg(args.buffer(2));
       if (by === INT64_MIN) fail('ERR decrement would overflow');
-      return incrDecr(ctx, argv[1]!, -by);
+      return incrDecr(ctx, args, -by);
     },
     cat('write', 'fast'),
   ),

@@ -2,6 +2,7 @@
 // counters, INCRBYFLOAT's long double results, ranges and WRONGTYPE.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import fc from 'fast-check';
 import { open } from '../../src/client/embedded.js';
 import { openWithClock, recordPropagation } from './keys-helpers.js';
 
@@ -155,5 +156,25 @@ test('APPEND / STRLEN / GETRANGE / SETRANGE, binary safe', async () => {
   const bin = Buffer.from([0, 255, 13, 10, 128]);
   await db.call('SET', Buffer.from([1, 0, 2]), bin);
   assert.deepEqual(await db.callRaw('GET', Buffer.from([1, 0, 2])), bin);
+  await db.close();
+});
+
+test('INCR and DECR agree with INCRBY 1 / -1 on any stored text (the number path and the BigInt path)', async () => {
+  const db = await open();
+  // Texts around the 15-character edge of the number path, and what string2ll refuses.
+  const digits = fc.stringMatching(/^-?[0-9]{1,20}$/);
+  const edges = fc.constantFrom('0', '-0', '007', '+1', ' 1', '1 ', '', '-', '999999999999999', '-99999999999999', '1000000000000000',
+    '9223372036854775807', '-9223372036854775808', '9223372036854775806', 'abc', '1e3', '12a');
+  await fc.assert(
+    fc.asyncProperty(fc.oneof(digits, edges), fc.boolean(), async (stored, up) => {
+      await db.call('SET', 'a', stored);
+      await db.call('SET', 'b', stored);
+      const fast = await db.call(up ? 'INCR' : 'DECR', 'a').catch((err: Error) => err.message);
+      const slow = await db.call(up ? 'INCRBY' : 'DECRBY', 'b', '1').catch((err: Error) => err.message);
+      assert.deepEqual(fast, slow, `${up ? 'INCR' : 'DECR'} of ${JSON.stringify(stored)}`);
+      assert.deepEqual(await db.call('GET', 'a'), await db.call('GET', 'b'));
+    }),
+    { numRuns: 400 },
+  );
   await db.close();
 });
