@@ -51,8 +51,9 @@ export interface CommandSpec {
    */
   handler?: (ctx: Context, argv: Buffer[]) => Reply | Promise<Reply>;
   /**
-   * The request read in place, for hot commands (RequestArgs). Never blocks: the arguments are
-   * only valid until it returns, unless it takes args.toArgv().
+   * The request read in place, for hot commands (RequestArgs). `args` itself is reused for the
+   * connection's next request: what the handler keeps must be Buffers or strings taken from it
+   * (buffer(i), toArgv(), key(i)). The commands that have one never block.
    */
   run?: (ctx: Context, args: RequestArgs) => Reply;
 }

@@ -4,9 +4,10 @@
 // argument (about 85 ns) plus the argv array was the largest cost of a pipelined SET or GET
 // (docs/server.md, "Where the remaining gap is").
 //
-// The parser's RequestArgs is reused for every command of its connection, so a handler that
-// keeps arguments past its return (a blocking command, a MULTI queue, the AOF) takes toArgv(),
-// which builds Buffers that stay valid: the arena is append-only (input-buffer.ts).
+// The parser's RequestArgs object is reused for every command of its connection, so nothing may
+// keep the object itself past the handler's return. The Buffers it hands out (buffer(i),
+// buffers(), toArgv()) stay valid, since the arena is append-only (input-buffer.ts): that is what
+// a MULTI queue, the AOF or a blocked command keeps.
 import { Buffer } from 'node:buffer';
 import { MAX_INTERNED, sharedArgs } from './arg-intern.js';
 
