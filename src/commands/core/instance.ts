@@ -193,11 +193,23 @@ export class Instance {
       client.monitor ||
       (client.resp === 2 && client.subscriptions.active) ||
       (this.persistence !== null && resolved.write && this.persistence.writeError() !== null) ||
-      this.config.getNumber('maxmemory') > 0
+      this.maxmemorySet()
     ) {
       return this.execute(client, args.toArgv(), resolved);
     }
     return this.call(client, resolved, args, false);
+  }
+
+  private maxmemoryGeneration = -1;
+  private maxmemory = 0;
+
+  /** Whether a maxmemory is configured (read again only when the config changed). */
+  private maxmemorySet(): boolean {
+    if (this.maxmemoryGeneration !== this.config.generation) {
+      this.maxmemoryGeneration = this.config.generation;
+      this.maxmemory = this.config.getNumber('maxmemory');
+    }
+    return this.maxmemory > 0;
   }
 
   /** Finds a command's spec, checking existence and arity. */
