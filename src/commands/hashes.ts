@@ -6,7 +6,8 @@ import { Errors, fail, MapReply, OK, type Reply } from '../resp/reply.js';
 import { int64Arg, parseInt64 } from './args.js';
 import { addLongDouble, formatLongDouble, parseLongDouble } from './long-double.js';
 import { removeMembersCommand } from './members.js';
-import { command, type CommandSpec, type Context } from './types.js';
+import type { RequestArgs } from '../resp/request-args.js';
+import { command, type CommandSpec, type Context, inPlaceCommand } from './types.js';
 
 const INT64_MAX = 9223372036854775807n;
 const INT64_MIN = -9223372036854775808n;
@@ -30,13 +31,13 @@ function lookupOrCreateHash(db: Database, key: string): HashValue {
 }
 
 function hsetGeneric(name: 'hset' | 'hmset') {
-  return (ctx: Context, argv: Buffer[]): Reply => {
-    if (argv.length % 2 === 1) fail(Errors.wrongArity(name));
-    const key = keyOf(argv[1]!);
+  return (ctx: Context, args: RequestArgs): Reply => {
+    if (args.length % 2 === 1) fail(Errors.wrongArity(name));
+    const key = args.key(1);
     const hash = lookupOrCreateHash(ctx.db, key);
     let created = 0;
-    for (let i = 2; i < argv.length; i += 2) {
-      if (hash.set(keyOf(argv[i]!), Buffer.from(argv[i + 1]!))) created++;
+    for (let i = 2; i < args.length; i += 2) {
+      if (hash.set(args.key(i), args.copy(i + 1))) created++;
     }
     ctx.modified(key);
     return name === 'hset' ? created : OK;
@@ -53,8 +54,8 @@ function hsetnx(ctx: Context, argv: Buffer[]): Reply {
   return 1;
 }
 
-function hget(ctx: Context, argv: Buffer[]): Reply {
-  return lookupHash(ctx.db, keyOf(argv[1]!))?.get(keyOf(argv[2]!)) ?? null;
+function hget(ctx: Context, args: RequestArgs): Reply {
+  return lookupHash(ctx.db, args.key(1))?.get(args.key(2)) ?? null;
 }
 
 function hmget(ctx: Context, argv: Buffer[]): Reply {
@@ -141,10 +142,10 @@ const ONE_KEY = { first: 1, last: 1, step: 1 };
 const cat = (access: string, speed: string) => ({ categories: [access, 'hash', speed] });
 
 export const commands: CommandSpec[] = [
-  command('hset', -4, ['write', 'denyoom', 'fast'], ONE_KEY, hsetGeneric('hset'), cat('write', 'fast')),
-  command('hmset', -4, ['write', 'denyoom', 'fast'], ONE_KEY, hsetGeneric('hmset'), cat('write', 'fast')),
+  inPlaceCommand('hset', -4, ['write', 'denyoom', 'fast'], ONE_KEY, hsetGeneric('hset'), cat('write', 'fast')),
+  inPlaceCommand('hmset', -4, ['write', 'denyoom', 'fast'], ONE_KEY, hsetGeneric('hmset'), cat('write', 'fast')),
   command('hsetnx', 4, ['write', 'denyoom', 'fast'], ONE_KEY, hsetnx, cat('write', 'fast')),
-  command('hget', 3, ['readonly', 'fast'], ONE_KEY, hget, cat('read', 'fast')),
+  inPlaceCommand('hget', 3, ['readonly', 'fast'], ONE_KEY, hget, cat('read', 'fast')),
   command('hmget', -3, ['readonly', 'fast'], ONE_KEY, hmget, cat('read', 'fast')),
   command('hgetall', 2, ['readonly'], ONE_KEY, hgetall, cat('read', 'slow')),
   command('hdel', -3, ['write', 'fast'], ONE_KEY, hdel, cat('write', 'fast')),

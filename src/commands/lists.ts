@@ -8,7 +8,8 @@ import { type Database, keyOf } from '../engine/keyspace.js';
 import { ErrorReply, Errors, fail, NULL_ARRAY, OK, type Reply } from '../resp/reply.js';
 import { int64Arg, isKeyword, lower } from './args.js';
 import { secondsTimeoutMs } from './block-timeout.js';
-import { command, type CommandSpec, type Context } from './types.js';
+import type { RequestArgs } from '../resp/request-args.js';
+import { command, type CommandSpec, type Context, inPlaceCommand } from './types.js';
 
 type End = 'left' | 'right';
 
@@ -93,16 +94,16 @@ function clampRange(start: number, end: number, length: number): [number, number
 // --- push ------------------------------------------------------------------------------------
 
 function pushGeneric(end: End, onlyExisting: boolean) {
-  return (ctx: Context, argv: Buffer[]): Reply => {
-    const key = keyOf(argv[1]!);
+  return (ctx: Context, args: RequestArgs): Reply => {
+    const key = args.key(1);
     let list = lookupList(ctx.db, key);
     if (list === undefined) {
       if (onlyExisting) return 0;
       list = new ListValue();
       ctx.db.set(key, list);
     }
-    for (let i = 2; i < argv.length; i++) push(list, end, Buffer.from(argv[i]!));
-    changed(ctx, key, argv.length - 2);
+    for (let i = 2; i < args.length; i++) push(list, end, args.copy(i));
+    changed(ctx, key, args.length - 2);
     return list.length;
   };
 }
@@ -426,10 +427,10 @@ const cat = (access: string, speed: string, ...more: string[]) => ({ categories:
 const BLOCKING = cat('write', 'slow', 'blocking');
 
 export const commands: CommandSpec[] = [
-  command('lpush', -3, ['write', 'denyoom', 'fast'], ONE_KEY, pushGeneric('left', false), cat('write', 'fast')),
-  command('rpush', -3, ['write', 'denyoom', 'fast'], ONE_KEY, pushGeneric('right', false), cat('write', 'fast')),
-  command('lpushx', -3, ['write', 'denyoom', 'fast'], ONE_KEY, pushGeneric('left', true), cat('write', 'fast')),
-  command('rpushx', -3, ['write', 'denyoom', 'fast'], ONE_KEY, pushGeneric('right', true), cat('write', 'fast')),
+  inPlaceCommand('lpush', -3, ['write', 'denyoom', 'fast'], ONE_KEY, pushGeneric('left', false), cat('write', 'fast')),
+  inPlaceCommand('rpush', -3, ['write', 'denyoom', 'fast'], ONE_KEY, pushGeneric('right', false), cat('write', 'fast')),
+  inPlaceCommand('lpushx', -3, ['write', 'denyoom', 'fast'], ONE_KEY, pushGeneric('left', true), cat('write', 'fast')),
+  inPlaceCommand('rpushx', -3, ['write', 'denyoom', 'fast'], ONE_KEY, pushGeneric('right', true), cat('write', 'fast')),
   command('lpop', -2, ['write', 'fast'], ONE_KEY, popGeneric('left'), cat('write', 'fast')),
   command('rpop', -2, ['write', 'fast'], ONE_KEY, popGeneric('right'), cat('write', 'fast')),
   command('llen', 2, ['readonly', 'fast'], ONE_KEY, llen, cat('read', 'fast')),

@@ -4,7 +4,8 @@ import { type Database, keyBytes, keyOf } from '../engine/keyspace.js';
 import { SetValue } from '../engine/set.js';
 import { Errors, fail, type Reply, SetReply } from '../resp/reply.js';
 import { removeMembersCommand } from './members.js';
-import { command, type CommandSpec, type Context } from './types.js';
+import type { RequestArgs } from '../resp/request-args.js';
+import { command, type CommandSpec, type Context, inPlaceCommand } from './types.js';
 
 /** The set at `key`, undefined when missing; WRONGTYPE for other types. */
 export function lookupSet(db: Database, key: string): SetValue | undefined {
@@ -14,15 +15,15 @@ export function lookupSet(db: Database, key: string): SetValue | undefined {
   return value;
 }
 
-function sadd(ctx: Context, argv: Buffer[]): Reply {
-  const key = keyOf(argv[1]!);
+function sadd(ctx: Context, args: RequestArgs): Reply {
+  const key = args.key(1);
   let set = lookupSet(ctx.db, key);
   if (set === undefined) {
     set = new SetValue();
     ctx.db.set(key, set);
   }
   let added = 0;
-  for (let i = 2; i < argv.length; i++) if (set.add(keyOf(argv[i]!))) added++;
+  for (let i = 2; i < args.length; i++) if (set.add(args.key(i))) added++;
   if (added > 0) ctx.modified(key);
   return added;
 }
@@ -54,7 +55,7 @@ const ONE_KEY = { first: 1, last: 1, step: 1 };
 const cat = (access: string, speed: string) => ({ categories: [access, 'set', speed] });
 
 export const commands: CommandSpec[] = [
-  command('sadd', -3, ['write', 'denyoom', 'fast'], ONE_KEY, sadd, cat('write', 'fast')),
+  inPlaceCommand('sadd', -3, ['write', 'denyoom', 'fast'], ONE_KEY, sadd, cat('write', 'fast')),
   command('srem', -3, ['write', 'fast'], ONE_KEY, srem, cat('write', 'fast')),
   command('scard', 2, ['readonly', 'fast'], ONE_KEY, scard, cat('read', 'fast')),
   command('sismember', 3, ['readonly', 'fast'], ONE_KEY, sismember, cat('read', 'fast')),
