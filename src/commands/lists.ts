@@ -230,11 +230,11 @@ function ltrim(ctx: Context, argv: Buffer[]): Reply {
 // --- pop -------------------------------------------------------------------------------------
 
 function popGeneric(end: End) {
-  return (ctx: Context, argv: Buffer[]): Reply => {
-    const hasCount = argv.length === 3;
-    if (argv.length > 3) fail(Errors.wrongArity(end === 'left' ? 'lpop' : 'rpop'));
-    const count = hasCount ? positiveArg(argv[2]!) : 0;
-    const key = keyOf(argv[1]!);
+  return (ctx: Context, args: RequestArgs): Reply => {
+    const hasCount = args.length === 3;
+    if (args.length > 3) fail(Errors.wrongArity(end === 'left' ? 'lpop' : 'rpop'));
+    const count = hasCount ? positiveArg(args.buffer(2)) : 0;
+    const key = args.key(1);
     const list = lookupList(ctx.db, key);
     if (list === undefined) return hasCount ? NULL_ARRAY : null;
     if (hasCount && count === 0) return [];
@@ -431,8 +431,8 @@ export const commands: CommandSpec[] = [
   inPlaceCommand('rpush', -3, ['write', 'denyoom', 'fast'], ONE_KEY, pushGeneric('right', false), cat('write', 'fast')),
   inPlaceCommand('lpushx', -3, ['write', 'denyoom', 'fast'], ONE_KEY, pushGeneric('left', true), cat('write', 'fast')),
   inPlaceCommand('rpushx', -3, ['write', 'denyoom', 'fast'], ONE_KEY, pushGeneric('right', true), cat('write', 'fast')),
-  command('lpop', -2, ['write', 'fast'], ONE_KEY, popGeneric('left'), cat('write', 'fast')),
-  command('rpop', -2, ['write', 'fast'], ONE_KEY, popGeneric('right'), cat('write', 'fast')),
+  inPlaceCommand('lpop', -2, ['write', 'fast'], ONE_KEY, popGeneric('left'), cat('write', 'fast')),
+  inPlaceCommand('rpop', -2, ['write', 'fast'], ONE_KEY, popGeneric('right'), cat('write', 'fast')),
   command('llen', 2, ['readonly', 'fast'], ONE_KEY, llen, cat('read', 'fast')),
   command('lrange', 4, ['readonly'], ONE_KEY, lrange, cat('read', 'slow')),
   command('lindex', 3, ['readonly'], ONE_KEY, lindex, cat('read', 'slow')),
