@@ -7,7 +7,7 @@ import { Errors, fail, OK, type Reply } from '../resp/reply.js';
 import { int64Arg, lower, parseInt64 } from './args.js';
 import { alreadyExpired, expireArgToAbsoluteMs } from './keys.js';
 import { addLongDouble, formatLongDouble, parseLongDouble } from './long-double.js';
-import type { RequestArgs } from '../resp/request-args.js';
+import { ownedCopy, type RequestArgs } from '../resp/request-args.js';
 import { command, type CommandSpec, type Context, inPlaceCommand } from './types.js';
 
 const INT64_MAX = 9223372036854775807n;
@@ -23,16 +23,9 @@ export function lookupString(db: Database, key: string): Buffer | undefined {
   return value;
 }
 
-/** Values up to this size are copied in JS: Buffer.from's generic checks cost more (~60 vs ~100 ns). */
-const SHORT_VALUE = 32;
-
-/** A stored value owns its bytes: argv shares the connection's input buffer, which is reused. */
+/** A stored value owns its bytes: argv shares the connection's read buffer. */
 function copy(buf: Buffer): Buffer {
-  const n = buf.length;
-  if (n > SHORT_VALUE) return Buffer.from(buf);
-  const out = Buffer.allocUnsafe(n);
-  for (let i = 0; i < n; i++) out[i] = buf[i]!;
-  return out;
+  return ownedCopy(buf, 0, buf.length);
 }
 
 function checkStringLength(size: number): void {

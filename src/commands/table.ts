@@ -1,5 +1,5 @@
 import type { Buffer } from 'node:buffer';
-import type { RequestArgs } from '../resp/request-args.js';
+import { equalsLower, type RequestArgs } from '../resp/request-args.js';
 import { Resolved } from './core/resolve.js';
 import type { CommandSpec } from './types.js';
 
@@ -27,13 +27,13 @@ export class CommandTable {
     }
   }
 
-  /** Looks a command up by its name's bytes, ignoring ASCII case (the hot path of dispatch). */
+  /** Looks a command up by its name's bytes, ignoring ASCII case (argv callers: MULTI, replay, the embedded client). */
   lookup(name: Buffer): Resolved | undefined {
     const length = name.length;
     if (length === 0 || length > MAX_NAME) return undefined;
     const bucket = this.byShape[shapeSlot(length, name[0]!)]!;
     if (bucket === null) return undefined;
-    for (let i = 0; i < bucket.length; i++) if (sameTail(name, bucket[i]!.name)) return bucket[i];
+    for (let i = 0; i < bucket.length; i++) if (equalsLower(name, 0, length, bucket[i]!.name)) return bucket[i];
     return undefined;
   }
 
@@ -65,14 +65,4 @@ const MAX_NAME = 63;
 
 function shapeSlot(length: number, first: number): number {
   return (length << 8) | (first >= 65 && first <= 90 ? first + 32 : first);
-}
-
-/** `name` (any case) equals the lower-case `expected` of the same length and first byte. */
-function sameTail(name: Buffer, expected: string): boolean {
-  for (let i = 1; i < name.length; i++) {
-    let c = name[i]!;
-    if (c >= 65 && c <= 90) c += 32;
-    if (c !== expected.charCodeAt(i)) return false;
-  }
-  return true;
 }
