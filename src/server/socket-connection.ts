@@ -201,7 +201,7 @@ export class SocketConnection {
   }
 
   private runBuffered(): void {
-    // Read once per batch, not per command (it parses config): CONFIG SET applies from the next.
+    // Read once per batch, not per command: a CONFIG SET in the batch applies from the next one.
     const stallAt = this.stallAt();
     while (!this.stopped && !this.busy && !this.awaitingDrain) {
       let args: RequestArgs | null;

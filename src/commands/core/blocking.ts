@@ -86,16 +86,16 @@ export class BlockedClients {
     if (list.length === 0) this.waitersByKey.delete(id);
   }
 
-  /**
-   * Retries the waiters of every changed key through `serve` (which runs the retry as a
-   * command, given that key, and returns its reply); keys changed meanwhile are served in
-   * the same pass.
-   */
   /** Some key with waiters changed since the last serveReady. */
   get hasReadyKeys(): boolean {
     return this.readyKeys.size > 0;
   }
 
+  /**
+   * Retries the waiters of every changed key through `serve` (which runs the retry as a
+   * command, given that key, and returns its reply); keys changed meanwhile are served in
+   * the same pass.
+   */
   serveReady(serve: (waiter: Waiter, readyKey: string) => Reply | undefined): void {
     if (this.serving) return;
     this.serving = true;
