@@ -6,16 +6,37 @@
 import type { Config } from '../commands/config.js';
 import { parseOutputBufferLimits, type ClientClass, type OutputBufferLimit } from '../commands/config-values.js';
 
+/** The parsed setting, with each class's largest limit (what back-pressure must let through). */
+interface ParsedLimits {
+  byClass: Record<ClientClass, OutputBufferLimit>;
+  normalHighest: number;
+  pubsubHighest: number;
+  replicaHighest: number;
+}
+
+// One parse of the setting's text for every connection.
+let parsedText = '';
+let parsed: ParsedLimits | null = null;
+
+function parsedLimits(config: Config): ParsedLimits {
+  const text = config.get('client-output-buffer-limit');
+  if (parsed === null || text !== parsedText) {
+    const byClass = parseOutputBufferLimits(text);
+    const highest = (l: OutputBufferLimit): number => Math.max(l.hard, l.soft);
+    parsed = { byClass, normalHighest: highest(byClass.normal), pubsubHighest: highest(byClass.pubsub), replicaHighest: highest(byClass.slave) };
+    parsedText = text;
+  }
+  return parsed;
+}
+
 export class OutputLimit {
   /** When the soft limit was first seen reached (ms), or 0. */
   private softSince = 0;
-  // The parsed limits, read again when the config changed: a connection asks for them on every
-  // write, and parsing (or even a keyed lookup per class) cost 0.3 µs a request unpipelined.
+  // The limits as of `generation`, looked up again only when the config changed: a connection
+  // asks for them on every write, and the former lookup there (config read, text comparison,
+  // per-class lookup) cost 0.3 µs a request unpipelined.
   private generation = -1;
-  private limits: Record<ClientClass, OutputBufferLimit> | null = null;
-  private normalHighest = 0;
-  private pubsubHighest = 0;
-  private replicaHighest = 0;
+  private limits: ParsedLimits | null = null;
 
   constructor(
     private readonly config: Config,
@@ -23,18 +44,10 @@ export class OutputLimit {
     private readonly classOf: () => ClientClass = () => 'normal',
   ) {}
 
-  private limitsOf(cls: ClientClass): OutputBufferLimit {
-    return this.current()[cls];
-  }
-
-  private current(): Record<ClientClass, OutputBufferLimit> {
-    if (this.generation !== this.config.generation || this.limits === null) {
-      const limits = parseOutputBufferLimits(this.config.get('client-output-buffer-limit'));
-      this.limits = limits;
+  private current(): ParsedLimits {
+    if (this.limits === null || this.generation !== this.config.generation) {
+      this.limits = parsedLimits(this.config);
       this.generation = this.config.generation;
-      this.normalHighest = Math.max(limits.normal.hard, limits.normal.soft);
-      this.pubsubHighest = Math.max(limits.pubsub.hard, limits.pubsub.soft);
-      this.replicaHighest = Math.max(limits.slave.hard, limits.slave.soft);
     }
     return this.limits;
   }
@@ -46,7 +59,7 @@ export class OutputLimit {
       this.softSince = 0;
       return false;
     }
-    const { hard, soft, softSeconds } = this.limitsOf(this.classOf());
+    const { hard, soft, softSeconds } = this.current().byClass[this.classOf()];
     if (hard > 0 && used >= hard) return true;
     if (soft > 0 && used >= soft) {
       const at = now ?? Date.now();
@@ -66,8 +79,8 @@ export class OutputLimit {
    * a client that never reads would be stalled forever instead of disconnected as in Redis.
    */
   get highest(): number {
-    this.current();
+    const limits = this.current();
     const cls = this.classOf();
-    return cls === 'normal' ? this.normalHighest : cls === 'pubsub' ? this.pubsubHighest : this.replicaHighest;
+    return cls === 'normal' ? limits.normalHighest : cls === 'pubsub' ? limits.pubsubHighest : limits.replicaHighest;
   }
 }
