@@ -28,8 +28,6 @@ import { protectedRefusal } from './protected.js';
 /** Read once: the getter is not free, and the origin never changes. */
 const TIME_ORIGIN = performance.timeOrigin;
 
-const NOTHING_PROPAGATED: readonly Propagated[] = Object.freeze([]);
-
 /** Commands that run even inside MULTI instead of being queued. */
 const NOT_QUEUED = new Set(['exec', 'discard', 'multi', 'watch', 'quit', 'reset']);
 
@@ -308,13 +306,16 @@ export class Instance {
   /** Counts a command's changes and logs (or batches) what it propagates. */
   private finishContext(ctx: CommandContext, args: RequestArgs | null, batch?: Propagated[]): void {
     if (ctx.dirtyCount > 0) this.dirty += ctx.dirtyCount;
-    // Without a persistence layer only EXEC collects what its commands propagate.
-    const items = batch !== undefined || this.persistence !== null ? ctx.propagated(args) : NOTHING_PROPAGATED;
-    if (items.length > 0) {
-      if (batch !== undefined) batch.push(...items);
-      else this.persistence?.append(items as Propagated[]); // never the shared empty one
+    if (batch !== undefined) {
+      batch.push(...ctx.propagated(args));
+      return;
     }
-    if (batch === undefined) this.serveReadyKeys();
+    // Without a persistence layer nothing is logged: no argv is built for it.
+    if (this.persistence !== null) {
+      const items = ctx.propagated(args);
+      if (items.length > 0) this.persistence.append(items as Propagated[]); // never the shared empty one
+    }
+    this.serveReadyKeys();
   }
 
   // --- MULTI / EXEC / WATCH --------------------------------------------------------------------
