@@ -201,8 +201,9 @@ export class SocketConnection {
   }
 
   private runBuffered(): void {
-    // Read once per batch, not per command: a CONFIG SET in the batch applies from the next one.
-    const stallAt = this.stallAt();
+    // Looked up at most once per batch, and only once output piles up past OUTPUT_HIGH_WATER
+    // (stallAt() is never below it): unpipelined, most batches never need it.
+    let stallAt = -1;
     while (!this.stopped && !this.busy && !this.awaitingDrain) {
       let args: RequestArgs | null;
       try {
@@ -236,7 +237,8 @@ export class SocketConnection {
       }
       this.appendReply(reply, this.instance.dirty !== dirty);
       if (this.client.closeAfterReply) this.stopped = true;
-      if (this.outputBacklog() > stallAt) {
+      const backlog = this.outputBacklog();
+      if (backlog > OUTPUT_HIGH_WATER && backlog > (stallAt < 0 ? (stallAt = this.stallAt()) : stallAt)) {
         // A pipeline whose replies pile up (big GETs, XRANGEs) is run no further until the
         // client has read them: what sits unsent stays bounded however many requests came in.
         this.flush();
@@ -343,7 +345,9 @@ export class SocketConnection {
     this.socket.write(out);
     if (this.checkOutputLimit()) return;
     // Backpressure: stop reading until the client has taken its replies.
-    if (this.socket.writableLength > this.stallAt()) this.socket.pause();
+    // stallAt() is never below OUTPUT_HIGH_WATER: most writes leave nothing unsent and skip it.
+    const unsent = this.socket.writableLength;
+    if (unsent > OUTPUT_HIGH_WATER && unsent > this.stallAt()) this.socket.pause();
   }
 
   /**
