@@ -246,8 +246,33 @@ async function loadTime(): Promise<void> {
     row('redis', theirs);
     const ratio = (k: keyof LoadFigures) => (med(ours, k) / med(theirs, k)).toFixed(2);
     console.log(`sluice/redis ${ratio('readyMs').padEnd(15)} ${ratio('reportedSec').padEnd(14)} ${ratio('cpuSec').padEnd(20)} ${ratio('rss').padEnd(15)} ${ratio('anon')}`);
+    // What each process holds before any data (Node's runtime against Redis's), and what the
+    // load added to it: the two parts of "RSS after load".
+    const emptySluice = await emptyRss((d) => startSluice(d, 'everysec'));
+    const emptyRedis = await emptyRss((d) => startRedis(d, 'everysec'));
+    const addedSluice = med(ours, 'rss') - emptySluice;
+    const addedRedis = med(theirs, 'rss') - emptyRedis;
+    const mb = (b: number) => `${(b / 1e6).toFixed(1)} MB`;
+    console.log(`RSS of an empty server: sluice ${mb(emptySluice)}, redis ${mb(emptyRedis)}`);
+    console.log(`RSS the load added:     sluice ${mb(addedSluice)}, redis ${mb(addedRedis)}, ratio ${(addedSluice / addedRedis).toFixed(2)}`);
   } finally {
     rmSync(master, { recursive: true, force: true });
+  }
+}
+
+/** RSS of a server started on an empty directory, once it answers. */
+async function emptyRss(start: (dir: string) => Promise<Started>): Promise<number> {
+  const dir = tempDir('e');
+  try {
+    const s = await start(dir);
+    try {
+      await run('redis-cli', ['-p', String(s.port), 'PING']);
+      return rssBytes(s.child.pid!);
+    } finally {
+      await stop(s);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 }
 

@@ -1,17 +1,47 @@
-// What the durability benchmarks read about a server process from outside: CPU time
-// (utime+stime from /proc/<pid>/stat, all threads), resident memory (VmRSS), and system call
-// counts (fdatasync, write) from `perf stat` attached to the process, when perf works.
+// What the benchmarks read about a server process from outside: CPU time (utime+stime from
+// /proc/<pid>/stat, all threads; per thread from schedstat), resident memory (VmRSS), and
+// system call counts (fdatasync, write) from `perf stat` attached to the process, when perf works.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 const TICKS_PER_SEC = 100;
 
-/** CPU seconds (user + system) the process used so far. */
+/**
+ * CPU seconds (user + system) the process used so far, all threads; NaN where /proc is
+ * unavailable. On a shared machine requests/s swing with the scheduler; CPU time per request
+ * does not.
+ */
 export function cpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
-  // Fields after the ")" that closes the command name: state is field 3, utime 14, stime 15.
-  const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(rest[11]) + Number(rest[12])) / TICKS_PER_SEC;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    // Fields after the ")" that closes the command name: state is field 3, utime 14, stime 15.
+    const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(rest[11]) + Number(rest[12])) / TICKS_PER_SEC;
+  } catch {
+    return NaN;
+  }
+}
+
+/**
+ * CPU seconds of the process's main thread and of all its threads together, in nanosecond
+ * resolution (schedstat's on-CPU time). In a Node process the other threads are V8's
+ * optimizing compiler and GC helpers, and libuv's pool: `all - main` is what they took.
+ */
+export function threadCpuSeconds(pid: number): { main: number; all: number } {
+  const onCpu = (task: string): number => Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'latin1').split(' ')[0]) / 1e9;
+  try {
+    let all = 0;
+    for (const task of readdirSync(`/proc/${pid}/task`)) {
+      try {
+        all += onCpu(task);
+      } catch {
+        // the thread ended between the listing and the read
+      }
+    }
+    return { main: onCpu(String(pid)), all };
+  } catch {
+    return { main: NaN, all: NaN };
+  }
 }
 
 /** Resident set size in bytes. */

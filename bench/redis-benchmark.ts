@@ -11,7 +11,8 @@
 // not). Both servers run without persistence.
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { cpuSeconds, median, startRedis, startSluice } from './servers.js';
+import { cpuSeconds } from './proc-stats.js';
+import { median, startRedis, startSluice } from './servers.js';
 
 const run = promisify(execFile);
 

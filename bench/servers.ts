@@ -1,7 +1,6 @@
 // Starting the two servers every benchmark compares: `sluice server` and Debian's redis-server,
 // each as a child process on a free loopback port, without persistence unless asked.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import * as net from 'node:net';
 import { fileURLToPath } from 'node:url';
 
@@ -100,20 +99,6 @@ export async function startRedis(extra: string[] = []): Promise<StartedServer> {
   return { child, port, stop: stopper(child) };
 }
 
-/**
- * CPU time (user + system) a process has used, in seconds; NaN where /proc is unavailable.
- * On a shared machine requests/s swing with the scheduler; CPU time per request does not.
- */
-export function cpuSeconds(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    // utime and stime are fields 14 and 15 of stat, in clock ticks (100 per second on Linux).
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return NaN;
-  }
-}
 
 /** The median of some measurements (the mean of the middle two for an even count). */
 export function median(values: number[]): number {

@@ -12,7 +12,8 @@
 // median entries/s for the seeding and for the consume loop with their ratios, and the median
 // server CPU µs per entry (utime + stime from /proc), whose ratio the scheduler does not skew.
 import { Redis } from 'ioredis';
-import { cpuSeconds, median, startRedis, startSluice, type StartedServer } from './servers.js';
+import { cpuSeconds } from './proc-stats.js';
+import { median, startRedis, startSluice, type StartedServer } from './servers.js';
 
 function arg(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);
