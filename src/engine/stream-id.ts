@@ -172,20 +172,27 @@ export function asText(arg: Buffer | string): string {
  * path then parses.
  */
 function tryParseDigitsId(buf: Buffer, missingSeq: U64): ParsedId | undefined {
-  const len = buf.length;
-  let i = 0;
+  return tryParseDigitsIdAt(buf, 0, buf.length, missingSeq);
+}
+
+/**
+ * tryParseDigitsId of buf[start, end), for a caller reading ids in place (the AOF loader):
+ * undefined for anything but plain digits, which tryParseStreamId then parses.
+ */
+export function tryParseDigitsIdAt(buf: Buffer, start: number, end: number, missingSeq: U64 = 0): ParsedId | undefined {
+  let i = start;
   let ms = 0;
-  for (; i < len; i++) {
+  for (; i < end; i++) {
     const c = buf[i]!;
     if (c === 45) break;
     if (c < 48 || c > 57) return undefined;
     ms = ms * 10 + (c - 48);
   }
-  if (i === 0 || i > FAST_DIGITS) return undefined;
-  if (i === len) return { id: { ms, seq: missingSeq }, seqGiven: true };
+  if (i === start || i - start > FAST_DIGITS) return undefined;
+  if (i === end) return { id: { ms, seq: missingSeq }, seqGiven: true };
   const seqStart = ++i;
   let seq = 0;
-  for (; i < len; i++) {
+  for (; i < end; i++) {
     const c = buf[i]!;
     if (c < 48 || c > 57) return undefined;
     seq = seq * 10 + (c - 48);

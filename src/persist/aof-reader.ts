@@ -4,7 +4,9 @@
 // cannot be there), which must refuse to start.
 
 export interface AofRecord {
-  /** Where each argument's bytes start in the data, and how long they are. */
+  /** How many arguments the record has (the command name included). */
+  count: number;
+  /** Where each argument's bytes start in the data, and how long they are: [0, count). */
   starts: number[];
   lengths: number[];
   /** Byte offset of the record's first byte ('*'). */
@@ -34,6 +36,11 @@ export class AofReader {
   private pos = 0;
   /** Where the last number() ended (past its CRLF): a field, not a tuple per argument. */
   private numberEnd = 0;
+  /**
+   * The record next() returns, refilled by each call: a log of a million XADDs would otherwise
+   * leave three million small objects for the collector.
+   */
+  private readonly record: AofRecord = { count: 0, starts: [], lengths: [], offset: 0, end: 0 };
 
   constructor(private readonly data: Buffer) {}
 
@@ -45,6 +52,7 @@ export class AofReader {
   /**
    * The next record, `null` at a clean end of data, or `'torn'` when the data ends inside a
    * record (then `offset` is where that record starts). Throws AofFormatError on corruption.
+   * The record is valid until the next call: copy what is kept (recordArgv).
    */
   next(): AofRecord | 'torn' | null {
     const data = this.data;
@@ -63,8 +71,8 @@ export class AofReader {
       const argc = this.number(p);
       if (argc < 1) throw new AofFormatError(p, 'command with no arguments');
       p = this.numberEnd;
-      const starts: number[] = new Array(argc);
-      const lengths: number[] = new Array(argc);
+      const record = this.record;
+      const { starts, lengths } = record;
       for (let i = 0; i < argc; i++) {
         if (p >= data.length) throw TRUNCATED;
         if (data[p] !== 0x24) throw new AofFormatError(p, "expected '$' before an argument");
@@ -78,7 +86,10 @@ export class AofReader {
         p += 2;
       }
       this.pos = p;
-      return { starts, lengths, offset: start, end: p };
+      record.count = argc;
+      record.offset = start;
+      record.end = p;
+      return record;
     } catch (err) {
       if (err === TRUNCATED) {
         this.pos = start;
@@ -120,7 +131,7 @@ export class AofReader {
 export function recordArgv(data: Buffer, rec: AofRecord): Buffer[] {
   const copy = Buffer.allocUnsafe(rec.end - rec.offset);
   data.copy(copy, 0, rec.offset, rec.end);
-  const argv: Buffer[] = new Array(rec.starts.length);
+  const argv: Buffer[] = new Array(rec.count);
   for (let i = 0; i < argv.length; i++) {
     const from = rec.starts[i]! - rec.offset;
     argv[i] = copy.subarray(from, from + rec.lengths[i]!);
@@ -130,7 +141,7 @@ export function recordArgv(data: Buffer, rec: AofRecord): Buffer[] {
 
 /** A record's arguments as views into `data` (valid only while `data` is). */
 export function recordViews(data: Buffer, rec: AofRecord): Buffer[] {
-  const argv: Buffer[] = new Array(rec.starts.length);
+  const argv: Buffer[] = new Array(rec.count);
   for (let i = 0; i < argv.length; i++) argv[i] = data.subarray(rec.starts[i]!, rec.starts[i]! + rec.lengths[i]!);
   return argv;
 }

@@ -155,12 +155,16 @@ async function loadOne(
       stats.truncated = { file: name, offset: cut, size: win.size };
       return;
     }
-    const offset = win.base + record.offset;
     const data = win.data;
-    const is = (lower: Buffer) => nameAt(data, record.starts[0]!, record.lengths[0]!, lower);
     if (multi === null && xadds.tryApply(client.db, data, record)) {
       stats.commands++;
-    } else if (is(SELECT)) {
+      continue;
+    }
+    const offset = win.base + record.offset;
+    const nameFrom = record.starts[0]!;
+    const nameLength = record.lengths[0]!;
+    const is = (lower: Buffer) => nameAt(data, nameFrom, nameLength, lower);
+    if (is(SELECT)) {
       const argv = recordViews(data, record);
       const db = Number(argv[1]?.toString('latin1'));
       if (argv.length !== 2 || !Number.isInteger(db) || db < 0 || db >= instance.keyspace.dbs.length) {

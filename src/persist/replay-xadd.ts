@@ -8,7 +8,7 @@
 import type { Instance } from '../commands/instance.js';
 import type { AofRecord } from './aof-reader.js';
 import { type NodeLimits, Stream } from '../engine/stream.js';
-import { compareIds, idsEqual, isZeroId, MAX_ID, tryParseStreamId } from '../engine/stream-id.js';
+import { compareIds, idsEqual, isZeroId, MAX_ID, tryParseDigitsIdAt } from '../engine/stream-id.js';
 
 const XADD = Buffer.from('xadd');
 
@@ -36,6 +36,11 @@ export class XaddReplayer {
   private lastKeyBytes: Buffer | null = null;
   private lastKey = '';
   private lastStream: Stream | null = null;
+  /**
+   * The field names of the records seen last, position by position, as Buffers of our own: a
+   * record repeating them (a stream's entries mostly do) gets these instead of a view per name.
+   */
+  private readonly names: Buffer[] = [];
 
   constructor(private readonly instance: Instance) {
     const config = instance.config;
@@ -57,16 +62,16 @@ export class XaddReplayer {
   /** Applies the record in `db` if it is a plain XADD that succeeds; false to take the normal path. */
   tryApply(db: number, data: Buffer, rec: AofRecord): boolean {
     const { starts, lengths } = rec;
-    const argc = starts.length;
+    const argc = rec.count;
     if (argc < 5 || argc % 2 === 0 || !nameAt(data, starts[0]!, lengths[0]!, XADD)) return false;
     const idFrom = starts[2]!;
     const idTo = idFrom + lengths[2]!;
     // An option keyword starts with a letter; "*" and "<ms>-*" are not what XADD logs.
     const first = data[idFrom]!;
     if (idTo === idFrom || first < 0x30 || first > 0x39) return false;
-    // tryParseStreamId takes "<ms>-<seq>" of plain digits from the bytes without decoding text.
-    const parsed = tryParseStreamId(data.subarray(idFrom, idTo), { strict: true });
-    if (parsed === undefined || !parsed.seqGiven) return false;
+    // "<ms>-<seq>" of plain digits, read in place; any other form takes the normal path.
+    const parsed = tryParseDigitsIdAt(data, idFrom, idTo);
+    if (parsed === undefined) return false;
     const id = parsed.id;
     if (isZeroId(id)) return false;
     const database = this.instance.keyspace.db(db);
@@ -85,9 +90,12 @@ export class XaddReplayer {
     } else {
       return false;
     }
-    // The node copies what it keeps, so the fields may be views into the file's bytes.
+    // The node copies what it keeps, so the values may be views into the file's bytes.
     const fields: Buffer[] = new Array(argc - 3);
-    for (let i = 3; i < argc; i++) fields[i - 3] = data.subarray(starts[i]!, starts[i]! + lengths[i]!);
+    for (let i = 3; i < argc; i += 2) {
+      fields[i - 3] = this.fieldName((i - 3) >> 1, data, starts[i]!, lengths[i]!);
+      fields[i - 2] = data.subarray(starts[i + 1]!, starts[i + 1]! + lengths[i + 1]!);
+    }
     s.append(id, fields, this.limits);
     if (value === undefined) database.set(key, s);
     if (!cached) {
@@ -101,5 +109,14 @@ export class XaddReplayer {
     this.xaddStats.calls++;
     this.stats.commandsProcessed++;
     return true;
+  }
+
+  /** data[start, start + len) as the name at `position`: the one seen last there when equal. */
+  private fieldName(position: number, data: Buffer, start: number, len: number): Buffer {
+    const seen = this.names[position];
+    if (seen !== undefined && seen.length === len && sameBytes(data, start, seen)) return seen;
+    const own = Buffer.from(data.subarray(start, start + len));
+    this.names[position] = own;
+    return own;
   }
 }

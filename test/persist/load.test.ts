@@ -152,3 +152,49 @@ test('a truncated RDB base file (redis-server default form) is refused with a cl
     await assert.rejects(open({ dir, appendfsync: 'always' }), /Bad RDB preamble in the append only file appendonly\.aof\.2\.base\.rdb: Unexpected EOF reading RDB file/);
   });
 });
+
+test('XADD records load as the commands themselves run: field names that vary, every id form, failing ones', async () => {
+  // The loader appends plain XADDs straight into the engine (replay-xadd.ts), reusing the names
+  // of the records before; anything else goes through the command. Either way the result must
+  // be what running the same commands gives.
+  const commands: string[][] = [
+    ['XADD', 's', '1-1', 'a', '1', 'b', '2'],
+    ['XADD', 's', '1-2', 'a', '1', 'b', '2'],
+    ['XADD', 's', '1-3', 'a', '1', 'c', '3'], // second name changes
+    ['XADD', 's', '2', 'ab', 'x'], // one pair, a longer first name; ms only: 2-0
+    ['XADD', 's', '2-5', 'a', '1', 'b', '2', 'c', '3'], // more pairs than before
+    ['XADD', 's', '2-6', 'b', '1', 'a', '2'], // the same names, swapped
+    ['XADD', 's', '00003-0007', 'a', '', 'b', 'x'.repeat(300)], // leading zeros, empty and long values
+    ['XADD', 's', '3-*', 'a', '1'], // sequence generated: the command path
+    ['XADD', 's', '3-7', 'a', '1'], // not above the top: an error, skipped
+    ['XADD', 's', '99999999999999999-1', 'a', '1'], // ms beyond the in-place digits: the command path
+    ['XADD', 's', 'MAXLEN', '6', '99999999999999999-2', 'a', '1'], // options: the command path
+    ['XADD', 't', '1-1', 'A', '1', 'B', '2'], // another key, names seen at other positions
+    ['SET', 'str', 'v'],
+    ['XADD', 'str', '1-1', 'a', '1'], // wrong type: an error, skipped
+    ['XADD', 't', '1-2', 'A', '1', 'B', '2'],
+  ];
+  const expected: unknown[] = [];
+  const direct = await open();
+  try {
+    for (const c of commands) await direct.call(...(c as [string, ...string[]])).catch(() => undefined);
+    for (const key of ['s', 't']) expected.push(await direct.call('XRANGE', key, '-', '+'), await direct.call('XINFO', 'STREAM', key));
+  } finally {
+    await direct.close();
+  }
+  await withTempDir('xadd-forms', async (dir) => {
+    await seed(dir);
+    const file = incrFile(dir);
+    // The seed's last write was in db 2.
+    writeFileSync(file, Buffer.concat([readFileSync(file), encodeCommand(['SELECT', '0']), ...commands.map((c) => encodeCommand(c))]));
+    const db = await open({ dir, appendfsync: 'always' });
+    try {
+      const loaded: unknown[] = [];
+      for (const key of ['s', 't']) loaded.push(await db.call('XRANGE', key, '-', '+'), await db.call('XINFO', 'STREAM', key));
+      assert.deepEqual(loaded, expected);
+      assert.equal(await db.call('GET', 'str'), 'v');
+    } finally {
+      await db.close();
+    }
+  });
+});
