@@ -16,6 +16,7 @@
 // the same entries. Node boundaries are decided on it (Redis's rule), so "~" trimming removes
 // exactly the entries Redis would.
 import { Buffer } from 'node:buffer';
+import type { EntryFields } from './entry-fields.js';
 import { type StreamId, type U64, u64, u64Add, u64Lt, u64Sub, u64ToBigInt, UINT64_MAX } from './stream-id.js';
 
 export const FLAG_DELETED = 1;
@@ -122,15 +123,17 @@ export class Reader {
   }
 }
 
-/** The value of a canonical non-negative decimal integer of at most 15 digits, else -1. */
-function canonicalInt(b: Buffer): number {
-  const len = b.length;
+// A field or value is the byte range b[start, end): entries are appended from EntryFields.
+
+/** The value of b[start, end) if a canonical non-negative decimal integer of at most 15 digits, else -1. */
+function canonicalInt(b: Buffer, start: number, end: number): number {
+  const len = end - start;
   if (len === 0 || len > 15) return -1;
-  const first = b[0]!;
+  const first = b[start]!;
   if (first === 48) return len === 1 ? 0 : -1;
   if (first < 49 || first > 57) return -1;
   let n = first - 48;
-  for (let i = 1; i < len; i++) {
+  for (let i = start + 1; i < end; i++) {
     const c = b[i]!;
     if (c < 48 || c > 57) return -1;
     n = n * 10 + (c - 48);
@@ -138,28 +141,28 @@ function canonicalInt(b: Buffer): number {
   return n;
 }
 
-/** a.equals(b), in JS for short field names: the native call costs more than the loop. */
-function sameBytes(a: Buffer, b: Buffer): boolean {
-  const len = a.length;
-  if (len !== b.length) return false;
-  if (len > SHORT_COPY) return a.equals(b);
-  for (let i = 0; i < len; i++) if (a[i] !== b[i]) return false;
+/** name equals b[start, end), in JS for short names: the native call costs more than the loop. */
+function sameBytes(name: Buffer, b: Buffer, start: number, end: number): boolean {
+  const len = name.length;
+  if (len !== end - start) return false;
+  if (len > SHORT_COPY) return b.compare(name, 0, len, start, end) === 0;
+  for (let i = 0; i < len; i++) if (name[i] !== b[start + i]) return false;
   return true;
 }
 
-function valueSize(b: Buffer): number {
-  const n = canonicalInt(b);
+function valueSize(b: Buffer, start: number, end: number): number {
+  const n = canonicalInt(b, start, end);
   if (n >= 0) return varintSize(n * 2 + 1);
-  return varintSize(b.length * 2) + b.length;
+  return varintSize((end - start) * 2) + end - start;
 }
 
-function writeValue(buf: Buffer, pos: number, b: Buffer): number {
-  const n = canonicalInt(b);
+function writeValue(buf: Buffer, pos: number, b: Buffer, start: number, end: number): number {
+  const n = canonicalInt(b, start, end);
   if (n >= 0) return writeVarint(buf, pos, n * 2 + 1);
-  const len = b.length;
+  const len = end - start;
   pos = writeVarint(buf, pos, len * 2);
-  if (len > SHORT_COPY) return pos + b.copy(buf, pos);
-  for (let i = 0; i < len; i++) buf[pos++] = b[i]!;
+  if (len > SHORT_COPY) return pos + b.copy(buf, pos, start, end);
+  for (let i = start; i < end; i++) buf[pos++] = b[i]!;
   return pos;
 }
 
@@ -189,22 +192,26 @@ export function lpIntSize(v: bigint | number): number {
 const INT64_MAX = 0x7fffffffffffffffn;
 const INT64_MIN = -0x8000000000000000n;
 
-/** Bytes of one listpack string element; strings that are int64s are stored as integers. */
-export function lpStringSize(b: Buffer): number {
-  const len = b.length;
+/**
+ * Bytes of one listpack string element, b[start, end) (all of b by default); strings that are
+ * int64s are stored as integers.
+ */
+export function lpStringSize(b: Buffer, start = 0, end = b.length): number {
+  const len = end - start;
   if (len > 0 && len <= 20) {
-    const n = canonicalInt(b);
+    const n = canonicalInt(b, start, end);
     if (n >= 0) return lpIntSize(n);
-    const c = b[0]!;
+    const c = b[start]!;
     if (len >= 15 && ((c >= 48 && c <= 57) || c === 45)) {
       // Long or negative numbers: the exact int64 check.
-      const s = b.toString('latin1');
+      const s = b.toString('latin1', start, end);
       if (/^(0|-?[1-9][0-9]*)$/.test(s)) {
         const v = BigInt(s);
         if (v <= INT64_MAX && v >= INT64_MIN) return lpIntSize(v);
       }
-    } else if (c === 45 && len >= 2 && canonicalInt(b.subarray(1)) > 0) {
-      return lpIntSize(-canonicalInt(b.subarray(1)));
+    } else if (c === 45 && len >= 2) {
+      const magnitude = canonicalInt(b, start + 1, end);
+      if (magnitude > 0) return lpIntSize(-magnitude);
     }
   }
   const enc = len < 64 ? 1 + len : len < 4096 ? 2 + len : 5 + len;
@@ -256,23 +263,24 @@ export class StreamNode {
    * (nodes of one stream tend to fill alike), so the buffer is allocated once rather than
    * doubled from 64 bytes and then copied to its exact size by seal().
    */
-  constructor(id: StreamId, fields: Buffer[], capacity = 0) {
+  constructor(id: StreamId, fields: EntryFields, capacity = 0) {
     this.masterMs = id.ms;
     this.masterSeq = id.seq;
     this.lastMs = id.ms;
     this.lastSeq = id.seq;
-    const n = fields.length / 2;
+    const n = fields.count / 2;
     const names: Buffer[] = [];
     let size = varintSize(n);
     this.lpRest = lpIntSize(n) + lpIntSize(0); // num-fields and the master terminator
-    for (let i = 0; i < fields.length; i += 2) {
-      names.push(Buffer.from(fields[i]!)); // a copy: argv buffers may be reused by the parser
-      size += valueSize(fields[i]!);
-      this.lpRest += lpStringSize(fields[i]!);
+    for (let i = 0; i < fields.count; i += 2) {
+      const name = fields.copy(i); // a copy: the ranges point into buffers that are reused
+      names.push(name);
+      size += valueSize(name, 0, name.length);
+      this.lpRest += lpStringSize(name);
     }
     this.buf = Buffer.allocUnsafeSlow(Math.max(64, size * 4, capacity));
     let pos = writeVarint(this.buf, 0, n);
-    for (const name of names) pos = writeValue(this.buf, pos, name);
+    for (const name of names) pos = writeValue(this.buf, pos, name, 0, name.length);
     this.used = pos;
     this.entriesStart = pos;
     this.masterFieldCount = n;
@@ -304,20 +312,21 @@ export class StreamNode {
   }
 
   /** Appends an entry; the caller ensures id is above every id in the node. */
-  append(id: StreamId, fields: Buffer[]): void {
+  append(id: StreamId, fields: EntryFields): void {
     const names = this.fieldNames();
-    const pairs = fields.length / 2;
+    const { count, sources, starts, ends } = fields;
+    const pairs = count / 2;
     let same = pairs === names.length;
-    for (let i = 0; same && i < pairs; i++) same = sameBytes(names[i]!, fields[i * 2]!);
+    for (let i = 0; same && i < pairs; i++) same = sameBytes(names[i]!, sources[i * 2]!, starts[i * 2]!, ends[i * 2]!);
     // Ids only grow within a node, so both parts are >= 0; numbers unless above 2^53.
     const msDelta = u64Sub(id.ms, this.masterMs);
     const seqPart = msDelta === 0 ? u64Sub(id.seq, this.masterSeq) : id.seq;
 
     let size = 1 + u64VarintSize(msDelta) + u64VarintSize(seqPart);
     if (!same) size += varintSize(pairs);
-    for (let i = 0; i < fields.length; i += 2) {
-      if (!same) size += valueSize(fields[i]!);
-      size += valueSize(fields[i + 1]!);
+    for (let i = 0; i < count; i += 2) {
+      if (!same) size += valueSize(sources[i]!, starts[i]!, ends[i]!);
+      size += valueSize(sources[i + 1]!, starts[i + 1]!, ends[i + 1]!);
     }
     this.reserve(size);
 
@@ -327,9 +336,9 @@ export class StreamNode {
     pos = writeU64Varint(buf, pos, msDelta);
     pos = writeU64Varint(buf, pos, seqPart);
     if (!same) pos = writeVarint(buf, pos, pairs);
-    for (let i = 0; i < fields.length; i += 2) {
-      if (!same) pos = writeValue(buf, pos, fields[i]!);
-      pos = writeValue(buf, pos, fields[i + 1]!);
+    for (let i = 0; i < count; i += 2) {
+      if (!same) pos = writeValue(buf, pos, sources[i]!, starts[i]!, ends[i]!);
+      pos = writeValue(buf, pos, sources[i + 1]!, starts[i + 1]!, ends[i + 1]!);
     }
     this.used = pos;
     this.live++;
@@ -342,9 +351,9 @@ export class StreamNode {
     const lpSeq = msDelta === 0 && typeof seqPart === 'number' ? seqPart : int64Diff(id.seq, this.masterSeq);
     let lp = lpIntSize(same ? FLAG_SAME_FIELDS : 0) + lpIntSize(lpMs) + lpIntSize(lpSeq);
     if (!same) lp += lpIntSize(pairs);
-    for (let i = 0; i < fields.length; i += 2) {
-      if (!same) lp += lpStringSize(fields[i]!);
-      lp += lpStringSize(fields[i + 1]!);
+    for (let i = 0; i < count; i += 2) {
+      if (!same) lp += lpStringSize(sources[i]!, starts[i]!, ends[i]!);
+      lp += lpStringSize(sources[i + 1]!, starts[i + 1]!, ends[i + 1]!);
     }
     lp += lpIntSize(same ? pairs + 3 : pairs * 2 + 4);
     this.lpRest += lp;

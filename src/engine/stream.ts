@@ -31,6 +31,7 @@ import {
   u64Lt,
   u64ToBigInt,
 } from './stream-id.js';
+import { EntryFields } from './entry-fields.js';
 import { EntryRefs } from './entry-refs.js';
 import { NodeCursor, StreamNode } from './stream-node.js';
 
@@ -51,6 +52,9 @@ export const DEFAULT_NODE_LIMITS: NodeLimits = { maxBytes: 4096, maxEntries: 100
 
 /** Redis's STREAM_LISTPACK_MAX_SIZE: the byte limit when stream-node-max-bytes is 0 or huge. */
 const LISTPACK_MAX_SIZE = 1 << 30;
+
+/** append()'s Buffers as ranges; an append runs to completion, so one object serves every stream. */
+const wrapped = new EntryFields();
 
 /** Rough per-node bookkeeping cost beyond the buffer (node object, ids, Buffer object). */
 const NODE_OVERHEAD_BYTES = 240;
@@ -218,12 +222,21 @@ export class Stream implements TypedValue {
    * reach maxBytes, or the tail holds maxEntries entries (deleted ones included).
    */
   append(id: StreamId, fields: Buffer[], limits: NodeLimits = DEFAULT_NODE_LIMITS): void {
+    try {
+      this.appendFields(id, wrapped.setBuffers(fields), limits);
+    } finally {
+      wrapped.clear();
+    }
+  }
+
+  /** append() from byte ranges (a request read in place, the AOF loader): see entry-fields.ts. */
+  appendFields(id: StreamId, fields: EntryFields, limits: NodeLimits = DEFAULT_NODE_LIMITS): void {
     let node = this.tail();
     if (node !== undefined) {
       let maxBytes = limits.maxBytes;
       if (maxBytes <= 0 || maxBytes > LISTPACK_MAX_SIZE) maxBytes = LISTPACK_MAX_SIZE;
       let elementBytes = 0;
-      for (const f of fields) elementBytes += f.length;
+      for (let i = 0; i < fields.count; i++) elementBytes += fields.byteLength(i);
       if (node.lpBytes() + elementBytes >= maxBytes) node = undefined;
       else if (limits.maxEntries > 0 && node.live + node.deleted >= limits.maxEntries) node = undefined;
     }

@@ -1,12 +1,13 @@
 // The AOF loader's direct path for the record that makes up most logs: a plain
 // `XADD key <ms>-<seq> field value ...` (what XADD propagates when it had no options) whose id
-// is above the stream's last id. It appends straight into the engine, skipping the dispatcher,
-// the options parser and the argv copy, with the effects a replayed XADD has (dirty counter,
-// modified-key signal, commandstats). Anything else (options, another id form, a key of another
-// type, an id not above the top) returns false and goes through Instance.execute, which
-// produces the exact reply or error.
+// is above the stream's last id. It appends straight into the engine from the file's bytes,
+// skipping the dispatcher, the options parser and any Buffer per argument, with the effects a
+// replayed XADD has (dirty counter, modified-key signal, commandstats). Anything else (options,
+// another id form, a key of another type, an id not above the top) returns false and goes
+// through Instance.execute, which produces the exact reply or error.
 import type { Instance } from '../commands/instance.js';
 import type { AofRecord } from './aof-reader.js';
+import { EntryFields } from '../engine/entry-fields.js';
 import { type NodeLimits, Stream } from '../engine/stream.js';
 import { compareIds, idsEqual, isZeroId, MAX_ID, tryParseDigitsIdAt } from '../engine/stream-id.js';
 
@@ -36,11 +37,8 @@ export class XaddReplayer {
   private lastKeyBytes: Buffer | null = null;
   private lastKey = '';
   private lastStream: Stream | null = null;
-  /**
-   * The field names of the records seen last, position by position, as Buffers of our own: a
-   * record repeating them (a stream's entries mostly do) gets these instead of a view per name.
-   */
-  private readonly names: Buffer[] = [];
+  /** The record's fields and values, as ranges of the file's bytes. */
+  private readonly entry = new EntryFields();
 
   constructor(private readonly instance: Instance) {
     const config = instance.config;
@@ -90,13 +88,12 @@ export class XaddReplayer {
     } else {
       return false;
     }
-    // The node copies what it keeps, so the values may be views into the file's bytes.
-    const fields: Buffer[] = new Array(argc - 3);
-    for (let i = 3; i < argc; i += 2) {
-      fields[i - 3] = this.fieldName((i - 3) >> 1, data, starts[i]!, lengths[i]!);
-      fields[i - 2] = data.subarray(starts[i + 1]!, starts[i + 1]! + lengths[i + 1]!);
-    }
-    s.append(id, fields, this.limits);
+    // The node copies what it keeps: the fields may stay in the file's bytes.
+    const entry = this.entry;
+    entry.clear();
+    for (let i = 3; i < argc; i++) entry.push(data, starts[i]!, starts[i]! + lengths[i]!);
+    s.appendFields(id, entry, this.limits);
+    entry.clear();
     if (value === undefined) database.set(key, s);
     if (!cached) {
       this.lastDb = db;
@@ -109,14 +106,5 @@ export class XaddReplayer {
     this.xaddStats.calls++;
     this.stats.commandsProcessed++;
     return true;
-  }
-
-  /** data[start, start + len) as the name at `position`: the one seen last there when equal. */
-  private fieldName(position: number, data: Buffer, start: number, len: number): Buffer {
-    const seen = this.names[position];
-    if (seen !== undefined && seen.length === len && sameBytes(data, start, seen)) return seen;
-    const own = Buffer.from(data.subarray(start, start + len));
-    this.names[position] = own;
-    return own;
   }
 }

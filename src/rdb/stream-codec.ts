@@ -14,6 +14,7 @@ import {
   estimateDistanceFromFirstEverEntry,
   type PendingEntry,
 } from '../engine/consumer-group.js';
+import { EntryFields } from '../engine/entry-fields.js';
 import { Stream } from '../engine/stream.js';
 import { compareIds, MIN_ID, type StreamId, u64, u64ToBigInt } from '../engine/stream-id.js';
 import { type EntryHeader, FLAG_DELETED, FLAG_SAME_FIELDS, Reader, StreamNode } from '../engine/stream-node.js';
@@ -138,7 +139,8 @@ function readNode(masterId: StreamId, lp: Buffer, after: StreamId | null): Strea
   for (let k = 0; k < nameCount; k++) names.push(lpBytes(next()));
   if (lpNumber(next()) !== 0) throw new RdbFormatError('Stream listpack integrity check failed.');
   if (i >= v.length) throw new RdbFormatError('Empty listpack inside stream');
-  const node = new StreamNode(masterId, names.flatMap((n) => [n, n]));
+  const entry = new EntryFields();
+  const node = new StreamNode(masterId, entry.setBuffers(names.flatMap((n) => [n, n])));
   let previous = after;
   const masterMs = u64ToBigInt(masterId.ms);
   const masterSeq = u64ToBigInt(masterId.seq);
@@ -159,7 +161,7 @@ function readNode(masterId: StreamId, lp: Buffer, after: StreamId | null): Strea
     if (previous !== null && compareIds(id, previous) <= 0) throw new RdbFormatError('Stream entries out of order');
     previous = id;
     const offset = node.used;
-    node.append(id, fields);
+    node.append(id, entry.setBuffers(fields));
     if (flags & FLAG_DELETED) node.markDeleted(offset);
   }
   if (node.live !== count || node.deleted !== deleted) {

@@ -20,10 +20,25 @@ const latin1Slice = (Buffer.prototype as unknown as { latin1Slice: (this: Buffer
 /** Values up to this size are copied in JS: Buffer.from's generic checks cost more (~60 vs ~100 ns). */
 const SHORT_COPY = 32;
 
+/** Keys up to this length are remembered by latin1Key (compared in JS, char by char). */
+const REMEMBERED_KEY = 32;
+let lastKey = '';
+
 /** buf[start, end) as a key: one latin1 char per byte, as keyspace.ts's keyOf. */
 function latin1Key(buf: Buffer, start: number, end: number): string {
+  const n = end - start;
   // One-byte keys come from V8's one-char string cache, without a native call.
-  return end - start === 1 ? String.fromCharCode(buf[start]!) : latin1Slice.call(buf, start, end);
+  if (n === 1) return String.fromCharCode(buf[start]!);
+  // Consecutive requests often name the same key (a producer's stream, a counter): the string
+  // decoded last is reused (no native call, and its hash for the keyspace lookup is known).
+  if (n === lastKey.length && n <= REMEMBERED_KEY) {
+    let j = 0;
+    while (j < n && lastKey.charCodeAt(j) === buf[start + j]) j++;
+    if (j === n) return lastKey;
+  }
+  const key = latin1Slice.call(buf, start, end);
+  if (n <= REMEMBERED_KEY) lastKey = key;
+  return key;
 }
 
 /** A copy of buf[start, end) that the caller owns (a value to store). */
@@ -44,6 +59,11 @@ export function equalsLower(buf: Buffer, start: number, end: number, lowerWord: 
     if (c !== lowerWord.charCodeAt(j)) return false;
   }
   return true;
+}
+
+/** What takes arguments as byte ranges (the engine's EntryFields), without a Buffer per argument. */
+export interface ByteRangeSink {
+  push(source: Buffer, start: number, end: number): void;
 }
 
 export class RequestArgs {
@@ -155,6 +175,19 @@ export class RequestArgs {
     const out = new Array<Buffer>(this.length - from);
     for (let i = from; i < this.length; i++) out[i - from] = this.buffer(i);
     return out;
+  }
+
+  /** Pushes arguments [from, length) to `into` as ranges of the buffers they lie in. */
+  rangesInto<T extends ByteRangeSink>(from: number, into: T): T {
+    for (let i = from; i < this.length; i++) {
+      if (i < this.heldCount) {
+        const arg = this.held[i]!;
+        into.push(arg, 0, arg.length);
+      } else {
+        into.push(this.buf, this.starts[i]!, this.ends[i]!);
+      }
+    }
+    return into;
   }
 
   /** Argument i's length in bytes. */

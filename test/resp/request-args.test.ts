@@ -94,3 +94,23 @@ test('inline requests and argv-built requests read the same way', () => {
   assertArgs(args, argv);
   assert.equal(args.toArgv(), argv, 'an argv is used as it is');
 });
+
+test('keys read one after another are each their own, however alike', () => {
+  // key() reuses the string it decoded last when the bytes are the same: keys that differ in
+  // one byte only (first, middle or last), by case, or above 127 must not be taken for it.
+  const key = fc.oneof(
+    fc.array(fc.constantFrom(0x61, 0x62, 0x41, 0xe9, 0x00), { minLength: 1, maxLength: 4 }),
+    fc.array(fc.constantFrom(0x61, 0x62), { minLength: 31, maxLength: 34 }),
+  ).map((bytes) => Buffer.from(bytes));
+  fc.assert(
+    fc.property(fc.array(key, { minLength: 2, maxLength: 12 }), (keys) => {
+      const requests = keys.map((k) => encodeCommand(['GET', k]));
+      let i = 0;
+      parseCopied([Buffer.concat(requests)], (args) => {
+        assert.equal(args.key(1), keys[i]!.toString('latin1'), `key ${i}`);
+        i++;
+      });
+      assert.equal(i, keys.length);
+    }),
+  );
+});

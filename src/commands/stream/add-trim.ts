@@ -2,6 +2,7 @@
 // parsing, checks and their order follow Redis 7.0's t_stream.c, so the same invalid input
 // gets the same error.
 import { Buffer } from 'node:buffer';
+import { EntryFields } from '../../engine/entry-fields.js';
 import { keyOf } from '../../engine/keyspace.js';
 import { autoIid, IdmpState } from '../../engine/idmp.js';
 import { dropReferences, isReferenced, livePendingIds, policyKeyword, type RefPolicy } from '../../engine/ref-policy.js';
@@ -187,10 +188,12 @@ function xadd(ctx: Context, args: RequestArgs): Reply {
   return applyXadd(ctx, args, req);
 }
 
+/** XADD's fields and values as ranges of the request (one object: an XADD runs to completion). */
+const entry = new EntryFields();
+
 function applyXadd(ctx: Context, args: RequestArgs, req: AddOrTrimRequest): Reply {
   const fieldPos = req.idPos + 1;
   const key = args.key(1);
-  const fields = args.buffers(fieldPos);
   let s = lookupStream(ctx.db, key);
   const created = s === undefined;
   if (s === undefined) {
@@ -202,7 +205,7 @@ function applyXadd(ctx: Context, args: RequestArgs, req: AddOrTrimRequest): Repl
   let iid = '';
   if (req.idmpPid !== undefined) {
     pid = req.idmpPid.toString('latin1');
-    iid = (req.idmpIid ?? autoIid(fields)).toString('latin1');
+    iid = (req.idmpIid ?? autoIid(args.buffers(fieldPos))).toString('latin1');
     if (s.idmp !== undefined) {
       s.idmp.expire(nowMs(ctx));
       const seen = s.idmp.lookup(pid, iid);
@@ -215,7 +218,9 @@ function applyXadd(ctx: Context, args: RequestArgs, req: AddOrTrimRequest): Repl
   }
   if (idsEqual(s.lastId, MAX_ID)) fail(EXHAUSTED_ERROR);
   const id = generateId(s.lastId, nowMs(ctx), req.id);
-  s.append(id, fields, nodeLimits(ctx));
+  entry.clear();
+  s.appendFields(id, args.rangesInto(fieldPos, entry), nodeLimits(ctx));
+  entry.clear();
   if (created) ctx.db.set(key, s);
   if (req.idmpPid !== undefined) {
     s.idmp ??= new IdmpState();
