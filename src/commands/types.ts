@@ -3,6 +3,7 @@ import type { Reply } from '../resp/reply.js';
 import type { RequestArgs } from '../resp/request-args.js';
 import type { ClientState } from './client-state.js';
 import type { Instance } from './core/instance.js';
+import type { PropagatedArg } from './core/persistence.js';
 
 /** Command flags as COMMAND INFO reports them (a subset of Redis's). */
 export type CommandFlag =
@@ -80,7 +81,7 @@ export interface Context {
    * Replaces what is logged for this command by explicit deterministic forms (XADD with its
    * id, XCLAIM for claims ...). May be called several times; each call adds one command.
    */
-  propagate(argv: Array<Buffer | string>): void;
+  propagate(argv: PropagatedArg[]): void;
   /**
    * False when nothing logs effects (no persistence): a hot handler may then skip building
    * its propagated form (XADD's argv copy with the formatted id).

@@ -19,6 +19,7 @@
 // runs, which happens synchronously with the switch to the new files.
 import { join } from 'node:path';
 import type { Instance, Propagated } from '../commands/instance.js';
+import { propagatedBytes } from '../commands/core/persistence.js';
 import { keyBytes, keyOf } from '../engine/keyspace.js';
 import type { Stream } from '../engine/stream.js';
 import { formatId, incrementId, MAX_ID, MIN_ID, type StreamId } from '../engine/stream-id.js';
@@ -227,7 +228,7 @@ export class Rewrite {
     const a = this.active!;
     for (const item of batch) {
       if (item.db !== a.db) continue;
-      const argv = item.argv.map((x) => (typeof x === 'string' ? Buffer.from(x, 'utf8') : x));
+      const argv = item.argv.map(propagatedBytes);
       // XGROUP <sub> key ...: group state is written from its final state at the end.
       if (argv[0]!.toString('latin1').toLowerCase() === 'xgroup' && argv.length > 2 && keyOf(argv[2]!) === a.key) continue;
       if (argv.length < 2 || keyOf(argv[1]!) !== a.key) {
@@ -267,7 +268,7 @@ export class Rewrite {
 
   /** The keys a propagated command touches, or null when they cannot be known. */
   private keysOf(item: Propagated): string[] | null {
-    const argv = item.argv.map((a) => (typeof a === 'string' ? Buffer.from(a, 'utf8') : a));
+    const argv = item.argv.map(propagatedBytes);
     const name = argv[0]!.toString('latin1').toLowerCase();
     if (UNSAFE.has(name)) return null;
     if (name === 'copy' && argv.some((a) => a.toString('latin1').toLowerCase() === 'db')) return null;

@@ -6,7 +6,7 @@ import type { RequestArgs } from '../../resp/request-args.js';
 import type { ClientState } from '../client-state.js';
 import type { Context } from '../types.js';
 import type { Instance } from './instance.js';
-import type { Propagated } from './persistence.js';
+import type { Propagated, PropagatedArg } from './persistence.js';
 
 /** Shared by every command that propagates nothing: no array allocated per command. */
 const NOTHING: readonly Propagated[] = Object.freeze([]);
@@ -39,7 +39,7 @@ export class CommandContext implements Context {
     this.dirtyCount += n;
   }
 
-  propagate(argv: Array<Buffer | string>): void {
+  propagate(argv: PropagatedArg[]): void {
     (this.explicit ??= []).push({ db: this.db.index, argv });
   }
 

@@ -1,10 +1,24 @@
 // The one interface between the execution core and the persistence layer (src/persist/aof.ts
 // implements it), so the commands layer never imports the persistence layer.
+import { Buffer } from 'node:buffer';
+import { StreamIdReply } from '../../resp/reply.js';
+
+/**
+ * An argument of a logged command. A stream id may stay a StreamIdReply (XADD's generated id):
+ * the log encodes it from its numbers, as replies do, without a string per command.
+ */
+export type PropagatedArg = Buffer | string | StreamIdReply;
 
 /** One command to log, in the database it applies to. */
 export interface Propagated {
   db: number;
-  argv: Array<Buffer | string>;
+  argv: PropagatedArg[];
+}
+
+/** A logged argument's bytes (what the log holds for it). */
+export function propagatedBytes(arg: PropagatedArg): Buffer {
+  if (arg instanceof StreamIdReply) return Buffer.from(arg.toString(), 'latin1');
+  return typeof arg === 'string' ? Buffer.from(arg, 'utf8') : arg;
 }
 
 export type RewriteStart = 'started' | 'in-progress';

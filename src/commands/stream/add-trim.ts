@@ -23,6 +23,7 @@ import { Errors, fail, OK, type Reply } from '../../resp/reply.js';
 import { ArgCursor } from '../arg-cursor.js';
 import type { RequestArgs } from '../../resp/request-args.js';
 import { type Context, command, inPlaceCommand } from '../types.js';
+import type { PropagatedArg } from '../core/persistence.js';
 import { idReply, lookupStream, nodeLimits, nowMs, oneKey, signalChanges } from './common.js';
 
 // --- XADD / XTRIM arguments (streamParseAddOrTrimArgsOrReply) ---------------------------------
@@ -162,7 +163,7 @@ function trimStream(s: Stream, req: AddOrTrimRequest): number {
  * streamRewriteApproxSpecifier + streamRewriteTrimArgument: "~ N" becomes "= <what it did>",
  * so replay trims exactly what this run trimmed.
  */
-function rewriteApproxTrim(out: Array<Buffer | string>, s: Stream, req: AddOrTrimRequest): void {
+function rewriteApproxTrim(out: PropagatedArg[], s: Stream, req: AddOrTrimRequest): void {
   out[req.thresholdIdx - 1] = '=';
   out[req.thresholdIdx] = req.strategy === 'maxlen' ? String(s.length) : formatId(s.firstIdWithTombstones());
 }
@@ -238,9 +239,9 @@ function applyXadd(ctx: Context, args: RequestArgs, req: AddOrTrimRequest): Repl
 function propagateXadd(
   ctx: Context, argv: Buffer[], req: AddOrTrimRequest, s: Stream, id: StreamId, pid: string, iid: string,
 ): void {
-  let out: Array<Buffer | string> = argv.slice();
+  let out: PropagatedArg[] = argv.slice();
   if (req.strategy !== null && req.approx && req.policy !== 'acked') rewriteApproxTrim(out, s, req);
-  if (req.id === undefined || !req.id.seqGiven) out[req.idPos] = formatId(id);
+  if (req.id === undefined || !req.id.seqGiven) out[req.idPos] = idReply(id);
   if (req.idmpPid !== undefined) {
     // Logged as the plain XADD with its id, then XIDMPRECORD (Redis 8.8's replay form), so
     // replay neither looks the iid up nor recomputes an IDMPAUTO hash.
