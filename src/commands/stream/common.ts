@@ -6,6 +6,7 @@ import { type NodeLimits, Stream, type StoredEntry } from '../../engine/stream.j
 import type { StreamId } from '../../engine/stream-id.js';
 import { Errors, fail, MapReply, NULL_ARRAY, type Reply, StreamIdReply } from '../../resp/reply.js';
 import { parseInt64, text } from '../args.js';
+import type { Config } from '../config.js';
 import type { Context } from '../types.js';
 
 /** Key positions of the commands whose only key is argv[1]. */
@@ -97,12 +98,24 @@ export function signalChanges(ctx: Context, key: string, n: number): void {
   ctx.addDirty(n - 1);
 }
 
-/** The node limits from CONFIG (stream-node-max-bytes / -entries). */
+// nodeLimits() is read by every XADD: the limits are looked up again only after a CONFIG SET
+// (config.generation), not as two Map lookups and an object per command.
+let limitsConfig: Config | null = null;
+let limitsGeneration = -1;
+let limits: NodeLimits = { maxBytes: 0, maxEntries: 0 };
+
+/** The node limits from CONFIG (stream-node-max-bytes / -entries); shared, never to be changed. */
 export function nodeLimits(ctx: Context): NodeLimits {
-  return {
-    maxBytes: ctx.instance.config.getNumber('stream-node-max-bytes'),
-    maxEntries: ctx.instance.config.getNumber('stream-node-max-entries'),
-  };
+  const config = ctx.instance.config;
+  if (config !== limitsConfig || config.generation !== limitsGeneration) {
+    limits = Object.freeze({
+      maxBytes: config.getNumber('stream-node-max-bytes'),
+      maxEntries: config.getNumber('stream-node-max-entries'),
+    });
+    limitsConfig = config;
+    limitsGeneration = config.generation;
+  }
+  return limits;
 }
 
 /** The clock commands use (the keyspace's, so tests may inject one). */
