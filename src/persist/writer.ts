@@ -14,7 +14,6 @@
 import { Encoder } from '../resp/encoder.js';
 import { writeXadds } from '../commands/stream/entries-reply.js';
 import type { EntryRefs } from '../engine/entry-refs.js';
-import type { Reply } from '../resp/reply.js';
 import type { Propagated } from '../commands/instance.js';
 import { describeError, type AofFs } from './fs-layer.js';
 import { type Logger, silentLogger } from '../logger.js';
@@ -24,8 +23,8 @@ export type FsyncPolicy = 'always' | 'everysec' | 'no';
 /** Fsyncs averaging longer than this run in the thread pool, not on the event loop. */
 export const FSYNC_ON_LOOP_MAX_MS = 2;
 
-const MULTI: Reply = ['MULTI'];
-const EXEC: Reply = ['EXEC'];
+const MULTI = ['MULTI'];
+const EXEC = ['EXEC'];
 
 /** The AOF writer keeps an arena up to this size for the next turn's batches. */
 const KEEP_ARENA = 1 << 20;
@@ -51,17 +50,17 @@ export class BatchEncoder {
     for (let i = 0; i < batch.length; i++) {
       const item = batch[i]!;
       this.select(item.db);
-      if (wrap && i === 0) resp.write(MULTI);
-      resp.write(item.argv as Reply[]);
+      if (wrap && i === 0) resp.command(MULTI);
+      resp.command(item.argv);
     }
-    if (wrap) resp.write(EXEC);
+    if (wrap) resp.command(EXEC);
     return resp.pending - before;
   }
 
   /** Appends one command outside any MULTI (the rewrite's form). */
   add(db: number, argv: Array<Buffer | string>): void {
     this.select(db);
-    this.resp.write(argv as Reply[]);
+    this.resp.command(argv);
   }
 
   /** As add() for `XADD key id fields...` of every entry, written from the node bytes. */
@@ -72,7 +71,7 @@ export class BatchEncoder {
 
   private select(db: number): void {
     if (db === this.db) return;
-    this.resp.write(['SELECT', String(db)]);
+    this.resp.command(['SELECT', String(db)]);
     this.db = db;
   }
 

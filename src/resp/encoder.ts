@@ -62,6 +62,22 @@ export class Encoder implements ReplyWriter {
     return this;
   }
 
+  /**
+   * A command as the AOF logs it: an array of bulk strings given as Buffers, texts or stream
+   * ids (written from their numbers). The same bytes as write() of that array, without a
+   * reply's type checks for every argument.
+   */
+  command(argv: ReadonlyArray<Buffer | string | StreamIdReply>): this {
+    this.header(42, argv.length);
+    for (let i = 0; i < argv.length; i++) {
+      const arg = argv[i]!;
+      if (typeof arg === 'string') this.bulkText(arg);
+      else if (arg instanceof StreamIdReply) this.streamId(arg.ms, arg.seq);
+      else this.bulk(arg);
+    }
+    return this;
+  }
+
   /** Bytes written since the last take(). */
   get pending(): number {
     return this.pos - this.mark;

@@ -133,6 +133,24 @@ test('encodeCommand writes a RESP array of bulk strings', () => {
 // Ids reach the encoder as canonical U64s (stream-id.ts): numbers below 2^53, bigints above.
 const idReply = (ms: bigint, seq: bigint) => new StreamIdReply(u64(ms), u64(seq));
 
+test('command() writes what encodeCommand writes for the same arguments, stream ids as their text', () => {
+  const u64s = fc.oneof(fc.bigInt({ min: 0n, max: 1n << 20n }), fc.bigInt({ min: 0n, max: (1n << 64n) - 1n }));
+  const arg = fc.oneof(
+    fc.uint8Array({ maxLength: 80 }).map((b) => Buffer.from(b)),
+    fc.string({ unit: 'binary', maxLength: 40 }),
+    fc.tuple(u64s, u64s).map(([ms, seq]) => idReply(ms, seq)),
+  );
+  fc.assert(
+    fc.property(fc.array(fc.array(arg, { maxLength: 8 }), { minLength: 1, maxLength: 5 }), (commands) => {
+      // One encoder for all: the cached ms digits of one id must not leak into the next.
+      const encoder = new Encoder(2);
+      for (const argv of commands) encoder.command(argv);
+      const asText = (a: Buffer | string | StreamIdReply) => (a instanceof StreamIdReply ? a.toString() : a);
+      assert.deepEqual(encoder.take(), Buffer.concat(commands.map((argv) => encodeCommand(argv.map(asText)))));
+    }),
+  );
+});
+
 test('a stream id is the bulk string "ms-seq", beyond 2^53 too', () => {
   const cases: Array<[bigint, bigint]> = [
     [0n, 0n],
