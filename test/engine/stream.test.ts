@@ -83,6 +83,9 @@ const valueArb = fc.oneof(
   fc.nat(1_000_000).map(String),
   fc.constantFrom('', '007', '-5', '12345678901234567890', 'héllo', '\u0000bin'),
   fc.string({ maxLength: 80 }),
+  // Around the node's byte-by-byte copy limit (SHORT_COPY, 64 bytes) and past it.
+  fc.string({ minLength: 28, maxLength: 72 }),
+  fc.uint8Array({ minLength: 60, maxLength: 140 }).map((b) => Buffer.from(b).toString('latin1')),
 );
 
 const opArb: fc.Arbitrary<Op> = fc.oneof(
