@@ -125,6 +125,7 @@ export class Config {
   }
 
   declare(param: ConfigParam): void {
+    this.generation++;
     this.params.set(param.name, param);
     if (!this.values.has(param.name)) this.values.set(param.name, param.defaultValue);
     this.numbers.delete(param.name);
@@ -167,6 +168,23 @@ export class Config {
    * read per socket read) re-reads them only when it moved.
    */
   generation = 0;
+
+  /**
+   * A value computed from the settings for a hot path (maxmemory per command, the stream node
+   * limits per XADD, the output limits per write): computed again only when the settings changed
+   * (generation), so a read is one comparison.
+   */
+  derived<T>(compute: (config: Config) => T): () => T {
+    let at = -1;
+    let value: T;
+    return () => {
+      if (at !== this.generation) {
+        value = compute(this);
+        at = this.generation;
+      }
+      return value;
+    };
+  }
 
   /** Sets a value without validation (start-up flags, already checked). */
   setRaw(name: string, value: string): void {

@@ -76,6 +76,7 @@ export class Instance {
   constructor(commands: CommandSpec[], options: InstanceOptions = {}) {
     this.keyspace = new Keyspace(options.now);
     this.config = new Config(options.config);
+    this.maxmemory = this.config.derived((c) => c.getNumber('maxmemory'));
     this.logger = options.logger ?? silentLogger;
     this.table.register(commands);
     registerBuiltinSections(this);
@@ -191,24 +192,15 @@ export class Instance {
       client.monitor ||
       (client.resp === 2 && client.subscriptions.active) ||
       (this.persistence !== null && resolved.write && this.persistence.writeError() !== null) ||
-      this.maxmemorySet()
+      this.maxmemory() > 0
     ) {
       return this.execute(client, args.toArgv(), resolved);
     }
     return this.call(client, resolved, args, false);
   }
 
-  private maxmemoryGeneration = -1;
-  private maxmemory = 0;
-
-  /** Whether a maxmemory is configured (read again only when the config changed). */
-  private maxmemorySet(): boolean {
-    if (this.maxmemoryGeneration !== this.config.generation) {
-      this.maxmemoryGeneration = this.config.generation;
-      this.maxmemory = this.config.getNumber('maxmemory');
-    }
-    return this.maxmemory > 0;
-  }
+  /** The maxmemory setting, read per command by executeArgs. */
+  private readonly maxmemory: () => number;
 
   /** Finds a command's spec, checking existence and arity. */
   resolve(argv: Buffer[]): Resolved | ErrorReply {

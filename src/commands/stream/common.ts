@@ -98,24 +98,23 @@ export function signalChanges(ctx: Context, key: string, n: number): void {
   ctx.addDirty(n - 1);
 }
 
+function readNodeLimits(config: Config): NodeLimits {
+  return Object.freeze({
+    maxBytes: config.getNumber('stream-node-max-bytes'),
+    maxEntries: config.getNumber('stream-node-max-entries'),
+  });
+}
+
 // nodeLimits() is read by every XADD: the limits are looked up again only after a CONFIG SET
-// (config.generation), not as two Map lookups and an object per command.
-let limitsConfig: Config | null = null;
-let limitsGeneration = -1;
-let limits: NodeLimits = { maxBytes: 0, maxEntries: 0 };
+// (Config.derived), not as two Map lookups and an object per command. One instance's config at
+// a time is remembered (a process normally has one).
+let limitsOf: { config: Config; get: () => NodeLimits } | null = null;
 
 /** The node limits from CONFIG (stream-node-max-bytes / -entries); shared, never to be changed. */
 export function nodeLimits(ctx: Context): NodeLimits {
   const config = ctx.instance.config;
-  if (config !== limitsConfig || config.generation !== limitsGeneration) {
-    limits = Object.freeze({
-      maxBytes: config.getNumber('stream-node-max-bytes'),
-      maxEntries: config.getNumber('stream-node-max-entries'),
-    });
-    limitsConfig = config;
-    limitsGeneration = config.generation;
-  }
-  return limits;
+  if (limitsOf === null || limitsOf.config !== config) limitsOf = { config, get: config.derived(readNodeLimits) };
+  return limitsOf.get();
 }
 
 /** The clock commands use (the keyspace's, so tests may inject one). */
