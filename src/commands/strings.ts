@@ -8,6 +8,7 @@ import { int64Arg, lower, parseInt64 } from './args.js';
 import { alreadyExpired, expireArgToAbsoluteMs } from './keys.js';
 import { addLongDouble, formatLongDouble, parseLongDouble } from './long-double.js';
 import { ownedCopy, type RequestArgs } from '../resp/request-args.js';
+import { canonicalIntNumber } from '../engine/canonical-int.js';
 import { command, type CommandSpec, type Context, inPlaceCommand } from './types.js';
 
 const INT64_MAX = 9223372036854775807n;
@@ -207,38 +208,16 @@ function msetGeneric(nx: boolean) {
 // --- counters --------------------------------------------------------------------------------
 
 /**
- * A stored integer of at most 15 characters as a number, with string2ll's rules (parseInt64's):
- * no sign but '-', no leading zero, no "-0". Undefined otherwise, longer ones included, which
- * take the BigInt path. Below 10^15 the sum with INCR's 1 stays an exact number.
- */
-function shortInteger(buf: Buffer): number | undefined {
-  const n = buf.length;
-  if (n === 0 || n > 15) return undefined;
-  const negative = buf[0] === 45;
-  let i = negative ? 1 : 0;
-  if (i === n) return undefined;
-  let c = buf[i]!;
-  if (c === 48) return n === 1 ? 0 : undefined;
-  if (c < 49 || c > 57) return undefined;
-  let v = c - 48;
-  for (i++; i < n; i++) {
-    c = buf[i]!;
-    if (c < 48 || c > 57) return undefined;
-    v = v * 10 + (c - 48);
-  }
-  return negative ? -v : v;
-}
-
-/**
  * INCR and its kin: the key is argument 1. INCR and DECR pass `by` as a number: a counter
  * below 10^15 is then incremented without BigInt work (about half of INCR's cost).
  */
 function incrDecr(ctx: Context, args: RequestArgs, by: bigint | number): Reply {
   const key = args.key(1);
   const current = lookupString(ctx.db, key);
-  const short = current === undefined ? 0 : shortInteger(current);
+  // A counter of at most 15 digits is a number (string2ll's rules), whose sum with 1 is exact.
+  const short = current === undefined ? 0 : canonicalIntNumber(current);
   let next: number | bigint;
-  if (typeof by === 'number' && short !== undefined) {
+  if (typeof by === 'number' && short !== null) {
     next = short + by;
   } else {
     let value = 0n;

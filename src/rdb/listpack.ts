@@ -6,7 +6,7 @@
 // as lpAppend does.
 import { lpBacklenSize } from '../engine/stream-node.js';
 import { RdbFormatError } from './constants.js';
-import { canonicalInt64, canonicalIntNumber } from './rdb-writer.js';
+import { canonicalInt64, canonicalIntNumber } from '../engine/canonical-int.js';
 
 /**
  * A listpack element: a string, or an integer (a number up to 32 bits, a bigint for 64-bit
