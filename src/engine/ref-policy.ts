@@ -23,9 +23,11 @@ export function isReferenced(s: Stream, id: StreamId): boolean {
   return false;
 }
 
-/** DELREF: removes the id from every group's PEL (and its owner's). */
-export function dropReferences(s: Stream, id: StreamId): void {
-  for (const g of s.groups.values()) g.ack(id);
+/** DELREF: removes the id from every group's PEL (and its owner's); returns how many held it. */
+export function dropReferences(s: Stream, id: StreamId): number {
+  let dropped = 0;
+  for (const g of s.groups.values()) if (g.ack(id)) dropped++;
+  return dropped;
 }
 
 /** The ids pending in any group that are live entries now (DELREF trimming checks which went away). */

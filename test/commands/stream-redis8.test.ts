@@ -114,6 +114,29 @@ test('XACKDEL DELREF clears the other groups too; missing key gives -1s; missing
   assert.equal(await t.error('XACKDEL', 's', 'nogroup', 'IDS', 1, '1-0'), "NOGROUP No such key 's' or consumer group 'nogroup'");
 });
 
+test('DELREF on an entry already trimmed drops the dangling references, and the command is logged (-1 all the same)', async () => {
+  // XTRIM KEEPREF leaves g1's reference to 1-0 dangling; XACKDEL (through another group) and
+  // XDELEX with DELREF remove it. The reply is -1 (no such entry), but the PELs changed, so
+  // the command must reach the log: a replay without it would bring the reference back.
+  for (const viaAckdel of [true, false]) {
+    const t = await groupDb();
+    await t.call('XADD', 's', '1-0', 'a', '1');
+    await t.call('XADD', 's', '2-0', 'a', '2');
+    await t.call('XGROUP', 'CREATE', 's', 'g1', '0');
+    await t.call('XGROUP', 'CREATE', 's', 'g2', '0');
+    await t.call('XREADGROUP', 'GROUP', 'g1', 'c', 'COUNT', 1, 'STREAMS', 's', '>');
+    await t.call('XTRIM', 's', 'MAXLEN', 1, 'KEEPREF');
+    assert.deepEqual(await t.call('XPENDING', 's', 'g1', '-', '+', 10), [['1-0', 'c', 0, 1]]);
+    t.log.length = 0;
+    const reply = viaAckdel
+      ? await t.call('XACKDEL', 's', 'g2', 'DELREF', 'IDS', 1, '1-0')
+      : await t.call('XDELEX', 's', 'DELREF', 'IDS', 1, '1-0');
+    assert.deepEqual(reply, [-1]);
+    assert.deepEqual(await t.call('XPENDING', 's', 'g1'), [0, null, null, null]);
+    assert.deepEqual(t.log, [viaAckdel ? 'XACKDEL s g2 DELREF IDS 1 1-0' : 'XDELEX s DELREF IDS 1 1-0']);
+  }
+});
+
 // --- XADD / XTRIM with KEEPREF | DELREF | ACKED ---------------------------------------------------
 
 async function fiveWithReaders() {

@@ -59,28 +59,27 @@ function xdelex(ctx: Context, argv: Buffer[]): Reply {
   const key = keyOf(argv[1]!);
   const s = lookupStream(ctx.db, key);
   if (s === undefined) return ids.map(() => -1);
-  let changed = 0;
-  const out = ids.map((id) => {
-    const reply = deleteUnderPolicy(s, id, policy);
-    if (reply === 1) changed++;
-    return reply;
-  });
-  signalChanges(ctx, key, changed);
+  const changes = { count: 0 };
+  const out = ids.map((id) => deleteUnderPolicy(s, id, policy, changes));
+  signalChanges(ctx, key, changes.count);
   return out;
 }
 
 /**
  * Deletes one entry under a reference policy, the per-id step XDELEX and XACKDEL share:
- * -1 no such entry, 1 deleted, 2 kept because a group still references it (ACKED).
+ * -1 no such entry, 1 deleted, 2 kept because a group still references it (ACKED). Adds what
+ * it changed (the entry, each reference DELREF dropped) to `changes`: a command that changed
+ * something is logged, even when its reply is -1.
  */
-function deleteUnderPolicy(s: Stream, id: StreamId, policy: RefPolicy): -1 | 1 | 2 {
+function deleteUnderPolicy(s: Stream, id: StreamId, policy: RefPolicy, changes: { count: number }): -1 | 1 | 2 {
   if (policy === 'acked') {
     if (s.get(id) === undefined) return -1;
     if (isReferenced(s, id)) return 2;
   }
   const deleted = s.delete(id);
+  if (deleted) changes.count++;
   // DELREF removes dangling references even when the entry itself is already gone.
-  if (policy === 'delref') dropReferences(s, id);
+  if (policy === 'delref') changes.count += dropReferences(s, id);
   return deleted ? 1 : -1;
 }
 
@@ -95,14 +94,12 @@ function xackdel(ctx: Context, argv: Buffer[]): Reply {
   const g = lookupGroup(s, argv[2]!);
   // The docs do not say; XREADGROUP/XPENDING's NOGROUP error is the closest Redis behaviour.
   if (g === undefined) fail(noGroupError(argv[1]!, argv[2]!));
-  let changed = 0;
+  const changes = { count: 0 };
   const out = ids.map((id) => {
-    if (g.ack(id)) changed++;
-    const reply = deleteUnderPolicy(s, id, policy);
-    if (reply === 1) changed++;
-    return reply;
+    if (g.ack(id)) changes.count++;
+    return deleteUnderPolicy(s, id, policy, changes);
   });
-  signalChanges(ctx, key, changed);
+  signalChanges(ctx, key, changes.count);
   return out;
 }
 
