@@ -171,8 +171,8 @@ export class Config {
 
   /**
    * A value computed from the settings for a hot path (maxmemory per command, the stream node
-   * limits per XADD, the output limits per write): computed again only when the settings changed
-   * (generation), so a read is one comparison.
+   * limits per XADD, the output limits per write, the request limits per socket read): computed
+   * again only when the settings changed (generation), so a read is one comparison.
    */
   derived<T>(compute: (config: Config) => T): () => T {
     let at = -1;

@@ -5,7 +5,7 @@ import type { Socket } from 'node:net';
 import type { ClientState } from '../commands/client-state.js';
 import type { Instance } from '../commands/instance.js';
 import { Encoder, type Protocol } from '../resp/encoder.js';
-import { ProtocolError, RequestParser } from '../resp/parser.js';
+import { type ParserLimits, ProtocolError, RequestParser } from '../resp/parser.js';
 import { ErrorReply, type Reply } from '../resp/reply.js';
 import type { RequestArgs } from '../resp/request-args.js';
 import { audibleReply, commandDone } from '../commands/client-reply.js';
@@ -55,8 +55,8 @@ export class SocketConnection {
   private readonly onCloseHooks: Array<() => void> = [];
   /** Reads arrive in the buffer all connections share (socket-reads.ts): copy what is kept. */
   private sharedReads = false;
-  /** The config generation the parser's limits were read at (see onData). */
-  private limitsRead = -1;
+  /** The request limits from the config (CONFIG SET applies to connected clients too, as in Redis). */
+  private readonly requestLimits: () => Required<Pick<ParserLimits, 'maxBulkLen' | 'maxQueryBuffer'>>;
   // Bound once: a closure per read or flush is garbage on the unpipelined path.
   private readonly runNow = (): void => this.run();
   private readonly flushNow = (): void => this.flush();
@@ -76,10 +76,11 @@ export class SocketConnection {
     this.client.push = (reply, afterReply) => this.guarded(() => this.deliver(reply, afterReply === true));
     const config = instance.config;
     this.outputLimit = new OutputLimit(config, () => (this.client.subscriptions.active ? 'pubsub' : 'normal'));
-    this.parser = new RequestParser({
-      maxBulkLen: config.getNumber('proto-max-bulk-len'),
-      maxQueryBuffer: config.getNumber('client-query-buffer-limit'),
-    });
+    this.requestLimits = config.derived((c) => ({
+      maxBulkLen: c.getNumber('proto-max-bulk-len'),
+      maxQueryBuffer: c.getNumber('client-query-buffer-limit'),
+    }));
+    this.parser = new RequestParser(this.requestLimits());
     socket.setNoDelay(true);
     // The peer's FIN: replies to what it sent before are written now, before Node ends the
     // socket (a flush queued for the end of the turn would come too late).
@@ -129,13 +130,9 @@ export class SocketConnection {
   private onData(chunk: Buffer): void {
     if (this.stopped) return;
     this.instance.stats.netInputBytes += chunk.length;
-    // CONFIG SET applies to connected clients too, as in Redis.
-    const config = this.instance.config;
-    if (config.generation !== this.limitsRead) {
-      this.limitsRead = config.generation;
-      this.parser.maxBulkLen = config.getNumber('proto-max-bulk-len');
-      this.parser.maxQueryBuffer = config.getNumber('client-query-buffer-limit');
-    }
+    const limits = this.requestLimits();
+    this.parser.maxBulkLen = limits.maxBulkLen;
+    this.parser.maxQueryBuffer = limits.maxQueryBuffer;
     // As Redis, any input counts as interaction ('timeout'), even commands that are rejected.
     this.client.lastInteraction = Date.now();
     try {
@@ -201,9 +198,6 @@ export class SocketConnection {
   }
 
   private runBuffered(): void {
-    // Looked up at most once per batch, and only once output piles up past OUTPUT_HIGH_WATER
-    // (stallAt() is never below it): unpipelined, most batches never need it.
-    let stallAt = -1;
     while (!this.stopped && !this.busy && !this.awaitingDrain) {
       let args: RequestArgs | null;
       try {
@@ -237,12 +231,11 @@ export class SocketConnection {
       }
       this.appendReply(reply, this.instance.dirty !== dirty);
       if (this.client.closeAfterReply) this.stopped = true;
-      const backlog = this.outputBacklog();
-      if (backlog > OUTPUT_HIGH_WATER && backlog > (stallAt < 0 ? (stallAt = this.stallAt()) : stallAt)) {
+      if (this.pastStall(this.outputBacklog())) {
         // A pipeline whose replies pile up (big GETs, XRANGEs) is run no further until the
         // client has read them: what sits unsent stays bounded however many requests came in.
         this.flush();
-        if (!this.busy && this.socket.writableLength > stallAt) {
+        if (!this.busy && this.pastStall(this.socket.writableLength)) {
           this.awaitingDrain = true;
           return;
         }
@@ -265,10 +258,15 @@ export class SocketConnection {
     this.guarded(this.flushNow);
   }
 
-  /** Unsent output past which a pipeline waits: above any client-output-buffer-limit set. */
-  private stallAt(): number {
+  /**
+   * `unsent` bytes of output are past where a pipeline waits: OUTPUT_HIGH_WATER, or above any
+   * client-output-buffer-limit set. Most calls stop at the first comparison (the limit is
+   * looked up only for output that piled up).
+   */
+  private pastStall(unsent: number): boolean {
+    if (unsent <= OUTPUT_HIGH_WATER) return false;
     const limit = this.outputLimit.highest;
-    return limit > 0 ? Math.max(OUTPUT_HIGH_WATER, limit + 1) : OUTPUT_HIGH_WATER;
+    return limit <= 0 || unsent > limit + 1;
   }
 
   /** Reply bytes encoded or queued on the socket and not yet sent. */
@@ -345,9 +343,7 @@ export class SocketConnection {
     this.socket.write(out);
     if (this.checkOutputLimit()) return;
     // Backpressure: stop reading until the client has taken its replies.
-    // stallAt() is never below OUTPUT_HIGH_WATER: most writes leave nothing unsent and skip it.
-    const unsent = this.socket.writableLength;
-    if (unsent > OUTPUT_HIGH_WATER && unsent > this.stallAt()) this.socket.pause();
+    if (this.pastStall(this.socket.writableLength)) this.socket.pause();
   }
 
   /**
