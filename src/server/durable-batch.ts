@@ -6,36 +6,66 @@ import { Buffer } from 'node:buffer';
 import { Encoder, type Protocol } from '../resp/encoder.js';
 import { ErrorReply, type Reply } from '../resp/reply.js';
 
-interface Item {
-  reply: Reply;
-  protocol: Protocol;
-  /** The command changed data, so its reply depends on the disk taking its bytes. */
-  logged: boolean;
-}
+/** The protocol slot of bytes sent as they are (a protocol error's reply). */
+const RAW = 0;
 
+/**
+ * Kept in parallel arrays that are overwritten batch after batch: under everysec almost every
+ * batch is dropped unused (its bytes reached the file in time), and an object per reply plus a
+ * fresh array per batch was a fifth of what an unpipelined XADD allocated.
+ */
 export class DurableBatch {
-  /** Replies in order; a Buffer is raw bytes sent as they are (a protocol error's reply). */
-  private items: Array<Item | Buffer> = [];
+  /** Replies in order; for a RAW slot, the bytes themselves. */
+  private replies: Array<Reply | Buffer> = [];
+  /** Each reply's protocol (2 or 3), or RAW. */
+  private protocols: number[] = [];
+  /** The command changed data, so its reply depends on the disk taking its bytes. */
+  private logged: boolean[] = [];
+  private count = 0;
 
   add(reply: Reply, protocol: Protocol, logged: boolean): void {
-    this.items.push({ reply, protocol, logged });
+    this.put(reply, protocol, logged);
   }
 
   addRaw(bytes: Buffer): void {
-    this.items.push(bytes);
+    this.put(bytes, RAW, false);
+  }
+
+  private put(reply: Reply | Buffer, protocol: number, logged: boolean): void {
+    const i = this.count++;
+    if (i < this.replies.length) {
+      this.replies[i] = reply;
+      this.protocols[i] = protocol;
+      this.logged[i] = logged;
+    } else {
+      this.replies.push(reply);
+      this.protocols.push(protocol);
+      this.logged.push(logged);
+    }
   }
 
   /** Hands the batch over (for the flush waiting on the disk) and starts a new one. */
   take(): DurableBatch {
     const taken = new DurableBatch();
-    taken.items = this.items;
-    this.items = [];
+    taken.replies = this.replies.slice(0, this.count);
+    taken.protocols = this.protocols.slice(0, this.count);
+    taken.logged = this.logged.slice(0, this.count);
+    taken.count = this.count;
+    this.clear();
     return taken;
+  }
+
+  /** Drops the batch (its replies went out without waiting), keeping the arrays for the next. */
+  clear(): void {
+    // The slots are overwritten by the next batch; until then they must not pin the replies.
+    for (let i = 0; i < this.count; i++) this.replies[i] = null;
+    this.count = 0;
   }
 
   /** Whether any reply depends on the disk. */
   get hasLogged(): boolean {
-    return this.items.some((i) => !Buffer.isBuffer(i) && i.logged);
+    for (let i = 0; i < this.count; i++) if (this.logged[i]) return true;
+    return false;
   }
 
   /** The batch's bytes with every logged command answered by `error`. */
@@ -43,13 +73,14 @@ export class DurableBatch {
     const failed = new ErrorReply(error);
     const encoders: { 2?: Encoder; 3?: Encoder } = {};
     const out: Buffer[] = [];
-    for (const item of this.items) {
-      if (Buffer.isBuffer(item)) {
-        out.push(item);
+    for (let i = 0; i < this.count; i++) {
+      const protocol = this.protocols[i]!;
+      if (protocol === RAW) {
+        out.push(this.replies[i] as Buffer);
         continue;
       }
-      const encoder = (encoders[item.protocol] ??= new Encoder(item.protocol));
-      encoder.write(item.logged ? failed : item.reply);
+      const encoder = (encoders[protocol as Protocol] ??= new Encoder(protocol as Protocol));
+      encoder.write(this.logged[i] ? failed : (this.replies[i] as Reply));
       out.push(encoder.take());
     }
     return Buffer.concat(out);

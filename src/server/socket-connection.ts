@@ -311,12 +311,13 @@ export class SocketConnection {
       this.pendingChunks.length = 0;
     }
     const barrier = this.instance.persistence?.barrier() ?? null;
-    const batch = this.durable.take();
     if (barrier === null) {
+      this.durable.clear();
       this.write(out);
       if (this.stopped && !this.busy) this.end();
       return;
     }
+    const batch = this.durable.take();
     const wasBusy = this.busy;
     this.busy = true;
     barrier.then(

@@ -40,7 +40,10 @@ export class CommandContext implements Context {
   }
 
   propagate(argv: PropagatedArg[]): void {
-    (this.explicit ??= []).push({ db: this.db.index, argv });
+    const item = { db: this.db.index, argv };
+    // A literal of one: an empty array's first push allocates room for 17.
+    if (this.explicit === null) this.explicit = [item];
+    else this.explicit.push(item);
   }
 
   get propagating(): boolean {

@@ -19,7 +19,7 @@ import {
   tryParseStreamId,
 } from '../../engine/stream-id.js';
 import { EXHAUSTED_ERROR, generateId, INVALID_ID_ERROR, parseStrictId, XADD_ZERO_ERROR } from './ids.js';
-import { Errors, fail, OK, type Reply } from '../../resp/reply.js';
+import { Errors, fail, OK, type Reply, type StreamIdReply } from '../../resp/reply.js';
 import { ArgCursor } from '../arg-cursor.js';
 import type { RequestArgs } from '../../resp/request-args.js';
 import { type Context, command, inPlaceCommand } from '../types.js';
@@ -144,7 +144,7 @@ function parseAddOrTrimArgs(ctx: Context, argv: Buffer[], xadd: boolean): AddOrT
 }
 
 /** Runs the trim of a request under its reference policy; returns the number of entries removed. */
-function trimStream(s: Stream, req: AddOrTrimRequest): number {
+function trimStream(s: Stream, req: Readonly<AddOrTrimRequest>): number {
   if (req.strategy === null) return 0;
   if (req.policy === 'acked') {
     return s.trimUnreferenced(req.strategy === 'maxlen' ? req.maxLen : 0,
@@ -163,24 +163,25 @@ function trimStream(s: Stream, req: AddOrTrimRequest): number {
  * streamRewriteApproxSpecifier + streamRewriteTrimArgument: "~ N" becomes "= <what it did>",
  * so replay trims exactly what this run trimmed.
  */
-function rewriteApproxTrim(out: PropagatedArg[], s: Stream, req: AddOrTrimRequest): void {
+function rewriteApproxTrim(out: PropagatedArg[], s: Stream, req: Readonly<AddOrTrimRequest>): void {
   out[req.thresholdIdx - 1] = '=';
   out[req.thresholdIdx] = req.strategy === 'maxlen' ? String(s.length) : formatId(s.firstIdWithTombstones());
 }
 
 // --- XADD --------------------------------------------------------------------------------------
 
-/** XADD key * field value ...: the form producers send, with no option to parse. */
-function plainXadd(): AddOrTrimRequest {
-  return {
-    strategy: null, maxLen: -1, minId: MIN_ID, approx: false, limit: 0, limitGiven: false,
-    thresholdIdx: 0, noMkStream: false, id: undefined, idPos: 2, policy: 'keepref',
-    idmpPid: undefined, idmpIid: undefined, idmpArgs: [],
-  };
-}
+/**
+ * XADD key * field value ...: the form producers send, with no option to parse. One frozen
+ * request serves them all (applyXadd only reads it): one object less per XADD.
+ */
+const PLAIN_XADD: Readonly<AddOrTrimRequest> = Object.freeze({
+  strategy: null, maxLen: -1, minId: MIN_ID, approx: false, limit: 0, limitGiven: false,
+  thresholdIdx: 0, noMkStream: false, id: undefined, idPos: 2, policy: 'keepref',
+  idmpPid: undefined, idmpIid: undefined, idmpArgs: Object.freeze([]) as unknown as number[],
+});
 
 function xadd(ctx: Context, args: RequestArgs): Reply {
-  const req = args.is(2, '*') ? plainXadd() : parseAddOrTrimArgs(ctx, args.toArgv(), true);
+  const req = args.is(2, '*') ? PLAIN_XADD : parseAddOrTrimArgs(ctx, args.toArgv(), true);
   const fieldPos = req.idPos + 1;
   const valueArgs = args.length - fieldPos;
   if (valueArgs < 2 || valueArgs % 2 === 1) fail(Errors.wrongArity('xadd'));
@@ -192,7 +193,7 @@ function xadd(ctx: Context, args: RequestArgs): Reply {
 /** XADD's fields and values as ranges of the request (one object: an XADD runs to completion). */
 const entry = new EntryFields();
 
-function applyXadd(ctx: Context, args: RequestArgs, req: AddOrTrimRequest): Reply {
+function applyXadd(ctx: Context, args: RequestArgs, req: Readonly<AddOrTrimRequest>): Reply {
   const fieldPos = req.idPos + 1;
   const key = args.key(1);
   let s = lookupStream(ctx.db, key);
@@ -231,17 +232,20 @@ function applyXadd(ctx: Context, args: RequestArgs, req: AddOrTrimRequest): Repl
   if (req.strategy !== null) {
     trimStream(s, req);
   }
-  if (ctx.propagating) propagateXadd(ctx, args.toArgv(), req, s, id, pid, iid);
-  return idReply(id);
+  // One reply object serves as the reply and as the logged id.
+  const reply = idReply(id);
+  if (ctx.propagating) propagateXadd(ctx, args.toArgv(), req, s, id, reply, pid, iid);
+  return reply;
 }
 
 /** Logs XADD with the id it produced and the exact trim it did (and the IDMP record). */
 function propagateXadd(
-  ctx: Context, argv: Buffer[], req: AddOrTrimRequest, s: Stream, id: StreamId, pid: string, iid: string,
+  ctx: Context, argv: Buffer[], req: Readonly<AddOrTrimRequest>, s: Stream, id: StreamId, reply: StreamIdReply,
+  pid: string, iid: string,
 ): void {
   let out: PropagatedArg[] = argv.slice();
   if (req.strategy !== null && req.approx && req.policy !== 'acked') rewriteApproxTrim(out, s, req);
-  if (req.id === undefined || !req.id.seqGiven) out[req.idPos] = idReply(id);
+  if (req.id === undefined || !req.id.seqGiven) out[req.idPos] = reply;
   if (req.idmpPid !== undefined) {
     // Logged as the plain XADD with its id, then XIDMPRECORD (Redis 8.8's replay form), so
     // replay neither looks the iid up nor recomputes an IDMPAUTO hash.
