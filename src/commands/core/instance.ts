@@ -70,8 +70,13 @@ export class Instance {
   private expiryTimer: NodeJS.Timeout | null = null;
   /** performance.now() when the running batch began, -1 outside a batch (see beginBatch). */
   private batchStarted = -1;
-  /** The counters of the batch's commands, one per command, to share its time out. */
+  /**
+   * The counters of the batch's commands, one per command, to share its time out: slots
+   * [0, batchCount), overwritten batch after batch (`length = 0` would free the array's store,
+   * and the next push allocate it anew).
+   */
   private readonly batchCommands: CommandStats[] = [];
+  private batchCount = 0;
 
   constructor(commands: CommandSpec[], options: InstanceOptions = {}) {
     this.keyspace = new Keyspace(options.now);
@@ -232,10 +237,11 @@ export class Instance {
   endBatch(): void {
     if (this.batchStarted < 0) return;
     const commands = this.batchCommands;
-    if (commands.length > 0) {
-      const share = ((performance.now() - this.batchStarted) * 1000) / commands.length;
-      for (let i = 0; i < commands.length; i++) commands[i]!.usec += share;
-      commands.length = 0;
+    const count = this.batchCount;
+    if (count > 0) {
+      const share = ((performance.now() - this.batchStarted) * 1000) / count;
+      for (let i = 0; i < count; i++) commands[i]!.usec += share;
+      this.batchCount = 0;
     }
     this.batchStarted = -1;
     this.keyspace.thawClock();
@@ -265,7 +271,11 @@ export class Instance {
       reply = this.errorReply(err);
     }
     stats.calls++;
-    if (batched) this.batchCommands.push(stats);
+    if (batched) {
+      if (this.batchCount < this.batchCommands.length) this.batchCommands[this.batchCount] = stats;
+      else this.batchCommands.push(stats);
+      this.batchCount++;
+    }
     else stats.usec += (performance.now() - started) * 1000;
     this.stats.commandsProcessed++;
     client.lastCommand = resolved.fullName;
