@@ -12,7 +12,7 @@
 // median entries/s for the seeding and for the consume loop with their ratios, and the median
 // server CPU µs per entry (utime + stime from /proc), whose ratio the scheduler does not skew.
 import { Redis } from 'ioredis';
-import { cpuSeconds } from './proc-stats.js';
+import { cpuSeconds, threadCpuSeconds } from './proc-stats.js';
 import { median, startRedis, startSluice, type StartedServer } from './servers.js';
 
 function arg(name: string, fallback: number): number {
@@ -32,15 +32,24 @@ interface Phase {
   rate: number;
   /** Server CPU microseconds per entry. */
   cpuUs: number;
+  /** Of which the server's other threads (a Node server: V8 still compiling, GC helpers). */
+  otherThreadsUs: number;
 }
 
 /** Runs `fn` (which handles ENTRIES entries) and measures its rate and the server's CPU. */
 async function phase(pid: number, fn: () => Promise<void>): Promise<Phase> {
   const cpuBefore = cpuSeconds(pid);
+  const threadsBefore = threadCpuSeconds(pid);
   const started = performance.now();
   await fn();
   const seconds = (performance.now() - started) / 1000;
-  return { rate: ENTRIES / seconds, cpuUs: ((cpuSeconds(pid) - cpuBefore) * 1e6) / ENTRIES };
+  const threads = threadCpuSeconds(pid);
+  const other = threads.all - threads.main - (threadsBefore.all - threadsBefore.main);
+  return {
+    rate: ENTRIES / seconds,
+    cpuUs: ((cpuSeconds(pid) - cpuBefore) * 1e6) / ENTRIES,
+    otherThreadsUs: (other * 1e6) / ENTRIES,
+  };
 }
 
 async function seed(redis: Redis, key: string, entries: number): Promise<void> {
@@ -118,3 +127,6 @@ console.log(
 row('XADD (pipelined 1000)', (m) => m.seed);
 row(`XREADGROUP COUNT ${COUNT} + XACK loop`, (m) => m.consume);
 console.log('cpu = server CPU µs per entry; its ratio is sluice/redis');
+const other = median(runs.sluice.map((m) => m.consume.otherThreadsUs));
+// Compiling that goes on during the timed loop means the warm-up was too short for its purpose.
+console.log(`of sluice's loop CPU, its other threads (V8's compiler, GC helpers): ${other.toFixed(2)} µs per entry`);
