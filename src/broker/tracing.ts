@@ -100,13 +100,12 @@ function extractParent(otel: Api, fields: Record<string, string>): Context | nul
   return otel.isSpanContextValid(sc) ? otel.trace.setSpanContext(root, sc) : null;
 }
 
+/** What a consumer span records of an entry (a Job has it all). */
 export interface ConsumedEntry {
-  id: string;
-  stream: string;
-  group: string;
-  consumer: string;
-  deliveries: number;
-  fields: Record<string, string>;
+  readonly id: string;
+  readonly stream: string;
+  readonly deliveries: number;
+  readonly fields: Record<string, string>;
 }
 
 /** The CONSUMER span of one job (or one batch) and the context its handler runs in. */
@@ -121,7 +120,7 @@ export class ConsumerTrace {
    * Starts a `process STREAM` span per entry, each a child of its producer's span and linked
    * to it. A batch handler runs in the first entry's span; the others link their producers.
    */
-  static start(entries: ConsumedEntry[]): ConsumerTrace | null {
+  static start(entries: readonly ConsumedEntry[], group: string, consumer: string): ConsumerTrace | null {
     const otel = api;
     if (otel === null || entries.length === 0) return null;
     const tracer = otel.trace.getTracer(TRACER_NAME);
@@ -132,8 +131,8 @@ export class ConsumerTrace {
       const attributes: OtelApi.Attributes = {
         ...messagingAttributes(e.stream, 'process'),
         'messaging.message.id': e.id,
-        'messaging.consumer.group.name': e.group,
-        'messaging.sluice.consumer': e.consumer,
+        'messaging.consumer.group.name': group,
+        'messaging.sluice.consumer': consumer,
         'messaging.sluice.deliveries': e.deliveries,
       };
       if (e.fields['key'] !== undefined) attributes['messaging.sluice.key'] = e.fields['key'];
