@@ -65,6 +65,24 @@ for (const { name, backend } of started) {
       await waitFor(async () => (await pending(conn, stream)) === 0, 'acked');
     });
 
+    test('a handler that reads its signal only after the timeout finds it aborted, with the TimeoutError', async () => {
+      const stream = unique('late-signal');
+      await new Producer(conn, { stream }).add('late');
+      const seen: Array<[boolean, unknown]> = [];
+      const w = worker<string>({ stream, group: 'g', timeoutMs: 60, backoff: () => 20 }, async (job, context) => {
+        if (job.deliveries > 1) return 'done';
+        await new Promise((r) => setTimeout(r, 200));
+        seen.push([context.signal.aborted, context.signal.reason]); // the first read of the signal
+      });
+      let completed = 0;
+      w.on('completed', () => completed++);
+      await w.start();
+      await waitFor(() => completed === 1 && seen.length === 1, 'the late read, then the retry');
+      assert.equal(seen[0]![0], true);
+      assert.ok(seen[0]![1] instanceof TimeoutError);
+      await waitFor(async () => (await pending(conn, stream)) === 0, 'acked');
+    });
+
     test('close({ timeoutMs }) returns with a stuck handler aborted and its entry still recoverable', async () => {
       const stream = unique('stuck');
       await new Producer(conn, { stream }).add('stuck');

@@ -7,6 +7,7 @@
 //
 // Queued and running entries hold a handler slot; acking and retry-wait ones do not.
 import type { StreamEntry } from '../replies.js';
+import type { JobAbort } from './job-abort.js';
 
 export type EntryState = 'queued' | 'running' | 'acking' | 'retry-wait';
 
@@ -17,7 +18,7 @@ export interface HeldEntry {
   /** When it was delivered to this worker or its handler started (ms): for lease renewal. */
   since: number;
   /** Aborts the running handler (timeout, lost lease, forced close). */
-  controller: AbortController | null;
+  abort: JobAbort | null;
   /** The last failure's message, for the dead letter if it dies elsewhere. */
   lastError: string | null;
 }
@@ -47,7 +48,7 @@ export class EntryTable {
   /** Adds a newly delivered entry as queued; undefined when it is already held. */
   add(entry: StreamEntry, deliveries: number): HeldEntry | undefined {
     if (this.held.has(entry.id)) return undefined;
-    const h: HeldEntry = { entry, deliveries, state: 'queued', since: Date.now(), controller: null, lastError: null };
+    const h: HeldEntry = { entry, deliveries, state: 'queued', since: Date.now(), abort: null, lastError: null };
     this.held.set(entry.id, h);
     this.counts.queued++;
     this.queue.push(entry.id);

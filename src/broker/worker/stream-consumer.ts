@@ -28,6 +28,7 @@ import type { BatchHandler, CloseOptions, Job, JobHandler, ResolvedOptions } fro
 import { isGroupPaused } from '../pause.js';
 import { RetryScheduler } from './retry-scheduler.js';
 import { ConsumerTrace, loadTracing } from '../tracing.js';
+import { JobAbort, RunContext } from './job-abort.js';
 
 export type Emit<T> = <K extends keyof WorkerEvents<T>>(event: K, ...args: WorkerEvents<T>[K]) => void;
 
@@ -239,13 +240,13 @@ export class StreamConsumer<T> {
       if (job !== null) jobs.push({ h, job });
     }
     if (jobs.length === 0) return;
-    const controller = new AbortController();
-    for (const { h } of jobs) h.controller = controller;
+    const abort = new JobAbort();
+    for (const { h } of jobs) h.abort = abort;
     if (this.o.limiter !== null) {
       // Each job of the unit takes a start from the group's limit; an abort meanwhile (lost
       // lease, close timeout) means the entries were dealt with elsewhere: do not run them.
       try {
-        for (let i = 0; i < jobs.length; i++) if (!(await this.o.limiter.acquire(controller.signal))) return;
+        for (let i = 0; i < jobs.length; i++) if (!(await this.o.limiter.acquire(abort.signal))) return;
       } catch (err) {
         // The limit could not be checked: leave the entries pending (claimed back after
         // claimIdleMs) rather than run them past the limit.
@@ -256,10 +257,10 @@ export class StreamConsumer<T> {
     }
     const trace = ConsumerTrace.start(jobs.map(({ job }) => job), this.o.group, this.consumer);
     const started = performance.now();
-    const outcome = await this.invoke(jobs.map((j) => j.job), controller, trace);
+    const outcome = await this.invoke(jobs.map((j) => j.job), abort, trace);
     const elapsed = performance.now() - started;
     for (const [i, { h, job }] of jobs.entries()) {
-      h.controller = null;
+      h.abort = null;
       if (this.table.get(job.id) !== h) {
         trace?.event(i, 'sluice.lease_lost'); // the lease was lost meanwhile
         continue;
@@ -322,18 +323,16 @@ export class StreamConsumer<T> {
   /** Runs the handler, bounded by timeoutMs; a timeout aborts the signal and counts as a failure. */
   private async invoke(
     jobs: Job<T>[],
-    controller: AbortController,
+    abort: JobAbort,
     trace: ConsumerTrace | null,
   ): Promise<{ ok: true; result: unknown } | { ok: false; error: Error }> {
-    const context = { signal: controller.signal };
+    const context = new RunContext(abort);
     const call = (): unknown => (this.handler.batch ? this.handler.fn(jobs, context) : this.handler.fn(jobs[0]!, context));
     // In the job's span: spans the handler starts are its children.
     const run = Promise.resolve().then(() => (trace !== null ? trace.run(call) : call()));
-    const aborted = new Promise<never>((_, reject) => {
-      controller.signal.addEventListener('abort', () => reject(asError(controller.signal.reason)), { once: true });
-    });
+    const aborted = abort.whenAborted();
     let timer: NodeJS.Timeout | undefined;
-    if (this.o.timeoutMs > 0) timer = setTimeout(() => controller.abort(new TimeoutError(this.o.timeoutMs)), this.o.timeoutMs);
+    if (this.o.timeoutMs > 0) timer = setTimeout(() => abort.abort(new TimeoutError(this.o.timeoutMs)), this.o.timeoutMs);
     try {
       return { ok: true, result: await Promise.race([run, aborted]) };
     } catch (err) {
@@ -476,7 +475,7 @@ export class StreamConsumer<T> {
   private leaseLost(h: HeldEntry): void {
     this.table.delete(h);
     this.metrics.inc('leaseLost');
-    h.controller?.abort(new LeaseLostError(h.entry.id));
+    h.abort?.abort(new LeaseLostError(h.entry.id));
     const fields = h.entry.fields ?? {};
     this.emit('leaseLost', { id: h.entry.id, stream: this.o.stream, deliveries: h.deliveries, fields, key: fields['key'], payload: undefined as T });
   }
@@ -560,7 +559,7 @@ export class StreamConsumer<T> {
     const running = this.table.inState('running');
     const unstarted = this.table.inState('queued');
     for (const h of [...running, ...unstarted]) {
-      h.controller?.abort(new WorkerClosedError());
+      h.abort?.abort(new WorkerClosedError());
       this.table.delete(h);
     }
     if (!this.features.xnack) return; // pending under our name: claimed after claimIdleMs

@@ -1,0 +1,42 @@
+// JobAbort: the handler's AbortSignal is made on first read and behaves as AbortController's
+// would have, whichever came first, the abort or the read.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { JobAbort, RunContext } from '../../src/broker/worker/job-abort.js';
+
+test('a signal read before the abort fires its abort event with the first reason', async () => {
+  const run = new JobAbort();
+  const signal = new RunContext(run).signal;
+  assert.equal(signal.aborted, false);
+  const heard: unknown[] = [];
+  signal.addEventListener('abort', () => heard.push(signal.reason));
+  const rejected = run.whenAborted().catch((err: unknown) => err);
+  run.abort('first');
+  run.abort('second');
+  assert.deepEqual(heard, ['first']);
+  assert.equal(signal.reason, 'first');
+  assert.equal(await rejected, 'first');
+  assert.equal(run.aborted, true);
+});
+
+test('a signal first read after the abort is already aborted, with the reason', async () => {
+  const run = new JobAbort();
+  const reason = new Error('timed out');
+  run.abort(reason);
+  run.abort(new Error('later'));
+  const context = new RunContext(run);
+  assert.equal(context.signal.aborted, true);
+  assert.equal(context.signal.reason, reason);
+  assert.equal(context.signal, context.signal, 'one signal per run');
+  await assert.rejects(run.whenAborted(), (err) => err === reason);
+});
+
+test('a run never aborted leaves its signal alone and never rejects', async () => {
+  const run = new JobAbort();
+  let settled = false;
+  void run.whenAborted().catch(() => (settled = true));
+  await new Promise((r) => setTimeout(r, 10));
+  assert.equal(settled, false);
+  assert.equal(run.aborted, false);
+  assert.equal(new RunContext(run).signal.aborted, false);
+});
