@@ -2,11 +2,11 @@
 // would have, whichever came first, the abort or the read.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { JobAbort, RunContext } from '../../src/broker/worker/job-abort.js';
+import { JobAbort, runContext } from '../../src/broker/worker/job-abort.js';
 
 test('a signal read before the abort fires its abort event with the first reason', async () => {
   const run = new JobAbort();
-  const signal = new RunContext(run).signal;
+  const signal = runContext(run).signal;
   assert.equal(signal.aborted, false);
   const heard: unknown[] = [];
   signal.addEventListener('abort', () => heard.push(signal.reason));
@@ -24,7 +24,9 @@ test('a signal first read after the abort is already aborted, with the reason', 
   const reason = new Error('timed out');
   run.abort(reason);
   run.abort(new Error('later'));
-  const context = new RunContext(run);
+  const context = runContext(run);
+  assert.deepEqual(Object.keys(context), ['signal'], 'a plain { signal }, as handlers always got');
+  assert.equal({ ...context }.signal, context.signal);
   assert.equal(context.signal.aborted, true);
   assert.equal(context.signal.reason, reason);
   assert.equal(context.signal, context.signal, 'one signal per run');
@@ -38,5 +40,5 @@ test('a run never aborted leaves its signal alone and never rejects', async () =
   await new Promise((r) => setTimeout(r, 10));
   assert.equal(settled, false);
   assert.equal(run.aborted, false);
-  assert.equal(new RunContext(run).signal.aborted, false);
+  assert.equal(runContext(run).signal.aborted, false);
 });

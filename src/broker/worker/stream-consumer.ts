@@ -28,7 +28,7 @@ import type { BatchHandler, CloseOptions, Job, JobHandler, ResolvedOptions } fro
 import { isGroupPaused } from '../pause.js';
 import { RetryScheduler } from './retry-scheduler.js';
 import { ConsumerTrace, loadTracing } from '../tracing.js';
-import { JobAbort, RunContext } from './job-abort.js';
+import { JobAbort, runContext } from './job-abort.js';
 
 export type Emit<T> = <K extends keyof WorkerEvents<T>>(event: K, ...args: WorkerEvents<T>[K]) => void;
 
@@ -326,7 +326,7 @@ export class StreamConsumer<T> {
     abort: JobAbort,
     trace: ConsumerTrace | null,
   ): Promise<{ ok: true; result: unknown } | { ok: false; error: Error }> {
-    const context = new RunContext(abort);
+    const context = runContext(abort);
     const call = (): unknown => (this.handler.batch ? this.handler.fn(jobs, context) : this.handler.fn(jobs[0]!, context));
     // In the job's span: spans the handler starts are its children.
     const run = Promise.resolve().then(() => (trace !== null ? trace.run(call) : call()));
