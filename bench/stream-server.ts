@@ -128,5 +128,7 @@ row('XADD (pipelined 1000)', (m) => m.seed);
 row(`XREADGROUP COUNT ${COUNT} + XACK loop`, (m) => m.consume);
 console.log('cpu = server CPU µs per entry; its ratio is sluice/redis');
 const other = median(runs.sluice.map((m) => m.consume.otherThreadsUs));
-// Compiling that goes on during the timed loop means the warm-up was too short for its purpose.
+// It stays near 1 us per entry with a warm-up of 50k to 400k entries: perf shows mostly TurboFan
+// there, recompiling what the timed phase's new stream, group and connections deoptimized
+// (a few "wrong map" deopts at its start), and the collector.
 console.log(`of sluice's loop CPU, its other threads (V8's compiler, GC helpers): ${other.toFixed(2)} µs per entry`);
