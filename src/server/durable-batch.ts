@@ -12,7 +12,7 @@ const RAW = 0;
 /**
  * Kept in parallel arrays that are overwritten batch after batch: under everysec almost every
  * batch is dropped unused (its bytes reached the file in time), and an object per reply plus a
- * fresh array per batch was a fifth of what an unpipelined XADD allocated.
+ * fresh array per batch were a sixth of what an unpipelined XADD allocated.
  */
 export class DurableBatch {
   /** Replies in order; for a RAW slot, the bytes themselves. */

@@ -275,8 +275,9 @@ export class Instance {
       if (this.batchCount < this.batchCommands.length) this.batchCommands[this.batchCount] = stats;
       else this.batchCommands.push(stats);
       this.batchCount++;
+    } else {
+      stats.usec += (performance.now() - started) * 1000;
     }
-    else stats.usec += (performance.now() - started) * 1000;
     this.stats.commandsProcessed++;
     client.lastCommand = resolved.fullName;
     if (reply instanceof ErrorReply) {
