@@ -4,6 +4,7 @@ import { scanStep } from './scan-cursors.js';
 import { type Database, keyBytes, keyOf, typeOf } from '../engine/keyspace.js';
 import { Errors, fail, OK, type Reply, SimpleString } from '../resp/reply.js';
 import { int64Arg, isKeyword, lower, parseInt64 } from './args.js';
+import { canonicalIntNumber } from '../engine/canonical-int.js';
 import { globMatch } from './glob.js';
 import { command, type CommandSpec, type Context } from './types.js';
 
@@ -26,6 +27,13 @@ export function expireArgToAbsoluteMs(
   now: number,
   commandName: string,
 ): number {
+  // The usual TTL (positive, under 10^12) in plain numbers: the sum stays far below 2^53, so
+  // it is exact, and none of the int64 checks below can fail. BigInt otherwise.
+  const small = canonicalIntNumber(arg);
+  if (small !== null && small > 0 && small < 1e12) {
+    const scaled = unit === 'seconds' ? small * 1000 : small;
+    return relative ? scaled + now : scaled;
+  }
   let ms = int64Arg(arg);
   if (ms <= 0n || (unit === 'seconds' && ms > INT64_MAX / 1000n)) invalidExpireTime(commandName);
   if (unit === 'seconds') ms *= 1000n;

@@ -178,3 +178,41 @@ test('INCR and DECR agree with INCRBY 1 / -1 on any stored text (the number path
   );
   await db.close();
 });
+
+test('expiry arguments give the same deadline on the number path and the BigInt path, and the same errors', async () => {
+  const { db, clock } = await openWithClock();
+  const INT64_MAX = 2n ** 63n - 1n;
+  // Texts around the number path's edges (15 digits, 10^12) and what Redis refuses.
+  const digits = fc.stringMatching(/^-?[0-9]{1,20}$/);
+  const edges = fc.constantFrom('0', '-0', '-1', '007', '+1', '1', '999999999999', '1000000000000', '999999999999999',
+    '1000000000000000', '9223372036854775', '9223372036854776', '9223372036854775807', '9223372036854775808', '1e3', '');
+  const NOT_INTEGER = 'ERR value is not an integer or out of range';
+  const INVALID = "ERR invalid expire time in 'set' command";
+  const model = (text: string, unit: 'EX' | 'PX' | 'EXAT' | 'PXAT'): bigint | string => {
+    if (!/^(0|-?[1-9][0-9]*)$/.test(text)) return NOT_INTEGER;
+    let ms = BigInt(text);
+    if (ms > INT64_MAX || ms < -INT64_MAX - 1n) return NOT_INTEGER;
+    const seconds = unit === 'EX' || unit === 'EXAT';
+    if (ms <= 0n || (seconds && ms > INT64_MAX / 1000n)) return INVALID;
+    if (seconds) ms *= 1000n;
+    if (unit === 'EX' || unit === 'PX') ms += BigInt(clock.now);
+    return ms > INT64_MAX ? INVALID : ms;
+  };
+  await fc.assert(
+    fc.asyncProperty(fc.oneof(digits, edges), fc.constantFrom('EX', 'PX', 'EXAT', 'PXAT') as fc.Arbitrary<'EX' | 'PX' | 'EXAT' | 'PXAT'>, async (text, unit) => {
+      await db.call('DEL', 'k');
+      const expected = model(text, unit);
+      const reply = await db.call('SET', 'k', 'v', unit, text).catch((err: Error) => err.message);
+      if (typeof expected === 'string') {
+        assert.equal(reply, expected, `SET ${unit} ${JSON.stringify(text)}`);
+        return;
+      }
+      assert.equal(reply, 'OK', `SET ${unit} ${text}`);
+      // A deadline already past deletes the key at once (EXAT/PXAT in the past).
+      const when = expected <= BigInt(clock.now) ? -2 : Number(expected);
+      assert.equal(await db.call('PEXPIRETIME', 'k'), when, `SET ${unit} ${text}`);
+    }),
+    { numRuns: 600 },
+  );
+  await db.close();
+});
