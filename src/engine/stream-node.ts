@@ -16,6 +16,7 @@
 // the same entries. Node boundaries are decided on it (Redis's rule), so "~" trimming removes
 // exactly the entries Redis would.
 import { Buffer } from 'node:buffer';
+import { canonicalInt64, canonicalIntNumber } from './canonical-int.js';
 import type { EntryFields } from './entry-fields.js';
 import { type StreamId, type U64, u64, u64Add, u64Lt, u64Sub, u64ToBigInt, UINT64_MAX } from './stream-id.js';
 
@@ -193,7 +194,6 @@ export function lpIntSize(v: bigint | number): number {
 }
 
 const INT64_MAX = 0x7fffffffffffffffn;
-const INT64_MIN = -0x8000000000000000n;
 
 /**
  * Bytes of one listpack string element, b[start, end) (all of b by default); strings that are
@@ -202,19 +202,12 @@ const INT64_MIN = -0x8000000000000000n;
 export function lpStringSize(b: Buffer, start = 0, end = b.length): number {
   const len = end - start;
   if (len > 0 && len <= 20) {
-    const n = canonicalInt(b, start, end);
-    if (n >= 0) return lpIntSize(n);
-    const c = b[start]!;
-    if (len >= 15 && ((c >= 48 && c <= 57) || c === 45)) {
-      // Long or negative numbers: the exact int64 check.
-      const s = b.toString('latin1', start, end);
-      if (/^(0|-?[1-9][0-9]*)$/.test(s)) {
-        const v = BigInt(s);
-        if (v <= INT64_MAX && v >= INT64_MIN) return lpIntSize(v);
-      }
-    } else if (c === 45 && len >= 2) {
-      const magnitude = canonicalInt(b, start + 1, end);
-      if (magnitude > 0) return lpIntSize(-magnitude);
+    // Redis's rule (string2ll), as rdb/listpack.ts applies it: numbers, BigInt past 15 digits.
+    const n = canonicalIntNumber(b, start, end);
+    if (n !== null) return lpIntSize(n);
+    if (len >= 16) {
+      const v = canonicalInt64(b, start, end);
+      if (v !== null) return lpIntSize(v);
     }
   }
   const enc = len < 64 ? 1 + len : len < 4096 ? 2 + len : 5 + len;
