@@ -129,20 +129,13 @@ export class Reader {
 
 // A field or value is the byte range b[start, end): entries are appended from EntryFields.
 
-/** The value of b[start, end) if a canonical non-negative decimal integer of at most 15 digits, else -1. */
+/**
+ * The value of b[start, end) if a canonical non-negative integer of at most 15 digits, else -1:
+ * the node stores such a value as a varint (Redis's rule, canonical-int.ts; negatives stay text).
+ */
 function canonicalInt(b: Buffer, start: number, end: number): number {
-  const len = end - start;
-  if (len === 0 || len > 15) return -1;
-  const first = b[start]!;
-  if (first === 48) return len === 1 ? 0 : -1;
-  if (first < 49 || first > 57) return -1;
-  let n = first - 48;
-  for (let i = start + 1; i < end; i++) {
-    const c = b[i]!;
-    if (c < 48 || c > 57) return -1;
-    n = n * 10 + (c - 48);
-  }
-  return n;
+  const n = canonicalIntNumber(b, start, end);
+  return n !== null && n >= 0 ? n : -1;
 }
 
 /** name equals b[start, end), in JS for short names: the native call costs more than the loop. */
