@@ -1,6 +1,7 @@
 // Tracing through @opentelemetry/api with the SDK's in-memory exporter: the producer's span and
 // the worker's span of the same message share the trace (the entry carries `traceparent`), on
-// the embedded engine and on a real redis-server; failures, retries and dead letters are recorded.
+// the embedded engine, on `sluice server` and on a real redis-server; failures, retries and dead
+// letters are recorded.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
@@ -11,7 +12,7 @@ import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-ho
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { BasicTracerProvider, InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { connect, type Connection, exponentialBackoff, open, Producer, Worker } from 'sluice';
-import { type RedisServer, startRedisServer, stopChild, waitFor } from '../support/processes.js';
+import { type RedisServer, type SluiceServer, startRedisServer, startSluiceServer, stopChild, waitFor } from '../support/processes.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../../..');
 const exporter = new InMemorySpanExporter();
@@ -30,8 +31,10 @@ after(() => {
 });
 
 let redis: RedisServer | null = null;
+let sluiceServer: SluiceServer | null = null;
 after(async () => {
   if (redis) await stopChild(redis.child);
+  if (sluiceServer) await stopChild(sluiceServer.child);
 });
 
 const backends: Array<{ name: string; connect: () => Promise<{ conn: Connection; done: () => Promise<void> }> }> = [
@@ -41,6 +44,15 @@ const backends: Array<{ name: string; connect: () => Promise<{ conn: Connection;
       const db = await open();
       const conn = await connect(db);
       return { conn, done: async () => (await conn.close(), await db.close()) };
+    },
+  },
+  {
+    name: 'sluice server',
+    connect: async () => {
+      sluiceServer ??= await startSluiceServer();
+      const conn = await connect(`redis://127.0.0.1:${sluiceServer.port}`);
+      await conn.call('FLUSHALL');
+      return { conn, done: () => conn.close() };
     },
   },
   {
