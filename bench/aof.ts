@@ -1,6 +1,6 @@
 // Durability benchmark, sluice server vs redis-server 7 with the same settings:
 //   node dist/bench/aof.js [--requests 50000] [--warmup 100000] [--clients 50] [--entries 1000000]
-//                          [--rounds 3] [--skip-throughput] [--skip-load] [--skip-rss] [--skip-stall]
+//                          [--rounds 3] [--skip-throughput] [--skip-lean] [--skip-load] [--skip-rss] [--skip-stall]
 // Each figure is the median of --rounds runs, sluice and redis alternating in the same round, so
 // the load of a shared machine hits both alike. Besides wall-clock, the server process's own CPU
 // time (utime+stime of all its threads) is reported, and syscall counts from `perf stat`.
@@ -9,6 +9,9 @@
 //    --warmup untimed XADDs to another key, so the figures are a running server's, not those of
 //    a fresh process still compiling its code (bench/warmup.js measures that; --warmup 0 mixes
 //    it back in).
+//    A third row, "lean", is bench/lean-server.js under the same policy: a Node.js server that
+//    only reads, logs the request bytes, fsyncs per turn and answers a fixed id. It is the
+//    floor any Node.js server has here; what sluice spends beyond it is its own (--skip-lean).
 // 2. Load time of the same 1,000,000-entry AOF (one XADD per entry, Redis 7 multi-part layout,
 //    written once and copied for each server): time from spawn until the server accepts
 //    commands, the load time each server reports itself, CPU seconds, and RSS after the load.
@@ -23,7 +26,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { open } from '../src/client/embedded.js';
 import { encodeCommand } from '../src/resp/encoder.js';
-import { freePort } from './servers.js';
+import { freePort, readyPort } from './servers.js';
 import { cpuSeconds, median, privateRssBytes, rssBytes, SyscallCounter } from './proc-stats.js';
 
 const run = promisify(execFile);
@@ -38,7 +41,9 @@ const warmup = arg('warmup', '100000');
 const clients = arg('clients', '50');
 const entries = Number(arg('entries', '1000000'));
 const rounds = Number(arg('rounds', '3'));
+const lean = !process.argv.includes('--skip-lean');
 const MAIN = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
+const LEAN = fileURLToPath(new URL('./lean-server.js', import.meta.url));
 
 interface Started {
   child: ChildProcess;
@@ -49,25 +54,26 @@ interface Started {
   reportedSec: number | null;
 }
 
-function startSluice(dir: string, fsync: string): Promise<Started> {
+async function startSluice(dir: string, fsync: string): Promise<Started> {
   const t0 = performance.now();
   const child = spawn(process.execPath, [MAIN, 'server', '--port', '0', '--dir', dir, '--appendfsync', fsync], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let err = '';
   child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.once('exit', (code) => reject(new Error(`sluice server exited with ${code}: ${err}`)));
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const m = /ready on [^\s:]+:(\d+)/.exec(out);
-      if (m) {
-        const rep = /loaded from append only file: ([\d.]+) seconds/.exec(err);
-        resolve({ child, port: Number(m[1]), readyMs: performance.now() - t0, reportedSec: rep ? Number(rep[1]) : null });
-      }
-    });
+  const port = await readyPort(child, 'sluice server');
+  const rep = /loaded from append only file: ([\d.]+) seconds/.exec(err);
+  return { child, port, readyMs: performance.now() - t0, reportedSec: rep ? Number(rep[1]) : null };
+}
+
+/** bench/lean-server.js with the same fsync policy: what any Node.js server pays (see there). */
+async function startLean(dir: string, fsync: string): Promise<Started> {
+  const t0 = performance.now();
+  const child = spawn(process.execPath, [LEAN, '--port', '0', '--dir', dir, '--appendfsync', fsync], {
+    stdio: ['ignore', 'pipe', 'inherit'],
   });
+  const port = await readyPort(child, 'lean server');
+  return { child, port, readyMs: performance.now() - t0, reportedSec: null };
 }
 
 async function startRedis(dir: string, fsync: string): Promise<Started> {
@@ -162,16 +168,22 @@ async function throughput(): Promise<void> {
   for (const fsync of ['always', 'everysec']) {
     const ours: RateFigures[] = [];
     const theirs: RateFigures[] = [];
+    const floor: RateFigures[] = [];
     for (let i = 0; i < rounds; i++) {
       ours.push(await rateOf((d) => startSluice(d, fsync)));
       theirs.push(await rateOf((d) => startRedis(d, fsync)));
+      if (lean) floor.push(await rateOf((d) => startLean(d, fsync)));
     }
     const [s, r] = [medianOf(ours), medianOf(theirs)];
     const row = (name: string, f: RateFigures) =>
       console.log(`${fsync.padEnd(12)} ${name.padEnd(7)} ${fmt(f.rps).padEnd(9)} ${f.cpuUs.toFixed(1).padEnd(11)} ${f.perSync.toFixed(1).padEnd(15)} ${f.perWrite.toFixed(2)}`);
+    const ratio = (name: string, f: RateFigures) =>
+      console.log(`${fsync.padEnd(12)} ratio   ${(f.rps / r.rps).toFixed(2).padEnd(9)} ${(f.cpuUs / r.cpuUs).toFixed(2)}  (${name}/redis)`);
     row('sluice', s);
     row('redis', r);
-    console.log(`${fsync.padEnd(12)} ratio   ${(s.rps / r.rps).toFixed(2).padEnd(9)} ${(s.cpuUs / r.cpuUs).toFixed(2)}  (sluice/redis)`);
+    if (lean) row('lean', medianOf(floor));
+    ratio('sluice', s);
+    if (lean) ratio('lean', medianOf(floor));
   }
 }
 

@@ -1,7 +1,7 @@
 // redis-benchmark against `sluice server` and redis-server side by side:
 //   node dist/bench/redis-benchmark.js [--requests 100000] [--clients 50]
 //     [--tests ping_inline,ping_mbulk,set,get] [--rounds 3] [--command 'XADD s * f v']
-//     [--pipelines 1,16] [--seed 0]
+//     [--pipelines 1,16] [--seed 0] [--lean]
 // --seed N first adds N entries to the stream "s" on both servers (for XRANGE s - + COUNT 100).
 // --command runs one custom command line instead of the -t tests (redis-benchmark's own
 // "command mode"; `*` is passed through literally), e.g. the stream benchmark of XADD.
@@ -9,10 +9,14 @@
 // requests per second with the sluice/redis ratio, and the median server CPU time per request (from
 // /proc/PID/stat: on a busy machine requests/s swing with the scheduler, CPU per request does
 // not). Both servers run without persistence.
+// --lean adds bench/lean-server.js, run the same way: a Node.js server that only reads, counts
+// requests and answers each with a fixed reply (no data). Its row is Node's own floor here;
+// what sluice spends beyond it is sluice's. (It answers any command but PING and CONFIG with a
+// stream id, so it stands in for XADD, not for reads.)
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { cpuSeconds } from './proc-stats.js';
-import { median, startRedis, startSluice } from './servers.js';
+import { median, startLean, startRedis, startSluice, type StartedServer } from './servers.js';
 
 const run = promisify(execFile);
 
@@ -28,6 +32,7 @@ const rounds = Number(arg('rounds', '3'));
 const pipelines = arg('pipelines', '1,16').split(',').map(Number);
 const customCommand = arg('command', '');
 const seedEntries = Number(arg('seed', '0'));
+const withLean = process.argv.includes('--lean');
 
 interface Result {
   rps: number;
@@ -53,6 +58,7 @@ async function benchmark(port: number, pid: number, test: string, pipeline: numb
 async function main(): Promise<void> {
   const sluice = await startSluice();
   const redis = await startRedis();
+  const lean = withLean ? await startLean() : null;
   try {
     for (const server of [sluice, redis]) {
       if (seedEntries > 0) {
@@ -60,32 +66,43 @@ async function main(): Promise<void> {
       }
     }
     console.log(`redis-benchmark -c ${clients} -n ${requests}, median of ${rounds} round(s); cpu = server CPU µs/request, its ratio sluice/redis`);
+    if (lean !== null) console.log('"  lean" rows: bench/lean-server.js, a Node.js server doing no work (Node\'s floor); ratios lean/redis');
     console.log(
       `${'test'.padEnd(18)}${'sluice rps'.padStart(12)}${'redis rps'.padStart(12)}${'ratio'.padStart(7)}` +
         `${'sluice cpu'.padStart(12)}${'redis cpu'.padStart(11)}${'ratio'.padStart(7)}`,
     );
+    const servers: Array<[string, StartedServer]> = [['sluice', sluice], ['redis', redis]];
+    if (lean !== null) servers.push(['lean', lean]);
     for (const pipeline of pipelines) {
       for (const test of customCommand !== '' ? [customCommand] : tests) {
-        const runs = { sluice: [] as Result[], redis: [] as Result[] };
+        const runs = new Map<string, Result[]>(servers.map(([name]) => [name, []]));
         for (let r = 0; r < rounds; r++) {
           // Alternate servers so a noisy machine affects both alike.
-          for (const [name, server] of [['sluice', sluice], ['redis', redis]] as const) {
-            runs[name].push(await benchmark(server.port, server.child.pid!, test, pipeline));
-          }
+          for (const [name, server] of servers) runs.get(name)!.push(await benchmark(server.port, server.child.pid!, test, pipeline));
         }
-        const s = { rps: median(runs.sluice.map((x) => x.rps)), cpuUs: median(runs.sluice.map((x) => x.cpuUs)) };
-        const r = { rps: median(runs.redis.map((x) => x.rps)), cpuUs: median(runs.redis.map((x) => x.cpuUs)) };
+        const medians = (name: string): Result => {
+          const xs = runs.get(name)!;
+          return { rps: median(xs.map((x) => x.rps)), cpuUs: median(xs.map((x) => x.cpuUs)) };
+        };
+        const [s, r] = [medians('sluice'), medians('redis')];
         const label = `${test.slice(0, 14)}${pipeline > 1 ? ` -P ${pipeline}` : ''}`;
         console.log(
           `${label.padEnd(18)}${s.rps.toFixed(0).padStart(12)}${r.rps.toFixed(0).padStart(12)}` +
             `${(s.rps / r.rps).toFixed(2).padStart(7)}${s.cpuUs.toFixed(2).padStart(12)}` +
             `${r.cpuUs.toFixed(2).padStart(11)}${(s.cpuUs / r.cpuUs).toFixed(2).padStart(7)}`,
         );
+        if (lean === null) continue;
+        const l = medians('lean');
+        console.log(
+          `${'  lean'.padEnd(18)}${l.rps.toFixed(0).padStart(12)}${''.padStart(12)}${(l.rps / r.rps).toFixed(2).padStart(7)}` +
+            `${l.cpuUs.toFixed(2).padStart(12)}${''.padStart(11)}${(l.cpuUs / r.cpuUs).toFixed(2).padStart(7)}`,
+        );
       }
     }
   } finally {
     await sluice.stop();
     await redis.stop();
+    await lean?.stop();
   }
 }
 

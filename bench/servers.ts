@@ -71,6 +71,25 @@ function stopper(child: ChildProcess): () => Promise<void> {
     });
 }
 
+/**
+ * Resolves with the port once a spawned server prints "ready on HOST:PORT" on stdout (`sluice
+ * server` and bench/lean-server.js both do); rejects if it exits first. `stderr` is read only
+ * when piped, for the error.
+ */
+export function readyPort(child: ChildProcess, name: string): Promise<number> {
+  let err = '';
+  child.stderr?.on('data', (d: Buffer) => (err += d.toString()));
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.once('exit', (code) => reject(new Error(`${name} exited with ${code}${err === '' ? '' : `: ${err}`}`)));
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const m = /ready on [^\s:]+:(\d+)/.exec(out);
+      if (m) resolve(Number(m[1]));
+    });
+  });
+}
+
 /** Starts `sluice server --port 0 [extra...]` (or a port of BENCH_PORTS) and resolves once it prints "ready on". */
 export async function startSluice(extra: string[] = []): Promise<StartedServer> {
   const main = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
@@ -78,15 +97,18 @@ export async function startSluice(extra: string[] = []): Promise<StartedServer> 
   const child = spawn(process.execPath, [main, 'server', '--port', String(port), ...extra], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.once('exit', (code) => reject(new Error(`sluice server exited with ${code}`)));
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const m = /ready on [^\s:]+:(\d+)/.exec(out);
-      if (m) resolve({ child, port: Number(m[1]), stop: stopper(child) });
-    });
-  });
+  return { child, port: await readyPort(child, 'sluice server'), stop: stopper(child) };
+}
+
+/**
+ * Starts bench/lean-server.js, the least a Node.js RESP server does per request (Node's floor
+ * beside sluice and redis-server); `extra` as `--appendfsync always --dir DIR`.
+ */
+export async function startLean(extra: string[] = []): Promise<StartedServer> {
+  const main = fileURLToPath(new URL('./lean-server.js', import.meta.url));
+  const port = portRange === null ? 0 : await freePort();
+  const child = spawn(process.execPath, [main, '--port', String(port), ...extra], { stdio: ['ignore', 'pipe', 'inherit'] });
+  return { child, port: await readyPort(child, 'lean server'), stop: stopper(child) };
 }
 
 /** Starts redis-server on a free port; `extra` are more config flags (e.g. --appendonly yes). */
