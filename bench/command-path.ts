@@ -1,16 +1,24 @@
 // The server's per-request CPU without the network: pipelined requests are parsed, executed and
 // their replies encoded, in one process, as a connection does for 16 pipelined requests at a
 // time. Prints ns per request for each command line, median of the rounds. Run:
-//   node dist/bench/command-path.js [--requests N] [--rounds R] [--seed N] [--command 'XADD s * f v' ...]
+//   node dist/bench/command-path.js [--requests N] [--rounds R] [--seed N] [--appendonly]
+//                                   [--command 'XADD s * f v' ...]
 // --seed N first XADDs N entries ("f v") to the key each command names (its second word), so a
 // read such as XRANGE s - + COUNT 10 has entries to return.
+// --appendonly logs the writes to an AOF in a temporary directory (appendfsync no: written once
+// per event-loop turn, as a server does after its reads), so the figure includes building what
+// a command propagates and encoding it for the log.
 // The figures track what changes in the request path buy; the socket's system calls and the
 // event loop are left out (redis-benchmark.ts measures those, beside redis-server).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { allCommands } from '../src/commands/index.js';
 import { Instance } from '../src/commands/instance.js';
 import { Encoder, encodeCommand } from '../src/resp/encoder.js';
 import { RequestParser } from '../src/resp/parser.js';
+import { loadAof } from '../src/persist/attach.js';
 
 const { values } = parseArgs({
   options: {
@@ -19,6 +27,7 @@ const { values } = parseArgs({
     pipeline: { type: 'string', default: '16' },
     seed: { type: 'string', default: '0' },
     command: { type: 'string', multiple: true },
+    appendonly: { type: 'boolean', default: false },
   },
 });
 const requests = Number(values.requests);
@@ -33,8 +42,13 @@ interface Timing {
   cpu: number;
 }
 
-function run(line: string): Timing {
+/** Batches between turns of the event loop, where the AOF writes what they logged. */
+const BATCHES_PER_TURN = 64;
+
+async function run(line: string): Promise<Timing> {
   const instance = new Instance(allCommands);
+  const dir = values.appendonly ? mkdtempSync(join(tmpdir(), 'command-path-')) : null;
+  const aof = dir === null ? null : await loadAof(instance, { dir, appendfsync: 'no' });
   const client = instance.newClient('tcp', '127.0.0.1:1', '127.0.0.1:6379');
   const key = line.split(' ')[1];
   if (seed > 0 && key !== undefined) {
@@ -47,7 +61,8 @@ function run(line: string): Timing {
   let replyBytes = 0;
   const cpuStart = process.cpuUsage();
   const start = process.hrtime.bigint();
-  for (let done = 0; done < requests; done += pipeline) {
+  for (let done = 0, turn = 0; done < requests; done += pipeline) {
+    if (aof !== null && ++turn % BATCHES_PER_TURN === 0) await new Promise((resolve) => setImmediate(resolve));
     parser.push(batch);
     instance.beginBatch();
     for (let args = parser.nextArgs(); args !== null; args = parser.nextArgs()) {
@@ -63,7 +78,9 @@ function run(line: string): Timing {
   const cpu = process.cpuUsage(cpuStart);
   const cpuNs = ((cpu.user + cpu.system) * 1000) / requests;
   if (replyBytes === 0) throw new Error('no replies');
+  aof?.stop();
   instance.stop();
+  if (dir !== null) rmSync(dir, { recursive: true, force: true });
   return { wall: ns, cpu: cpuNs };
 }
 
@@ -73,10 +90,12 @@ function median(values: number[]): number {
 }
 
 const seeded = seed > 0 ? `, ${seed} entries seeded` : '';
-console.log(`command path in-process, ${requests} requests, pipelines of ${pipeline}${seeded}, median of ${rounds} rounds`);
+const logged = values.appendonly ? ', AOF on' : '';
+console.log(`command path in-process, ${requests} requests, pipelines of ${pipeline}${seeded}${logged}, median of ${rounds} rounds`);
 for (const line of commands) {
-  run(line); // warm-up
-  const times = Array.from({ length: rounds }, () => run(line));
+  await run(line); // warm-up
+  const times: Timing[] = [];
+  for (let r = 0; r < rounds; r++) times.push(await run(line));
   const wall = median(times.map((t) => t.wall)).toFixed(0).padStart(6);
   const cpu = median(times.map((t) => t.cpu)).toFixed(0).padStart(6);
   console.log(`${line.padEnd(28)} ${wall} ns/request (cpu ${cpu})`);
