@@ -6,9 +6,11 @@
 // time (utime+stime of all its threads) is reported, and syscall counts from `perf stat`.
 // 1. XADD throughput with appendfsync always and everysec (redis-benchmark, -c clients): req/s,
 //    CPU µs per request, commands per fdatasync and per write(2). Each server first takes
-//    --warmup untimed XADDs to another key, so the figures are a running server's, not those of
-//    a fresh process still compiling its code (bench/warmup.js measures that; --warmup 0 mixes
-//    it back in).
+//    --warmup untimed XADDs, split between two other keys, so the figures are a running server's,
+//    not those of a fresh process still compiling its code (bench/warmup.js measures that;
+//    --warmup 0 mixes it back in). Two keys, because the second stream a Node process sees
+//    deoptimizes some of what the first trained, and the recompiling (about 1.5 µs of CPU per
+//    request over the next 50k) would fall in the timed run (bench/stream-server.js says more).
 //    A third row, "lean", is bench/lean-server.js under the same policy: a Node.js server that
 //    only reads, logs the request bytes, fsyncs per turn and answers a fixed id. It is the
 //    floor any Node.js server has here; what sluice spends beyond it is its own (--skip-lean).
@@ -133,7 +135,8 @@ interface RateFigures {
 
 async function measureRate(s: Started): Promise<RateFigures> {
   const pid = s.child.pid!;
-  if (Number(warmup) > 0) await xaddRate(s.port, warmup, 'bench:warmup');
+  const half = String(Math.ceil(Number(warmup) / 2));
+  if (Number(warmup) > 0) for (const key of ['bench:warmup:0', 'bench:warmup:1']) await xaddRate(s.port, half, key);
   const counter = await SyscallCounter.attach(pid);
   const cpu0 = cpuSeconds(pid);
   const rps = await xaddRate(s.port);

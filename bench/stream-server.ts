@@ -1,14 +1,17 @@
 // The consumer-group loop over the network, sluice server vs redis-server in the same run:
 //
 //   node dist/bench/stream-server.js [--entries 200000] [--consumers 4] [--count 10] [--rounds 3]
-//                                    [--warmup 50000]
+//                                    [--warmup 50000] [--warmup-streams 2]
 //
 // Seeds a stream with pipelined XADDs, then `consumers` clients each loop
 // XREADGROUP GROUP g cN COUNT n STREAMS s > followed by XACK of what they got, until the stream
 // is drained. Each round starts both servers afresh (sluice first, then redis) and first runs
-// the same seed and loop, untimed, over --warmup entries of another stream: the figures are a
-// running server's, not a fresh process's still compiling its code (bench/warmup.js measures
-// that; --warmup 0 mixes it back in). Prints the
+// the same seed and loop, untimed, over --warmup entries split among --warmup-streams other
+// streams (each with its group and consumers): the figures are a running server's, not a fresh
+// process's still compiling its code (bench/warmup.js measures that; --warmup 0 mixes it back
+// in). One warm-up stream is not enough for sluice: the second stream, group and connections a
+// Node process sees deoptimize some of the code the first one trained (V8's "wrong map" and
+// "insufficient type feedback"), and the recompiling fell in the timed loop. Prints the
 // median entries/s for the seeding and for the consume loop with their ratios, and the median
 // server CPU µs per entry (utime + stime from /proc), whose ratio the scheduler does not skew.
 import { Redis } from 'ioredis';
@@ -25,6 +28,7 @@ const CONSUMERS = arg('consumers', 4);
 const COUNT = arg('count', 10);
 const ROUNDS = arg('rounds', 3);
 const WARMUP = arg('warmup', 50_000);
+const WARMUP_STREAMS = arg('warmup-streams', 2);
 const BATCH = 1000;
 
 interface Phase {
@@ -93,9 +97,10 @@ async function measure(server: StartedServer): Promise<{ seed: Phase; consume: P
   const pid = server.child.pid!;
   try {
     await redis.ping();
-    if (WARMUP > 0) {
-      await seed(redis, 'warmup', WARMUP);
-      await consume(server.port, 'warmup', WARMUP, (fn) => fn());
+    for (let w = 0; WARMUP > 0 && w < WARMUP_STREAMS; w++) {
+      const entries = Math.ceil(WARMUP / WARMUP_STREAMS);
+      await seed(redis, `warmup:${w}`, entries);
+      await consume(server.port, `warmup:${w}`, entries, (fn) => fn());
     }
     const seeded = await phase(pid, () => seed(redis, 'orders', ENTRIES));
     return { seed: seeded, consume: await consume(server.port, 'orders', ENTRIES, (fn) => phase(pid, fn)) };
@@ -128,7 +133,7 @@ row('XADD (pipelined 1000)', (m) => m.seed);
 row(`XREADGROUP COUNT ${COUNT} + XACK loop`, (m) => m.consume);
 console.log('cpu = server CPU µs per entry; its ratio is sluice/redis');
 const other = median(runs.sluice.map((m) => m.consume.otherThreadsUs));
-// It stays near 1 us per entry with a warm-up of 50k to 400k entries: perf shows mostly TurboFan
-// there, recompiling what the timed phase's new stream, group and connections deoptimized
-// (a few "wrong map" deopts at its start), and the collector.
+// With one warm-up stream it stayed near 1 us per entry however long the warm-up (perf: mostly
+// TurboFan recompiling what the timed phase's stream, group and connections deoptimized); with
+// two it is about 0.5 (the collector's helpers, little compiling): see --warmup-streams above.
 console.log(`of sluice's loop CPU, its other threads (V8's compiler, GC helpers): ${other.toFixed(2)} µs per entry`);
