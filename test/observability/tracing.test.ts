@@ -46,25 +46,16 @@ const backends: Array<{ name: string; connect: () => Promise<{ conn: Connection;
       return { conn, done: async () => (await conn.close(), await db.close()) };
     },
   },
-  {
-    name: 'sluice server',
-    connect: async () => {
-      sluiceServer ??= await startSluiceServer();
-      const conn = await connect(`redis://127.0.0.1:${sluiceServer.port}`);
-      await conn.call('FLUSHALL');
-      return { conn, done: () => conn.close() };
-    },
-  },
-  {
-    name: 'redis-server',
-    connect: async () => {
-      redis ??= await startRedisServer();
-      const conn = await connect(`redis://127.0.0.1:${redis.port}`);
-      await conn.call('FLUSHALL');
-      return { conn, done: () => conn.close() };
-    },
-  },
+  { name: 'sluice server', connect: async () => emptiedServer((sluiceServer ??= await startSluiceServer()).port) },
+  { name: 'redis-server', connect: async () => emptiedServer((redis ??= await startRedisServer()).port) },
 ];
+
+/** A connection to a server this file started once, emptied for the test that asks for it. */
+async function emptiedServer(port: number): Promise<{ conn: Connection; done: () => Promise<void> }> {
+  const conn = await connect(`redis://127.0.0.1:${port}`);
+  await conn.call('FLUSHALL');
+  return { conn, done: () => conn.close() };
+}
 
 function spansNamed(name: string): ReadableSpan[] {
   return exporter.getFinishedSpans().filter((s) => s.name === name);
