@@ -6,7 +6,8 @@
 //   distinct  SCARD of the set of order ids handlers saw
 //   pending   XPENDING count of the group
 //
-// Without --url it starts its own `sluice server` child with --dir in a temp directory (AOF on).
+// Without --url it serves sluice's own engine to the worker processes: a `sluice server` child
+// with --dir in a temp directory (AOF on, removed at the end), on --port or a free port.
 // The same command with `--role worker` is the worker child process.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -31,6 +32,7 @@ interface DemoOptions {
   orders: string;
   workers: string;
   url?: string;
+  port?: string;
   concurrency: string;
   claimIdleMs: string;
   timeoutMs: string;
@@ -51,6 +53,7 @@ export function register(program: Command): void {
     .option('--orders <n>', 'orders to seed', '10000')
     .option('--workers <n>', 'worker processes', '3')
     .option('--url <url>', 'redis:// URL of Redis, Valkey or sluice server (default: start a sluice server)')
+    .option('--port <port>', 'port of the sluice server the demo starts without --url (default: a free port)')
     .option('--concurrency <n>', 'handlers per worker process', '10')
     .option('--claim-idle-ms <ms>', 'idle time after which entries of a dead worker are claimed', '2000')
     .option('--timeout-ms <ms>', 'give up (exit 1) after this long', '300000')
@@ -65,6 +68,12 @@ export function register(program: Command): void {
 function positive(value: string, name: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1) throw new Error(`--${name} must be a positive integer`);
+  return n;
+}
+
+function portNumber(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > 65535) throw new Error('--port must be an integer from 1 to 65535');
   return n;
 }
 
@@ -106,8 +115,8 @@ async function runWorker(opts: DemoOptions): Promise<void> {
 
 // --- the scenario -----------------------------------------------------------------------------
 
-async function startServer(dir: string): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [MAIN, 'server', '--port', '0', '--dir', dir], { stdio: ['ignore', 'pipe', 'inherit'] });
+async function startServer(dir: string, port: number): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, [MAIN, 'server', '--port', String(port), '--dir', dir], { stdio: ['ignore', 'pipe', 'inherit'] });
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (chunk: Buffer) => {
@@ -157,11 +166,13 @@ async function runDemo(opts: DemoOptions): Promise<boolean> {
   const workerCount = positive(opts.workers, 'workers');
   const timeoutMs = positive(opts.timeoutMs, 'timeout-ms');
   const concurrency = positive(opts.concurrency, 'concurrency');
+  if (opts.url !== undefined && opts.port !== undefined) throw new Error('--port is the port of the server the demo starts: not with --url');
+  const port = opts.port === undefined ? 0 : portNumber(opts.port);
   let server: { child: ChildProcess; url: string } | null = null;
   let dir: string | null = null;
   if (opts.url === undefined) {
     dir = mkdtempSync(join(tmpdir(), 'sluice-demo-'));
-    server = await startServer(dir);
+    server = await startServer(dir, port);
     console.log(`sluice server on ${server.url} (AOF in ${dir})`);
   }
   const url = opts.url ?? server!.url;
