@@ -81,8 +81,12 @@ test('every ts snippet compiles against the package', () => {
 for (const s of snippets.filter((x) => x.run)) {
   test(`runs: ${s.file}:${s.line}`, async () => {
     const js = join(WORK, 'out', sourceOf(s).slice(WORK.length + 1).replace(/\.ts$/, '.js'));
-    const { code, output } = await runNode(js, { ...process.env, REDIS_URL: `redis://127.0.0.1:${redis.port}` });
+    // Its own temp directory: what a snippet makes there (an AOF directory, say) it must remove.
+    const tmp = join(WORK, 'tmp', sourceOf(s).slice(WORK.length + 1));
+    mkdirSync(tmp, { recursive: true });
+    const { code, output } = await runNode(js, { ...process.env, TMPDIR: tmp, REDIS_URL: `redis://127.0.0.1:${redis.port}` });
     assert.equal(code, 0, output);
+    assert.deepEqual(readdirSync(tmp), [], `${s.file}:${s.line} left files in its temp directory`);
   });
 }
 
