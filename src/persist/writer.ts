@@ -330,7 +330,9 @@ export class AofWriter {
   }
 
   private recovered(): void {
-    if (this.error === null) return;
+    // An fsync that succeeds while bytes still wait for the disk (everysec's, after a short
+    // write) syncs only what was written: the log still lacks the rest, the error stands.
+    if (this.error === null || this.pendingBytes > 0) return;
     this.logger.warn('sluice: AOF write error looks solved, writes are accepted again');
     this.error = null;
     this.lastWriteOk = true;

@@ -106,3 +106,29 @@ test('a rewrite that hits a disk error fails cleanly and leaves the old log in f
     await reopened.close();
   });
 });
+
+test('appendfsync everysec: while writes still fail, the fsync of what was written does not clear the error', async () => {
+  await withTempDir('enospc-everysec-fsync', async (dir) => {
+    const [db, fs] = await openFlaky(dir, 'everysec');
+    assert.equal(await db.call('SET', 'a', '1'), 'OK');
+    fs.writeError = 'ENOSPC';
+    fs.partialBytes = 7; // the disk takes part of the record, then is full
+    await assert.rejects(db.call('SET', 'b', '2'), /^ReplyError: MISCONF/);
+    // The once-a-second fsync syncs those 7 bytes and succeeds, while the retried write of the
+    // rest keeps failing: the log still lacks SET b, so the error stands.
+    const deadline = Date.now() + 10_000;
+    while (fs.fsyncs < 1 || fs.failures < 3) {
+      assert.ok(Date.now() < deadline, `fsyncs ${fs.fsyncs}, failed writes ${fs.failures} after 10 s`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    assert.equal(await writeStatus(db), 'err');
+    await assert.rejects(db.call('SET', 'c', '3'), /^ReplyError: MISCONF Errors writing to the AOF file: No space left on device$/);
+    fs.writeError = null;
+    await until(async () => (await writeStatus(db)) === 'ok');
+    assert.equal(await db.call('SET', 'c', '3'), 'OK');
+    await db.close();
+    const reopened = await open({ dir, appendfsync: 'everysec' });
+    assert.deepEqual(await reopened.call('MGET', 'a', 'b', 'c'), ['1', '2', '3']);
+    await reopened.close();
+  });
+});

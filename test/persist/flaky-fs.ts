@@ -12,6 +12,8 @@ export class FlakyFs extends PassThroughFs {
   writes = 0;
   /** How many writes/fsyncs failed so far. */
   failures = 0;
+  /** How many background fsyncs (everysec's, or always's in the pool) succeeded so far. */
+  fsyncs = 0;
   /** A slow disk: every fsync takes this long. */
   fsyncDelayMs = 0;
   /** Per file path: how many bytes the last completed fsync made durable (power-loss tests). */
@@ -55,6 +57,7 @@ export class FlakyFs extends PassThroughFs {
       throw errno(this.fsyncError);
     }
     await super.fsync(fd);
+    this.fsyncs++;
     const path = this.paths.get(fd);
     if (path !== undefined) this.durable.set(path, Math.max(size, this.durable.get(path) ?? 0));
   }
