@@ -50,6 +50,18 @@ test('an inline request over 64 KiB is refused and the connection closed, newlin
   }
 });
 
+test('an inline request over 64 KiB sent at once is accepted up to the same length as Redis', async () => {
+  const servers = await both();
+  // Total bytes, '\r\n' included: Redis takes such a line in two reads, 16 KiB then 65526.
+  for (const total of [65_540, 70_000, 81_910, 81_911, 90_000]) {
+    const input = `ECHO ${'x'.repeat(total - 7)}\r\n`;
+    const [a, b] = await Promise.all(servers.map((s) => exchange(s.port, input + 'QUIT\r\n')));
+    assert.equal(a.reply.slice(0, 60), b.reply.slice(0, 60), `${total} bytes`);
+    assert.deepEqual(a, b, `${total} bytes`);
+    assert.equal(a.reply.startsWith('-ERR Protocol error: too big inline request'), total > 81_910, `${total} bytes`);
+  }
+});
+
 test('every protocol error closes the connection after its reply, as Redis', async () => {
   const servers = await both();
   for (const input of ['*1\r\nx\r\n', '*x\r\n', 'SET a "b\r\n', '*1\r\n$-5\r\n', `*1\r\n$${'9'.repeat(30)}\r\n`]) {
