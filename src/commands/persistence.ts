@@ -1,5 +1,5 @@
 // SAVE, BGSAVE, BGREWRITEAOF, LASTSAVE. With a data directory and no AOF (`sluice server
-// --dir D --appendonly no`), SAVE and BGSAVE write the RDB file DIR/dbfilename (rdb-snapshot.ts; BGSAVE saves synchronously and replies as Redis's fork
+// --dir D --appendonly no`, or after CONFIG SET appendonly no), SAVE and BGSAVE write the RDB file DIR/dbfilename (rdb-snapshot.ts; BGSAVE saves synchronously and replies as Redis's fork
 // does). With the AOF on, the AOF is what a restart loads, so they map onto an AOF rewrite (a
 // compacted snapshot) and reply as Redis does. The AOF is reached through the Persistence
 // interface (core/persistence.ts; src/persist/aof.ts implements it), so this layer does not

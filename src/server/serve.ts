@@ -46,12 +46,11 @@ export async function serve(options: ServeOptions = {}): Promise<Server> {
   // Owns the AOF (on at start, or turned on and off by CONFIG SET appendonly); DEBUG RELOAD/LOADAOF.
   const control = new ServerDatasetControl(instance, { owner: 'sluice server' });
   instance.datasetControl = control;
+  // With a directory, SAVE/BGSAVE write DIR/dbfilename whenever the AOF is off (from the
+  // start, or after CONFIG SET appendonly no), as Redis's do.
+  if (options.dir !== undefined) enableRdbFile(instance);
   if (persistent) await control.openAtStart(options.dir!, appendfsync);
-  else if (options.dir !== undefined) {
-    // No AOF: as Redis, the RDB file is the persistence (loaded now, written by SAVE/BGSAVE).
-    enableRdbFile(instance);
-    loadRdbFileAtStart(instance);
-  }
+  else if (options.dir !== undefined) loadRdbFileAtStart(instance); // no AOF: the RDB file is the persistence
   const server = await startServer({
     port: options.port,
     bind: options.bind,

@@ -3,7 +3,7 @@
 // restart with the directory brings everything back; turning it off stops the appends (files
 // stay as they were). INFO persistence follows; DEBUG LOADAOF reads back what the files hold.
 import assert from 'node:assert/strict';
-import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { open } from '../../src/client/embedded.js';
@@ -78,6 +78,10 @@ test('CONFIG SET appendonly no: no more appends, INFO says off; on again rewrite
       await c.call('XADD', 's', '*', 'f', 'v');
       assert.equal(aofBytes(dir), size);
       assert.deepEqual(await c.call('BGREWRITEAOF'), { t: 'error', v: 'ERR persistence is not enabled: start sluice with a data directory (--dir)' });
+      // With the AOF off, SAVE and BGSAVE write dump.rdb in dir, as Redis does.
+      assert.deepEqual(await c.call('SAVE'), simple('OK'));
+      assert.ok(existsSync(join(dir, 'dump.rdb')), 'SAVE wrote no dump.rdb');
+      assert.deepEqual(await c.call('BGSAVE'), simple('Background saving started'));
 
       assert.deepEqual(await c.call('CONFIG', 'SET', 'appendonly', 'yes'), simple('OK'));
       await waitFor(async () => (await persistence(c)).aof_rewrite_in_progress === '0', 'the rewrite that turns the AOF on');
@@ -88,6 +92,13 @@ test('CONFIG SET appendonly no: no more appends, INFO says off; on again rewrite
       c = await RespClient.connect(server.port);
       assert.deepEqual(await c.call('MGET', 'logged', 'not-logged'), { t: 'array', v: [bulk('1'), bulk('1')] });
       assert.deepEqual(await c.call('XLEN', 's'), int(1));
+      c.close();
+      await server.stop();
+
+      // The RDB file those saves wrote is what a start without the AOF loads.
+      server = await startSluiceServer(['--dir', dir, '--appendonly', 'no']);
+      c = await RespClient.connect(server.port);
+      assert.deepEqual(await c.call('MGET', 'logged', 'not-logged'), { t: 'array', v: [bulk('1'), bulk('1')] });
     } finally {
       c.close();
       await server.stop();
