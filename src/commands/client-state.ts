@@ -68,6 +68,11 @@ export class ClientState {
    * `afterReply`: the client is running a command, and this goes after that command's reply.
    */
   push: ((reply: import('../resp/reply.js').Reply, afterReply?: boolean) => void) | null = null;
+  /**
+   * Set by a transport with buffers of its own (a socket): what CLIENT LIST reports as qbuf,
+   * qbuf-free and omem. Clients without (embedded, AOF replay) have none to report.
+   */
+  buffers: (() => ClientBuffers) | null = null;
 
   constructor(
     readonly kind: 'tcp' | 'embedded' | 'aof',
@@ -83,4 +88,14 @@ export class ClientState {
   kill: () => void = () => {
     this.closeAfterReply = true;
   };
+}
+
+/** A client's buffers in bytes, as CLIENT LIST shows them. */
+export interface ClientBuffers {
+  /** Received bytes not yet parsed into a command (qbuf). */
+  readonly queryBuffered: number;
+  /** Room allocated for the query buffer beyond that (qbuf-free). */
+  readonly queryFree: number;
+  /** Reply bytes not yet sent (omem). */
+  readonly outputUnsent: number;
 }

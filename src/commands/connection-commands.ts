@@ -166,12 +166,16 @@ export function clientInfoLine(client: ClientState, now: number, current?: strin
   const idle = Math.max(0, Math.floor((now - client.lastInteraction) / 1000));
   const cmd = current ?? client.lastCommand;
   const subs = client.subscriptions;
+  const buffers = client.buffers?.();
+  const qbuf = buffers?.queryBuffered ?? 0;
+  const qbufFree = buffers?.queryFree ?? 0;
+  const omem = buffers?.outputUnsent ?? 0;
   return (
     `id=${client.id} addr=${client.addr} laddr=${client.laddr} fd=${client.fd} name=${client.name} ` +
     `age=${age} idle=${idle} flags=${clientFlags(client)} db=${client.db} ` +
     `sub=${subs.channels.size} psub=${subs.patterns.size} ssub=${subs.shardChannels.size} ` +
-    `multi=${client.multi === null ? -1 : client.multi.length} qbuf=0 qbuf-free=0 argv-mem=0 ` +
-    `multi-mem=0 rbs=0 rbp=0 obl=0 oll=0 omem=0 tot-mem=0 events=r cmd=${cmd} user=default ` +
+    `multi=${client.multi === null ? -1 : client.multi.length} qbuf=${qbuf} qbuf-free=${qbufFree} argv-mem=0 ` +
+    `multi-mem=0 rbs=0 rbp=0 obl=0 oll=0 omem=${omem} tot-mem=${qbuf + qbufFree + omem} events=r cmd=${cmd} user=default ` +
     `redir=-1 resp=${client.resp} lib-name=${client.libName} lib-ver=${client.libVersion}`
   );
 }

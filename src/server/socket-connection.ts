@@ -74,6 +74,11 @@ export class SocketConnection {
     );
     this.client.kill = () => this.destroy();
     this.client.push = (reply, afterReply) => this.guarded(() => this.deliver(reply, afterReply === true));
+    this.client.buffers = () => ({
+      queryBuffered: this.parser.bufferedBytes,
+      queryFree: Math.max(0, this.parser.bufferCapacity - this.parser.bufferedBytes),
+      outputUnsent: this.outputBacklog(),
+    });
     const config = instance.config;
     this.outputLimit = new OutputLimit(config, () => (this.client.subscriptions.active ? 'pubsub' : 'normal'));
     this.requestLimits = config.derived((c) => ({
