@@ -2,7 +2,7 @@
 // read only as the handler needs them. A key is decoded straight to its string, an option is
 // compared in place, a value is copied once into what is stored. Creating a Buffer view per
 // argument (about 85 ns) plus the argv array was the largest cost of a pipelined SET or GET
-// (docs/server.md, "Where the remaining gap is").
+// (docs/server.md, "Pipelined requests").
 //
 // The parser's RequestArgs object is reused for every command of its connection, so nothing may
 // keep the object itself past the handler's return. The Buffers it hands out (buffer(i),
