@@ -51,6 +51,7 @@ import {
   Worker,
   WorkerClosedError,
 } from 'sluice';
+import { WAIT_LIMIT_MS, waitFor } from '../support/wait.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../../..');
 
@@ -95,7 +96,7 @@ test('every export works from the package name: embedded and served, produce, co
     },
   );
   await worker.start();
-  while (metrics.snapshot().processed + metrics.snapshot().deadLettered < 2) await new Promise((r) => setTimeout(r, 5));
+  await waitFor(() => metrics.snapshot().processed + metrics.snapshot().deadLettered === 2, 'one handled, one dead-lettered', WAIT_LIMIT_MS, 5);
   await worker.close();
   assert.deepEqual(handled.map((j) => j.payload.n), [1]);
   const dead = new DeadLetters(conn, { source: producer.streamFor('b') });
@@ -106,7 +107,7 @@ test('every export works from the package name: embedded and served, produce, co
   assert.equal(Number(await conn.call('ZCARD', delayedKey('later'))), 1);
   const mover = new DelayedMover(conn, { stream: 'later' });
   await mover.start();
-  while (Number(await conn.call('XLEN', 'later')) < 1) await new Promise((r) => setTimeout(r, 5));
+  await waitFor(async () => Number(await conn.call('XLEN', 'later')) === 1, 'the delayed job moved', WAIT_LIMIT_MS, 5);
   await mover.close();
   assert.equal(Number(await conn.call('ZCARD', delayedKey('later'))), 0);
   await pauseGroup(conn, 'orders', 'g', { partitions: 2 });

@@ -12,9 +12,9 @@ import { EmbeddedConnection } from '../../src/client/embedded-connection.js';
 import { open } from '../../src/client/embedded.js';
 import { after, before } from 'node:test';
 import { type Job, Worker, type WorkerOptions } from '../../src/broker/worker.js';
-import { freePort, spawnUntil, stopChild, waitFor } from '../support/processes.js';
+import { freePort, spawnUntil, stopChild } from '../support/processes.js';
 
-export { freePort, waitFor };
+export { freePort };
 
 export const CLI = join(dirname(fileURLToPath(import.meta.url)), '../../src/cli/main.js');
 

@@ -10,7 +10,8 @@ import { after, describe, test } from 'node:test';
 import type { Value } from '../../src/client/connection.js';
 import { delayedKey, serverTimeMs } from '../../src/broker/delayed.js';
 import { Producer } from '../../src/broker/producer.js';
-import { type Backend, redisServer, sluiceServer, waitFor } from './backends.js';
+import { type Backend, redisServer, sluiceServer } from './backends.js';
+import { waitFor } from '../support/wait.js';
 import { stopChild } from '../support/processes.js';
 
 const SCRIPT = join(dirname(fileURLToPath(import.meta.url)), 'delayed-worker-process.js');

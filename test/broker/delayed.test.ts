@@ -7,7 +7,8 @@ import type { Arg, BlockingConnection, Connection, Value } from '../../src/clien
 import { DelayedMover, delayedKey, serverTimeMs } from '../../src/broker/delayed.js';
 import { Producer } from '../../src/broker/producer.js';
 import { probeStreamFeatures } from '../../src/broker/stream-features.js';
-import { type Backend, backends, useWorkers, waitFor } from './backends.js';
+import { type Backend, backends, useWorkers } from './backends.js';
+import { waitFor } from '../support/wait.js';
 
 const started = await Promise.all(backends.map(async (f) => ({ name: f.name, backend: await f.start().catch((e: Error) => `failed to start: ${e.message}`) })));
 

@@ -6,7 +6,8 @@ import { after, describe, test } from 'node:test';
 import type { Value } from '../../src/client/connection.js';
 import { groupLag } from '../../src/broker/metrics.js';
 import { Producer } from '../../src/broker/producer.js';
-import { type Backend, CLI, redisServer, sluiceServer, waitFor } from './backends.js';
+import { type Backend, CLI, redisServer, sluiceServer } from './backends.js';
+import { waitFor } from '../support/wait.js';
 
 function runDemo(args: string[]): Promise<{ code: number | null; out: string }> {
   return new Promise((resolve) => {

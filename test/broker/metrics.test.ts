@@ -8,6 +8,7 @@ import { open } from '../../src/client/embedded.js';
 import { Metrics } from '../../src/broker/metrics.js';
 import { Producer } from '../../src/broker/producer.js';
 import { Worker } from '../../src/broker/worker.js';
+import { WAIT_LIMIT_MS, waitFor } from '../support/wait.js';
 
 /** The connection, counting the commands sent through call(). */
 function counting(conn: Connection): { conn: Connection; calls: string[] } {
@@ -28,7 +29,7 @@ test('a scrape sends one XINFO GROUPS per stream; a closed worker is no longer s
   const metrics = new Metrics();
   const worker = new Worker<number>(conn, { stream: 'a', group: 'g', metrics }, () => {});
   await worker.start();
-  while (metrics.snapshot().processed < 2) await new Promise((r) => setTimeout(r, 5));
+  await waitFor(() => metrics.snapshot().processed === 2, 'both handled', WAIT_LIMIT_MS, 5);
 
   calls.length = 0;
   const text = await metrics.prometheus();

@@ -5,7 +5,8 @@ import { after, describe, test } from 'node:test';
 import type { Value } from '../../src/client/connection.js';
 import { Producer } from '../../src/broker/producer.js';
 import { Worker } from '../../src/broker/worker.js';
-import { type Backend, redisServer, sluiceServer, waitFor } from './backends.js';
+import { type Backend, redisServer, sluiceServer } from './backends.js';
+import { waitFor } from '../support/wait.js';
 
 for (const factory of [redisServer, sluiceServer]) {
   const backend = await factory.start({ persistent: true }).catch((e: Error) => `failed to start: ${e.message}`);

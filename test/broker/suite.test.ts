@@ -8,7 +8,8 @@ import { partitionStreams } from '../../src/broker/partition.js';
 import { Producer } from '../../src/broker/producer.js';
 import { type Job, Worker, type WorkerOptions } from '../../src/broker/worker.js';
 import { redisCluster } from '../cluster/cluster-backend.js';
-import { type Backend, backends, deferred, waitFor } from './backends.js';
+import { type Backend, backends, deferred } from './backends.js';
+import { waitFor } from '../support/wait.js';
 
 // The broker suite also runs on a local 3-master Redis Cluster (with replicas).
 const started = await Promise.all([...backends, redisCluster].map(async (f) => ({ name: f.name, backend: await f.start().catch((e: Error) => `failed to start: ${e.message}`) })));

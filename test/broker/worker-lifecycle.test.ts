@@ -9,7 +9,8 @@ import { isGroupPaused, pausedGroups, pauseGroup, resumeGroup } from '../../src/
 import { Producer } from '../../src/broker/producer.js';
 import { Scheduler } from '../../src/broker/schedules.js';
 import { LeaseLostError, TimeoutError, Worker, WorkerClosedError } from '../../src/broker/worker.js';
-import { type Backend, backends, useWorkers, waitFor } from './backends.js';
+import { type Backend, backends, useWorkers } from './backends.js';
+import { waitFor } from '../support/wait.js';
 
 const started = await Promise.all(backends.map(async (f) => ({ name: f.name, backend: await f.start().catch((e: Error) => `failed to start: ${e.message}`) })));
 

@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { CLI_MAIN, spawnUntil, startRedisServer } from '../support/processes.js';
 
-export { CLI_MAIN as MAIN, freePort, waitFor } from '../support/processes.js';
+export { CLI_MAIN as MAIN, freePort } from '../support/processes.js';
 
 export interface CliResult {
   code: number | null;

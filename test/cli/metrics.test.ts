@@ -8,7 +8,8 @@ import { Metrics } from '../../src/broker/metrics.js';
 import { Producer } from '../../src/broker/producer.js';
 import { Worker } from '../../src/broker/worker.js';
 import { metricsHandler, startMetricsServer } from '../../src/server/metrics.js';
-import { sampleValue, scrape, startSluice, waitFor } from './helpers.js';
+import { sampleValue, scrape, startSluice } from './helpers.js';
+import { waitFor } from '../support/wait.js';
 
 const server = await startSluice();
 after(() => server.stop());

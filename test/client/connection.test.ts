@@ -8,7 +8,8 @@ import { type Connection, TransactionError } from '../../src/client/connection.j
 import { open } from '../../src/client/embedded.js';
 import { EmbeddedConnection } from '../../src/client/embedded-connection.js';
 import { reconnectDelay, RedisConnection } from '../../src/client/redis-connection.js';
-import { type Backend, backends, redisServer, waitFor } from '../broker/backends.js';
+import { type Backend, backends, redisServer } from '../broker/backends.js';
+import { waitFor } from '../support/wait.js';
 
 const started = await Promise.all(backends.map(async (f) => ({ name: f.name, backend: await f.start().catch((e: Error) => `failed to start: ${e.message}`) })));
 

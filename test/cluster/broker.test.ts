@@ -10,6 +10,7 @@ import { Worker } from '../../src/broker/worker.js';
 import { DeadLetters } from '../../src/broker/dead-letters.js';
 import { connect } from '../../src/client/connect.js';
 import type { Connection } from '../../src/client/connection.js';
+import { waitFor } from '../support/wait.js';
 import { cli, LocalCluster } from './local-cluster.js';
 
 let cluster: LocalCluster;
@@ -24,16 +25,6 @@ after(async () => {
   await conn?.close();
   await cluster?.stop();
 });
-
-function until(cond: () => boolean | Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  return (async () => {
-    while (!(await cond())) {
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-      await new Promise((r) => setTimeout(r, 20));
-    }
-  })();
-}
 
 test('keySlot agrees with CLUSTER KEYSLOT, hash tags included', async () => {
   const port = cluster.ports[0]!;
@@ -77,7 +68,7 @@ test('every message handled once per delivery, per-key order kept, across 6 part
     await producer.addMany(keys.map((key) => ({ payload: { key, seq }, key })), { keyed: true });
   }
   const total = keys.length * perKey;
-  await until(() => worker.metrics.snapshot().processed === total, `${total} processed`);
+  await waitFor(() => worker.metrics.snapshot().processed === total, `${total} processed`, 30_000, 20);
   await worker.close();
   for (const key of keys) assert.deepEqual(seen.get(key), Array.from({ length: perKey }, (_, i) => i), `order of ${key}`);
   // All partitions were used, and each key lives in exactly one partition.
@@ -104,7 +95,7 @@ test('failing entries are dead-lettered into their own partition\'s dead-letter 
   await worker.start();
   const items = Array.from({ length: 60 }, (_, n) => ({ payload: { n, bad: n % 5 === 0 }, key: `k${n}` }));
   await producer.addMany(items, { keyed: true });
-  await until(() => worker.metrics.snapshot().deadLettered === 12 && worker.metrics.snapshot().processed === 48, 'dead letters');
+  await waitFor(() => worker.metrics.snapshot().deadLettered === 12 && worker.metrics.snapshot().processed === 48, 'dead letters', 30_000, 20);
   await worker.close();
   assert.deepEqual(errors, [], 'no CROSSSLOT or other errors');
   const dead: number[] = [];
@@ -128,7 +119,7 @@ test('a plain Worker on one stream: a hash-tagged name keeps `name:dead` in its 
     });
     w.on('error', (e) => errors.push(e.message));
     await w.start();
-    await until(() => w.metrics.snapshot().processed === 2 && (w.metrics.snapshot().deadLettered === 1 || errors.length > 0), `${stream} settled`);
+    await waitFor(() => w.metrics.snapshot().processed === 2 && (w.metrics.snapshot().deadLettered === 1 || errors.length > 0), `${stream} settled`, 30_000, 20);
     await w.close();
     return { dead: Number(await conn.call('XLEN', `${stream}:dead`)), errors };
   };

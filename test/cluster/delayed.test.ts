@@ -9,7 +9,7 @@ import { Producer } from '../../src/broker/producer.js';
 import { Worker } from '../../src/broker/worker.js';
 import { connect } from '../../src/client/connect.js';
 import type { Connection } from '../../src/client/connection.js';
-import { waitFor } from '../support/processes.js';
+import { waitFor } from '../support/wait.js';
 import { LocalCluster } from './local-cluster.js';
 
 let cluster: LocalCluster;

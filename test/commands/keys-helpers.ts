@@ -23,12 +23,3 @@ export async function openWithClock(start = 1_700_000_000_000): Promise<{ db: Em
 export function recordPropagation(db: EmbeddedDatabase): string[] {
   return recordPropagatedLines(db.instance);
 }
-
-/** Resolves once `check` holds, polling; rejects after `limitMs` (a generous bound, not a timing assertion). */
-export async function eventually(check: () => Promise<boolean>, limitMs = 10_000): Promise<void> {
-  const deadline = Date.now() + limitMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('condition not reached');
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}

@@ -4,7 +4,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { open } from '../../src/client/embedded.js';
-import { eventually, openWithClock, recordPropagation } from './keys-helpers.js';
+import { waitFor } from '../support/wait.js';
+import { openWithClock, recordPropagation } from './keys-helpers.js';
 
 test('DEL / UNLINK / EXISTS / TYPE / DBSIZE', async () => {
   const db = await open();
@@ -64,7 +65,7 @@ test('active expiry removes keys nobody reads (real clock, polled)', async () =>
   for (let i = 0; i < 50; i++) await db.call('SET', `k${i}`, 'v', 'PX', '5');
   await db.call('SET', 'keep', 'v');
   // DBSIZE does not expire lazily, so only the background cycle can bring it down to 1.
-  await eventually(async () => (await db.call('DBSIZE')) === 1);
+  await waitFor(async () => (await db.call('DBSIZE')) === 1, 'the expired key to be removed', 10_000);
   assert.equal(await db.call('GET', 'keep'), 'v');
   assert.equal(db.instance.stats.expiredKeys, 50);
   await db.close();

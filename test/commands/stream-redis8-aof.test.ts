@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { type EmbeddedDatabase, open } from '../../src/client/embedded.js';
+import { waitForRewrite } from '../persist/helpers.js';
 
 const T0 = 1_700_000_000_000;
 
@@ -19,14 +20,6 @@ async function state(db: EmbeddedDatabase): Promise<unknown> {
     summary: await db.call('XPENDING', 's', 'g'),
     idmp,
   };
-}
-
-async function waitForRewrite(db: EmbeddedDatabase): Promise<void> {
-  for (;;) {
-    const info = (await db.call('INFO', 'persistence')) as string;
-    if (/aof_rewrite_in_progress:0/.test(info) && !/aof_rewrite_scheduled:1/.test(info)) return;
-    await new Promise((r) => setTimeout(r, 5));
-  }
 }
 
 test('Redis 8 stream state replays from the AOF and survives BGREWRITEAOF', async () => {

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { type EmbeddedDatabase, open } from '../../src/client/embedded.js';
+import { waitForRewrite } from '../persist/helpers.js';
 
 const GROUPS = ['g1', 'g2'];
 const CONSUMERS = ['a', 'b'];
@@ -159,11 +160,7 @@ test('Redis 8 stream commands keep PELs consistent and replay identically from t
         const again = await open({ dir, appendfsync: 'always', now: () => clock.now });
         assert.deepEqual(await snapshot(again), expected, 'after AOF replay');
         await again.call('BGREWRITEAOF');
-        for (;;) {
-          const info = (await again.call('INFO', 'persistence')) as string;
-          if (/aof_rewrite_in_progress:0/.test(info) && !/aof_rewrite_scheduled:1/.test(info)) break;
-          await new Promise((r) => setTimeout(r, 2));
-        }
+        await waitForRewrite(again);
         await again.close();
         const third = await open({ dir, appendfsync: 'always', now: () => clock.now });
         assert.deepEqual(await snapshot(third, true), expectedRewritten, 'after rewrite');

@@ -7,7 +7,8 @@ import { request } from 'node:http';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { connect } from '../../src/client/connect.js';
 import type { Connection, Value } from '../../src/client/connection.js';
-import { startRedis, startSluice, waitFor, type Target } from '../cli/helpers.js';
+import { startRedis, startSluice, type Target } from '../cli/helpers.js';
+import { waitFor } from '../support/wait.js';
 import { apiGet, apiPost, startDashboardCli, type DashboardProcess } from './helpers.js';
 import { EMAILS, ORDERS, seed, type Seeded } from './seed.js';
 
@@ -114,6 +115,7 @@ for (const target of targets) {
         const page: { body: PageJson<EntryJson> } = await get<PageJson<EntryJson>>(`streams/${ORDERS}/entries?count=10${before === null ? '' : `&before=${before}`}`);
         ids.push(...page.body.items.map((e) => e.id));
         before = page.body.next;
+        assert.ok(ids.length <= newestFirst.length, `pages go on past the ${newestFirst.length} entries`);
       } while (before !== null);
       assert.deepEqual(ids, newestFirst);
       assert.equal((await get(`streams/${ORDERS}/entries?count=0`)).status, 400);

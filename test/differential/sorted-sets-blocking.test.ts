@@ -3,6 +3,7 @@
 // a timeout replies a null array, and a blocked command inside MULTI replies one at once.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { WAIT_LIMIT_MS, waitFor } from '../support/wait.js';
 import { type RawConnection, startRedis, startSluice, type Target } from './targets.js';
 
 let redis: Target;
@@ -37,11 +38,8 @@ async function scenario(target: Target, protocol: 2 | 3, run: (open: () => Promi
 
 /** Waits until `n` clients are blocked, as INFO clients reports. */
 async function blockedClients(conn: RawConnection, n: number): Promise<void> {
-  for (;;) {
-    const info = (await conn.command(['INFO', 'clients'])).raw.toString('latin1');
-    if (info.includes(`blocked_clients:${n}\r\n`)) return;
-    await new Promise((r) => setTimeout(r, 5));
-  }
+  const blocked = async (): Promise<boolean> => (await conn.command(['INFO', 'clients'])).raw.toString('latin1').includes(`blocked_clients:${n}\r\n`);
+  await waitFor(blocked, `${n} blocked clients`, WAIT_LIMIT_MS, 5);
 }
 
 const raw = async (p: Promise<{ raw: Buffer }>): Promise<string> => (await p).raw.toString('latin1');

@@ -7,7 +7,7 @@ import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { connect, exponentialBackoff, Metrics, open, Producer, startMetricsServer, Worker } from 'sluice';
-import { waitFor } from '../support/processes.js';
+import { waitFor } from '../support/wait.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../../..');
 

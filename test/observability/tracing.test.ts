@@ -12,7 +12,8 @@ import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-ho
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { BasicTracerProvider, InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { connect, type Connection, exponentialBackoff, open, Producer, Worker } from 'sluice';
-import { type RedisServer, type SluiceServer, startRedisServer, startSluiceServer, stopChild, waitFor } from '../support/processes.js';
+import { type RedisServer, type SluiceServer, startRedisServer, startSluiceServer, stopChild } from '../support/processes.js';
+import { waitFor } from '../support/wait.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../../..');
 const exporter = new InMemorySpanExporter();
@@ -207,13 +208,15 @@ test('with the api but no SDK registered, entries carry no trace fields and jobs
     let seen = null;
     const worker = new Worker(conn, { stream: 's', group: 'g' }, (job) => { seen = job.payload; });
     await worker.start();
-    while (seen === null) await new Promise((r) => setTimeout(r, 5));
+    for (const deadline = Date.now() + 20_000; seen === null; await new Promise((r) => setTimeout(r, 5))) {
+      if (Date.now() > deadline) throw new Error('timed out waiting for the job');
+    }
     await worker.close();
     console.log(JSON.stringify({ fields, seen }));
     await conn.close();
     await db.close();
   `;
-  const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: ROOT, encoding: 'utf8' });
+  const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
   assert.equal(run.status, 0, run.stderr);
   assert.deepEqual(JSON.parse(run.stdout), { fields: ['payload', '{"a":1}', 'content-type', 'application/json'], seen: { a: 1 } });
 });

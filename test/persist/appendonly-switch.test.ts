@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { open } from '../../src/client/embedded.js';
 import { RespClient, bulk, int, simple, type Wire } from '../server/resp-client.js';
-import { startSluiceServer, waitFor } from '../support/processes.js';
+import { startSluiceServer } from '../support/processes.js';
+import { waitFor } from '../support/wait.js';
 import { aofDir, persistenceInfo, withTempDir } from './helpers.js';
 
 async function persistence(c: RespClient): Promise<Record<string, string>> {

@@ -9,6 +9,7 @@ import { type EmbeddedDatabase, open } from '../../src/client/embedded.js';
 import { openOnFs } from '../support/fault-fs.js';
 import { FlakyFs } from './flaky-fs.js';
 import { persistenceInfo, withTempDir } from './helpers.js';
+import { waitFor } from '../support/wait.js';
 
 function openFlaky(dir: string, appendfsync: 'always' | 'everysec'): Promise<[EmbeddedDatabase, FlakyFs]> {
   return openOnFs(dir, appendfsync, new FlakyFs());
@@ -25,10 +26,6 @@ function watched<T>(call: Promise<T>): { reply: Promise<T>; acknowledged: () => 
   return { reply, acknowledged: () => arrived };
 }
 
-async function until(cond: () => Promise<boolean> | boolean): Promise<void> {
-  while (!(await cond())) await new Promise((r) => setTimeout(r, 10));
-}
-
 async function writeStatus(db: EmbeddedDatabase): Promise<string> {
   return persistenceInfo((await db.call('INFO', 'persistence')) as string).aof_last_write_status!;
 }
@@ -43,7 +40,7 @@ for (const policy of ['always', 'everysec'] as const) {
       const pending = watched(db.call('SET', 'b', '2'));
       // (A read issued before the failure is known waits with the write: replies never
       // overtake bytes logged before them. Reads after it is known go straight through.)
-      await until(() => fs.failures > 0);
+      await waitFor(() => fs.failures > 0, 'a failed write');
       assert.equal(await writeStatus(db), 'err');
       await assert.rejects(db.call('SET', 'c', '3'), (err: Error) => {
         assert.equal(err.message, 'MISCONF Errors writing to the AOF file: No space left on device');
@@ -55,7 +52,7 @@ for (const policy of ['always', 'everysec'] as const) {
       assert.equal(pending.acknowledged(), false, 'a write that is not in the log must not be acknowledged');
       await assert.rejects(pending.reply, /^ReplyError: MISCONF Errors writing to the AOF file: No space left on device$/);
       fs.writeError = null;
-      await until(async () => (await writeStatus(db)) === 'ok');
+      await waitFor(async () => (await writeStatus(db)) === 'ok', 'aof_last_write_status:ok');
       assert.equal(await db.call('SET', 'c', '3'), 'OK');
       await db.close();
       const reopened = await open({ dir, appendfsync: policy });
@@ -71,14 +68,14 @@ test('appendfsync always: EIO on fsync fails the reply and refuses writes until 
     await db.call('SET', 'a', '1');
     fs.fsyncError = 'EIO';
     const pending = watched(db.call('SET', 'b', '2'));
-    await until(() => fs.failures > 0);
+    await waitFor(() => fs.failures > 0, 'a failed write');
     assert.equal(await writeStatus(db), 'err');
     await assert.rejects(db.call('SET', 'c', '3'), /^ReplyError: MISCONF Errors writing to the AOF file: Input\/output error$/);
     assert.equal(await db.call('GET', 'b'), '2'); // executed in memory, reads see it
     assert.equal(pending.acknowledged(), false);
     await assert.rejects(pending.reply, /^ReplyError: MISCONF Errors writing to the AOF file: Input\/output error$/);
     fs.fsyncError = null;
-    await until(async () => (await writeStatus(db)) === 'ok');
+    await waitFor(async () => (await writeStatus(db)) === 'ok', 'aof_last_write_status:ok');
     assert.equal(await db.call('SET', 'c', '3'), 'OK');
     await db.close();
     const reopened = await open({ dir, appendfsync: 'always' });
@@ -93,7 +90,7 @@ test('a rewrite that hits a disk error fails cleanly and leaves the old log in f
     for (let i = 0; i < 100; i++) await db.call('SET', `k${i}`, `v${i}`);
     fs.writeError = 'ENOSPC';
     await db.call('BGREWRITEAOF');
-    await until(async () => persistenceInfo((await db.call('INFO', 'persistence')) as string).aof_rewrite_in_progress === '0');
+    await waitFor(async () => persistenceInfo((await db.call('INFO', 'persistence')) as string).aof_rewrite_in_progress === '0', 'the rewrite to end');
     const info = persistenceInfo((await db.call('INFO', 'persistence')) as string);
     assert.equal(info.aof_last_bgrewrite_status, 'err');
     assert.equal(info.aof_rewrites, '0');

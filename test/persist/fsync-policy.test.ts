@@ -9,6 +9,7 @@ import { nodeFs } from '../../src/persist/fs-layer.js';
 import { encodeCommand } from '../../src/resp/encoder.js';
 import { openOnFs, PassThroughFs } from '../support/fault-fs.js';
 import { incrFile, withTempDir } from './helpers.js';
+import { WAIT_LIMIT_MS, waitFor } from '../support/wait.js';
 
 /**
  * nodeFs, counting fsyncs (on the event loop or in the thread pool) and the file size each one
@@ -87,7 +88,7 @@ test('appendfsync everysec: the background fsync catches up without any command'
     const [db, fs] = await openCounting(dir, 'everysec');
     await db.call('SET', 'a', '1');
     const size = readFileSync(incrFile(dir)).length;
-    while (!fs.syncedSizes.some((s) => s >= size)) await new Promise((r) => setTimeout(r, 50));
+    await waitFor(() => fs.syncedSizes.some((s) => s >= size), 'the background fsync', WAIT_LIMIT_MS, 50);
     assert.ok(fs.fsyncs >= 1);
     await db.close();
   });

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type EmbeddedDatabase, open, type Value } from '../../src/client/embedded.js';
 import type { FsyncPolicy } from '../../src/persist/writer.js';
+import { pollFor, WAIT_LIMIT_MS } from '../support/wait.js';
 
 export function tempDir(tag: string): string {
   return mkdtempSync(join(tmpdir(), `sluice-${tag}-`));
@@ -64,12 +65,11 @@ export async function dump(db: EmbeddedDatabase): Promise<Record<string, unknown
 }
 
 /** Polls INFO persistence until a rewrite is neither running nor scheduled. */
-export async function waitForRewrite(db: EmbeddedDatabase): Promise<Record<string, string>> {
-  for (;;) {
+export function waitForRewrite(db: EmbeddedDatabase): Promise<Record<string, string>> {
+  return pollFor(async () => {
     const info = persistenceInfo((await db.call('INFO', 'persistence')) as string);
-    if (info.aof_rewrite_in_progress === '0' && info.aof_rewrite_scheduled === '0') return info;
-    await new Promise((r) => setTimeout(r, 5));
-  }
+    return info.aof_rewrite_in_progress === '0' && info.aof_rewrite_scheduled === '0' ? info : undefined;
+  }, 'the AOF rewrite to finish', WAIT_LIMIT_MS, 5);
 }
 
 export function persistenceInfo(text: string): Record<string, string> {

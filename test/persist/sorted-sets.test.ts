@@ -9,6 +9,7 @@ import { Redis } from 'ioredis';
 import { startRedis } from '../../bench/servers.js';
 import { open, type EmbeddedDatabase } from '../../src/client/embedded.js';
 import { aofDir, baseFiles, removeDir, tempDir, waitForRewrite } from './helpers.js';
+import { WAIT_LIMIT_MS, waitFor } from '../support/wait.js';
 
 const BIG = 300;
 
@@ -137,7 +138,7 @@ test('redis-server 7 loads the sorted sets sluice wrote (base and incr files)', 
     const redis = new Redis({ port: server.port, lazyConnect: true });
     try {
       await redis.connect();
-      while (!(await redis.info('persistence')).includes('loading:0')) await new Promise((r) => setTimeout(r, 20));
+      await waitFor(async () => (await redis.info('persistence')).includes('loading:0'), 'redis-server to load the AOF', WAIT_LIMIT_MS, 20);
       for (const [id, value] of Object.entries(expected)) {
         const [index, key] = [Number(id.slice(0, id.indexOf(':'))), id.slice(id.indexOf(':') + 1)];
         await redis.select(index);

@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { Redis } from 'ioredis';
 import { populate, snapshot } from '../support/rdb-fixtures.js';
-import { startRedisServer, startSluiceServer, spawnUntil, CLI_MAIN, waitFor, type Spawned } from '../support/processes.js';
+import { startRedisServer, startSluiceServer, spawnUntil, CLI_MAIN, type Spawned } from '../support/processes.js';
+import { waitFor } from '../support/wait.js';
 
 async function withDir(fn: (dir: string) => Promise<void>): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'sluice-rdb-'));

@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
 import { createClient } from 'redis';
 import { type RunningServer, startServer } from '../../src/server/server.js';
+import { WAIT_LIMIT_MS, waitFor } from '../support/wait.js';
 
 const exec = promisify(execFile);
 let server: RunningServer;
@@ -29,7 +30,7 @@ test('ioredis: commands, pipeline, MULTI, blocking read beside other calls', asy
     const blocking = redis.duplicate();
     const read = blocking.xread('BLOCK', 0, 'STREAMS', 'io:s', '$');
     // The blocked connection does not hold up this one.
-    while (!/flags=b/.test(String(await redis.client('LIST')))) await new Promise((r) => setImmediate(r));
+    await waitFor(async () => /flags=b/.test(String(await redis.client('LIST'))), 'the XREAD to block', WAIT_LIMIT_MS, 0);
     const id = await redis.xadd('io:s', '*', 'f', 'v');
     assert.deepEqual(await read, [['io:s', [[id, ['f', 'v']]]]]);
     blocking.disconnect();

@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import * as net from 'node:net';
 import { after, test } from 'node:test';
+import { waitFor } from '../support/wait.js';
 import { startRedisProcess, startSluiceProcess, stopAll, type ServerProcess } from './processes.js';
 import { RespClient, error, simple, type Wire } from './resp-client.js';
 
@@ -134,7 +135,7 @@ async function holdUnfinishedBulk(server: ServerProcess, mb: number): Promise<{ 
   const chunk = Buffer.alloc(1024 * 1024, 0x78);
   for (let i = 0; i < mb; i++) if (!socket.write(chunk)) await new Promise((r) => socket.once('drain', r));
   // Until the server has read everything (the socket's buffers are small next to 200 MB).
-  while (socket.writableLength > 0) await new Promise((r) => setTimeout(r, 20));
+  await waitFor(() => socket.writableLength === 0, `the server to read ${mb} MiB`, 60_000, 20);
   await new Promise((r) => setTimeout(r, 500));
   return { during: server.rss(), socket };
 }

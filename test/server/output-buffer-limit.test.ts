@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import * as net from 'node:net';
 import { after, test } from 'node:test';
 import { encodeCommand } from '../../src/resp/encoder.js';
+import { waitFor } from '../support/wait.js';
 import { startRedisProcess, startSluiceProcess, stopAll, type ServerProcess } from './processes.js';
 import { RespClient, simple } from './resp-client.js';
 
@@ -82,7 +83,7 @@ test('default limits: never disconnected; sluice holds its output bounded and de
   const want = requests * (VALUE.length + `$${VALUE.length}\r\n\r\n`.length);
   socket.on('data', (d: Buffer) => (received += d.length));
   socket.resume();
-  while (received < want) await new Promise((r) => setTimeout(r, 20));
+  await waitFor(() => received >= want, `${want} bytes of replies`, 60_000, 20);
   assert.equal(received, want);
   socket.destroy();
 });

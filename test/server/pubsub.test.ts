@@ -6,7 +6,7 @@ import { after, before, test } from 'node:test';
 import { Redis } from 'ioredis';
 import { type RunningServer, startServer } from '../../src/server/server.js';
 import { open } from '../../src/client/embedded.js';
-import { waitFor } from '../support/processes.js';
+import { waitFor } from '../support/wait.js';
 import { RespClient, type Wire, array, bulk, int } from './resp-client.js';
 
 let server: RunningServer;

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import fc from 'fast-check';
 import { type RunningServer, type ServerOptions, startServer } from '../../src/server/server.js';
+import { WAIT_LIMIT_MS, waitFor } from '../support/wait.js';
 import { RespClient, type Wire, array, bulk, error, int, simple } from './resp-client.js';
 
 let server: RunningServer;
@@ -120,11 +121,8 @@ test('CLIENT UNBLOCK and CLIENT KILL reach other connections', async () => {
   const idA = (await a.call('CLIENT', 'ID')) as { v: bigint };
   a.send(['XREAD', 'BLOCK', '0', 'STREAMS', 'unblk', '$']);
   // Wait until the server has parked it (CLIENT UNBLOCK returns 0 before that).
-  for (;;) {
-    const r = (await b.call('CLIENT', 'UNBLOCK', String(idA.v), 'ERROR')) as { v: bigint };
-    if (r.v === 1n) break;
-    await new Promise((resolve) => setImmediate(resolve));
-  }
+  const unblocked = async (): Promise<boolean> => ((await b.call('CLIENT', 'UNBLOCK', String(idA.v), 'ERROR')) as { v: bigint }).v === 1n;
+  await waitFor(unblocked, 'CLIENT UNBLOCK of the parked XREAD', WAIT_LIMIT_MS, 0);
   assert.deepEqual(await a.read(), error('UNBLOCKED client unblocked via CLIENT UNBLOCK'));
   assert.deepEqual(await b.call('CLIENT', 'KILL', 'ID', String(idA.v)), int(1));
   await a.closedPromise;

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import { once } from 'node:events';
 import { startReading } from '../../src/server/socket-reads.js';
+import { waitFor, within } from '../support/wait.js';
 
 test('an accepted socket is read through the shared buffer, with pause and resume', async () => {
   const received: string[] = [];
@@ -20,7 +21,7 @@ test('an accepted socket is read through the shared buffer, with pause and resum
   const client = net.connect(port, '127.0.0.1');
   await once(client, 'connect');
   client.write('first');
-  while (received.join('') !== 'first') await new Promise((r) => setTimeout(r, 5));
+  await waitFor(() => received.join('') === 'first', "'first' read", 5000, 5);
   assert.equal(shared, true, 'the shared-buffer read path is available on this Node');
 
   serverSide!.pause();
@@ -28,10 +29,10 @@ test('an accepted socket is read through the shared buffer, with pause and resum
   await new Promise((r) => setTimeout(r, 50));
   assert.equal(received.join(''), 'first', 'a paused socket reads nothing');
   serverSide!.resume();
-  while (received.join('') !== 'firstsecond') await new Promise((r) => setTimeout(r, 5));
+  await waitFor(() => received.join('') === 'firstsecond', "'second' read after resume", 5000, 5);
 
   const ended = once(serverSide!, 'end');
   client.end();
-  await ended; // the peer's FIN still arrives as 'end'
+  await within(ended, "the peer's FIN as 'end'", 5000); // it still arrives as 'end'
   server.close();
 });

@@ -124,12 +124,3 @@ export async function startRedisServer(args: string[] = [], binary = 'redis-serv
   );
   return { ...spawned, port };
 }
-
-/** Polls until `cond` holds (no timed assertion: the limit only turns a hang into a failure). */
-export async function waitFor(cond: () => boolean | Promise<boolean>, what: string, limitMs = 20_000): Promise<void> {
-  const deadline = Date.now() + limitMs;
-  while (!(await cond())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
