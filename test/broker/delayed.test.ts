@@ -8,12 +8,10 @@ import { DelayedMover, delayedKey, serverTimeMs } from '../../src/broker/delayed
 import { Producer } from '../../src/broker/producer.js';
 import { probeStreamFeatures } from '../../src/broker/stream-features.js';
 import { type Backend, backends, useWorkers } from './backends.js';
+import { unique } from '../support/names.js';
 import { waitFor } from '../support/wait.js';
 
 const started = await Promise.all(backends.map(async (f) => ({ name: f.name, backend: await f.start().catch((e: Error) => `failed to start: ${e.message}`) })));
-
-let seq = 0;
-const unique = (base: string): string => `{${base}-${process.pid}-${++seq}}`;
 
 interface Due {
   n: number;

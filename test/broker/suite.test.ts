@@ -9,15 +9,11 @@ import { Producer } from '../../src/broker/producer.js';
 import { type Job, Worker, type WorkerOptions } from '../../src/broker/worker.js';
 import { redisCluster } from '../cluster/cluster-backend.js';
 import { type Backend, backends, deferred } from './backends.js';
+import { unique, uniqueName } from '../support/names.js';
 import { waitFor } from '../support/wait.js';
 
 // The broker suite also runs on a local 3-master Redis Cluster (with replicas).
 const started = await Promise.all([...backends, redisCluster].map(async (f) => ({ name: f.name, backend: await f.start().catch((e: Error) => `failed to start: ${e.message}`) })));
-
-let seq = 0;
-// Hash-tagged, so a stream and its default dead-letter stream `${stream}:dead` share a slot and
-// the dead-lettering MULTI works on Redis Cluster too.
-const unique = (base: string): string => `{${base}-${process.pid}-${++seq}}`;
 
 async function pendingCount(conn: Connection, stream: string, group: string): Promise<number> {
   const summary = (await conn.call('XPENDING', stream, group)) as Value[];
@@ -314,7 +310,7 @@ for (const { name, backend } of started) {
     });
 
     test('partitioning by key: one Producer and one Worker with partitions; same key, same stream, order kept', async () => {
-      const stream = `part-${process.pid}-${++seq}`; // partition names carry their own hash tags
+      const stream = uniqueName('part'); // partition names carry their own hash tags
       const producer = new Producer(conn, { stream, partitions: 4 });
       assert.deepEqual(producer.streams, partitionStreams(stream, 4));
       const items = [];

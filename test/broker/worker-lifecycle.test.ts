@@ -10,12 +10,10 @@ import { Producer } from '../../src/broker/producer.js';
 import { Scheduler } from '../../src/broker/schedules.js';
 import { LeaseLostError, TimeoutError, Worker, WorkerClosedError } from '../../src/broker/worker.js';
 import { type Backend, backends, useWorkers } from './backends.js';
+import { unique } from '../support/names.js';
 import { waitFor } from '../support/wait.js';
 
 const started = await Promise.all(backends.map(async (f) => ({ name: f.name, backend: await f.start().catch((e: Error) => `failed to start: ${e.message}`) })));
-
-let seq = 0;
-const unique = (base: string): string => `{${base}-${process.pid}-${++seq}}`;
 
 async function pending(conn: Connection, stream: string, group = 'g'): Promise<number> {
   return Number(((await conn.call('XPENDING', stream, group)) as Value[])[0]);

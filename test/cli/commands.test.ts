@@ -6,6 +6,7 @@ import { connect } from '../../src/client/connect.js';
 import type { Connection, Value } from '../../src/client/connection.js';
 import { deadLetterFields } from '../../src/broker/dead-letters.js';
 import { Producer } from '../../src/broker/producer.js';
+import { uniqueName } from '../support/names.js';
 import { freePort, runCli, startRedis, startSluice, type Target } from './helpers.js';
 
 const targets = await Promise.all([startSluice(), startRedis()]);
@@ -13,8 +14,6 @@ after(async () => {
   for (const t of targets) await t.stop();
 });
 
-let seq = 0;
-const unique = (base: string): string => `${base}-${++seq}`;
 
 /** A stream of 3 entries, group g (2 read by c1, 1 acked), group h (nothing read), 2 dead letters. */
 async function seed(conn: Connection, stream: string): Promise<string[]> {
@@ -58,7 +57,7 @@ for (const target of targets) {
     const cli = (...args: string[]) => runCli([...args, '--url', target.url]);
 
     test('stats --json reports length, ids, groups, consumers and dead letters', async () => {
-      const stream = unique('orders');
+      const stream = uniqueName('orders');
       await seed(conn, stream);
       const s = json<Record<string, unknown>>(await cli('stats', stream, '--json'));
       assert.deepEqual(s, {
@@ -81,7 +80,7 @@ for (const target of targets) {
     });
 
     test('stats prints readable tables', async () => {
-      const stream = unique('orders');
+      const stream = uniqueName('orders');
       await seed(conn, stream);
       const r = await cli('stats', stream);
       assert.equal(r.code, 0, r.stderr);
@@ -101,7 +100,7 @@ for (const target of targets) {
     });
 
     test('pause and resume a group: stats shows it, the flag is what workers read', async () => {
-      const stream = unique('orders');
+      const stream = uniqueName('orders');
       await seed(conn, stream);
       const paused = await cli('pause', stream, '--group', 'g');
       assert.equal(paused.code, 0, paused.stderr);
@@ -128,7 +127,7 @@ for (const target of targets) {
     });
 
     test('stats --watch renders a frame per refresh (plain frames when not a TTY)', async () => {
-      const stream = unique('orders');
+      const stream = uniqueName('orders');
       await seed(conn, stream);
       const r = await cli('stats', stream, '--json', '--watch', '--interval', '20', '--count', '3');
       assert.equal(r.code, 0, r.stderr);
@@ -139,7 +138,7 @@ for (const target of targets) {
     });
 
     test('dlq list and show give original id, group, deliveries and last error', async () => {
-      const stream = unique('orders');
+      const stream = uniqueName('orders');
       const dead = await seed(conn, stream);
       const list = json<Array<Record<string, unknown>>>(await cli('dlq', 'list', stream, '--json'));
       assert.deepEqual(list.map((d) => [d['id'], d['sourceId'], d['group'], d['consumer'], d['deliveries'], d['error']]), [
@@ -162,7 +161,7 @@ for (const target of targets) {
     });
 
     test('dlq retry re-adds to the source stream, then removes from the dead-letter stream', async () => {
-      const stream = unique('orders');
+      const stream = uniqueName('orders');
       const dead = await seed(conn, stream);
       const r = json<{ retried: number; entries: Array<{ id: string; newId: string }> }>(await cli('dlq', 'retry', stream, dead[1]!, '--json'));
       assert.equal(r.retried, 1);
@@ -184,7 +183,7 @@ for (const target of targets) {
     });
 
     test('dlq retry keeps the dead letter when the re-add fails', async () => {
-      const stream = unique('orders');
+      const stream = uniqueName('orders');
       const dead = await seed(conn, stream);
       // The source key now holds a string: XADD fails with WRONGTYPE, so nothing may be deleted.
       await conn.call('DEL', stream);
@@ -197,7 +196,7 @@ for (const target of targets) {
     });
 
     test('dlq purge deletes the given ids or all', async () => {
-      const stream = unique('orders');
+      const stream = uniqueName('orders');
       const dead = await seed(conn, stream);
       assert.deepEqual(json(await cli('dlq', 'purge', stream, dead[0]!, '--json')), { purged: 1 });
       assert.equal(await conn.call('XLEN', `${stream}:dead`), 1);
@@ -208,8 +207,8 @@ for (const target of targets) {
     });
 
     test('unknown stream and wrong type are one-line errors', async () => {
-      assertOneLineError(await cli('stats', unique('missing')), /^sluice: stream 'missing-\d+' does not exist$/);
-      const key = unique('str');
+      assertOneLineError(await cli('stats', uniqueName('missing')), /^sluice: stream 'missing-\d+-\d+' does not exist$/);
+      const key = uniqueName('str');
       await conn.call('SET', key, 'x');
       assertOneLineError(await cli('stats', key), new RegExp(`^sluice: key '${key}' is not a stream$`));
       await conn.call('SET', `${key}:dead`, 'x');
