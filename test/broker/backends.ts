@@ -1,6 +1,9 @@
 // The backends the broker suite runs on: a real redis-server, the embedded engine and
-// `sluice server`. Each is probed for the stream commands the broker needs; a backend that
-// lacks them is skipped with the reason (while the engine is still being written).
+// `sluice server`. Each is probed for the stream commands the broker needs. A backend that does
+// not start or fails the probe fails every test of its describe() with the reason: a regression
+// in sluice (XAUTOCLAIM broken, a server that crashes at start) must never pass as skipped. Only
+// a backend that cannot exist on this machine, because a program it needs is not installed
+// (`absent()`), is skipped, with that reason; redis-server has no `absent()`: CI installs it.
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,9 +13,10 @@ import { connect } from '../../src/client/connect.js';
 import type { Connection } from '../../src/client/connection.js';
 import { EmbeddedConnection } from '../../src/client/embedded-connection.js';
 import { open } from '../../src/client/embedded.js';
-import { after, before } from 'node:test';
+import { after, before, describe } from 'node:test';
 import { type Job, Worker, type WorkerOptions } from '../../src/broker/worker.js';
 import { freePort, spawnUntil, stopChild } from '../support/processes.js';
+import { within } from '../support/wait.js';
 
 export { freePort };
 
@@ -28,14 +32,24 @@ export interface Backend {
   stop(): Promise<void>;
 }
 
-export interface BackendFactory {
-  name: string;
-  /** Resolves to a running backend, or to the reason it cannot run here. */
-  start(options?: { persistent?: boolean }): Promise<Backend | string>;
+export interface StartOptions {
+  /** Socket backends: with an AOF, so restart() keeps the data. */
+  persistent?: boolean;
 }
 
-/** Checks that the stream commands the broker relies on exist; resolves to a reason if not. */
-export async function probe(conn: Connection): Promise<string | null> {
+export interface BackendFactory {
+  name: string;
+  /**
+   * Why this backend cannot exist on this machine (a program it needs is not installed), or
+   * null. Only then are its tests skipped.
+   */
+  absent?(): string | null;
+  /** Resolves to a running backend that passed the probe; rejects with why it did not. */
+  start(options?: StartOptions): Promise<Backend>;
+}
+
+/** Runs the stream commands the broker relies on; rejects with the first that fails. */
+export async function probe(conn: Connection): Promise<void> {
   const key = `__sluice_probe_${process.pid}_${Math.random()}`;
   try {
     await conn.call('XADD', key, '*', 'f', 'v');
@@ -50,26 +64,35 @@ export async function probe(conn: Connection): Promise<string | null> {
     await conn.call('HSETNX', `${key}:h`, 'a', '1');
     await conn.call('SADD', `${key}:s`, 'a');
     await conn.call('DEL', key, `${key}:h`, `${key}:s`);
-    return null;
   } catch (err) {
-    return `stream commands missing: ${(err as Error).message}`;
+    throw new Error(`the broker's commands fail: ${(err as Error).message}`);
   }
 }
 
-async function probed(backend: Backend): Promise<Backend | string> {
-  const conn = await backend.connect();
-  const reason = await probe(conn).finally(() => conn.close());
-  if (reason === null) return backend;
-  await backend.stop();
-  return reason;
+/** The backend once it passed the probe; stopped, and the probe's failure thrown, if not. */
+export async function probed(backend: Backend): Promise<Backend> {
+  try {
+    const conn = await backend.connect();
+    await probe(conn).finally(() => conn.close());
+  } catch (err) {
+    await backend.stop().catch(() => {});
+    throw new Error(`${backend.name}: ${(err as Error).message}`);
+  }
+  return backend;
 }
 
 /**
  * A server process as a Backend: connections are tracked and closed at stop; restart() stops
  * the process with SIGTERM (it flushes its AOF) and launches it again on the same port.
  */
-async function serverBackend(name: string, dir: string, launch: () => Promise<{ child: ChildProcess; port: number }>): Promise<Backend | string> {
-  let running = await launch();
+async function serverBackend(name: string, dir: string, launch: () => Promise<{ child: ChildProcess; port: number }>): Promise<Backend> {
+  let running: { child: ChildProcess; port: number };
+  try {
+    running = await launch();
+  } catch (err) {
+    rmSync(dir, { recursive: true, force: true });
+    throw new Error(`${name} did not start: ${(err as Error).message.split('\n')[0]}`);
+  }
   const url = `redis://127.0.0.1:${running.port}`;
   const conns: Connection[] = [];
   return probed({
@@ -129,17 +152,78 @@ export const sluiceServer: BackendFactory = {
       port = Number(match[2]);
       return { child, port };
     };
-    try {
-      return await serverBackend('sluice-server', dir, launch);
-    } catch (err) {
-      rmSync(dir, { recursive: true, force: true });
-      return `sluice server unavailable: ${(err as Error).message.split('\n')[0]}`;
-    }
+    return serverBackend('sluice-server', dir, launch);
   },
 };
 
 /** All backends; a suite runs once per entry. Add a backend here and every broker test runs on it. */
 export const backends: BackendFactory[] = [redisServer, embedded, sluiceServer];
+
+/** How long a backend may take to start (a hang is a failure too). */
+const START_LIMIT_MS = 60_000;
+
+/**
+ * A describe() per backend, titled `title(name)`, whose tests use `backend` (ready before the
+ * first of them). Every backend starts at once, when this is called (at import), so their
+ * start-ups overlap. One that fails to start or the probe fails each of its describe's tests with
+ * the reason; one whose factory reports it `absent()` is skipped with the reason.
+ */
+export function describeEach(factories: BackendFactory[], title: (name: string) => string, body: (backend: Backend, name: string) => void, options: StartOptions = {}): void {
+  for (const factory of factories) {
+    const absent = factory.absent?.() ?? null;
+    if (absent !== null) {
+      describe(title(factory.name), { skip: absent }, () => {});
+      continue;
+    }
+    const backend = new StartingBackend(factory.name, factory.start(options));
+    describe(title(factory.name), () => {
+      before(() => backend.ready());
+      body(backend, factory.name);
+      after(() => backend.stop()); // after the body's own after() hooks, which may still use it
+    });
+  }
+}
+
+/** A Backend still starting: its tests may hold it before it runs; ready() waits for it, or rejects with why it failed. */
+class StartingBackend implements Backend {
+  private started: Backend | null = null;
+
+  constructor(
+    readonly name: string,
+    private readonly starting: Promise<Backend>,
+  ) {
+    starting.catch(() => {}); // reported by ready(), in the describe's before() hook
+  }
+
+  async ready(): Promise<void> {
+    this.started = await within(this.starting, `${this.name} to start`, START_LIMIT_MS);
+  }
+
+  private get running(): Backend {
+    if (this.started === null) throw new Error(`${this.name} is not running`);
+    return this.started;
+  }
+
+  get url(): string | undefined {
+    return this.running.url;
+  }
+
+  connect(): Promise<Connection> {
+    return this.running.connect();
+  }
+
+  async restart(): Promise<void> {
+    const b = this.running;
+    if (b.restart === undefined) throw new Error(`${this.name} cannot restart`);
+    await b.restart();
+  }
+
+  async stop(): Promise<void> {
+    const b = this.started;
+    this.started = null;
+    await b?.stop();
+  }
+}
 
 export function deferred(): { promise: Promise<void>; resolve: () => void } {
   let resolve!: () => void;
@@ -153,7 +237,7 @@ export type WorkerFactory = <T>(options: WorkerOptions, handler: (job: Job<T>, c
  * For a describe() on one backend: connects before its tests (handing the connection to
  * `connected`) and returns a worker factory (blockMs 200, transient errors ignored); after the
  * tests, closes the `workers` (those made by the factory, and any a test pushes) and the
- * connection, and stops the backend.
+ * connection (describeEach stops the backend).
  */
 export function useWorkers(b: Backend, connected: (conn: Connection) => void): { worker: WorkerFactory; workers: Worker[] } {
   let conn: Connection;
@@ -164,8 +248,7 @@ export function useWorkers(b: Backend, connected: (conn: Connection) => void): {
   });
   after(async () => {
     for (const w of workers) await w.close({ timeoutMs: 100 });
-    await conn.close();
-    await b.stop();
+    await conn?.close(); // undefined when the backend did not start
   });
   const worker: WorkerFactory = (options, handler) => {
     const w = new Worker(conn, { blockMs: 200, ...options }, handler);

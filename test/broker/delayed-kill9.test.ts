@@ -6,11 +6,11 @@ import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { after, describe, test } from 'node:test';
+import { after, test } from 'node:test';
 import type { Value } from '../../src/client/connection.js';
 import { delayedKey, serverTimeMs } from '../../src/broker/delayed.js';
 import { Producer } from '../../src/broker/producer.js';
-import { type Backend, redisServer, sluiceServer } from './backends.js';
+import { describeEach, redisServer, sluiceServer } from './backends.js';
 import { waitFor } from '../support/wait.js';
 import { stopChild } from '../support/processes.js';
 
@@ -29,57 +29,52 @@ function startWorker(url: string, stream: string, consumer: string): Promise<Chi
   });
 }
 
-for (const factory of [redisServer, sluiceServer]) {
-  const backend = await factory.start().catch((e: Error) => `failed to start: ${e.message}`);
-  describe(`delayed delivery with kill -9 on ${factory.name}`, { skip: typeof backend === 'string' ? backend : false }, () => {
-    const b = backend as Backend;
-    const children: ChildProcess[] = [];
-    after(async () => {
-      for (const c of children) await stopChild(c, 'SIGKILL');
-      await b.stop();
-    });
-
-    test(`${JOBS} delayed jobs, 3 worker processes, one SIGKILLed: each handled, on time, moved once`, async () => {
-      const conn = await b.connect();
-      const stream = `{dk9-${process.pid}}`;
-      // The workers first (starting a process is slow on a loaded machine), then the jobs.
-      for (let i = 0; i < 3; i++) children.push(await startWorker(b.url!, stream, `w${i}`));
-      const now = await serverTimeMs(conn);
-      const due = (n: number): number => now + 1000 + Math.floor((n * SPREAD_MS) / JOBS); // from 1 s on
-      await new Producer(conn, { stream }).addMany(Array.from({ length: JOBS }, (_, n) => ({ payload: { n }, at: due(n) })), { keyed: true });
-      await waitFor(async () => Number(await conn.call('HLEN', `${stream}:receipts`)) >= JOBS / 3, 'a third handled', 10_000);
-      await stopChild(children[0]!, 'SIGKILL');
-      await waitFor(async () => Number(await conn.call('HLEN', `${stream}:receipts`)) === JOBS, 'all handled', 15_000 + JOBS);
-      await waitFor(async () => Number(((await conn.call('XPENDING', stream, 'g')) as Value[])[0]) === 0, 'PEL empty', 5000);
-
-      const receipts = (await conn.call('HGETALL', `${stream}:receipts`)) as string[];
-      let early = 0;
-      let late = 0;
-      let worstLateMs = 0;
-      const all: number[] = [];
-      for (let i = 0; i < receipts.length; i += 2) {
-        const n = Number(receipts[i]);
-        const lateness = Number(receipts[i + 1]) - due(n);
-        if (lateness < 0) early++;
-        if (lateness > 1000 + CLAIM_IDLE_MS) late++;
-        worstLateMs = Math.max(worstLateMs, lateness);
-        all.push(lateness);
-      }
-      all.sort((x, y) => x - y);
-      const twice = (await conn.call('HVALS', `${stream}:calls`)) as string[];
-      process.stdout.write(
-        `# ${factory.name}: ${JOBS} jobs, lateness p50 ${all[all.length >> 1]} ms, p99 ${all[Math.floor(all.length * 0.99)]} ms, max ${worstLateMs} ms; ${twice.filter((c) => c !== '1').length} run twice\n`,
-      );
-      assert.equal(early, 0, 'handled before its due time');
-      assert.equal(late, 0, `handled more than 1 s + claim delay late (worst ${worstLateMs} ms)`);
-      assert.equal(Number(await conn.call('XLEN', stream)), JOBS, 'each job moved into the stream exactly once');
-      assert.equal(Number(await conn.call('ZCARD', delayedKey(stream))), 0);
-      const calls = ((await conn.call('HVALS', `${stream}:calls`)) as string[]).map(Number);
-      assert.equal(calls.length, JOBS);
-      // At least once: only jobs the killed process held may run twice.
-      assert.ok(calls.filter((c) => c > 1).length < 100, `${calls.filter((c) => c > 1).length} jobs ran more than once`);
-      for (const c of children.slice(1)) await stopChild(c, 'SIGTERM');
-      await conn.close();
-    });
+describeEach([redisServer, sluiceServer], (name) => `delayed delivery with kill -9 on ${name}`, (b, name) => {
+  const children: ChildProcess[] = [];
+  after(async () => {
+    for (const c of children) await stopChild(c, 'SIGKILL');
   });
-}
+
+  test(`${JOBS} delayed jobs, 3 worker processes, one SIGKILLed: each handled, on time, moved once`, async () => {
+    const conn = await b.connect();
+    const stream = `{dk9-${process.pid}}`;
+    // The workers first (starting a process is slow on a loaded machine), then the jobs.
+    for (let i = 0; i < 3; i++) children.push(await startWorker(b.url!, stream, `w${i}`));
+    const now = await serverTimeMs(conn);
+    const due = (n: number): number => now + 1000 + Math.floor((n * SPREAD_MS) / JOBS); // from 1 s on
+    await new Producer(conn, { stream }).addMany(Array.from({ length: JOBS }, (_, n) => ({ payload: { n }, at: due(n) })), { keyed: true });
+    await waitFor(async () => Number(await conn.call('HLEN', `${stream}:receipts`)) >= JOBS / 3, 'a third handled', 10_000);
+    await stopChild(children[0]!, 'SIGKILL');
+    await waitFor(async () => Number(await conn.call('HLEN', `${stream}:receipts`)) === JOBS, 'all handled', 15_000 + JOBS);
+    await waitFor(async () => Number(((await conn.call('XPENDING', stream, 'g')) as Value[])[0]) === 0, 'PEL empty', 5000);
+
+    const receipts = (await conn.call('HGETALL', `${stream}:receipts`)) as string[];
+    let early = 0;
+    let late = 0;
+    let worstLateMs = 0;
+    const all: number[] = [];
+    for (let i = 0; i < receipts.length; i += 2) {
+      const n = Number(receipts[i]);
+      const lateness = Number(receipts[i + 1]) - due(n);
+      if (lateness < 0) early++;
+      if (lateness > 1000 + CLAIM_IDLE_MS) late++;
+      worstLateMs = Math.max(worstLateMs, lateness);
+      all.push(lateness);
+    }
+    all.sort((x, y) => x - y);
+    const twice = (await conn.call('HVALS', `${stream}:calls`)) as string[];
+    process.stdout.write(
+      `# ${name}: ${JOBS} jobs, lateness p50 ${all[all.length >> 1]} ms, p99 ${all[Math.floor(all.length * 0.99)]} ms, max ${worstLateMs} ms; ${twice.filter((c) => c !== '1').length} run twice\n`,
+    );
+    assert.equal(early, 0, 'handled before its due time');
+    assert.equal(late, 0, `handled more than 1 s + claim delay late (worst ${worstLateMs} ms)`);
+    assert.equal(Number(await conn.call('XLEN', stream)), JOBS, 'each job moved into the stream exactly once');
+    assert.equal(Number(await conn.call('ZCARD', delayedKey(stream))), 0);
+    const calls = ((await conn.call('HVALS', `${stream}:calls`)) as string[]).map(Number);
+    assert.equal(calls.length, JOBS);
+    // At least once: only jobs the killed process held may run twice.
+    assert.ok(calls.filter((c) => c > 1).length < 100, `${calls.filter((c) => c > 1).length} jobs ran more than once`);
+    for (const c of children.slice(1)) await stopChild(c, 'SIGTERM');
+    await conn.close();
+  });
+});

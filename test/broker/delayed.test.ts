@@ -2,190 +2,185 @@
 // and the DelayedMover every Worker runs. A job is handled no earlier than its due time on the
 // server's clock (TIME, read in the handler) and soon after; several movers move each job once.
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
+import { test } from 'node:test';
 import type { Arg, BlockingConnection, Connection, Value } from '../../src/client/connection.js';
 import { DelayedMover, delayedKey, serverTimeMs } from '../../src/broker/delayed.js';
 import { Producer } from '../../src/broker/producer.js';
 import { probeStreamFeatures } from '../../src/broker/stream-features.js';
-import { type Backend, backends, useWorkers } from './backends.js';
+import { backends, describeEach, useWorkers } from './backends.js';
 import { unique } from '../support/names.js';
 import { waitFor } from '../support/wait.js';
-
-const started = await Promise.all(backends.map(async (f) => ({ name: f.name, backend: await f.start().catch((e: Error) => `failed to start: ${e.message}`) })));
 
 interface Due {
   n: number;
   due: number;
 }
 
-for (const { name, backend } of started) {
-  describe(`delayed delivery on ${name}`, { skip: typeof backend === 'string' ? backend : false }, () => {
-    const b = backend as Backend;
-    let conn!: Connection;
-    const { worker } = useWorkers(b, (c) => (conn = c));
+describeEach(backends, (name) => `delayed delivery on ${name}`, (b, name) => {
+  let conn!: Connection;
+  const { worker } = useWorkers(b, (c) => (conn = c));
 
-    test('a job added with `at` is handled no earlier than its due time (server TIME) and within 300 ms of it', async () => {
-      const stream = unique('at');
-      const producer = new Producer(conn, { stream });
-      const now = await serverTimeMs(conn);
-      const dues = [now + 300, now + 600, now + 900];
-      const ids = await Promise.all(dues.map((due, n) => producer.add({ n, due }, { at: new Date(due) })));
-      assert.equal(new Set(ids).size, 3, 'each delayed job gets its own id');
-      assert.equal(Number(await conn.call('XLEN', stream)), 0, 'nothing in the stream yet');
-      assert.equal(Number(await conn.call('ZCARD', delayedKey(stream))), 3);
-      const handled: Array<{ due: number; at: number }> = [];
-      const w = worker<Due>({ stream, group: 'g' }, async (job) => {
-        handled.push({ due: job.payload.due, at: await serverTimeMs(conn) });
-      });
-      await w.start();
-      await waitFor(() => handled.length === 3, 'three handled', 5000);
-      for (const h of handled) {
-        assert.ok(h.at >= h.due, `handled at ${h.at}, ${h.due - h.at} ms before its due time`);
-        assert.ok(h.at - h.due < 300, `handled ${h.at - h.due} ms after its due time`);
-      }
-      assert.equal(Number(await conn.call('ZCARD', delayedKey(stream))), 0);
+  test('a job added with `at` is handled no earlier than its due time (server TIME) and within 300 ms of it', async () => {
+    const stream = unique('at');
+    const producer = new Producer(conn, { stream });
+    const now = await serverTimeMs(conn);
+    const dues = [now + 300, now + 600, now + 900];
+    const ids = await Promise.all(dues.map((due, n) => producer.add({ n, due }, { at: new Date(due) })));
+    assert.equal(new Set(ids).size, 3, 'each delayed job gets its own id');
+    assert.equal(Number(await conn.call('XLEN', stream)), 0, 'nothing in the stream yet');
+    assert.equal(Number(await conn.call('ZCARD', delayedKey(stream))), 3);
+    const handled: Array<{ due: number; at: number }> = [];
+    const w = worker<Due>({ stream, group: 'g' }, async (job) => {
+      handled.push({ due: job.payload.due, at: await serverTimeMs(conn) });
     });
-
-    test('delayMs counts from the add; `at` in the past is handled at once; identical payloads stay apart', async () => {
-      const stream = unique('delay');
-      const producer = new Producer(conn, { stream });
-      const handled: Array<{ payload: string; at: number }> = [];
-      const w = worker<string>({ stream, group: 'g' }, async (job) => {
-        handled.push({ payload: job.payload, at: await serverTimeMs(conn) });
-      });
-      await w.start();
-      const start = await serverTimeMs(conn);
-      await producer.add('late', { delayMs: 400 });
-      await producer.add('late', { delayMs: 400 });
-      await producer.add('past', { at: start - 60_000 });
-      await waitFor(() => handled.some((h) => h.payload === 'past'), 'past job', 2000);
-      assert.ok(handled.find((h) => h.payload === 'past')!.at - start < 300, 'a past due time is handled at once');
-      await waitFor(() => handled.length === 3, 'all three', 3000);
-      for (const h of handled.filter((x) => x.payload === 'late')) assert.ok(h.at - start >= 400 - 5, `handled after ${h.at - start} ms`);
-      assert.equal(handled.filter((x) => x.payload === 'late').length, 2);
-    });
-
-    test('addMany with keyed items mixes immediate and delayed entries', async () => {
-      const stream = unique('many');
-      const producer = new Producer(conn, { stream });
-      const now = await serverTimeMs(conn);
-      const ids = await producer.addMany(
-        [{ payload: 'now' }, { payload: 'later', at: now + 200 }, { payload: 'later2', delayMs: 200 }],
-        { keyed: true },
-      );
-      assert.match(ids[0]!, /^\d+-\d+$/, 'an immediate entry resolves to its stream id');
-      assert.equal(Number(await conn.call('XLEN', stream)), 1);
-      assert.equal(Number(await conn.call('ZCARD', delayedKey(stream))), 2);
-      const seen: string[] = [];
-      const w = worker<string>({ stream, group: 'g' }, (job) => void seen.push(job.payload));
-      await w.start();
-      await waitFor(() => seen.length === 3, 'three', 3000);
-      assert.deepEqual(seen.sort(), ['later', 'later2', 'now']);
-    });
-
-    test('rejects contradictory or invalid delays', async () => {
-      const producer = new Producer(conn, { stream: unique('bad') });
-      await assert.rejects(producer.add(1, { delayMs: 5, at: 1 }), /exclusive/);
-      await assert.rejects(producer.add(1, { delayMs: -1 }), /delayMs/);
-      await assert.rejects(producer.add(1, { at: new Date('nope') }), /at: not a valid time/);
-    });
-
-    test('three workers moving at once move each of 300 jobs exactly once', async () => {
-      const stream = unique('race');
-      const producer = new Producer(conn, { stream });
-      const now = await serverTimeMs(conn);
-      await producer.addMany(Array.from({ length: 300 }, (_, n) => ({ payload: { n, due: now + 200 + (n % 5) * 50 }, at: now + 200 + (n % 5) * 50 })), { keyed: true });
-      const calls = new Map<number, number>();
-      const early: number[] = [];
-      for (let i = 0; i < 3; i++) {
-        await worker<Due>({ stream, group: 'g', consumer: `c${i}` }, async (job) => {
-          calls.set(job.payload.n, (calls.get(job.payload.n) ?? 0) + 1);
-          if ((await serverTimeMs(conn)) < job.payload.due) early.push(job.payload.n);
-        }).start();
-      }
-      await waitFor(() => calls.size === 300, 'all 300', 10_000);
-      await new Promise((r) => setTimeout(r, 200));
-      assert.deepEqual([...calls.values()].filter((c) => c !== 1), [], 'each job handled once');
-      assert.deepEqual(early, []);
-      assert.equal(Number(await conn.call('XLEN', stream)), 300, 'each job moved once');
-      assert.equal(Number(await conn.call('ZCARD', delayedKey(stream))), 0);
-    });
-
-    test('a standalone DelayedMover moves jobs for producers-only setups; a non-job member is moved verbatim', async () => {
-      const stream = unique('mover');
-      const now = await serverTimeMs(conn);
-      await new Producer(conn, { stream }).add({ x: 1 }, { at: now + 100 });
-      await conn.call('ZADD', delayedKey(stream), now, 'not json');
-      const mover = new DelayedMover(conn, { stream, pollMs: 50 });
-      await mover.start();
-      await waitFor(async () => Number(await conn.call('XLEN', stream)) === 2, 'both moved', 3000);
-      await mover.close();
-      assert.equal(mover.moved, 2);
-      const entries = (await conn.call('XRANGE', stream, '-', '+')) as Value[][];
-      const fields = entries.map((e) => (e[1] as string[]).join(' '));
-      assert.ok(fields.includes('delayed-member not json'), fields.join(' | '));
-      assert.ok(fields.some((f) => f.startsWith('payload {"x":1} content-type application/json')), fields.join(' | '));
-    });
-
-    test('delayed adds with the same idempotencyKey reach the stream once where the server has IDMP', async () => {
-      const stream = unique('idem');
-      const { idmp } = await probeStreamFeatures(conn);
-      const producer = new Producer(conn, { stream });
-      const now = await serverTimeMs(conn);
-      const first = await producer.add({ try: 1 }, { at: now + 50, idempotencyKey: 'order-7' });
-      const second = await producer.add({ try: 2 }, { at: now + 50, idempotencyKey: 'order-7' });
-      assert.equal(first, 'order-7');
-      assert.equal(second, 'order-7');
-      const mover = new DelayedMover(conn, { stream, pollMs: 20 });
-      await mover.start();
-      await waitFor(async () => Number(await conn.call('ZCARD', delayedKey(stream))) === 0, 'moved', 3000);
-      await mover.close();
-      assert.equal(Number(await conn.call('XLEN', stream)), idmp ? 1 : 2);
-    });
-
-    test('a move whose WATCH was lost (resent after a reconnect) undoes the XADDs of members another mover took', { skip: name === 'redis-server' ? false : 'the Redis 7 path: with IDMP the XADD is deduplicated instead' }, async () => {
-      const stream = unique('lost-watch');
-      const now = await serverTimeMs(conn);
-      await new Producer(conn, { stream }).addMany([1, 2, 3].map((n) => ({ payload: n, at: now - 10 })), { keyed: true });
-      // A link that forgets WATCH, and lets "another mover" take the members right after the read.
-      let raced = false;
-      const link = await conn.duplicate();
-      const lossy = Object.assign(Object.create(link) as BlockingConnection, {
-        call: async (...args: Arg[]): Promise<Value> => {
-          if (args[0] === 'WATCH') return 'OK';
-          const reply = await link.call(...args);
-          if (args[0] === 'ZRANGE' && args[3] !== 'WITHSCORES' && !raced && (reply as string[]).length > 0) {
-            raced = true;
-            for (const member of reply as string[]) {
-              const [, ...fields] = JSON.parse(member) as string[];
-              await conn.multi([['XADD', stream, '*', ...fields], ['ZREM', delayedKey(stream), member]]);
-            }
-          }
-          return reply;
-        },
-      });
-      const wrapped = Object.assign(Object.create(conn) as Connection, { duplicate: async () => lossy });
-      const mover = new DelayedMover(wrapped, { stream, pollMs: 20 });
-      await mover.start();
-      await waitFor(() => raced, 'the race', 3000);
-      await new Promise((r) => setTimeout(r, 100));
-      await mover.close();
-      await link.close();
-      assert.equal(mover.moved, 0);
-      assert.equal(Number(await conn.call('XLEN', stream)), 3, 'each job once in the stream');
-    });
-
-    test('delayed: false runs no mover; the metrics show the waiting jobs (sluice_delayed_jobs)', async () => {
-      const stream = unique('off');
-      await new Producer(conn, { stream }).add('x', { delayMs: 0 });
-      await new Producer(conn, { stream }).add('y', { delayMs: 0 });
-      let seen = 0;
-      const w = worker({ stream, group: 'g', delayed: false }, () => void seen++);
-      await w.start();
-      await new Promise((r) => setTimeout(r, 300));
-      assert.equal(seen, 0);
-      assert.equal(Number(await conn.call('ZCARD', delayedKey(stream))), 2);
-      assert.ok((await w.metrics.prometheus()).includes(`sluice_delayed_jobs{stream="${stream}"} 2\n`));
-    });
+    await w.start();
+    await waitFor(() => handled.length === 3, 'three handled', 5000);
+    for (const h of handled) {
+      assert.ok(h.at >= h.due, `handled at ${h.at}, ${h.due - h.at} ms before its due time`);
+      assert.ok(h.at - h.due < 300, `handled ${h.at - h.due} ms after its due time`);
+    }
+    assert.equal(Number(await conn.call('ZCARD', delayedKey(stream))), 0);
   });
-}
+
+  test('delayMs counts from the add; `at` in the past is handled at once; identical payloads stay apart', async () => {
+    const stream = unique('delay');
+    const producer = new Producer(conn, { stream });
+    const handled: Array<{ payload: string; at: number }> = [];
+    const w = worker<string>({ stream, group: 'g' }, async (job) => {
+      handled.push({ payload: job.payload, at: await serverTimeMs(conn) });
+    });
+    await w.start();
+    const start = await serverTimeMs(conn);
+    await producer.add('late', { delayMs: 400 });
+    await producer.add('late', { delayMs: 400 });
+    await producer.add('past', { at: start - 60_000 });
+    await waitFor(() => handled.some((h) => h.payload === 'past'), 'past job', 2000);
+    assert.ok(handled.find((h) => h.payload === 'past')!.at - start < 300, 'a past due time is handled at once');
+    await waitFor(() => handled.length === 3, 'all three', 3000);
+    for (const h of handled.filter((x) => x.payload === 'late')) assert.ok(h.at - start >= 400 - 5, `handled after ${h.at - start} ms`);
+    assert.equal(handled.filter((x) => x.payload === 'late').length, 2);
+  });
+
+  test('addMany with keyed items mixes immediate and delayed entries', async () => {
+    const stream = unique('many');
+    const producer = new Producer(conn, { stream });
+    const now = await serverTimeMs(conn);
+    const ids = await producer.addMany(
+      [{ payload: 'now' }, { payload: 'later', at: now + 200 }, { payload: 'later2', delayMs: 200 }],
+      { keyed: true },
+    );
+    assert.match(ids[0]!, /^\d+-\d+$/, 'an immediate entry resolves to its stream id');
+    assert.equal(Number(await conn.call('XLEN', stream)), 1);
+    assert.equal(Number(await conn.call('ZCARD', delayedKey(stream))), 2);
+    const seen: string[] = [];
+    const w = worker<string>({ stream, group: 'g' }, (job) => void seen.push(job.payload));
+    await w.start();
+    await waitFor(() => seen.length === 3, 'three', 3000);
+    assert.deepEqual(seen.sort(), ['later', 'later2', 'now']);
+  });
+
+  test('rejects contradictory or invalid delays', async () => {
+    const producer = new Producer(conn, { stream: unique('bad') });
+    await assert.rejects(producer.add(1, { delayMs: 5, at: 1 }), /exclusive/);
+    await assert.rejects(producer.add(1, { delayMs: -1 }), /delayMs/);
+    await assert.rejects(producer.add(1, { at: new Date('nope') }), /at: not a valid time/);
+  });
+
+  test('three workers moving at once move each of 300 jobs exactly once', async () => {
+    const stream = unique('race');
+    const producer = new Producer(conn, { stream });
+    const now = await serverTimeMs(conn);
+    await producer.addMany(Array.from({ length: 300 }, (_, n) => ({ payload: { n, due: now + 200 + (n % 5) * 50 }, at: now + 200 + (n % 5) * 50 })), { keyed: true });
+    const calls = new Map<number, number>();
+    const early: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      await worker<Due>({ stream, group: 'g', consumer: `c${i}` }, async (job) => {
+        calls.set(job.payload.n, (calls.get(job.payload.n) ?? 0) + 1);
+        if ((await serverTimeMs(conn)) < job.payload.due) early.push(job.payload.n);
+      }).start();
+    }
+    await waitFor(() => calls.size === 300, 'all 300', 10_000);
+    await new Promise((r) => setTimeout(r, 200));
+    assert.deepEqual([...calls.values()].filter((c) => c !== 1), [], 'each job handled once');
+    assert.deepEqual(early, []);
+    assert.equal(Number(await conn.call('XLEN', stream)), 300, 'each job moved once');
+    assert.equal(Number(await conn.call('ZCARD', delayedKey(stream))), 0);
+  });
+
+  test('a standalone DelayedMover moves jobs for producers-only setups; a non-job member is moved verbatim', async () => {
+    const stream = unique('mover');
+    const now = await serverTimeMs(conn);
+    await new Producer(conn, { stream }).add({ x: 1 }, { at: now + 100 });
+    await conn.call('ZADD', delayedKey(stream), now, 'not json');
+    const mover = new DelayedMover(conn, { stream, pollMs: 50 });
+    await mover.start();
+    await waitFor(async () => Number(await conn.call('XLEN', stream)) === 2, 'both moved', 3000);
+    await mover.close();
+    assert.equal(mover.moved, 2);
+    const entries = (await conn.call('XRANGE', stream, '-', '+')) as Value[][];
+    const fields = entries.map((e) => (e[1] as string[]).join(' '));
+    assert.ok(fields.includes('delayed-member not json'), fields.join(' | '));
+    assert.ok(fields.some((f) => f.startsWith('payload {"x":1} content-type application/json')), fields.join(' | '));
+  });
+
+  test('delayed adds with the same idempotencyKey reach the stream once where the server has IDMP', async () => {
+    const stream = unique('idem');
+    const { idmp } = await probeStreamFeatures(conn);
+    const producer = new Producer(conn, { stream });
+    const now = await serverTimeMs(conn);
+    const first = await producer.add({ try: 1 }, { at: now + 50, idempotencyKey: 'order-7' });
+    const second = await producer.add({ try: 2 }, { at: now + 50, idempotencyKey: 'order-7' });
+    assert.equal(first, 'order-7');
+    assert.equal(second, 'order-7');
+    const mover = new DelayedMover(conn, { stream, pollMs: 20 });
+    await mover.start();
+    await waitFor(async () => Number(await conn.call('ZCARD', delayedKey(stream))) === 0, 'moved', 3000);
+    await mover.close();
+    assert.equal(Number(await conn.call('XLEN', stream)), idmp ? 1 : 2);
+  });
+
+  test('a move whose WATCH was lost (resent after a reconnect) undoes the XADDs of members another mover took', { skip: name === 'redis-server' ? false : 'the Redis 7 path: with IDMP the XADD is deduplicated instead' }, async () => {
+    const stream = unique('lost-watch');
+    const now = await serverTimeMs(conn);
+    await new Producer(conn, { stream }).addMany([1, 2, 3].map((n) => ({ payload: n, at: now - 10 })), { keyed: true });
+    // A link that forgets WATCH, and lets "another mover" take the members right after the read.
+    let raced = false;
+    const link = await conn.duplicate();
+    const lossy = Object.assign(Object.create(link) as BlockingConnection, {
+      call: async (...args: Arg[]): Promise<Value> => {
+        if (args[0] === 'WATCH') return 'OK';
+        const reply = await link.call(...args);
+        if (args[0] === 'ZRANGE' && args[3] !== 'WITHSCORES' && !raced && (reply as string[]).length > 0) {
+          raced = true;
+          for (const member of reply as string[]) {
+            const [, ...fields] = JSON.parse(member) as string[];
+            await conn.multi([['XADD', stream, '*', ...fields], ['ZREM', delayedKey(stream), member]]);
+          }
+        }
+        return reply;
+      },
+    });
+    const wrapped = Object.assign(Object.create(conn) as Connection, { duplicate: async () => lossy });
+    const mover = new DelayedMover(wrapped, { stream, pollMs: 20 });
+    await mover.start();
+    await waitFor(() => raced, 'the race', 3000);
+    await new Promise((r) => setTimeout(r, 100));
+    await mover.close();
+    await link.close();
+    assert.equal(mover.moved, 0);
+    assert.equal(Number(await conn.call('XLEN', stream)), 3, 'each job once in the stream');
+  });
+
+  test('delayed: false runs no mover; the metrics show the waiting jobs (sluice_delayed_jobs)', async () => {
+    const stream = unique('off');
+    await new Producer(conn, { stream }).add('x', { delayMs: 0 });
+    await new Producer(conn, { stream }).add('y', { delayMs: 0 });
+    let seen = 0;
+    const w = worker({ stream, group: 'g', delayed: false }, () => void seen++);
+    await w.start();
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(seen, 0);
+    assert.equal(Number(await conn.call('ZCARD', delayedKey(stream))), 2);
+    assert.ok((await w.metrics.prometheus()).includes(`sluice_delayed_jobs{stream="${stream}"} 2\n`));
+  });
+});

@@ -1,6 +1,6 @@
 // Child processes for the tests: free loopback ports, spawning a program and waiting for the
 // line that says it is ready, `sluice server` and redis-server, and stopping them.
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer, type AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
@@ -123,4 +123,9 @@ export async function startRedisServer(args: string[] = [], binary = 'redis-serv
     { readyOn: 'both' },
   );
   return { ...spawned, port };
+}
+
+/** Whether `program` is on the PATH (it runs with `--version`). */
+export function installed(program: string): boolean {
+  return spawnSync(program, ['--version'], { stdio: 'ignore', timeout: 10_000 }).error === undefined;
 }
