@@ -38,7 +38,8 @@ export { partitionStreams, partitionOf } from './broker/partition.js';
 export { probeStreamFeatures, type StreamFeatures } from './broker/stream-features.js';
 export { pauseGroup, resumeGroup, pausedGroups, isGroupPaused } from './broker/pause.js';
 export type { LimiterOptions } from './broker/rate-limiter.js';
-export { Scheduler, type Every, type ScheduleInfo } from './broker/schedules.js';
+export { Scheduler, type Every, type ScheduleInfo, type SchedulerOptions } from './broker/schedules.js';
+export type { Clock } from './broker/clock.js';
 
 // Servers: RESP, Prometheus metrics, the dashboard.
 export { serve, type ServeOptions, type Server } from './server/serve.js';

@@ -14,6 +14,7 @@
 import type { Arg, Connection } from '../client/connection.js';
 import { type Codec, encodeEntry, jsonCodec } from './codec.js';
 import { partitionOf, partitionStreams } from './partition.js';
+import type { Clock } from './clock.js';
 import { SafeTrimmer } from './safe-trim.js';
 import { type Every, listSchedules, removeSchedule, type ScheduleInfo, upsertSchedule } from './schedules.js';
 import type { Logger } from '../logger.js';
@@ -48,6 +49,8 @@ export interface ProducerOptions {
   waitTimeoutMs?: number;
   /** Where notices go (a background trim that failed); silent by default. */
   logger?: Logger;
+  /** Paces the trimAckedOnly trim on servers without ACKED (at most once a second by it). */
+  clock?: Clock;
 }
 
 export interface AddOptions {
@@ -205,7 +208,7 @@ export class Producer {
         throw new Error('producerId: this server has no idempotent production (XADD IDMP needs Redis 8.6+ or sluice)');
       }
       if (this.options.trimAckedOnly && !f.deletionPolicies) {
-        this.trimmer = new SafeTrimmer(this.conn, { maxLen: this.options.maxLen, minIdAgeMs: this.options.minIdAgeMs }, this.options.logger);
+        this.trimmer = new SafeTrimmer(this.conn, { maxLen: this.options.maxLen, minIdAgeMs: this.options.minIdAgeMs, clock: this.options.clock }, this.options.logger);
       }
       return f;
     });

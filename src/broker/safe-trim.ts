@@ -9,6 +9,7 @@
 // it would have read: the same as Redis's own trimming, and rare for a running system.
 import { type Logger, silentLogger } from '../logger.js';
 import type { Connection, Value } from '../client/connection.js';
+import { type Clock, systemClock } from './clock.js';
 import { compareIds, pairsToObject } from './replies.js';
 
 export interface SafeTrimOptions {
@@ -16,6 +17,8 @@ export interface SafeTrimOptions {
   minIdAgeMs?: number;
   /** At most one trim per stream this often (default 1000 ms). */
   intervalMs?: number;
+  /** Whose time paces the trims (this process's, systemClock, by default). */
+  clock?: Clock;
 }
 
 export class SafeTrimmer {
@@ -30,7 +33,7 @@ export class SafeTrimmer {
 
   /** Called after each add; trims in the background when the interval has passed. */
   afterAdd(stream: string): void {
-    const now = Date.now();
+    const now = (this.options.clock ?? systemClock).now();
     if (this.running.has(stream) || now - (this.lastRun.get(stream) ?? 0) < (this.options.intervalMs ?? 1000)) return;
     this.lastRun.set(stream, now);
     this.running.add(stream);
@@ -51,7 +54,7 @@ export class SafeTrimmer {
 
   /** The MINID the producer's bound asks for, or null when nothing is over it. */
   private async bound(stream: string): Promise<string | null> {
-    if (this.options.minIdAgeMs !== undefined) return `${Math.max(0, Date.now() - this.options.minIdAgeMs)}-0`;
+    if (this.options.minIdAgeMs !== undefined) return `${Math.max(0, (this.options.clock ?? systemClock).now() - this.options.minIdAgeMs)}-0`;
     const excess = Number(await this.conn.call('XLEN', stream)) - (this.options.maxLen ?? Infinity);
     if (!(excess > 0)) return null;
     const over = (await this.conn.call('XRANGE', stream, '-', '+', 'COUNT', excess)) as Value[][];

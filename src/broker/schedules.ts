@@ -8,6 +8,7 @@
 // Cron expressions (6 fields, seconds first, or 5) and time zones come from `croner`.
 import { Cron } from 'croner';
 import type { BlockingConnection, Connection, Value } from '../client/connection.js';
+import { type Clock, systemClock } from './clock.js';
 import { execWatched } from './watched-multi.js';
 import { type Codec, encodeEntry, jsonCodec } from './codec.js';
 
@@ -48,15 +49,10 @@ function validate(every: Every): void {
   }
 }
 
-async function serverNow(conn: Connection): Promise<number> {
-  const [seconds, micros] = (await conn.call('TIME')) as [Value, Value];
-  return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
-}
-
 /** Creates or replaces a schedule; its first tick is the next one from now. */
 export async function upsertSchedule(conn: Connection, stream: string, id: string, every: Every, payload: unknown, codec: Codec = jsonCodec): Promise<ScheduleInfo> {
   validate(every);
-  const stored: Stored = { every, next: nextTick(every, await serverNow(conn)), fields: encodeEntry(codec, payload) };
+  const stored: Stored = { every, next: nextTick(every, await systemClock.serverNow(conn)), fields: encodeEntry(codec, payload) };
   await conn.call('HSET', schedulesKey(stream), id, JSON.stringify(stored));
   return { id, ...stored };
 }
@@ -72,6 +68,15 @@ export async function listSchedules(conn: Connection, stream: string): Promise<S
   return out.sort((a, b) => a.next - b.next || a.id.localeCompare(b.id));
 }
 
+export interface SchedulerOptions {
+  /** How often it looks for due ticks (default 100 ms). */
+  pollMs?: number;
+  /** Called with errors of a pass (the scheduler keeps running). */
+  onError?: (err: Error) => void;
+  /** Whose time says a tick is due: the server's TIME (systemClock) by default. */
+  clock?: Clock;
+}
+
 /**
  * Adds the entries of due schedules of one stream. Run it in any number of processes (the
  * Worker runs one): each tick is added once.
@@ -80,12 +85,15 @@ export class Scheduler {
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
   private connection: BlockingConnection | null = null;
+  private readonly clock: Clock;
 
   constructor(
     private readonly conn: Connection,
     private readonly stream: string,
-    private readonly options: { pollMs?: number; onError?: (err: Error) => void } = {},
-  ) {}
+    private readonly options: SchedulerOptions = {},
+  ) {
+    this.clock = options.clock ?? systemClock;
+  }
 
   start(): void {
     if (this.timer !== null) return;
@@ -108,7 +116,7 @@ export class Scheduler {
   /** One pass: every due schedule adds its entry. Resolves to how many were added. */
   async tick(): Promise<number> {
     const schedules = await listSchedules(this.conn, this.stream);
-    const now = await serverNow(this.conn);
+    const now = await this.clock.serverNow(this.conn);
     let added = 0;
     for (const s of schedules) if (s.next <= now && (await this.fire(s.id))) added++;
     return added;
@@ -125,7 +133,7 @@ export class Scheduler {
       const raw = await c.call('HGET', key, id);
       if (raw === null) return false;
       const s = JSON.parse(String(raw)) as Stored;
-      const now = await serverNow(c);
+      const now = await this.clock.serverNow(c);
       if (s.next > now) return false;
       const updated: Stored = { ...s, next: nextTick(s.every, now) };
       const done = await execWatched(c, [

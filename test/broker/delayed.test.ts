@@ -93,14 +93,17 @@ describeEach(backends, (name) => `delayed delivery on ${name}`, (b, name) => {
     await producer.addMany(Array.from({ length: 300 }, (_, n) => ({ payload: { n, due: now + 200 + (n % 5) * 50 }, at: now + 200 + (n % 5) * 50 })), { keyed: true });
     const calls = new Map<number, number>();
     const early: number[] = [];
-    for (let i = 0; i < 3; i++) {
-      await worker<Due>({ stream, group: 'g', consumer: `c${i}` }, async (job) => {
+    const movers = [0, 1, 2].map((i) =>
+      worker<Due>({ stream, group: 'g', consumer: `c${i}` }, async (job) => {
         calls.set(job.payload.n, (calls.get(job.payload.n) ?? 0) + 1);
         if ((await serverTimeMs(conn)) < job.payload.due) early.push(job.payload.n);
-      }).start();
-    }
+      }),
+    );
+    for (const w of movers) await w.start();
     await waitFor(() => calls.size === 300, 'all 300', 10_000);
-    await new Promise((r) => setTimeout(r, 200));
+    // Closed, every move and every handler the workers began has finished: a second move or
+    // delivery of a job would be counted by now.
+    for (const w of movers) await w.close();
     assert.deepEqual([...calls.values()].filter((c) => c !== 1), [], 'each job handled once');
     assert.deepEqual(early, []);
     assert.equal(Number(await conn.call('XLEN', stream)), 300, 'each job moved once');
@@ -164,8 +167,7 @@ describeEach(backends, (name) => `delayed delivery on ${name}`, (b, name) => {
     const mover = new DelayedMover(wrapped, { stream, pollMs: 20 });
     await mover.start();
     await waitFor(() => raced, 'the race', 3000);
-    await new Promise((r) => setTimeout(r, 100));
-    await mover.close();
+    await mover.close(); // after the pass that raced, its EXEC and its XDEL
     await link.close();
     assert.equal(mover.moved, 0);
     assert.equal(Number(await conn.call('XLEN', stream)), 3, 'each job once in the stream');
@@ -178,9 +180,10 @@ describeEach(backends, (name) => `delayed delivery on ${name}`, (b, name) => {
     let seen = 0;
     const w = worker({ stream, group: 'g', delayed: false }, () => void seen++);
     await w.start();
-    await new Promise((r) => setTimeout(r, 300));
-    assert.equal(seen, 0);
-    assert.equal(Number(await conn.call('ZCARD', delayedKey(stream))), 2);
     assert.ok((await w.metrics.prometheus()).includes(`sluice_delayed_jobs{stream="${stream}"} 2\n`));
+    // A mover would have begun its first pass at start(), and close() lets a pass finish.
+    await w.close();
+    assert.equal(Number(await conn.call('ZCARD', delayedKey(stream))), 2);
+    assert.equal(seen, 0);
   });
 });

@@ -46,7 +46,8 @@ test('600 delayed jobs over 3 partitions, 3 workers: each moved and handled once
     await w.start();
   }
   await waitFor(() => calls.size === 600, 'all 600 handled', 15_000);
-  await new Promise((r) => setTimeout(r, 200));
+  // Closed, every move and handler begun has finished: a job moved or delivered twice shows now.
+  for (const w of workers) await w.close();
   assert.deepEqual([...calls.values()].filter((c) => c !== 1), []);
   assert.deepEqual(early, []);
   let total = 0;

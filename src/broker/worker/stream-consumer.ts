@@ -124,8 +124,8 @@ export class StreamConsumer<T> {
     if (paused === this.paused) return;
     this.paused = paused;
     if (paused) {
-      this.emit('paused');
       await this.blocking?.interrupt();
+      this.emit('paused'); // once no read is left blocked: from here on nothing new is delivered
     } else {
       const wake = this.resumed;
       this.resumed = null;
