@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { keySpace, Rng } from './case-types.js';
-import { parseFrame } from './frames.js';
+import { frameOf, ReplyParser } from '../support/reply-parser.js';
 import { sorted } from './normalize.js';
 import { runScript } from './runner.js';
 import { startRedis, useTargets } from './targets.js';
@@ -28,19 +28,22 @@ test('a mask relaxes only its own step', async () => {
   const steps = [['SADD', 's', 'b', 'a', 'c'], { argv: ['SMEMBERS', 's'], mask: 'sorted' as const }, ['SCARD', 's']];
   assert.equal(await runScript(targets.redis, targets.sluice, steps, 2), null);
   const raw = Buffer.from('*3\r\n$1\r\nc\r\n$1\r\na\r\n$1\r\nb\r\n');
-  assert.equal(sorted(parseFrame(raw)!.frame).toString(), '*3\r\n$1\r\na\r\n$1\r\nb\r\n$1\r\nc\r\n');
+  assert.equal(sorted(frameOf(raw)).toString(), '*3\r\n$1\r\na\r\n$1\r\nb\r\n$1\r\nc\r\n');
 });
 
-test('the frame reader splits nested RESP3 and waits for incomplete input', () => {
+test('replies split into frames: nested RESP3, an attribute with its reply, incomplete input awaited', () => {
   const raw = Buffer.from('%1\r\n+k\r\n*2\r\n:1\r\n$4\r\na\r\nb\r\n|1\r\n+ttl\r\n:3\r\n_\r\n');
-  const first = parseFrame(raw, 0)!;
-  assert.equal(first.frame.type, '%');
-  assert.equal(first.frame.children!.length, 2);
-  assert.equal(first.frame.children![1]!.children![1]!.raw.toString(), "$4\r\na\r\nb\r\n");
-  const second = parseFrame(raw, first.end)!;
-  assert.equal(second.frame.type, '|');
-  assert.equal(second.end, raw.length);
-  assert.equal(parseFrame(raw.subarray(0, raw.length - 1), first.end), undefined);
+  const parser = new ReplyParser({ frames: true });
+  parser.push(raw.subarray(0, raw.length - 1));
+  const first = parser.next()!.frame!;
+  assert.equal(first.type, '%');
+  assert.equal(first.children!.length, 2);
+  assert.equal(first.children![1]!.children![1]!.raw.toString(), '$4\r\na\r\nb\r\n');
+  assert.equal(parser.next(), undefined);
+  parser.push(raw.subarray(raw.length - 1));
+  const second = parser.next()!.frame!;
+  assert.equal(second.type, '|');
+  assert.equal(second.raw.toString(), '|1\r\n+ttl\r\n:3\r\n_\r\n');
 });
 
 test('the same seed gives the same random key space', () => {

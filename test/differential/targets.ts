@@ -7,8 +7,8 @@ import { after, before } from 'node:test';
 import { encodeCommand, encodeReply } from '../../src/resp/encoder.js';
 import { startServer } from '../../src/server/server.js';
 import { startRedisServer } from '../support/processes.js';
-import { ReplyParser } from '../support/reply-parser.js';
-import { type Frame, parseFrame } from './frames.js';
+import { frameOf, ReplyParser } from '../support/reply-parser.js';
+import type { Frame } from './frames.js';
 
 export interface RawConnection {
   /**
@@ -25,11 +25,7 @@ export interface Target {
   stop(): Promise<void>;
 }
 
-/**
- * A socket connection: commands are sent one at a time. The client-side ReplyParser splits the
- * stream; each reply is parsed again by the harness's own frame reader, which must agree on
- * where the reply ends.
- */
+/** A socket connection: commands are sent one at a time; the ReplyParser splits the replies into frames. */
 export async function connectSocket(port: number, host = '127.0.0.1'): Promise<RawConnection> {
   const socket = net.createConnection({ port, host });
   socket.setNoDelay(true);
@@ -37,7 +33,7 @@ export async function connectSocket(port: number, host = '127.0.0.1'): Promise<R
     socket.once('connect', resolve);
     socket.once('error', reject);
   });
-  const parser = new ReplyParser();
+  const parser = new ReplyParser({ frames: true });
   const waiting: Array<{ resolve: (f: Frame) => void; reject: (e: Error) => void; frames: Frame[]; expected: number }> = [];
   let failure: Error | null = null;
   const failAll = (err: Error) => {
@@ -47,13 +43,7 @@ export async function connectSocket(port: number, host = '127.0.0.1'): Promise<R
   socket.on('data', (chunk) => {
     parser.push(chunk);
     for (let r = parser.next(); r !== undefined; r = parser.next()) {
-      const raw = Buffer.from(r.raw);
-      const parsed = parseFrame(raw, 0);
-      if (parsed === undefined || parsed.end !== raw.length) {
-        failAll(new Error(`reply parser and frame reader disagree on ${raw.toString('latin1')}`));
-        return;
-      }
-      const f = parsed.frame;
+      const f = r.frame!;
       const w = waiting[0];
       if (w === undefined) {
         failAll(new Error(`unsolicited reply ${f.raw.toString('latin1')}`));
@@ -145,7 +135,7 @@ export async function startEmbeddedSluice(): Promise<Target> {
         async command(argv) {
           const reply = await session.callRaw(...argv);
           const raw = encodeReply(reply, session.client.resp);
-          return parseFrame(raw, 0)!.frame;
+          return frameOf(raw);
         },
         close: () => session.close(),
       };

@@ -9,7 +9,7 @@ import {
   BooleanReply, DoubleReply, ErrorReply, MapReply, NULL_ARRAY, PushReply,
   type Reply, SetReply, SimpleString, VerbatimReply,
 } from '../../src/resp/reply.js';
-import { Attributed, parseAll, type ParsedReply, ReplyParseError, ReplyParser } from '../support/reply-parser.js';
+import { Attributed, type Frame, frameOf, parseAll, type ParsedReply, ReplyParseError, ReplyParser } from '../support/reply-parser.js';
 import { cutsArb, splitAt } from './helpers.js';
 
 const lineText = fc.string({ unit: 'grapheme', maxLength: 20 }).filter((s) => !/[\r\n]/.test(s));
@@ -84,6 +84,43 @@ for (const protocol of [2, 3] as const) {
     );
   });
 }
+
+/** A frame's bytes are its header line and then its elements' bytes, at every level. */
+function assertFrameTree(f: Frame): void {
+  if (f.children === undefined) return;
+  const header = f.raw.subarray(0, f.raw.indexOf('\r\n') + 2);
+  assert.deepEqual(Buffer.concat([header, ...f.children.map((c) => c.raw)]), f.raw);
+  for (const c of f.children) {
+    assertFrameTree(c);
+    if (f.type !== '|') assert.deepEqual(frameOf(c.raw), c, 'an element parsed alone is the same frame');
+  }
+}
+
+test('with frames: every element of a reply is a frame of its exact bytes, whatever the chunking', () => {
+  fc.assert(
+    fc.property(replyArb, fc.constantFrom<Protocol>(2, 3), cutsArb(400), (reply, protocol, cuts) => {
+      const bytes = encodeReply(reply, protocol);
+      const [parsed, ...rest] = parseAll(splitAt(bytes, cuts), { frames: true });
+      assert.equal(rest.length, 0);
+      assert.deepEqual(parsed!.frame!.raw, bytes);
+      assert.equal(parsed!.frame!.type, String.fromCharCode(bytes[0]!));
+      assertFrameTree(parsed!.frame!);
+    }),
+    { numRuns: 500 },
+  );
+  // An attribute and the reply it annotates are one '|' frame, at top level and inside an array.
+  const top = frameOf(Buffer.from('|1\r\n+ttl\r\n:3600\r\n*1\r\n:2\r\n'));
+  assert.deepEqual([top.type, top.children!.map((c) => c.raw.toString())], ['|', ['+ttl\r\n', ':3600\r\n', '*1\r\n:2\r\n']]);
+  const nested = frameOf(Buffer.from('*2\r\n:1\r\n|1\r\n+ttl\r\n:3600\r\n:2\r\n'));
+  assert.deepEqual(nested.children!.map((c) => [c.type, c.raw.toString()]), [[':', ':1\r\n'], ['|', '|1\r\n+ttl\r\n:3600\r\n:2\r\n']]);
+  assertFrameTree(nested);
+  // Streamed: one frame for the whole string or aggregate; empty aggregates have no elements.
+  assert.deepEqual(frameOf(Buffer.from('$?\r\n;2\r\nab\r\n;0\r\n')), { type: '$', raw: Buffer.from('$?\r\n;2\r\nab\r\n;0\r\n') });
+  const streamed = frameOf(Buffer.from('*?\r\n:1\r\n.\r\n'));
+  assert.deepEqual([streamed.type, streamed.children!.map((c) => c.raw.toString())], ['*', [':1\r\n']]);
+  assert.deepEqual(frameOf(Buffer.from('*0\r\n')).children, []);
+  assert.equal(frameOf(Buffer.from('*-1\r\n')).children, undefined);
+});
 
 test('a reply fed one byte at a time is delivered once, when its last byte arrives', () => {
   const bytes = encodeReply([new MapReply([['a', [1n, 2, null]]]), Buffer.from('x\r\ny'), new DoubleReply(1.5)], 3);

@@ -1,7 +1,8 @@
-// A raw RESP client for server tests: sends bytes as given and decodes replies (RESP2 and RESP3)
-// into tagged values, so tests can assert the exact wire types.
+// A raw RESP client for server tests: sends bytes as given and reads replies (RESP2 and RESP3)
+// through the tests' reply parser, as tagged values, so tests can assert the exact wire types.
 import * as net from 'node:net';
 import { encodeCommand } from '../../src/resp/encoder.js';
+import { type Frame, ReplyParser } from '../support/reply-parser.js';
 
 export type Wire =
   | { t: 'simple'; v: string }
@@ -17,77 +18,54 @@ export type Wire =
   | { t: 'verbatim'; v: string }
   | { t: 'push'; v: Wire[] };
 
-/** Decodes one reply at `pos`; returns null when incomplete. */
-export function decode(buf: Buffer, pos: number): { value: Wire; end: number } | null {
-  const lineEnd = buf.indexOf('\r\n', pos);
-  if (lineEnd < 0) return null;
-  const type = String.fromCharCode(buf[pos]!);
-  const line = buf.toString('latin1', pos + 1, lineEnd);
-  const next = lineEnd + 2;
-  const aggregate = (n: number, make: (items: Wire[]) => Wire) => {
-    const items: Wire[] = [];
-    let at = next;
-    for (let i = 0; i < n; i++) {
-      const r = decode(buf, at);
-      if (r === null) return null;
-      items.push(r.value);
-      at = r.end;
-    }
-    return { value: make(items), end: at };
+/** The tagged value of a reply's frame (the wire type kept: `$-1` is a null bulk, `_` a null). */
+export function wireOf(frame: Frame): Wire {
+  const { raw } = frame;
+  const headerEnd = raw.indexOf('\r\n');
+  const line = raw.toString('latin1', 1, headerEnd);
+  const payload = (): string => {
+    if (line === '?') throw new Error('streamed strings are not expected from a server');
+    return raw.toString('utf8', headerEnd + 2, raw.length - 2);
   };
-  const blob = (make: (s: string) => Wire) => {
-    const n = Number(line);
-    if (buf.length < next + n + 2) return null;
-    return { value: make(buf.toString('utf8', next, next + n)), end: next + n + 2 };
-  };
-  switch (type) {
-    case '+': return { value: { t: 'simple', v: line }, end: next };
-    case '-': return { value: { t: 'error', v: line }, end: next };
-    case ':': return { value: { t: 'int', v: BigInt(line) }, end: next };
-    case '_': return { value: { t: 'null' }, end: next };
-    case ',': return { value: { t: 'double', v: line }, end: next };
-    case '#': return { value: { t: 'bool', v: line === 't' }, end: next };
-    case '$':
-      if (line === '-1') return { value: { t: 'bulk', v: null }, end: next };
-      return blob((s) => ({ t: 'bulk', v: s }));
-    case '=': return blob((s) => ({ t: 'verbatim', v: s }));
-    case '*':
-      if (line === '-1') return { value: { t: 'array', v: null }, end: next };
-      return aggregate(Number(line), (items) => ({ t: 'array', v: items }));
-    case '~': return aggregate(Number(line), (items) => ({ t: 'set', v: items }));
-    case '>': return aggregate(Number(line), (items) => ({ t: 'push', v: items }));
+  const items = (): Wire[] => frame.children!.map(wireOf);
+  switch (frame.type) {
+    case '+': return { t: 'simple', v: line };
+    case '-': return { t: 'error', v: line };
+    case '!': return { t: 'error', v: payload() };
+    case ':':
+    case '(':
+      return { t: 'int', v: BigInt(line) };
+    case '_': return { t: 'null' };
+    case ',': return { t: 'double', v: line };
+    case '#': return { t: 'bool', v: line === 't' };
+    case '$': return { t: 'bulk', v: line === '-1' ? null : payload() };
+    case '=': return { t: 'verbatim', v: payload() };
+    case '*': return { t: 'array', v: line === '-1' ? null : items() };
+    case '~': return { t: 'set', v: items() };
+    case '>': return { t: 'push', v: items() };
     case '%': {
-      const r = aggregate(Number(line) * 2, (items) => ({ t: 'array', v: items }));
-      if (r === null) return null;
-      const flat = (r.value as { v: Wire[] }).v;
+      const flat = items();
       const pairs: Array<[Wire, Wire]> = [];
       for (let i = 0; i < flat.length; i += 2) pairs.push([flat[i]!, flat[i + 1]!]);
-      return { value: { t: 'map', v: pairs }, end: r.end };
+      return { t: 'map', v: pairs };
     }
     default:
-      throw new Error(`bad reply type ${JSON.stringify(type)} in ${JSON.stringify(buf.toString('latin1', pos, pos + 40))}`);
+      throw new Error(`unexpected reply type ${JSON.stringify(frame.type)} in ${JSON.stringify(raw.toString('latin1', 0, 40))}`);
   }
 }
 
 /** A connection that queues decoded replies and reports when the server closes it. */
 export class RespClient {
-  private buf = Buffer.alloc(0);
+  private readonly parser = new ReplyParser({ frames: true });
   private readonly replies: Wire[] = [];
   private waiting: Array<() => void> = [];
   closed = false;
   readonly closedPromise: Promise<void>;
 
   private constructor(readonly socket: net.Socket) {
-    socket.on('data', (chunk) => {
-      this.buf = Buffer.concat([this.buf, chunk]);
-      let pos = 0;
-      for (;;) {
-        const r = decode(this.buf, pos);
-        if (r === null) break;
-        this.replies.push(r.value);
-        pos = r.end;
-      }
-      this.buf = this.buf.subarray(pos);
+    socket.on('data', (chunk: Buffer) => {
+      this.parser.push(chunk);
+      for (let r = this.parser.next(); r !== undefined; r = this.parser.next()) this.replies.push(wireOf(r.frame!));
       this.wake();
     });
     socket.on('error', () => {});

@@ -1,9 +1,15 @@
-// Incremental parser for RESP2 and RESP3 replies, for the tests and benches (the differential
-// tests compare its raw bytes); the shipped code never parses replies.
+// Incremental parser for RESP2 and RESP3 replies, the one reply decoder of the tests and benches
+// (the differential tests compare its raw bytes, the server tests' RespClient reads its frames);
+// the shipped code never parses replies.
 //
-// next() yields one complete top-level reply at a time as { raw, value }:
+// next() yields one complete top-level reply at a time as { raw, value } (and `frame` with
+// `{ frames: true }`):
 // - raw is exactly the bytes of that reply (attributes in front of it included), for
 //   byte-for-byte comparison with redis-server;
+// - frame is the reply as a tree of its elements' exact bytes (type byte, raw, children), for
+//   comparisons that reorder or mask parts of a reply and for clients that need each element's
+//   wire type; an attribute map and the reply it annotates are one '|' frame whose children are
+//   the map's keys and values, then that reply;
 // - value decodes into the same Reply model the server encodes from (src/resp/reply.ts), so
 //   `encodeReply(value, 3)` reproduces RESP3 input that our Encoder could have written, and
 //   `toValue` from the embedded client turns it into plain JS values:
@@ -52,6 +58,18 @@ export interface ParsedReply {
   /** The exact bytes of this top-level reply. */
   raw: Buffer;
   value: ParsedValue;
+  /** With `{ frames: true }`: the reply as a tree of frames. */
+  frame?: Frame;
+}
+
+/** One element of a reply as sent: its type byte, its exact bytes, and its elements' frames. */
+export interface Frame {
+  /** The type byte: + - : $ * % ~ > _ # , ( = ! |  ('$' also for a streamed string). */
+  type: string;
+  /** The exact bytes of the whole element, header to final CRLF. */
+  raw: Buffer;
+  /** An aggregate's elements (a map's keys and values alternate). */
+  children?: Frame[];
 }
 
 const CR = 13;
@@ -59,7 +77,7 @@ const LF = 10;
 /** Frame type of a streamed string ("$?" followed by ";len" chunks); not a RESP type byte. */
 const STREAMED_STRING = -1;
 
-interface Frame {
+interface OpenAggregate {
   /** The aggregate's type byte (* % ~ > |) or STREAMED_STRING. */
   type: number;
   /** Elements still to come (maps and attributes count keys and values); Infinity if streamed. */
@@ -67,6 +85,22 @@ interface Frame {
   items: ParsedValue[];
   /** An attribute map waiting for the next element of this aggregate. */
   attributes: MapReply | null;
+  /** Where it starts, relative to input.start. */
+  start: number;
+  /** With frames: its elements' frames, and the waiting attribute map's. */
+  frames: Frame[] | null;
+  attributeFrame: PendingAttribute | null;
+}
+
+/** An attribute map's frame and where it starts (relative to input.start), until its reply comes. */
+interface PendingAttribute {
+  frame: Frame;
+  start: number;
+}
+
+export interface ReplyParserOptions {
+  /** Also give each reply as a tree of frames (ParsedReply.frame); off by default, it costs. */
+  frames?: boolean;
 }
 
 export class ReplyParser {
@@ -74,9 +108,17 @@ export class ReplyParser {
   /** Parse position, relative to input.start (the start of the reply in progress). */
   private offset = 0;
   /** Aggregates open in the reply in progress, innermost last. */
-  private readonly stack: Frame[] = [];
+  private readonly stack: OpenAggregate[] = [];
   /** An attribute map read at top level, waiting for its reply. */
   private topAttributes: MapReply | null = null;
+  private topAttributeFrame: PendingAttribute | null = null;
+  private readonly frames: boolean;
+  /** The frame of the top-level reply deliver() completed. */
+  private doneFrame: Frame | null = null;
+
+  constructor(options: ReplyParserOptions = {}) {
+    this.frames = options.frames ?? false;
+  }
 
   /** Bytes received that are not yet part of a delivered reply. */
   get bufferedBytes(): number {
@@ -105,13 +147,18 @@ export class ReplyParser {
       let after = cr + 2;
       let value: ParsedValue;
       let isAttribute = false;
+      // The frame of what completes here: a scalar by default; the end of a streamed string or
+      // aggregate says where it started and what it was.
+      let start = pos - input.start;
+      let frameType = type;
+      let children: Frame[] | null | undefined;
       const open = this.stack[this.stack.length - 1];
       if (open !== undefined && open.type === STREAMED_STRING && type !== 59) {
         throw new ReplyParseError('streamed string chunk expected');
       }
       if (cr === pos + 2 && buf[pos + 1] === 63 && (type === 36 || type === 42 || type === 37 || type === 126)) {
         // "$?", "*?", "%?", "~?": a streamed string or aggregate of unknown length.
-        this.stack.push({ type: type === 36 ? STREAMED_STRING : type, remaining: Infinity, items: [], attributes: null });
+        this.stack.push(this.open(type === 36 ? STREAMED_STRING : type, Infinity, pos - input.start));
         this.offset = after - input.start;
         continue;
       }
@@ -180,11 +227,12 @@ export class ReplyParser {
           if (n < 0) throw new ReplyParseError('invalid aggregate length');
           const count = type === 37 || type === 124 ? 2 * n : n;
           if (count > 0) {
-            this.stack.push({ type, remaining: count, items: [], attributes: null });
+            this.stack.push(this.open(type, count, pos - input.start));
             this.offset = after - input.start;
             continue;
           }
           [value, isAttribute] = build(type, []);
+          children = [];
           break;
         }
         case 59: {
@@ -195,6 +243,8 @@ export class ReplyParser {
           if (len === 0) {
             this.stack.pop();
             value = Buffer.concat(open.items as Buffer[]);
+            start = open.start;
+            frameType = 36;
             break;
           }
           const from = cr + 2;
@@ -212,51 +262,88 @@ export class ReplyParser {
           if (open.type === 37 && open.items.length % 2 !== 0) throw new ReplyParseError('streamed map with a key and no value');
           this.stack.pop();
           [value, isAttribute] = build(open.type, open.items);
+          start = open.start;
+          frameType = open.type;
+          children = open.frames;
           break;
         }
         default:
           throw new ReplyParseError(`unknown reply type '${String.fromCharCode(type)}'`);
       }
       this.offset = after - input.start;
-      const done = this.deliver(value, isAttribute);
+      const frame = this.frames ? makeFrame(frameType, buf.subarray(input.start + start, after), children ?? undefined) : null;
+      const done = this.deliver(value, isAttribute, frame, start, buf, after);
       if (done !== undefined) {
         const raw = buf.subarray(input.start, after);
         input.consume(after);
         this.offset = 0;
-        return { raw, value: done };
+        if (!this.frames) return { raw, value: done };
+        const reply: ParsedReply = { raw, value: done, frame: this.doneFrame! };
+        this.doneFrame = null;
+        return reply;
       }
     }
   }
 
-  /** Adds a finished element to the open aggregates; returns the top-level reply if complete. */
-  private deliver(value: ParsedValue, isAttribute: boolean): ParsedValue | undefined {
+  private open(type: number, remaining: number, start: number): OpenAggregate {
+    return { type, remaining, items: [], attributes: null, start, frames: this.frames ? [] : null, attributeFrame: null };
+  }
+
+  /**
+   * Adds a finished element (its frame, when frames are kept, starting at `start` relative to
+   * input.start; every element finished here ends at `after` in `buf`) to the open aggregates;
+   * returns the top-level reply if complete (its frame in doneFrame).
+   */
+  private deliver(value: ParsedValue, isAttribute: boolean, frame: Frame | null, start: number, buf: Buffer, after: number): ParsedValue | undefined {
     for (;;) {
       const top = this.stack[this.stack.length - 1];
       if (top === undefined) {
         if (isAttribute) {
           this.topAttributes = value as MapReply;
+          if (frame !== null) this.topAttributeFrame = { frame, start };
           return undefined;
         }
         if (this.topAttributes !== null) {
           value = new Attributed(this.topAttributes, value);
           this.topAttributes = null;
+          frame = this.annotated(this.topAttributeFrame, frame, buf, after);
+          this.topAttributeFrame = null;
         }
+        this.doneFrame = frame;
         return value;
       }
       if (isAttribute) {
         top.attributes = value as MapReply;
+        if (frame !== null) top.attributeFrame = { frame, start };
         return undefined;
       }
       if (top.attributes !== null) {
         value = new Attributed(top.attributes, value);
         top.attributes = null;
+        frame = this.annotated(top.attributeFrame, frame, buf, after);
+        top.attributeFrame = null;
       }
       top.items.push(value);
+      if (frame !== null) top.frames!.push(frame);
       if (--top.remaining > 0) return undefined;
       this.stack.pop();
       [value, isAttribute] = build(top.type, top.items);
+      start = top.start;
+      frame = top.frames === null ? null : makeFrame(top.type, buf.subarray(this.input.start + start, after), top.frames);
     }
   }
+
+  /** An attribute map and the reply it annotates as one '|' frame. */
+  private annotated(attribute: PendingAttribute | null, frame: Frame | null, buf: Buffer, after: number): Frame | null {
+    if (attribute === null || frame === null) return frame;
+    const raw = buf.subarray(this.input.start + attribute.start, after);
+    return { type: '|', raw, children: [...(attribute.frame.children ?? []), frame] };
+  }
+}
+
+function makeFrame(type: number, raw: Buffer, children: Frame[] | undefined): Frame {
+  const t = String.fromCharCode(type === STREAMED_STRING ? 36 : type);
+  return children === undefined ? { type: t, raw } : { type: t, raw, children };
 }
 
 /** The value of a finished aggregate, and whether it is an attribute map. */
@@ -336,9 +423,16 @@ function parseDouble(text: string): number {
   return Number(text);
 }
 
+/** The frame of the one reply `raw` holds, whole. */
+export function frameOf(raw: Buffer): Frame {
+  const [reply, ...more] = parseAll([raw], { frames: true });
+  assert.ok(reply !== undefined && more.length === 0, `not one reply: ${raw.toString('latin1')}`);
+  return reply.frame!;
+}
+
 /** Every reply in `chunks` fed one by one; asserts that no bytes are left over. */
-export function parseAll(chunks: Buffer[]): ParsedReply[] {
-  const parser = new ReplyParser();
+export function parseAll(chunks: Buffer[], options: ReplyParserOptions = {}): ParsedReply[] {
+  const parser = new ReplyParser(options);
   const out: ParsedReply[] = [];
   for (const chunk of chunks) {
     parser.push(chunk);
