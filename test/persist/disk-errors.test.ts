@@ -113,15 +113,11 @@ test('appendfsync everysec: while writes still fail, the fsync of what was writt
     await assert.rejects(db.call('SET', 'b', '2'), /^ReplyError: MISCONF/);
     // The once-a-second fsync syncs those 7 bytes and succeeds, while the retried write of the
     // rest keeps failing: the log still lacks SET b, so the error stands.
-    const deadline = Date.now() + 10_000;
-    while (fs.fsyncs < 1 || fs.failures < 3) {
-      assert.ok(Date.now() < deadline, `fsyncs ${fs.fsyncs}, failed writes ${fs.failures} after 10 s`);
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    await waitFor(() => fs.fsyncs >= 1 && fs.failures >= 3, 'an fsync and three failed writes', 10_000, 20);
     assert.equal(await writeStatus(db), 'err');
     await assert.rejects(db.call('SET', 'c', '3'), /^ReplyError: MISCONF Errors writing to the AOF file: No space left on device$/);
     fs.writeError = null;
-    await until(async () => (await writeStatus(db)) === 'ok');
+    await waitFor(async () => (await writeStatus(db)) === 'ok', 'aof_last_write_status:ok');
     assert.equal(await db.call('SET', 'c', '3'), 'OK');
     await db.close();
     const reopened = await open({ dir, appendfsync: 'everysec' });
