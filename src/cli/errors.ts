@@ -1,5 +1,6 @@
 // One-line CLI errors: whatever a command throws becomes `sluice: <message>` on stderr and a
 // non-zero exit. Stack traces only with --debug (an operator wants the cause, not our frames).
+import { StreamKeyError, streamKeyError } from '../broker/stream-key-error.js';
 
 /** An error whose message is already written for the operator. */
 export class CliError extends Error {
@@ -42,12 +43,10 @@ export function exitWithError(err: unknown, argv: string[] = process.argv): neve
   process.exit(err instanceof CliError ? err.exitCode : 1);
 }
 
-/** Turns a Redis error reply about a key into the operator's wording. */
+/** Turns a Redis error reply about a stream key into the operator's wording. */
 export function keyError(err: unknown, key: string): Error {
-  const msg = err instanceof Error ? err.message : String(err);
-  if (/^ERR no such key/i.test(msg)) return new CliError(`stream '${key}' does not exist`);
-  if (/^WRONGTYPE/.test(msg)) return new CliError(`key '${key}' is not a stream`);
-  return err instanceof Error ? err : new Error(msg);
+  const e = err instanceof StreamKeyError ? err : streamKeyError(err, key);
+  return e instanceof StreamKeyError ? new CliError(e.message) : e;
 }
 
 /** Default server of the operator commands, as redis-cli's. */

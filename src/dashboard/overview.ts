@@ -3,8 +3,8 @@
 // A dead-letter stream `S:dead` whose source S exists is folded into S (its count), not listed.
 import type { Connection } from '../client/connection.js';
 import { defaultDeadLetterStream } from '../broker/partition.js';
-import { readStreamStats, type StreamStats } from '../cli/stats.js';
-import { CliError } from '../cli/errors.js';
+import { readStreamStats, type StreamStats } from '../broker/stream-stats.js';
+import { StreamKeyError } from '../broker/stream-key-error.js';
 import { findStreams } from './discovery.js';
 import { HttpError } from './http.js';
 
@@ -84,7 +84,7 @@ export async function readStream(conn: Connection, name: string, rateOf: (name: 
   try {
     return toView(await readStreamStats(conn, name), rateOf(name));
   } catch (err) {
-    if (err instanceof CliError) throw new HttpError(/does not exist/.test(err.message) ? 404 : 400, err.message);
+    if (err instanceof StreamKeyError) throw new HttpError(err.reason === 'missing' ? 404 : 400, err.message);
     throw err;
   }
 }
