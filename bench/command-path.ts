@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { allCommands } from '../src/commands/index.js';
-import { Instance } from '../src/commands/instance.js';
+import { Instance } from '../src/commands/core/instance.js';
 import { Encoder, encodeCommand } from '../src/resp/encoder.js';
 import { RequestParser } from '../src/resp/parser.js';
 import { loadAof } from '../src/persist/attach.js';

@@ -6,7 +6,7 @@
 //   node dist/bench/group-path.js [--entries 50000] [--count 10] [--rounds 5]
 import { parseArgs } from 'node:util';
 import { allCommands } from '../src/commands/index.js';
-import { Instance } from '../src/commands/instance.js';
+import { Instance } from '../src/commands/core/instance.js';
 import { Encoder } from '../src/resp/encoder.js';
 
 const { values } = parseArgs({

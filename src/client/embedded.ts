@@ -2,7 +2,7 @@
 import { Buffer } from 'node:buffer';
 import { allCommands } from '../commands/index.js';
 import type { ClientState } from '../commands/client-state.js';
-import { Instance, type InstanceOptions } from '../commands/instance.js';
+import { Instance, type InstanceOptions } from '../commands/core/instance.js';
 import { diskError, isWriteCommand } from '../persist/refused-write.js';
 import { formatDouble } from '../resp/encoder.js';
 import {

@@ -1,7 +1,8 @@
 // The persistence layer as the Instance sees it: logs batches through the writer, runs
 // rewrites (manual and automatic) and swaps the files atomically, and reports INFO fields.
 import { join } from 'node:path';
-import type { Instance, Persistence, Propagated } from '../commands/instance.js';
+import type { Instance } from '../commands/core/instance.js';
+import type { Persistence, Propagated } from '../commands/core/persistence.js';
 import { describeError, type AofFs } from './fs-layer.js';
 import { baseName, incrName, writeManifest, type Manifest } from './manifest.js';
 import { Rewrite } from './rewrite.js';

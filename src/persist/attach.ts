@@ -1,7 +1,7 @@
 // Wires the append-only file into an Instance: opens (or creates) DIR/appendonlydir in the
 // Redis 7 multi-part layout (see manifest.ts), replays it, then logs every later write.
 import { join } from 'node:path';
-import type { Instance } from '../commands/instance.js';
+import type { Instance } from '../commands/core/instance.js';
 import { AofPersistence } from './aof.js';
 import { lockDir } from './dir-lock.js';
 import { nodeFs, type AofFs } from './fs-layer.js';

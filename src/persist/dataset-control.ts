@@ -1,7 +1,7 @@
 // What DEBUG RELOAD, DEBUG LOADAOF and CONFIG SET appendonly do to a running server's dataset
 // and AOF (the DatasetControl the command layer calls). `sluice server` installs one; it owns
 // the AOF from start-up (loaded by loadAof) or from the moment CONFIG SET turns it on.
-import type { Instance } from '../commands/instance.js';
+import type { Instance } from '../commands/core/instance.js';
 import type { DatasetControl } from '../commands/core/persistence.js';
 import { fail } from '../resp/reply.js';
 import { describeError, type AofFs } from './fs-layer.js';

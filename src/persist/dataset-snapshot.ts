@@ -2,7 +2,7 @@
 // the AOF rewrite's serialisation (serialize.ts: per key, the commands that recreate it, streams
 // with their groups, PELs and last ids), replayed through the command table. The
 // DatasetSerializer interface is what an RDB codec would implement to replace it.
-import type { Instance } from '../commands/instance.js';
+import type { Instance } from '../commands/core/instance.js';
 import { ErrorReply } from '../resp/reply.js';
 import { serializeKey, type Argv } from './serialize.js';
 

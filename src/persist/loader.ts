@@ -10,7 +10,7 @@
 // (a bad stream id, say) is logged and skipped under `propagation-error-behavior ignore` (Redis's
 // default) and refuses to start under `panic`, as Redis 7 does.
 import { join } from 'node:path';
-import type { Instance } from '../commands/instance.js';
+import type { Instance } from '../commands/core/instance.js';
 import { ErrorReply } from '../resp/reply.js';
 import { RdbFormatError } from '../rdb/constants.js';
 import { isRdb, loadRdb } from '../rdb/rdb-file.js';

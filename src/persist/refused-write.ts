@@ -1,6 +1,6 @@
 // What a transport answers when the append-only file refused the bytes of a command it ran:
 // the MISCONF error, for the commands whose reply depends on the disk (those that logged).
-import type { Instance } from '../commands/instance.js';
+import type { Instance } from '../commands/core/instance.js';
 import { ErrorReply } from '../resp/reply.js';
 
 /** Whether a command (by its argv) is flagged write: a blocked one logs when it is served. */

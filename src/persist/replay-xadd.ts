@@ -5,7 +5,7 @@
 // replayed XADD has (dirty counter, modified-key signal, commandstats). Anything else (options,
 // another id form, a key of another type, an id not above the top) returns false and goes
 // through Instance.execute, which produces the exact reply or error.
-import type { Instance } from '../commands/instance.js';
+import type { Instance } from '../commands/core/instance.js';
 import type { AofRecord } from './aof-reader.js';
 import { EntryFields } from '../engine/entry-fields.js';
 import { type NodeLimits, Stream } from '../engine/stream.js';

@@ -18,7 +18,8 @@
 // abort the rewrite; it is retried later. The result equals the state at the moment finish()
 // runs, which happens synchronously with the switch to the new files.
 import { join } from 'node:path';
-import type { Instance, Propagated } from '../commands/instance.js';
+import type { Instance } from '../commands/core/instance.js';
+import type { Propagated } from '../commands/core/persistence.js';
 import { propagatedBytes } from '../commands/core/persistence.js';
 import { keyBytes, keyOf } from '../engine/keyspace.js';
 import type { Stream } from '../engine/stream.js';

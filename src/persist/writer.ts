@@ -14,7 +14,7 @@
 import { Encoder } from '../resp/encoder.js';
 import { writeXadds } from '../commands/stream/entries-reply.js';
 import type { EntryRefs } from '../engine/entry-refs.js';
-import type { Propagated } from '../commands/instance.js';
+import type { Propagated } from '../commands/core/persistence.js';
 import { describeError, type AofFs } from './fs-layer.js';
 import { type Logger, silentLogger } from '../logger.js';
 

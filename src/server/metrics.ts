@@ -5,7 +5,7 @@
 import { Buffer } from 'node:buffer';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { Counter, Gauge, Registry } from 'prom-client';
-import type { Instance } from '../commands/instance.js';
+import type { Instance } from '../commands/core/instance.js';
 import { computeGroupLag } from '../engine/consumer-group.js';
 import { Stream } from '../engine/stream.js';
 import { listenHttp } from './http-listen.js';

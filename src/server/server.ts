@@ -3,7 +3,7 @@
 // (the persistence layer flushes its file there), stop the instance.
 import * as net from 'node:net';
 import { allCommands } from '../commands/index.js';
-import { Instance } from '../commands/instance.js';
+import { Instance } from '../commands/core/instance.js';
 import type { Logger } from '../logger.js';
 import { SocketConnection } from './socket-connection.js';
 import { deniedByProtectedMode, DENIED_REPLY } from './protected-mode.js';

@@ -3,7 +3,7 @@
 import { Buffer } from 'node:buffer';
 import type { Socket } from 'node:net';
 import type { ClientState } from '../commands/client-state.js';
-import type { Instance } from '../commands/instance.js';
+import type { Instance } from '../commands/core/instance.js';
 import { Encoder, type Protocol } from '../resp/encoder.js';
 import { type ParserLimits, ProtocolError, RequestParser } from '../resp/parser.js';
 import { ErrorReply, type Reply } from '../resp/reply.js';

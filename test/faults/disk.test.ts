@@ -8,7 +8,7 @@ import { copyFileSync, mkdirSync, readdirSync, truncateSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { allCommands } from '../../src/commands/index.js';
-import { Instance } from '../../src/commands/instance.js';
+import { Instance } from '../../src/commands/core/instance.js';
 import { attachPersistence } from '../../src/persist/attach.js';
 import { startServer } from '../../src/server/server.js';
 import { runCli } from '../cli/helpers.js';

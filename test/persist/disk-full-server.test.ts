@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { open } from '../../src/client/embedded.js';
 import { allCommands } from '../../src/commands/index.js';
-import { Instance } from '../../src/commands/instance.js';
+import { Instance } from '../../src/commands/core/instance.js';
 import { attachPersistence } from '../../src/persist/attach.js';
 import { encodeCommand } from '../../src/resp/encoder.js';
 import { startServer } from '../../src/server/server.js';
