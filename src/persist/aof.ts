@@ -2,7 +2,7 @@
 // rewrites (manual and automatic) and swaps the files atomically, and reports INFO fields.
 import { join } from 'node:path';
 import type { Instance } from '../commands/core/instance.js';
-import type { Persistence, Propagated } from '../commands/core/persistence.js';
+import type { Persistence, Propagated, RewriteStart } from '../commands/core/persistence.js';
 import { describeError, type AofFs } from './fs-layer.js';
 import { baseName, incrName, writeManifest, type Manifest } from './manifest.js';
 import { Rewrite } from './rewrite.js';
@@ -12,8 +12,6 @@ import { type FsyncPolicy, AofWriter } from './writer.js';
 const SLICE_MS = 5;
 /** Delay before retrying a rewrite that failed or was aborted (Redis retries after 1 minute on failure). */
 const RETRY_MS = 1000;
-
-export type RewriteStart = 'started' | 'in-progress';
 
 export class AofPersistence implements Persistence {
   readonly writer: AofWriter;

@@ -21,6 +21,7 @@ export function propagatedBytes(arg: PropagatedArg): Buffer {
   return typeof arg === 'string' ? Buffer.from(arg, 'utf8') : arg;
 }
 
+/** What startRewrite did: began a rewrite, or found one already running. */
 export type RewriteStart = 'started' | 'in-progress';
 
 export interface Persistence {
