@@ -8,21 +8,14 @@ import { addLongDouble, formatLongDouble, parseLongDouble } from './long-double.
 import { removeMembersCommand } from './members.js';
 import type { RequestArgs } from '../resp/request-args.js';
 import { command, type CommandSpec, type Context, inPlaceCommand } from './types.js';
+import { lookupTyped } from './typed-lookup.js';
 
 const INT64_MAX = 9223372036854775807n;
 const INT64_MIN = -9223372036854775808n;
 
-/** The hash at `key`, undefined when missing; WRONGTYPE for other types. */
-export function lookupHash(db: Database, key: string): HashValue | undefined {
-  const value = db.get(key);
-  if (value === undefined) return undefined;
-  if (!(value instanceof HashValue)) fail(Errors.wrongType);
-  return value;
-}
-
 /** The hash at `key`, created empty (and stored) when missing. */
 function lookupOrCreateHash(db: Database, key: string): HashValue {
-  let hash = lookupHash(db, key);
+  let hash = lookupTyped(db, key, 'hash');
   if (hash === undefined) {
     hash = new HashValue();
     db.set(key, hash);
@@ -46,7 +39,7 @@ function hsetGeneric(name: 'hset' | 'hmset') {
 
 function hsetnx(ctx: Context, argv: Buffer[]): Reply {
   const key = keyOf(argv[1]!);
-  const existing = lookupHash(ctx.db, key);
+  const existing = lookupTyped(ctx.db, key, 'hash');
   const field = keyOf(argv[2]!);
   if (existing?.has(field)) return 0;
   lookupOrCreateHash(ctx.db, key).set(field, Buffer.from(argv[3]!));
@@ -55,44 +48,44 @@ function hsetnx(ctx: Context, argv: Buffer[]): Reply {
 }
 
 function hget(ctx: Context, args: RequestArgs): Reply {
-  return lookupHash(ctx.db, args.key(1))?.get(args.key(2)) ?? null;
+  return lookupTyped(ctx.db, args.key(1), 'hash')?.get(args.key(2)) ?? null;
 }
 
 function hmget(ctx: Context, argv: Buffer[]): Reply {
-  const hash = lookupHash(ctx.db, keyOf(argv[1]!));
+  const hash = lookupTyped(ctx.db, keyOf(argv[1]!), 'hash');
   const out: Reply[] = [];
   for (let i = 2; i < argv.length; i++) out.push(hash?.get(keyOf(argv[i]!)) ?? null);
   return out;
 }
 
 function hgetall(ctx: Context, argv: Buffer[]): Reply {
-  const hash = lookupHash(ctx.db, keyOf(argv[1]!));
+  const hash = lookupTyped(ctx.db, keyOf(argv[1]!), 'hash');
   const entries: Array<[Reply, Reply]> = [];
   if (hash !== undefined) for (const [field, value] of hash.fields) entries.push([keyBytes(field), value]);
   return new MapReply(entries);
 }
 
-const hdel = removeMembersCommand(lookupHash);
+const hdel = removeMembersCommand('hash');
 
 function hlen(ctx: Context, argv: Buffer[]): Reply {
-  return lookupHash(ctx.db, keyOf(argv[1]!))?.size ?? 0;
+  return lookupTyped(ctx.db, keyOf(argv[1]!), 'hash')?.size ?? 0;
 }
 
 function hstrlen(ctx: Context, argv: Buffer[]): Reply {
-  return lookupHash(ctx.db, keyOf(argv[1]!))?.get(keyOf(argv[2]!))?.length ?? 0;
+  return lookupTyped(ctx.db, keyOf(argv[1]!), 'hash')?.get(keyOf(argv[2]!))?.length ?? 0;
 }
 
 function hexists(ctx: Context, argv: Buffer[]): Reply {
-  return lookupHash(ctx.db, keyOf(argv[1]!))?.has(keyOf(argv[2]!)) === true ? 1 : 0;
+  return lookupTyped(ctx.db, keyOf(argv[1]!), 'hash')?.has(keyOf(argv[2]!)) === true ? 1 : 0;
 }
 
 function hkeys(ctx: Context, argv: Buffer[]): Reply {
-  const hash = lookupHash(ctx.db, keyOf(argv[1]!));
+  const hash = lookupTyped(ctx.db, keyOf(argv[1]!), 'hash');
   return hash === undefined ? [] : [...hash.fields.keys()].map(keyBytes);
 }
 
 function hvals(ctx: Context, argv: Buffer[]): Reply {
-  const hash = lookupHash(ctx.db, keyOf(argv[1]!));
+  const hash = lookupTyped(ctx.db, keyOf(argv[1]!), 'hash');
   return hash === undefined ? [] : [...hash.fields.values()];
 }
 

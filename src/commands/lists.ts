@@ -4,12 +4,13 @@
 // LPOP key count), so replaying the AOF never blocks and never depends on timing.
 import { Buffer } from 'node:buffer';
 import { ListValue } from '../engine/list.js';
-import { type Database, keyOf } from '../engine/keyspace.js';
+import { keyOf } from '../engine/keyspace.js';
 import { ErrorReply, Errors, fail, NULL_ARRAY, OK, type Reply } from '../resp/reply.js';
 import { int64Arg, isKeyword, lower } from './args.js';
 import { secondsTimeoutMs } from './block-timeout.js';
 import type { RequestArgs } from '../resp/request-args.js';
 import { command, type CommandSpec, type Context, inPlaceCommand } from './types.js';
+import { lookupTyped } from './typed-lookup.js';
 
 type End = 'left' | 'right';
 
@@ -43,14 +44,6 @@ function endArg(arg: Buffer): End {
   const s = lower(arg);
   if (s !== 'left' && s !== 'right') fail(Errors.syntax);
   return s;
-}
-
-/** The list at `key`, undefined when missing; WRONGTYPE for other types. */
-export function lookupList(db: Database, key: string): ListValue | undefined {
-  const value = db.get(key);
-  if (value === undefined) return undefined;
-  if (!(value instanceof ListValue)) fail(Errors.wrongType);
-  return value;
 }
 
 /** Records a change of `count` elements (Redis counts server.dirty per element). */
@@ -96,7 +89,7 @@ function clampRange(start: number, end: number, length: number): [number, number
 function pushGeneric(end: End, onlyExisting: boolean) {
   return (ctx: Context, args: RequestArgs): Reply => {
     const key = args.key(1);
-    let list = lookupList(ctx.db, key);
+    let list = lookupTyped(ctx.db, key, 'list');
     if (list === undefined) {
       if (onlyExisting) return 0;
       list = new ListValue();
@@ -112,7 +105,7 @@ function linsert(ctx: Context, argv: Buffer[]): Reply {
   const where = lower(argv[2]!);
   if (where !== 'before' && where !== 'after') fail(Errors.syntax);
   const key = keyOf(argv[1]!);
-  const list = lookupList(ctx.db, key);
+  const list = lookupTyped(ctx.db, key, 'list');
   if (list === undefined) return 0;
   const pivot = list.matches(argv[3]!, false).next();
   if (pivot.done === true) return -1;
@@ -124,11 +117,11 @@ function linsert(ctx: Context, argv: Buffer[]): Reply {
 // --- read ------------------------------------------------------------------------------------
 
 function llen(ctx: Context, argv: Buffer[]): Reply {
-  return lookupList(ctx.db, keyOf(argv[1]!))?.length ?? 0;
+  return lookupTyped(ctx.db, keyOf(argv[1]!), 'list')?.length ?? 0;
 }
 
 function lindex(ctx: Context, argv: Buffer[]): Reply {
-  const list = lookupList(ctx.db, keyOf(argv[1]!));
+  const list = lookupTyped(ctx.db, keyOf(argv[1]!), 'list');
   if (list === undefined) return null;
   return list.at(longArg(argv[2]!)) ?? null;
 }
@@ -136,7 +129,7 @@ function lindex(ctx: Context, argv: Buffer[]): Reply {
 function lrange(ctx: Context, argv: Buffer[]): Reply {
   const start = longArg(argv[2]!);
   const end = longArg(argv[3]!);
-  const list = lookupList(ctx.db, keyOf(argv[1]!));
+  const list = lookupTyped(ctx.db, keyOf(argv[1]!), 'list');
   if (list === undefined) return [];
   const range = clampRange(start, end, list.length);
   return range === null ? [] : list.range(range[0], range[1]);
@@ -170,7 +163,7 @@ function lpos(ctx: Context, argv: Buffer[]): Reply {
   }
   const fromTail = rank < 0;
   if (fromTail) rank = -rank;
-  const list = lookupList(ctx.db, keyOf(argv[1]!));
+  const list = lookupTyped(ctx.db, keyOf(argv[1]!), 'list');
   if (list === undefined) return count === -1 ? null : [];
   const found: number[] = [];
   let matches = 0;
@@ -189,7 +182,7 @@ function lpos(ctx: Context, argv: Buffer[]): Reply {
 
 function lset(ctx: Context, argv: Buffer[]): Reply {
   const key = keyOf(argv[1]!);
-  const list = lookupList(ctx.db, key);
+  const list = lookupTyped(ctx.db, key, 'list');
   if (list === undefined) fail(Errors.noSuchKey);
   if (!list.set(longArg(argv[2]!), Buffer.from(argv[3]!))) fail('ERR index out of range');
   changed(ctx, key, 1);
@@ -199,7 +192,7 @@ function lset(ctx: Context, argv: Buffer[]): Reply {
 function lrem(ctx: Context, argv: Buffer[]): Reply {
   const toRemove = longArg(argv[2]!);
   const key = keyOf(argv[1]!);
-  const list = lookupList(ctx.db, key);
+  const list = lookupTyped(ctx.db, key, 'list');
   if (list === undefined) return 0;
   const removed = list.removeMatching(argv[3]!, Math.abs(toRemove), toRemove < 0);
   dropIfEmpty(ctx, key, list);
@@ -211,7 +204,7 @@ function ltrim(ctx: Context, argv: Buffer[]): Reply {
   const start = longArg(argv[2]!);
   const end = longArg(argv[3]!);
   const key = keyOf(argv[1]!);
-  const list = lookupList(ctx.db, key);
+  const list = lookupTyped(ctx.db, key, 'list');
   if (list === undefined) return OK;
   const length = list.length;
   const range = clampRange(start, end, length);
@@ -235,7 +228,7 @@ function popGeneric(end: End) {
     if (args.length > 3) fail(Errors.wrongArity(end === 'left' ? 'lpop' : 'rpop'));
     const count = hasCount ? positiveArg(args.buffer(2)) : 0;
     const key = args.key(1);
-    const list = lookupList(ctx.db, key);
+    const list = lookupTyped(ctx.db, key, 'list');
     if (list === undefined) return hasCount ? NULL_ARRAY : null;
     if (hasCount && count === 0) return [];
     const popped = hasCount ? popMany(list, end, count) : [pop(list, end)];
@@ -252,7 +245,7 @@ function popGeneric(end: End) {
 function mpopFrom(ctx: Context, keys: Buffer[], end: End, count: number): Reply | undefined {
   for (const keyArg of keys) {
     const key = keyOf(keyArg);
-    const list = lookupList(ctx.db, key);
+    const list = lookupTyped(ctx.db, key, 'list');
     if (list === undefined || list.length === 0) continue;
     return popRangeWithKey(ctx, keyArg, list, end, count);
   }
@@ -304,7 +297,7 @@ function lmpop(ctx: Context, argv: Buffer[]): Reply {
  */
 function move(ctx: Context, src: string, list: ListValue, dstArg: Buffer, from: End, to: End): Buffer {
   const dst = keyOf(dstArg);
-  let target = lookupList(ctx.db, dst);
+  let target = lookupTyped(ctx.db, dst, 'list');
   const value = pop(list, from);
   if (target === undefined) {
     target = new ListValue();
@@ -319,7 +312,7 @@ function move(ctx: Context, src: string, list: ListValue, dstArg: Buffer, from: 
 
 function lmoveGeneric(ctx: Context, argv: Buffer[], from: End, to: End): Reply {
   const src = keyOf(argv[1]!);
-  const list = lookupList(ctx.db, src);
+  const list = lookupTyped(ctx.db, src, 'list');
   if (list === undefined) return null;
   return move(ctx, src, list, argv[2]!, from, to);
 }
@@ -351,7 +344,7 @@ function blockingPop(ctx: Context, keys: Buffer[], end: End, timeoutArg: Buffer,
     return [keyArg, value];
   };
   for (const keyArg of keys) {
-    const list = lookupList(ctx.db, keyOf(keyArg));
+    const list = lookupTyped(ctx.db, keyOf(keyArg), 'list');
     if (list !== undefined && list.length > 0) return serve(ctx, keyArg, list);
   }
   if (ctx.noBlock) return NULL_ARRAY;
@@ -378,7 +371,7 @@ function blmoveGeneric(ctx: Context, argv: Buffer[], from: End, to: End, timeout
   const timeout = secondsTimeoutMs(timeoutArg);
   const src = keyOf(argv[1]!);
   const dstArg = argv[2]!;
-  const list = lookupList(ctx.db, src);
+  const list = lookupTyped(ctx.db, src, 'list');
   if (list !== undefined) {
     const value = move(ctx, src, list, dstArg, from, to);
     // Logged with the caller's own LEFT/RIGHT words, as Redis rewrites BLMOVE's argv.

@@ -1,6 +1,7 @@
 // What the collection commands share (HDEL, SREM ...): removing members one by one and
 // deleting the key as soon as it is empty, as Redis does (it stops at that point).
-import { type Database, keyOf } from '../engine/keyspace.js';
+import { keyOf } from '../engine/keyspace.js';
+import { lookupTyped } from './typed-lookup.js';
 import type { CommandHandler, Context } from './types.js';
 
 /** A collection value addressed by member name (a hash's fields, a set's members). */
@@ -10,13 +11,13 @@ export interface MemberCollection {
 }
 
 /**
- * HDEL / SREM key member [member ...]: the handler removing members from the collection that
- * `lookup` finds (undefined when missing, WRONGTYPE for another type); replies how many were there.
+ * HDEL / SREM / ZREM key member [member ...]: the handler removing members from the collection
+ * of `type` at the key (none when missing, WRONGTYPE for another type); replies how many were there.
  */
-export function removeMembersCommand(lookup: (db: Database, key: string) => MemberCollection | undefined): CommandHandler {
+export function removeMembersCommand(type: 'hash' | 'set' | 'zset'): CommandHandler {
   return (ctx, argv) => {
     const key = keyOf(argv[1]!);
-    const value = lookup(ctx.db, key);
+    const value = lookupTyped(ctx.db, key, type);
     if (value === undefined) return 0;
     return removeMembers(ctx, key, value, argv.slice(2).map(keyOf));
   };

@@ -1,23 +1,16 @@
 // Set commands (t_set.c) used by the broker's receipts: SADD, SREM, SCARD, SISMEMBER,
 // SMISMEMBER, SMEMBERS. Integer sets reply in ascending order, as Redis's intset does.
-import { type Database, keyBytes, keyOf } from '../engine/keyspace.js';
+import { keyBytes, keyOf } from '../engine/keyspace.js';
 import { SetValue } from '../engine/set.js';
-import { Errors, fail, type Reply, SetReply } from '../resp/reply.js';
+import { type Reply, SetReply } from '../resp/reply.js';
 import { removeMembersCommand } from './members.js';
 import type { RequestArgs } from '../resp/request-args.js';
 import { command, type CommandSpec, type Context, inPlaceCommand } from './types.js';
-
-/** The set at `key`, undefined when missing; WRONGTYPE for other types. */
-export function lookupSet(db: Database, key: string): SetValue | undefined {
-  const value = db.get(key);
-  if (value === undefined) return undefined;
-  if (!(value instanceof SetValue)) fail(Errors.wrongType);
-  return value;
-}
+import { lookupTyped } from './typed-lookup.js';
 
 function sadd(ctx: Context, args: RequestArgs): Reply {
   const key = args.key(1);
-  let set = lookupSet(ctx.db, key);
+  let set = lookupTyped(ctx.db, key, 'set');
   if (set === undefined) {
     set = new SetValue();
     ctx.db.set(key, set);
@@ -28,25 +21,25 @@ function sadd(ctx: Context, args: RequestArgs): Reply {
   return added;
 }
 
-const srem = removeMembersCommand(lookupSet);
+const srem = removeMembersCommand('set');
 
 function scard(ctx: Context, argv: Buffer[]): Reply {
-  return lookupSet(ctx.db, keyOf(argv[1]!))?.size ?? 0;
+  return lookupTyped(ctx.db, keyOf(argv[1]!), 'set')?.size ?? 0;
 }
 
 function sismember(ctx: Context, argv: Buffer[]): Reply {
-  return lookupSet(ctx.db, keyOf(argv[1]!))?.has(keyOf(argv[2]!)) === true ? 1 : 0;
+  return lookupTyped(ctx.db, keyOf(argv[1]!), 'set')?.has(keyOf(argv[2]!)) === true ? 1 : 0;
 }
 
 function smismember(ctx: Context, argv: Buffer[]): Reply {
-  const set = lookupSet(ctx.db, keyOf(argv[1]!));
+  const set = lookupTyped(ctx.db, keyOf(argv[1]!), 'set');
   const out: Reply[] = [];
   for (let i = 2; i < argv.length; i++) out.push(set?.has(keyOf(argv[i]!)) === true ? 1 : 0);
   return out;
 }
 
 function smembers(ctx: Context, argv: Buffer[]): Reply {
-  const set = lookupSet(ctx.db, keyOf(argv[1]!));
+  const set = lookupTyped(ctx.db, keyOf(argv[1]!), 'set');
   return new SetReply(set === undefined ? [] : set.list().map(keyBytes));
 }
 

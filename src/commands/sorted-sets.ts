@@ -2,7 +2,7 @@
 // ZRANGE family, ZRANK/ZREVRANK, ZCOUNT/ZLEXCOUNT, ZPOPMIN/ZPOPMAX and their blocking forms,
 // ZREMRANGEBY*, ZSCAN. Arguments are validated in Redis's order, so the same bad command
 // gets the same error (a syntax error before a bad float before WRONGTYPE ...).
-import { type Database, keyBytes, keyOf } from '../engine/keyspace.js';
+import { keyBytes, keyOf } from '../engine/keyspace.js';
 import { type ScoreEntry, SortedSetValue } from '../engine/sorted-set.js';
 import { DoubleReply, Errors, fail, NULL_ARRAY, type Reply } from '../resp/reply.js';
 import { int64Arg, isKeyword, lower, parseInt64 } from './args.js';
@@ -12,14 +12,7 @@ import { removeMembersCommand } from './members.js';
 import { type LexBound, parseLexRange, parseScoreRange, scoreArg, Z_ERRORS } from './zset-args.js';
 import { zscanReply } from './zset-scan.js';
 import { command, type CommandSpec, type Context } from './types.js';
-
-/** The sorted set at `key`, undefined when missing; WRONGTYPE for other types. */
-export function lookupZset(db: Database, key: string): SortedSetValue | undefined {
-  const value = db.get(key);
-  if (value === undefined) return undefined;
-  if (!(value instanceof SortedSetValue)) fail(Errors.wrongType);
-  return value;
-}
+import { lookupTyped } from './typed-lookup.js';
 
 /** A long argument as getLongFromObjectOrReply reads it, as a JS number (order is all we need). */
 function longArg(arg: Buffer): number {
@@ -66,7 +59,7 @@ function zaddGeneric(ctx: Context, argv: Buffer[], incrCommand: boolean): Reply 
   for (let j = i; j < argv.length; j += 2) scores.push(scoreArg(argv[j]!));
 
   const key = keyOf(argv[1]!);
-  let zset = lookupZset(ctx.db, key);
+  let zset = lookupTyped(ctx.db, key, 'zset');
   let added = 0;
   let updated = 0;
   let processed = 0;
@@ -112,7 +105,7 @@ function dropIfEmpty(ctx: Context, key: string, zset: SortedSetValue): void {
   if (zset.size === 0) ctx.db.delete(key);
 }
 
-const zrem = removeMembersCommand(lookupZset);
+const zrem = removeMembersCommand('zset');
 
 /** [start, end) ranks of a Redis rank range (negative from the end), clamped; empty when start >= end. */
 function rankWindow(size: number, startArg: number, endArg: number): [number, number] {
@@ -163,7 +156,7 @@ function zremrange(kind: RangeKind) {
       window = (z) => [lexStart(z, range.min), lexEnd(z, range.max)];
     }
     const key = keyOf(argv[1]!);
-    const zset = lookupZset(ctx.db, key);
+    const zset = lookupTyped(ctx.db, key, 'zset');
     if (zset === undefined) return 0;
     const [start, end] = window(zset);
     if (start >= end) return 0;
@@ -177,16 +170,16 @@ function zremrange(kind: RangeKind) {
 // --- reads -------------------------------------------------------------------------------------
 
 function zcard(ctx: Context, argv: Buffer[]): Reply {
-  return lookupZset(ctx.db, keyOf(argv[1]!))?.size ?? 0;
+  return lookupTyped(ctx.db, keyOf(argv[1]!), 'zset')?.size ?? 0;
 }
 
 function zscore(ctx: Context, argv: Buffer[]): Reply {
-  const score = lookupZset(ctx.db, keyOf(argv[1]!))?.score(keyOf(argv[2]!));
+  const score = lookupTyped(ctx.db, keyOf(argv[1]!), 'zset')?.score(keyOf(argv[2]!));
   return score === undefined ? null : new DoubleReply(score);
 }
 
 function zmscore(ctx: Context, argv: Buffer[]): Reply {
-  const zset = lookupZset(ctx.db, keyOf(argv[1]!));
+  const zset = lookupTyped(ctx.db, keyOf(argv[1]!), 'zset');
   const out: Reply[] = [];
   for (let i = 2; i < argv.length; i++) {
     const score = zset?.score(keyOf(argv[i]!));
@@ -197,7 +190,7 @@ function zmscore(ctx: Context, argv: Buffer[]): Reply {
 
 function zrank(reverse: boolean) {
   return (ctx: Context, argv: Buffer[]): Reply => {
-    const zset = lookupZset(ctx.db, keyOf(argv[1]!));
+    const zset = lookupTyped(ctx.db, keyOf(argv[1]!), 'zset');
     const rank = zset?.rank(keyOf(argv[2]!));
     if (zset === undefined || rank === undefined) return null;
     return reverse ? zset.size - 1 - rank : rank;
@@ -206,7 +199,7 @@ function zrank(reverse: boolean) {
 
 function zcount(ctx: Context, argv: Buffer[]): Reply {
   parseScoreRange(argv[2]!, argv[3]!);
-  const zset = lookupZset(ctx.db, keyOf(argv[1]!));
+  const zset = lookupTyped(ctx.db, keyOf(argv[1]!), 'zset');
   if (zset === undefined) return 0;
   const [start, end] = scoreWindow(zset, argv[2]!, argv[3]!);
   return Math.max(0, end - start);
@@ -214,7 +207,7 @@ function zcount(ctx: Context, argv: Buffer[]): Reply {
 
 function zlexcount(ctx: Context, argv: Buffer[]): Reply {
   const range = parseLexRange(argv[2]!, argv[3]!);
-  const zset = lookupZset(ctx.db, keyOf(argv[1]!));
+  const zset = lookupTyped(ctx.db, keyOf(argv[1]!), 'zset');
   if (zset === undefined) return 0;
   return Math.max(0, lexEnd(zset, range.max) - lexStart(zset, range.min));
 }
@@ -270,7 +263,7 @@ function zrangeGeneric(defaults: RangeDefaults) {
       const range = parseLexRange(minArg, maxArg);
       window = (z) => [lexStart(z, range.min), lexEnd(z, range.max)];
     }
-    const zset = lookupZset(ctx.db, keyOf(argv[1]!));
+    const zset = lookupTyped(ctx.db, keyOf(argv[1]!), 'zset');
     if (zset === undefined) return [];
     let [start, end] = window(zset);
     if (kind !== 'rank') {
@@ -312,7 +305,7 @@ function zpop(max: boolean) {
       count = Number(v);
     }
     const key = keyOf(argv[1]!);
-    const zset = lookupZset(ctx.db, key);
+    const zset = lookupTyped(ctx.db, key, 'zset');
     if (zset === undefined || count === 0) return [];
     const popped = popEntries(ctx, key, zset, max, count === -1 ? 1 : count);
     // RESP3 nests pairs only when COUNT was given.
@@ -332,7 +325,7 @@ function bzpop(max: boolean) {
   const popFirst = (ctx: Context, keyArgs: Buffer[]): Reply | undefined => {
     for (const keyArg of keyArgs) {
       const key = keyOf(keyArg);
-      const zset = lookupZset(ctx.db, key);
+      const zset = lookupTyped(ctx.db, key, 'zset');
       if (zset === undefined || zset.size === 0) continue;
       const [e] = popEntries(ctx, key, zset, max, 1);
       ctx.propagate([popName, keyArg]);
@@ -358,7 +351,7 @@ function bzpop(max: boolean) {
 
 function zscan(ctx: Context, argv: Buffer[]): Reply {
   const cursor = parseCursor(argv[2]!);
-  return zscanReply(ctx, argv, cursor, lookupZset(ctx.db, keyOf(argv[1]!)));
+  return zscanReply(ctx, argv, cursor, lookupTyped(ctx.db, keyOf(argv[1]!), 'zset'));
 }
 
 const ONE_KEY = { first: 1, last: 1, step: 1 };

@@ -2,7 +2,7 @@
 // STRLEN, GETRANGE, SETRANGE. Strings are stored as Buffers (copied from argv, so a value never
 // pins a whole socket read buffer).
 import { Buffer } from 'node:buffer';
-import { type Database, keyOf } from '../engine/keyspace.js';
+import { keyOf } from '../engine/keyspace.js';
 import { Errors, fail, OK, type Reply } from '../resp/reply.js';
 import { int64Arg, lower, parseInt64 } from './args.js';
 import { alreadyExpired, expireArgToAbsoluteMs } from './keys.js';
@@ -10,19 +10,12 @@ import { addLongDouble, formatLongDouble, parseLongDouble } from './long-double.
 import { ownedCopy, type RequestArgs } from '../resp/request-args.js';
 import { canonicalIntNumber } from '../engine/canonical-int.js';
 import { command, type CommandSpec, type Context, inPlaceCommand } from './types.js';
+import { lookupTyped } from './typed-lookup.js';
 
 const INT64_MAX = 9223372036854775807n;
 const INT64_MIN = -9223372036854775808n;
 /** proto-max-bulk-len's default: the largest string APPEND/SETRANGE may build. */
 const MAX_STRING_LENGTH = 512 * 1024 * 1024;
-
-/** The string at `key`, undefined when missing; WRONGTYPE for other types. */
-export function lookupString(db: Database, key: string): Buffer | undefined {
-  const value = db.get(key);
-  if (value === undefined) return undefined;
-  if (!Buffer.isBuffer(value)) fail(Errors.wrongType);
-  return value;
-}
 
 /** A stored value owns its bytes: argv shares the connection's read buffer. */
 function copy(buf: Buffer): Buffer {
@@ -105,7 +98,7 @@ function setGeneric(
   const expireAt = o.expire === null ? null : expireOptionToMs(ctx, o.expire, name);
   let old: Reply = null;
   if (o.get) {
-    const value = lookupString(ctx.db, key);
+    const value = lookupTyped(ctx.db, key, 'string');
     old = value ?? null;
   }
   // As lookupKeyWrite: an expired key is deleted (and its DEL logged) before it is overwritten;
@@ -152,12 +145,12 @@ function setexGeneric(name: string, kind: 'ex' | 'px') {
 }
 
 function get(ctx: Context, args: RequestArgs): Reply {
-  return lookupString(ctx.db, args.key(1)) ?? null;
+  return lookupTyped(ctx.db, args.key(1), 'string') ?? null;
 }
 
 function getdel(ctx: Context, argv: Buffer[]): Reply {
   const key = keyOf(argv[1]!);
-  const value = lookupString(ctx.db, key);
+  const value = lookupTyped(ctx.db, key, 'string');
   if (value === undefined) return null;
   ctx.db.delete(key);
   ctx.modified(key);
@@ -168,7 +161,7 @@ function getdel(ctx: Context, argv: Buffer[]): Reply {
 function getex(ctx: Context, argv: Buffer[]): Reply {
   const o = parseStringOptions(argv, 2, false);
   const key = keyOf(argv[1]!);
-  const value = lookupString(ctx.db, key);
+  const value = lookupTyped(ctx.db, key, 'string');
   if (value === undefined) return null;
   // Redis validates the time only once it knows the key holds a string.
   const expireAt = o.expire === null ? null : expireOptionToMs(ctx, o.expire, 'getex');
@@ -222,7 +215,7 @@ function msetGeneric(nx: boolean) {
  */
 function incrDecr(ctx: Context, args: RequestArgs, by: bigint | number): Reply {
   const key = args.key(1);
-  const current = lookupString(ctx.db, key);
+  const current = lookupTyped(ctx.db, key, 'string');
   // A counter of at most 15 digits is a number (string2ll's rules), whose sum with 1 is exact.
   const short = current === undefined ? 0 : canonicalIntNumber(current);
   let next: number | bigint;
@@ -249,7 +242,7 @@ function incrDecr(ctx: Context, args: RequestArgs, by: bigint | number): Reply {
 
 function incrbyfloat(ctx: Context, argv: Buffer[]): Reply {
   const key = keyOf(argv[1]!);
-  const current = lookupString(ctx.db, key);
+  const current = lookupTyped(ctx.db, key, 'string');
   const base = current === undefined ? parseLongDouble('0') : parseLongDouble(current);
   const incr = parseLongDouble(argv[2]!);
   if (base === undefined || incr === undefined) fail(Errors.notFloat);
@@ -267,7 +260,7 @@ function incrbyfloat(ctx: Context, argv: Buffer[]): Reply {
 
 function append(ctx: Context, argv: Buffer[]): Reply {
   const key = keyOf(argv[1]!);
-  const current = lookupString(ctx.db, key);
+  const current = lookupTyped(ctx.db, key, 'string');
   if (current === undefined) {
     ctx.db.set(key, copy(argv[2]!));
     ctx.modified(key);
@@ -281,13 +274,13 @@ function append(ctx: Context, argv: Buffer[]): Reply {
 }
 
 function strlen(ctx: Context, argv: Buffer[]): Reply {
-  return lookupString(ctx.db, keyOf(argv[1]!))?.length ?? 0;
+  return lookupTyped(ctx.db, keyOf(argv[1]!), 'string')?.length ?? 0;
 }
 
 function getrange(ctx: Context, argv: Buffer[]): Reply {
   let start = int64Arg(argv[2]!);
   let end = int64Arg(argv[3]!);
-  const value = lookupString(ctx.db, keyOf(argv[1]!));
+  const value = lookupTyped(ctx.db, keyOf(argv[1]!), 'string');
   if (value === undefined) return Buffer.alloc(0);
   const len = BigInt(value.length);
   if (start < 0n && end < 0n && start > end) return Buffer.alloc(0);
@@ -305,7 +298,7 @@ function setrange(ctx: Context, argv: Buffer[]): Reply {
   if (offset < 0n) fail('ERR offset is out of range');
   const key = keyOf(argv[1]!);
   const patch = argv[3]!;
-  const current = lookupString(ctx.db, key);
+  const current = lookupTyped(ctx.db, key, 'string');
   if (current === undefined && patch.length === 0) return 0;
   if (current !== undefined && patch.length === 0) return current.length;
   checkStringLength(Number(offset) + patch.length);

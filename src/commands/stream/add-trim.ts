@@ -24,7 +24,8 @@ import { ArgCursor } from '../arg-cursor.js';
 import type { RequestArgs } from '../../resp/request-args.js';
 import { type Context, command, inPlaceCommand } from '../types.js';
 import type { PropagatedArg } from '../core/persistence.js';
-import { idReply, lookupStream, nodeLimits, nowMs, oneKey, signalChanges } from './common.js';
+import { idReply, nodeLimits, nowMs, oneKey, signalChanges } from './common.js';
+import { lookupTyped } from '../typed-lookup.js';
 
 // --- XADD / XTRIM arguments (streamParseAddOrTrimArgsOrReply) ---------------------------------
 
@@ -196,7 +197,7 @@ const entry = new EntryFields();
 function applyXadd(ctx: Context, args: RequestArgs, req: Readonly<AddOrTrimRequest>): Reply {
   const fieldPos = req.idPos + 1;
   const key = args.key(1);
-  let s = lookupStream(ctx.db, key);
+  let s = lookupTyped(ctx.db, key, 'stream');
   const created = s === undefined;
   if (s === undefined) {
     if (req.noMkStream) return null;
@@ -263,7 +264,7 @@ function propagateXadd(
 function xtrim(ctx: Context, argv: Buffer[]): Reply {
   const req = parseAddOrTrimArgs(ctx, argv, false);
   const key = keyOf(argv[1]!);
-  const s = lookupStream(ctx.db, key);
+  const s = lookupTyped(ctx.db, key, 'stream');
   if (s === undefined) return 0;
   const deleted = trimStream(s, req);
   if (deleted > 0) {
@@ -281,7 +282,7 @@ function xtrim(ctx: Context, argv: Buffer[]): Reply {
 
 function xdel(ctx: Context, argv: Buffer[]): Reply {
   const key = keyOf(argv[1]!);
-  const s = lookupStream(ctx.db, key);
+  const s = lookupTyped(ctx.db, key, 'stream');
   if (s === undefined) return 0;
   // All ids are checked before anything is deleted.
   const ids = argv.slice(2).map((a) => parseStrictId(a));
@@ -323,7 +324,7 @@ function parseXsetid(argv: Buffer[]): SetIdRequest {
 function xsetid(ctx: Context, argv: Buffer[]): Reply {
   const { id, entriesAdded, maxDeleted } = parseXsetid(argv);
   const key = keyOf(argv[1]!);
-  const s = lookupStream(ctx.db, key);
+  const s = lookupTyped(ctx.db, key, 'stream');
   if (s === undefined) fail(Errors.noSuchKey);
   // Redis 7.0 has no check against the current max_deleted_entry_id (7.2 added one).
   if (s.length > 0) {

@@ -22,13 +22,13 @@ import {
   entryReply,
   existingGroup,
   lookupGroup,
-  lookupStream,
   minIdleArg,
   noGroupError,
   nowMs,
   oneKey,
 } from './common.js';
 import { Propagation, setIdArgv } from './propagation.js';
+import { lookupTyped } from '../typed-lookup.js';
 
 /** Claimed ids as XCLAIM / XAUTOCLAIM reply them: ids alone (JUSTID) or entries. */
 function claimedReply(s: Stream, ids: StreamId[], justId: boolean): Reply {
@@ -104,7 +104,7 @@ function applyXpending(ctx: Context, g: ConsumerGroup, req: XpendingRequest): Re
 
 function xpending(ctx: Context, argv: Buffer[]): Reply {
   const req = parseXpending(argv);
-  const g = lookupGroup(lookupStream(ctx.db, keyOf(argv[1]!)), argv[2]!);
+  const g = lookupGroup(lookupTyped(ctx.db, keyOf(argv[1]!), 'stream'), argv[2]!);
   if (g === undefined) fail(noGroupError(argv[1]!, argv[2]!));
   return applyXpending(ctx, g, req);
 }

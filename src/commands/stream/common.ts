@@ -1,28 +1,21 @@
 // What the stream command families share: looking streams and groups up, the errors for a
 // missing one, entry and XREAD-shaped replies, and CONFIG's node limits.
 import type { ConsumerGroup } from '../../engine/consumer-group.js';
-import { type Database, keyOf } from '../../engine/keyspace.js';
+import { keyOf } from '../../engine/keyspace.js';
 import { type NodeLimits, Stream, type StoredEntry } from '../../engine/stream.js';
 import type { StreamId } from '../../engine/stream-id.js';
 import { Errors, fail, MapReply, NULL_ARRAY, type Reply, StreamIdReply } from '../../resp/reply.js';
 import { parseInt64, text } from '../args.js';
 import type { Config } from '../config.js';
 import type { Context } from '../types.js';
+import { lookupTyped } from '../typed-lookup.js';
 
 /** Key positions of the commands whose only key is argv[1]. */
 export const oneKey = { first: 1, last: 1, step: 1 };
 
-/** The stream at `key`, undefined when missing; WRONGTYPE for other types. */
-export function lookupStream(db: Database, key: string): Stream | undefined {
-  const value = db.get(key);
-  if (value === undefined) return undefined;
-  if (!(value instanceof Stream)) fail(Errors.wrongType);
-  return value;
-}
-
 /** The stream at argv key `keyArg`, or "ERR no such key". */
 export function existingStream(ctx: Context, keyArg: Buffer): Stream {
-  const s = lookupStream(ctx.db, keyOf(keyArg));
+  const s = lookupTyped(ctx.db, keyOf(keyArg), 'stream');
   if (s === undefined) fail(Errors.noSuchKey);
   return s;
 }
@@ -55,7 +48,7 @@ export interface GroupOf {
 /** The stream at argv[1] and its group argv[2], or NOGROUP when either is missing. */
 export function existingGroup(ctx: Context, argv: Buffer[]): GroupOf {
   const key = keyOf(argv[1]!);
-  const stream = lookupStream(ctx.db, key);
+  const stream = lookupTyped(ctx.db, key, 'stream');
   const group = lookupGroup(stream, argv[2]!);
   if (stream === undefined || group === undefined) fail(noGroupError(argv[1]!, argv[2]!));
   return { key, stream, group };

@@ -14,7 +14,8 @@ import { int64Arg, isKeyword } from '../args.js';
 import { helpReply, subcommandSyntaxError } from '../help.js';
 import type { RequestArgs } from '../../resp/request-args.js';
 import { command, type CommandSpec, container, type Context, inPlaceCommand } from '../types.js';
-import { lookupGroup, lookupStream, noSuchGroupForKey, nowMs, oneKey } from './common.js';
+import { lookupGroup, noSuchGroupForKey, nowMs, oneKey } from './common.js';
+import { lookupTyped } from '../typed-lookup.js';
 
 // --- XGROUP ------------------------------------------------------------------------------------
 
@@ -53,7 +54,7 @@ interface GroupTarget {
  */
 function groupTarget(ctx: Context, argv: Buffer[], mkstream: boolean, needsGroup: boolean): GroupTarget {
   const key = keyOf(argv[2]!);
-  const stream = lookupStream(ctx.db, key);
+  const stream = lookupTyped(ctx.db, key, 'stream');
   let group: ConsumerGroup | undefined;
   if (!mkstream) {
     if (stream === undefined) {
@@ -162,7 +163,7 @@ export const xgroupSpec = container('xgroup', -2, [
 // --- XACK ----------------------------------------------------------------------------------------
 
 function xack(ctx: Context, args: RequestArgs): Reply {
-  const s = lookupStream(ctx.db, args.key(1));
+  const s = lookupTyped(ctx.db, args.key(1), 'stream');
   // Group names are held as latin1 strings, as keys are.
   const g = s?.groups.get(args.key(2));
   if (g === undefined) return 0;

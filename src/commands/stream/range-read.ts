@@ -14,14 +14,15 @@ import { parseRangeBound, parseStrictId } from './ids.js';
 import { Errors, fail, NULL_ARRAY, type Reply } from '../../resp/reply.js';
 import { ArgCursor } from '../arg-cursor.js';
 import { type Context, command } from '../types.js';
-import { lookupStream, oneKey, streamsReply } from './common.js';
+import { oneKey, streamsReply } from './common.js';
 import { EntriesReply } from './entries-reply.js';
 import { parseReadArgs, type ReadArgs, readKeyPositions } from './read-args.js';
+import { lookupTyped } from '../typed-lookup.js';
 
 // --- XLEN --------------------------------------------------------------------------------------
 
 function xlen(ctx: Context, argv: Buffer[]): Reply {
-  return lookupStream(ctx.db, keyOf(argv[1]!))?.length ?? 0;
+  return lookupTyped(ctx.db, keyOf(argv[1]!), 'stream')?.length ?? 0;
 }
 
 // --- XRANGE / XREVRANGE ------------------------------------------------------------------------
@@ -35,7 +36,7 @@ function xrangeGeneric(ctx: Context, argv: Buffer[], reverse: boolean): Reply {
     if (cur.keyword() === 'count' && cur.remaining > 0) count = cur.count();
     else fail(Errors.syntax);
   }
-  const s = lookupStream(ctx.db, keyOf(argv[1]!));
+  const s = lookupTyped(ctx.db, keyOf(argv[1]!), 'stream');
   if (s === undefined) return [];
   if (count === 0) return NULL_ARRAY;
   return new EntriesReply(s.rangeRefs(start, end, count < 0 ? 0 : count, reverse));
@@ -59,7 +60,7 @@ function parseXread(ctx: Context, argv: Buffer[]): XreadRequest {
   const after: StreamId[] = [];
   keyArgs.forEach((keyArg, k) => {
     const key = keyOf(keyArg);
-    const s = lookupStream(ctx.db, key);
+    const s = lookupTyped(ctx.db, key, 'stream');
     const idArg = argv[args.streamsAt + args.streamCount + k]!;
     keys.push(key);
     if (idArg.length === 1 && idArg[0] === 0x24 /* $ */) {
@@ -85,7 +86,7 @@ function readAfter(s: Stream, req: XreadRequest, k: number): Reply {
 function applyXread(ctx: Context, req: XreadRequest): Reply | Promise<Reply> {
   const items: Array<[Buffer, Reply]> = [];
   req.keys.forEach((key, k) => {
-    const s = lookupStream(ctx.db, key);
+    const s = lookupTyped(ctx.db, key, 'stream');
     const last = s?.lastLiveId();
     if (last !== undefined && compareIds(last, req.after[k]!) > 0) items.push([req.keyArgs[k]!, readAfter(s!, req, k)]);
   });

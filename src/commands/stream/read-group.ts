@@ -13,10 +13,11 @@ import { compareIds, formatId, MAX_ID, type StreamId } from '../../engine/stream
 import { parseStrictId } from './ids.js';
 import { ErrorReply, fail, NULL_ARRAY, type Reply } from '../../resp/reply.js';
 import { command, type Context } from '../types.js';
-import { entryReply, lookupGroup, lookupStream, noGroupError, nowMs, streamsReply } from './common.js';
+import { entryReply, lookupGroup, noGroupError, nowMs, streamsReply } from './common.js';
 import { EntriesReply } from './entries-reply.js';
 import { createConsumerArgv, Propagation, setIdArgv, xclaimArgv } from './propagation.js';
 import { parseReadArgs, type ReadArgs, readKeyPositions } from './read-args.js';
+import { lookupTyped } from '../typed-lookup.js';
 
 /** The ">" id: XREADGROUP's "new entries" marker (Redis stores it as the maximum id). */
 const NEW_ENTRIES: unique symbol = Symbol('>');
@@ -47,7 +48,7 @@ function parseXreadgroup(ctx: Context, argv: Buffer[]): ReadGroupRequest {
     const keyArg = argv[args.streamsAt + j]!;
     const idArg = argv[args.streamsAt + args.streamCount + j]!;
     const key = keyOf(keyArg);
-    const s = lookupStream(ctx.db, key);
+    const s = lookupTyped(ctx.db, key, 'stream');
     if (lookupGroup(s, group) === undefined) {
       fail(`${noGroupError(keyArg, group)} in XREADGROUP with GROUP option`);
     }
@@ -147,7 +148,7 @@ function applyXreadgroup(ctx: Context, req: ReadGroupRequest): Reply | Promise<R
   const prop = new Propagation(ctx);
   const served: Array<[Buffer, Reply]> = [];
   for (const target of req.targets) {
-    const s = lookupStream(ctx.db, target.key)!;
+    const s = lookupTyped(ctx.db, target.key, 'stream')!;
     const g = lookupGroup(s, req.group)!;
     // History reads are always served; ">" only when the stream has entries past last_id.
     if (target.after !== NEW_ENTRIES || hasNewEntries(s, g) || hasClaimable(req, g, nowMs(ctx))) {

@@ -16,12 +16,12 @@ import {
   existingGroup,
   existingStream,
   lookupGroup,
-  lookupStream,
   noGroupError,
   nowMs,
   oneKey,
   signalChanges,
 } from './common.js';
+import { lookupTyped } from '../typed-lookup.js';
 
 const NUMIDS_ERROR = 'ERR Number of IDs must be a positive integer';
 
@@ -57,7 +57,7 @@ function parsePolicyAndIds(argv: Buffer[], from: number): { policy: RefPolicy; i
 function xdelex(ctx: Context, argv: Buffer[]): Reply {
   const { policy, ids } = parsePolicyAndIds(argv, 2);
   const key = keyOf(argv[1]!);
-  const s = lookupStream(ctx.db, key);
+  const s = lookupTyped(ctx.db, key, 'stream');
   if (s === undefined) return ids.map(() => -1);
   const changes = { count: 0 };
   const out = ids.map((id) => deleteUnderPolicy(s, id, policy, changes));
@@ -89,7 +89,7 @@ function deleteUnderPolicy(s: Stream, id: StreamId, policy: RefPolicy, changes: 
 function xackdel(ctx: Context, argv: Buffer[]): Reply {
   const { policy, ids } = parsePolicyAndIds(argv, 3);
   const key = keyOf(argv[1]!);
-  const s = lookupStream(ctx.db, key);
+  const s = lookupTyped(ctx.db, key, 'stream');
   if (s === undefined) return ids.map(() => -1);
   const g = lookupGroup(s, argv[2]!);
   // The docs do not say; XREADGROUP/XPENDING's NOGROUP error is the closest Redis behaviour.
