@@ -3,7 +3,8 @@
 // and each typed read fails with the error text Redis gives for that kind of argument.
 import { type StreamId } from '../engine/stream-id.js';
 import { parseStrictId } from './stream/ids.js';
-import { Errors, fail } from '../resp/reply.js';
+import { fail } from '../resp/reply.js';
+import { Errors } from '../resp/errors.js';
 import { blockTimeoutMs, capToSafe, int64Arg, lower } from './args.js';
 
 export class ArgCursor {

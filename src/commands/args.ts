@@ -1,5 +1,6 @@
 // Argument parsing exactly as Redis does it (util.c string2ll / getLongLongFromObject).
-import { Errors, fail } from '../resp/reply.js';
+import { fail } from '../resp/reply.js';
+import { Errors } from '../resp/errors.js';
 
 const INT64_MAX = 9223372036854775807n;
 const INT64_MIN = -9223372036854775808n;
@@ -86,7 +87,7 @@ export function isKeyword(arg: Buffer | undefined, keyword: string): boolean {
  */
 export function blockTimeoutMs(arg: Buffer): number {
   const v = parseInt64(arg);
-  if (v === undefined) fail('ERR timeout is not an integer or out of range');
+  if (v === undefined) fail(Errors.timeoutNotInteger);
   if (v < 0n) fail(Errors.timeoutNegative);
   return capToSafe(v);
 }

@@ -4,7 +4,8 @@
 // The product is rounded to the long double's 64-bit significand before the ceiling, as the x87
 // multiplication does; a value past the long long range converts to LLONG_MIN on x86-64, so
 // inf and huge timeouts are "negative", while -0.0001 rounds up to 0 (block forever).
-import { Errors, fail } from '../resp/reply.js';
+import { fail } from '../resp/reply.js';
+import { Errors } from '../resp/errors.js';
 import { parseLongDouble } from './long-double.js';
 
 const INT64_MAX = 9223372036854775807n;

@@ -2,7 +2,8 @@
 // confirmations and messages (pushes) still reach it; everything else, MONITOR lines included,
 // is dropped while replies are off, or for the one command after SKIP. The transport applies it
 // (SocketConnection), since only it knows what is written.
-import { OK, PushReply, Replies, type Reply, Errors, fail } from '../resp/reply.js';
+import { OK, PushReply, Replies, type Reply, fail } from '../resp/reply.js';
+import { Errors } from '../resp/errors.js';
 import { lower } from './args.js';
 import type { ClientState } from './client-state.js';
 import type { Context } from './types.js';

@@ -2,17 +2,8 @@
 // (plus CLIENT SETINFO from 7.2, which node-redis sends on connect).
 import { clientReply } from './client-reply.js';
 import { DATABASE_COUNT } from '../engine/keyspace.js';
-import {
-  ErrorReply,
-  Errors,
-  MapReply,
-  OK,
-  PONG,
-  type Reply,
-  SimpleString,
-  VerbatimReply,
-  fail,
-} from '../resp/reply.js';
+import { ErrorReply, MapReply, OK, PONG, type Reply, SimpleString, VerbatimReply, fail } from '../resp/reply.js';
+import { Errors } from '../resp/errors.js';
 import { integerArg, isKeyword, lower, parseInt64, text } from './args.js';
 import type { ClientState } from './client-state.js';
 import { REDIS_VERSION } from './core/identity.js';
@@ -35,7 +26,7 @@ function validName(arg: Buffer): boolean {
 }
 
 function setName(client: ClientState, arg: Buffer): void {
-  if (!validName(arg)) fail('ERR Client names cannot contain spaces, newlines or special characters.');
+  if (!validName(arg)) fail(Errors.clientName);
   client.name = text(arg);
 }
 
@@ -51,8 +42,8 @@ function hello(ctx: Context, argv: Buffer[]): Reply {
   let version: number | null = null;
   if (argv.length >= 2) {
     const v = parseInt64(argv[1]!);
-    if (v === undefined) fail('ERR Protocol version is not an integer or out of range');
-    if (v < 2n || v > 3n) fail('NOPROTO unsupported protocol version');
+    if (v === undefined) fail(Errors.protocolVersionNotInteger);
+    if (v < 2n || v > 3n) fail(Errors.unsupportedProtocol);
     version = Number(v);
   }
   let auth: [string, Buffer] | null = null;
@@ -66,7 +57,7 @@ function hello(ctx: Context, argv: Buffer[]): Reply {
       name = argv[j + 1]!;
       j++;
     } else {
-      fail(`ERR Syntax error in HELLO option '${text(argv[j]!)}'`);
+      fail(Errors.helloSyntax(text(argv[j]!)));
     }
   }
   if (auth !== null) {
@@ -74,11 +65,7 @@ function hello(ctx: Context, argv: Buffer[]): Reply {
     client.authenticated = true;
   }
   if (!client.authenticated) {
-    fail(
-      'NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO ' +
-        'AUTH <user> <pass> option can be used to authenticate the client and select the RESP ' +
-        'protocol version at the same time',
-    );
+    fail(Errors.helloNoAuth);
   }
   if (name !== null) setName(client, name);
   if (version !== null) client.resp = version as 2 | 3;
@@ -96,10 +83,7 @@ function hello(ctx: Context, argv: Buffer[]): Reply {
 function auth(ctx: Context, argv: Buffer[]): Reply {
   if (argv.length > 3) fail(Errors.syntax);
   if (argv.length === 2 && ctx.instance.config.get('requirepass') === '') {
-    fail(
-      'ERR AUTH <password> called without any password configured for the default user. ' +
-        'Are you sure your configuration is correct?',
-    );
+    fail(Errors.authWithoutPassword);
   }
   const user = argv.length === 3 ? text(argv[1]!) : 'default';
   if (!passwordMatches(ctx.instance, user, argv[argv.length - 1]!)) fail(Errors.wrongPass);
@@ -188,12 +172,12 @@ function clientList(ctx: Context, argv: Buffer[]): Reply {
   let type: string | null = null;
   if (argv.length === 4 && isKeyword(argv[2], 'type')) {
     type = lower(argv[3]!);
-    if (!CLIENT_TYPES.has(type)) fail(`ERR Unknown client type '${text(argv[3]!)}'`);
+    if (!CLIENT_TYPES.has(type)) fail(Errors.unknownClientType(text(argv[3]!)));
   } else if (argv.length >= 4 && isKeyword(argv[2], 'id')) {
     ids = new Set();
     for (const arg of argv.slice(3)) {
       const id = parseInt64(arg);
-      if (id === undefined || id < 1n) fail('ERR Invalid client ID');
+      if (id === undefined || id < 1n) fail(Errors.invalidClientId);
       ids.add(Number(id));
     }
   } else if (argv.length !== 2) {
@@ -216,7 +200,7 @@ function clientKill(ctx: Context, argv: Buffer[]): Reply {
     // Old form: CLIENT KILL addr:port.
     const addr = text(argv[2]!);
     const target = [...instance.clients.values()].find((c) => c.addr === addr);
-    if (target === undefined) fail('ERR No such client');
+    if (target === undefined) fail(Errors.noSuchClient);
     killClient(self, target);
     return OK;
   }
@@ -228,7 +212,7 @@ function clientKill(ctx: Context, argv: Buffer[]): Reply {
     const value = argv[i + 1]!;
     if (opt === 'id') {
       const id = parseInt64(value);
-      if (id === undefined || id < 1n) fail('ERR client-id should be greater than 0');
+      if (id === undefined || id < 1n) fail(Errors.clientIdNotPositive);
       filters.push((c) => c.id === Number(id));
     } else if (opt === 'addr') {
       filters.push((c) => c.addr === text(value));
@@ -236,11 +220,11 @@ function clientKill(ctx: Context, argv: Buffer[]): Reply {
       filters.push((c) => c.laddr === text(value));
     } else if (opt === 'type') {
       const type = lower(value);
-      if (!CLIENT_TYPES.has(type)) fail(`ERR Unknown client type '${text(value)}'`);
+      if (!CLIENT_TYPES.has(type)) fail(Errors.unknownClientType(text(value)));
       filters.push((c) => type === clientType(c));
     } else if (opt === 'user') {
       const user = text(value);
-      if (user !== 'default') fail(`ERR No such user '${user}'`);
+      if (user !== 'default') fail(Errors.noSuchUser(user));
     } else if (opt === 'skipme') {
       if (isKeyword(value, 'yes')) skipMe = true;
       else if (isKeyword(value, 'no')) skipMe = false;
@@ -271,12 +255,12 @@ function clientUnblock(ctx: Context, argv: Buffer[]): Reply {
   let asError = false;
   if (argv.length === 4) {
     if (isKeyword(argv[3], 'error')) asError = true;
-    else if (!isKeyword(argv[3], 'timeout')) fail('ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR');
+    else if (!isKeyword(argv[3], 'timeout')) fail(Errors.unblockReason);
   }
   const target = ctx.instance.clients.get(id);
   if (target === undefined || target.blocked === null) return 0;
   const blocked = target.blocked;
-  blocked.finish(asError ? new ErrorReply('UNBLOCKED client unblocked via CLIENT UNBLOCK') : blocked.timeoutReply ?? undefined);
+  blocked.finish(asError ? new ErrorReply(Errors.unblocked) : blocked.timeoutReply ?? undefined);
   return 1;
 }
 
@@ -289,9 +273,9 @@ function onOff(arg: Buffer): boolean {
 function clientSetInfo(ctx: Context, argv: Buffer[]): Reply {
   const attr = lower(argv[2]!);
   const value = argv[3]!;
-  if (attr !== 'lib-name' && attr !== 'lib-ver') fail(`ERR Unrecognized option '${text(argv[2]!)}'`);
+  if (attr !== 'lib-name' && attr !== 'lib-ver') fail(Errors.unrecognizedOption(text(argv[2]!)));
   if (!validName(value) && value.length > 0) {
-    fail(`ERR ${attr} cannot contain spaces, newlines or special characters.`);
+    fail(Errors.clientInfoValue(attr));
   }
   if (attr === 'lib-name') ctx.client.libName = text(value);
   else ctx.client.libVersion = text(value);

@@ -3,6 +3,7 @@
 // allows it (core/protected.ts). RELOAD and LOADAOF go through the instance's DatasetControl,
 // implemented by the persistence layer.
 import { ErrorReply, OK, fail, type Reply } from '../resp/reply.js';
+import { Errors } from '../resp/errors.js';
 import { lower, text } from './args.js';
 import { helpReply, subcommandSyntaxError } from './help.js';
 import type { DatasetControl } from './core/persistence.js';
@@ -48,7 +49,7 @@ function leadingNumber(arg: Buffer): number {
 
 function control(ctx: Context): DatasetControl {
   const c = ctx.instance.datasetControl;
-  if (c === null) fail('ERR DEBUG RELOAD and LOADAOF need a sluice server (this instance has no persistence layer)');
+  if (c === null) fail(Errors.debugNoPersistence);
   return c;
 }
 
@@ -59,7 +60,7 @@ function reload(ctx: Context, argv: Buffer[]): Reply {
     if (opt === 'merge') options.merge = true;
     else if (opt === 'noflush') options.flush = false;
     else if (opt === 'nosave') options.save = false;
-    else fail('ERR DEBUG RELOAD only supports the MERGE, NOFLUSH and NOSAVE options.');
+    else fail(Errors.debugReloadOptions);
   }
   control(ctx).reload(options);
   ctx.instance.logger.warn('sluice: DB reloaded by DEBUG RELOAD');
@@ -68,7 +69,7 @@ function reload(ctx: Context, argv: Buffer[]): Reply {
 
 function loadAof(ctx: Context): Promise<Reply> {
   // Loading yields between files; a transaction must run to its end without yielding.
-  if (ctx.noBlock) fail('ERR DEBUG LOADAOF cannot run inside MULTI in sluice');
+  if (ctx.noBlock) fail(Errors.debugLoadaofInMulti);
   return control(ctx).loadAof().then(() => {
     ctx.instance.logger.warn('sluice: Append Only File loaded by DEBUG LOADAOF');
     return OK;

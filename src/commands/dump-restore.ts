@@ -6,6 +6,7 @@ import { keyOf } from '../engine/keyspace.js';
 import { RdbFormatError } from '../rdb/constants.js';
 import { dumpPayload, parseDumpPayload, verifyDumpPayload } from '../rdb/dump-payload.js';
 import { fail, OK, type Reply } from '../resp/reply.js';
+import { Errors } from '../resp/errors.js';
 import { int64Arg, lower } from './args.js';
 import { alreadyExpired } from './keys.js';
 import { command, type CommandSpec, type Context } from './types.js';
@@ -28,25 +29,25 @@ function restore(ctx: Context, argv: Buffer[]): Reply {
     if (option === 'replace') replace = true;
     else if (option === 'absttl') absttl = true;
     else if (option === 'idletime' && hasValue && !freq) {
-      if (int64Arg(argv[++j]!) < 0n) fail('ERR Invalid IDLETIME value, must be >= 0');
+      if (int64Arg(argv[++j]!) < 0n) fail(Errors.invalidIdleTime);
       idle = true;
     } else if (option === 'freq' && hasValue && !idle) {
       const f = int64Arg(argv[++j]!);
-      if (f < 0n || f > 255n) fail('ERR Invalid FREQ value, must be >= 0 and <= 255');
+      if (f < 0n || f > 255n) fail(Errors.invalidFreq);
       freq = true;
-    } else fail('ERR syntax error');
+    } else fail(Errors.syntax);
   }
   const key = keyOf(argv[1]!);
-  if (!replace && ctx.db.get(key) !== undefined) fail('BUSYKEY Target key name already exists.');
+  if (!replace && ctx.db.get(key) !== undefined) fail(Errors.busyKey);
   let ttl = int64Arg(argv[2]!);
-  if (ttl < 0n) fail('ERR Invalid TTL value, must be >= 0');
+  if (ttl < 0n) fail(Errors.invalidTtl);
   const payload = argv[3]!;
-  if (!verifyDumpPayload(payload)) fail('ERR DUMP payload version or checksum are wrong');
+  if (!verifyDumpPayload(payload)) fail(Errors.dumpPayload);
   let value;
   try {
     value = parseDumpPayload(payload);
   } catch (err) {
-    if (err instanceof RdbFormatError) fail('ERR Bad data format');
+    if (err instanceof RdbFormatError) fail(Errors.badDataFormat);
     throw err;
   }
   const deleted = replace && ctx.db.delete(key);

@@ -2,7 +2,8 @@
 import { Buffer } from 'node:buffer';
 import { HashValue } from '../engine/hash.js';
 import { type Database, keyBytes, keyOf } from '../engine/keyspace.js';
-import { Errors, fail, MapReply, OK, type Reply } from '../resp/reply.js';
+import { fail, MapReply, OK, type Reply } from '../resp/reply.js';
+import { Errors } from '../resp/errors.js';
 import { int64Arg, parseInt64 } from './args.js';
 import { addLongDouble, formatLongDouble, parseLongDouble } from './long-double.js';
 import { removeMembersCommand } from './members.js';
@@ -98,11 +99,11 @@ function hincrby(ctx: Context, argv: Buffer[]): Reply {
   let value = 0n;
   if (current !== undefined) {
     const parsed = parseInt64(current);
-    if (parsed === undefined) fail('ERR hash value is not an integer');
+    if (parsed === undefined) fail(Errors.hashNotInteger);
     value = parsed;
   }
   if ((by < 0n && value < 0n && by < INT64_MIN - value) || (by > 0n && value > 0n && by > INT64_MAX - value)) {
-    fail('ERR increment or decrement would overflow');
+    fail(Errors.overflow);
   }
   value += by;
   hash.set(field, Buffer.from(value.toString(), 'latin1'));
@@ -113,15 +114,15 @@ function hincrby(ctx: Context, argv: Buffer[]): Reply {
 function hincrbyfloat(ctx: Context, argv: Buffer[]): Reply {
   const incr = parseLongDouble(argv[3]!);
   if (incr === undefined) fail(Errors.notFloat);
-  if (incr.inf) fail('ERR value is NaN or Infinity');
+  if (incr.inf) fail(Errors.incrementNanOrInfinity);
   const key = keyOf(argv[1]!);
   const hash = lookupOrCreateHash(ctx.db, key);
   const field = keyOf(argv[2]!);
   const current = hash.get(field);
   const base = parseLongDouble(current ?? '0');
-  if (base === undefined) fail('ERR hash value is not a float');
+  if (base === undefined) fail(Errors.hashNotFloat);
   const sum = addLongDouble(base, incr);
-  if (sum === undefined || sum.inf) fail('ERR increment would produce NaN or Infinity');
+  if (sum === undefined || sum.inf) fail(Errors.nanOrInfinity);
   const text = formatLongDouble(sum);
   hash.set(field, Buffer.from(text, 'latin1'));
   ctx.modified(key);

@@ -1,4 +1,5 @@
 import { type Reply, SimpleString } from '../resp/reply.js';
+import { Errors } from '../resp/errors.js';
 
 /** A HELP reply: the usage line and the given lines, as status strings (addReplyHelp). */
 export function helpReply(name: string, lines: string[]): Reply {
@@ -12,5 +13,5 @@ export function helpReply(name: string, lines: string[]): Reply {
 
 /** The error of a container command given a subcommand it has but with the wrong arguments. */
 export function subcommandSyntaxError(sub: Buffer, cmd: string): string {
-  return `ERR unknown subcommand or wrong number of arguments for '${sub.toString('utf8').slice(0, 128)}'. Try ${cmd} HELP.`;
+  return Errors.unknownSubcommandOrArity(sub.toString('utf8').slice(0, 128), cmd);
 }

@@ -4,7 +4,8 @@
 // integers, whose idle time runs from server start as it does in Redis; OBJECT FREQ gives
 // Redis's error for a non-LFU policy.
 import { keyOf } from '../engine/keyspace.js';
-import { type Reply, Errors, VerbatimReply, fail } from '../resp/reply.js';
+import { type Reply, VerbatimReply, fail } from '../resp/reply.js';
+import { Errors } from '../resp/errors.js';
 import { isKeyword, parseInt64 } from './args.js';
 import { helpReply } from './help.js';
 import { encodingOf, isSharedInteger, memoryUsage, refcountOf } from './object-encoding.js';
@@ -33,10 +34,7 @@ function objectIdletime(ctx: Context, argv: Buffer[]): Reply {
 
 function objectFreq(ctx: Context, argv: Buffer[]): Reply {
   if (lookup(ctx, argv[2]!) === undefined) return null;
-  return fail(
-    'ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note that when ' +
-      'switching between policies at runtime LRU and LFU data will take some time to adjust.',
-  );
+  return fail(Errors.lfuNotSelected);
 }
 
 const OBJECT_HELP = [

@@ -2,7 +2,8 @@
 // TTL and friends, PERSIST, RANDOMKEY, DBSIZE. Replies and errors are Redis 7.0's (db.c, expire.c).
 import { scanStep } from './scan-cursors.js';
 import { type Database, keyBytes, keyOf, typeOf } from '../engine/keyspace.js';
-import { Errors, fail, OK, type Reply, SimpleString } from '../resp/reply.js';
+import { fail, OK, type Reply, SimpleString } from '../resp/reply.js';
+import { Errors } from '../resp/errors.js';
 import { int64Arg, isKeyword, lower, parseInt64 } from './args.js';
 import { canonicalIntNumber } from '../engine/canonical-int.js';
 import { globMatch } from './glob.js';
@@ -13,7 +14,7 @@ const INT64_MIN = -9223372036854775808n;
 
 /** Redis's addReplyErrorExpireTime. */
 export function invalidExpireTime(commandName: string): never {
-  fail(`ERR invalid expire time in '${commandName}' command`);
+  fail(Errors.invalidExpire(commandName));
 }
 
 /**
@@ -98,9 +99,9 @@ export function parseCursor(arg: Buffer): string {
   const s = arg.toString('latin1');
   if (s === '') return '0';
   const m = /^([+-]?)([0-9]+)$/.exec(s);
-  if (m === null) fail('ERR invalid cursor');
+  if (m === null) fail(Errors.invalidCursor);
   let v = BigInt(m[2]!);
-  if (v > 18446744073709551615n) fail('ERR invalid cursor');
+  if (v > 18446744073709551615n) fail(Errors.invalidCursor);
   if (m[1] === '-' && v !== 0n) v = 18446744073709551616n - v;
   return v.toString();
 }
@@ -198,9 +199,9 @@ function flushall(ctx: Context, argv: Buffer[]): Reply {
 /** SWAPDB a b: as Redis's swapdbCommand, clients of either database see the other's keys. */
 function swapdb(ctx: Context, argv: Buffer[]): Reply {
   const a = parseInt64(argv[1]!);
-  if (a === undefined) fail('ERR invalid first DB index');
+  if (a === undefined) fail(Errors.invalidFirstDb);
   const b = parseInt64(argv[2]!);
-  if (b === undefined) fail('ERR invalid second DB index');
+  if (b === undefined) fail(Errors.invalidSecondDb);
   const dbs = ctx.instance.keyspace.dbs;
   if (a < 0n || a >= BigInt(dbs.length) || b < 0n || b >= BigInt(dbs.length)) fail(Errors.dbIndexOutOfRange);
   const [first, second] = [dbs[Number(a)]!, dbs[Number(b)]!];
@@ -244,12 +245,12 @@ function parseExpireConditions(argv: Buffer[]): Set<ExpireCondition> {
   for (let i = 3; i < argv.length; i++) {
     const opt = lower(argv[i]!);
     if (opt === 'nx' || opt === 'xx' || opt === 'gt' || opt === 'lt') flags.add(opt);
-    else fail(`ERR Unsupported option ${argv[i]!.toString('utf8')}`);
+    else fail(Errors.unsupportedOption(argv[i]!.toString('utf8')));
   }
   if (flags.has('nx') && (flags.has('xx') || flags.has('gt') || flags.has('lt'))) {
-    fail('ERR NX and XX, GT or LT options at the same time are not compatible');
+    fail(Errors.expireNxXx);
   }
-  if (flags.has('gt') && flags.has('lt')) fail('ERR GT and LT options at the same time are not compatible');
+  if (flags.has('gt') && flags.has('lt')) fail(Errors.expireGtLt);
   return flags;
 }
 

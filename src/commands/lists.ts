@@ -5,7 +5,8 @@
 import { Buffer } from 'node:buffer';
 import { ListValue } from '../engine/list.js';
 import { keyOf } from '../engine/keyspace.js';
-import { ErrorReply, Errors, fail, NULL_ARRAY, OK, type Reply } from '../resp/reply.js';
+import { ErrorReply, fail, NULL_ARRAY, OK, type Reply } from '../resp/reply.js';
+import { Errors } from '../resp/errors.js';
 import { int64Arg, isKeyword, lower } from './args.js';
 import { secondsTimeoutMs } from './block-timeout.js';
 import type { RequestArgs } from '../resp/request-args.js';
@@ -26,7 +27,7 @@ function longArg(arg: Buffer, message: string = Errors.notInteger): number {
 }
 
 /** getPositiveLongFromObjectOrReply: an integer >= 0, else `message`. */
-function positiveArg(arg: Buffer, message = 'ERR value is out of range, must be positive'): number {
+function positiveArg(arg: Buffer, message: string = Errors.notPositive): number {
   const v = longArg(arg, message);
   if (v < 0) fail(message);
   return v;
@@ -136,7 +137,7 @@ function lrange(ctx: Context, argv: Buffer[]): Reply {
 }
 
 const RANK_ZERO =
-  "ERR RANK can't be zero: use 1 to start from the first match, 2 from the second ... or use negative to start from the end of the list";
+  Errors.rankZero;
 
 function lpos(ctx: Context, argv: Buffer[]): Reply {
   let rank = 1;
@@ -154,9 +155,9 @@ function lpos(ctx: Context, argv: Buffer[]): Reply {
       rankOverflow = r === -9223372036854775808n;
       rank = rankOverflow ? -1 : longArg(argv[j]!);
     } else if (opt === 'count' && more > 0) {
-      count = positiveArg(argv[++j]!, "ERR COUNT can't be negative");
+      count = positiveArg(argv[++j]!, Errors.lposCountNegative);
     } else if (opt === 'maxlen' && more > 0) {
-      maxlen = positiveArg(argv[++j]!, "ERR MAXLEN can't be negative");
+      maxlen = positiveArg(argv[++j]!, Errors.lposMaxlenNegative);
     } else {
       fail(Errors.syntax);
     }
@@ -184,7 +185,7 @@ function lset(ctx: Context, argv: Buffer[]): Reply {
   const key = keyOf(argv[1]!);
   const list = lookupTyped(ctx.db, key, 'list');
   if (list === undefined) fail(Errors.noSuchKey);
-  if (!list.set(longArg(argv[2]!), Buffer.from(argv[3]!))) fail('ERR index out of range');
+  if (!list.set(longArg(argv[2]!), Buffer.from(argv[3]!))) fail(Errors.indexOutOfRange);
   changed(ctx, key, 1);
   return OK;
 }
@@ -269,14 +270,14 @@ interface MpopArgs {
 
 /** LMPOP numkeys key... LEFT|RIGHT [COUNT n], from the numkeys argument at `at`. */
 function parseMpop(argv: Buffer[], at: number): MpopArgs {
-  const numkeys = atLeastOneArg(argv[at]!, 'ERR numkeys should be greater than 0');
+  const numkeys = atLeastOneArg(argv[at]!, Errors.numkeysNotPositive);
   const whereAt = at + numkeys + 1;
   if (whereAt >= argv.length) fail(Errors.syntax);
   const end = endArg(argv[whereAt]!);
   let count = -1;
   for (let j = whereAt + 1; j < argv.length; j++) {
     if (count === -1 && isKeyword(argv[j], 'count') && j < argv.length - 1) {
-      count = atLeastOneArg(argv[++j]!, 'ERR count should be greater than 0');
+      count = atLeastOneArg(argv[++j]!, Errors.countNotPositive);
     } else {
       fail(Errors.syntax);
     }
@@ -406,7 +407,7 @@ function brpoplpush(ctx: Context, argv: Buffer[]): Reply | Promise<Reply> {
 /** Key positions of LMPOP (numkeys at 1) and BLMPOP (numkeys at 2), for COMMAND GETKEYS. */
 function mpopKeys(at: number) {
   return (argv: Buffer[]): number[] => {
-    const n = int64Arg(argv[at]!, 'ERR Invalid arguments specified for command');
+    const n = int64Arg(argv[at]!, Errors.getkeysInvalid);
     if (n < 1n || BigInt(at) + n >= BigInt(argv.length)) return [];
     return Array.from({ length: Number(n) }, (_, i) => at + 1 + i);
   };

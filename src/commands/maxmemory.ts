@@ -4,11 +4,10 @@
 // policy would lose acknowledged entries, so noeviction is the only policy sluice accepts.
 import { getHeapStatistics } from 'node:v8';
 import { ErrorReply } from '../resp/reply.js';
+import { Errors } from '../resp/errors.js';
 import type { ClientState } from './client-state.js';
 import type { Instance } from './core/instance.js';
 import type { CommandSpec } from './types.js';
-
-export const OOM_ERROR = "OOM command not allowed when used memory > 'maxmemory'.";
 
 /** Commands Redis lets through inside MULTI even past the limit. */
 const MULTI_ALWAYS_ALLOWED = new Set(['exec', 'discard', 'quit', 'reset']);
@@ -41,11 +40,11 @@ export function maxmemoryRejection(instance: Instance, client: ClientState, spec
     client.multi = null;
     client.multiAborted = false;
     instance.unwatchAll(client);
-    const message = `EXECABORT Transaction discarded because of: ${OOM_ERROR}`;
+    const message = Errors.execAbortBecause(Errors.oom);
     instance.stats.countError(message);
     return new ErrorReply(message);
   }
   if (client.multi !== null) client.multiAborted = true;
-  instance.stats.countError(OOM_ERROR);
-  return new ErrorReply(OOM_ERROR);
+  instance.stats.countError(Errors.oom);
+  return new ErrorReply(Errors.oom);
 }

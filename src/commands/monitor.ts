@@ -3,6 +3,7 @@
 // sdscatrepr), with passwords redacted as Redis 7.0 redacts them.
 import { performance } from 'node:perf_hooks';
 import { type Reply, Replies, SimpleString, OK, fail } from '../resp/reply.js';
+import { Errors } from '../resp/errors.js';
 import { isKeyword } from './args.js';
 import type { ClientState } from './client-state.js';
 import type { CommandSpec, Context } from './types.js';
@@ -74,13 +75,13 @@ const MAY_REPLICATE = new Set(['publish', 'spublish', 'eval', 'evalsha', 'fcall'
 export function monitorRejection(client: ClientState, spec: CommandSpec, fullName: string): string | null {
   if (!client.monitor) return null;
   const touches = spec.flags.includes('write') || spec.flags.includes('readonly') || MAY_REPLICATE.has(fullName);
-  return touches ? "ERR Replica can't interact with the keyspace" : null;
+  return touches ? Errors.replicaKeyspace : null;
 }
 
 function monitor(ctx: Context): Reply {
   const { client, instance } = ctx;
-  if (client.push === null) fail('ERR MONITOR is not supported by the embedded client: it needs a connection to sluice server');
-  if (ctx.noBlock) fail("ERR MONITOR isn't allowed for DENY BLOCKING client");
+  if (client.push === null) fail(Errors.monitorEmbedded);
+  if (ctx.noBlock) fail(Errors.monitorDenyBlocking);
   // A second MONITOR is ignored without a reply, as Redis does.
   if (client.monitor) return new Replies([]);
   client.monitor = true;

@@ -5,31 +5,30 @@
 // interface (core/persistence.ts; src/persist/aof.ts implements it), so this layer does not
 // import the persistence layer.
 import { OK, SimpleString, fail, type Reply } from '../resp/reply.js';
+import { Errors } from '../resp/errors.js';
 import { lower } from './args.js';
 import type { Instance } from './core/instance.js';
 import type { Persistence } from './core/persistence.js';
 import { rdbFileEnabled, saveRdbFile } from './rdb-snapshot.js';
 import { command, type CommandSpec, type Context } from './types.js';
 
-const NO_PERSISTENCE = 'ERR persistence is not enabled: start sluice with a data directory (--dir)';
-
 function control(instance: Instance): Persistence {
-  if (instance.persistence === null) fail(NO_PERSISTENCE);
+  if (instance.persistence === null) fail(Errors.noPersistence);
   return instance.persistence;
 }
 
 function bgrewriteaof(ctx: Context): Reply {
   const p = control(ctx.instance);
-  if (p.rewriting) fail('ERR Background append only file rewriting already in progress');
+  if (p.rewriting) fail(Errors.rewriteInProgress);
   p.startRewrite();
   return new SimpleString('Background append only file rewriting started');
 }
 
 function bgsave(ctx: Context, argv: Buffer[]): Reply {
   let schedule = false;
-  if (argv.length > 2) fail('ERR syntax error');
+  if (argv.length > 2) fail(Errors.syntax);
   if (argv.length === 2) {
-    if (lower(argv[1]!) !== 'schedule') fail('ERR syntax error');
+    if (lower(argv[1]!) !== 'schedule') fail(Errors.syntax);
     schedule = true;
   }
   if (ctx.instance.persistence === null && rdbFileEnabled(ctx.instance)) {
@@ -37,12 +36,10 @@ function bgsave(ctx: Context, argv: Buffer[]): Reply {
     return new SimpleString('Background saving started');
   }
   const p = control(ctx.instance);
-  if (p.saving) fail('ERR Background save already in progress');
+  if (p.saving) fail(Errors.saveInProgress);
   if (p.rewriting) {
     if (!schedule) {
-      fail(
-        "ERR Another child process is active (AOF?): can't BGSAVE right now. Use BGSAVE SCHEDULE in order to schedule a BGSAVE whenever possible.",
-      );
+      fail(Errors.bgsaveDuringRewrite);
     }
     p.schedule();
     p.waitForSave().catch(() => undefined);
@@ -58,7 +55,7 @@ function rdbSave(ctx: Context): void {
   try {
     saveRdbFile(ctx.instance);
   } catch {
-    fail('ERR');
+    fail(Errors.bare);
   }
 }
 
@@ -68,7 +65,7 @@ function save(ctx: Context): Reply {
     return OK;
   }
   const p = control(ctx.instance);
-  if (p.rewriting) fail('ERR Background save already in progress');
+  if (p.rewriting) fail(Errors.saveInProgress);
   try {
     p.rewriteNow();
   } catch (err) {

@@ -3,6 +3,7 @@
 // The registry (pubsub-registry.ts) holds who listens where; messages reach other sockets
 // through ClientState.push, which only the TCP transport provides.
 import { type Reply, Replies, fail } from '../resp/reply.js';
+import { Errors } from '../resp/errors.js';
 import { helpReply, subcommandSyntaxError } from './help.js';
 import type { ChannelKind } from './pubsub-registry.js';
 import { type CommandSpec, type Context, command, container } from './types.js';
@@ -12,7 +13,7 @@ const name = (arg: Buffer): string => arg.toString('latin1');
 /** The embedded client has no channel for messages: refuse rather than leave a caller waiting. */
 function requirePushChannel(ctx: Context, cmd: string): void {
   if (ctx.client.push === null) {
-    fail(`ERR ${cmd} is not supported by the embedded client: Pub/Sub needs a connection to sluice server`);
+    fail(Errors.pubsubEmbedded(cmd));
   }
 }
 
@@ -21,7 +22,7 @@ function subscribe(kind: ChannelKind, cmd: string) {
     requirePushChannel(ctx, cmd);
     // Inside EXEC Redis refuses SSUBSCRIBE (a "deny blocking" client); SUBSCRIBE keeps its
     // old leniency there.
-    if (kind === 'shard' && ctx.noBlock) fail(`ERR ${cmd} isn't allowed for a DENY BLOCKING client`);
+    if (kind === 'shard' && ctx.noBlock) fail(Errors.denyBlocking(cmd));
     const registry = ctx.instance.pubsub;
     return new Replies(argv.slice(1).map((arg) => registry.subscribe(ctx.client, kind, name(arg))));
   };

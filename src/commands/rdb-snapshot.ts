@@ -8,6 +8,7 @@ import { RdbFormatError } from '../rdb/constants.js';
 import { loadRdb as loadRdbInto, type RdbLoadResult, saveRdb as saveRdbOf } from '../rdb/rdb-file.js';
 import { REDIS_VERSION } from './core/identity.js';
 import type { Instance } from './core/instance.js';
+import { Errors } from '../resp/errors.js';
 
 /** What INFO persistence reports about RDB saves and loads. */
 export interface RdbStatus {
@@ -101,7 +102,7 @@ export function saveRdbFile(instance: Instance): void {
   } catch (err) {
     status.lastSaveOk = false;
     instance.logger.error(`sluice: failed saving the DB to ${path}: ${(err as Error).message}`);
-    throw new Error('ERR');
+    throw new Error(Errors.bare);
   }
   status.saves++;
   status.lastSaveOk = true;

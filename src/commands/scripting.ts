@@ -3,7 +3,7 @@
 //   - EVALSHA/EVALSHA_RO reply Redis's NOSCRIPT and FCALL/FCALL_RO "Function not found" (there
 //     is never a cached script or a function), after Redis's own numkeys checks where Redis
 //     makes them first;
-//   - EVAL/EVAL_RO and SCRIPT LOAD, which would need Lua, reply NOT_SUPPORTED_EVAL below;
+//   - EVAL/EVAL_RO and SCRIPT LOAD, which would need Lua, reply Errors.evalUnsupported (resp/errors.ts);
 //   - FUNCTION LOAD checks the library metadata as Redis does, then fails as Redis fails for an
 //     engine it does not have: "Engine 'lua' not found";
 //   - FUNCTION STATS keeps Redis's reply shape but reports an empty engines map: sluice has no
@@ -13,14 +13,13 @@
 //   - FUNCTION FLUSH and SCRIPT FLUSH change nothing, so nothing is logged to the AOF.
 import { Buffer } from 'node:buffer';
 import { ErrorReply, fail, MapReply, OK, type Reply } from '../resp/reply.js';
+import { Errors } from '../resp/errors.js';
 import { isKeyword, lower, parseInt64 } from './args.js';
 import { helpReply } from './help.js';
 import { RDB_VERSION } from '../rdb/constants.js';
 import { crc64 } from '../rdb/crc64.js';
 import { verifyDumpPayload } from '../rdb/dump-payload.js';
 import { command, type CommandSpec, container, type Context } from './types.js';
-
-const NOT_SUPPORTED_EVAL = 'ERR sluice does not support Lua scripting: EVAL cannot run scripts';
 
 const RDB_OPCODE_FUNCTION = 246;
 const RDB_OPCODE_FUNCTION2 = 245;
@@ -31,27 +30,25 @@ const RDB_OPCODE_FUNCTION2 = 245;
 function checkNumkeys(argv: Buffer[], notInteger: string): void {
   const n = parseInt64(argv[2]!);
   if (n === undefined) fail(notInteger);
-  if (n > BigInt(argv.length - 3)) fail("ERR Number of keys can't be greater than number of args");
-  if (n < 0n) fail("ERR Number of keys can't be negative");
+  if (n > BigInt(argv.length - 3)) fail(Errors.numkeysTooMany);
+  if (n < 0n) fail(Errors.numkeysNegative);
 }
 
 function evalScript(_ctx: Context, argv: Buffer[]): Reply {
-  checkNumkeys(argv, 'ERR value is not an integer or out of range');
-  return new ErrorReply(NOT_SUPPORTED_EVAL);
+  checkNumkeys(argv, Errors.notInteger);
+  return new ErrorReply(Errors.evalUnsupported('EVAL'));
 }
 
 function evalsha(_ctx: Context, argv: Buffer[]): Reply {
   // A SHA of the wrong length cannot match: Redis replies NOSCRIPT before looking at numkeys.
-  if (argv[1]!.length !== 40) fail(NOSCRIPT);
-  checkNumkeys(argv, 'ERR value is not an integer or out of range');
-  return new ErrorReply(NOSCRIPT);
+  if (argv[1]!.length !== 40) fail(Errors.noScript);
+  checkNumkeys(argv, Errors.notInteger);
+  return new ErrorReply(Errors.noScript);
 }
-
-const NOSCRIPT = 'NOSCRIPT No matching script. Please use EVAL.';
 
 /** FCALL looks the function up before parsing numkeys, and there is never one. */
 function fcall(): Reply {
-  return new ErrorReply('ERR Function not found');
+  return new ErrorReply(Errors.functionNotFound);
 }
 
 /** Key positions of EVAL/FCALL: numkeys at 2, the keys after it. */
@@ -69,7 +66,7 @@ function flushMode(argv: Buffer[], message: string): void {
 }
 
 function scriptFlush(ctx: Context, argv: Buffer[]): Reply {
-  flushMode(argv, 'ERR SCRIPT FLUSH only support SYNC|ASYNC option');
+  flushMode(argv, Errors.scriptFlushMode);
   ctx.preventPropagation();
   return OK;
 }
@@ -78,13 +75,11 @@ function scriptExists(_ctx: Context, argv: Buffer[]): Reply {
   return argv.slice(2).map(() => 0);
 }
 
-const NOTBUSY = 'NOTBUSY No scripts in execution right now.';
-
 // --- FUNCTION --------------------------------------------------------------------------------
 
 function functionFlush(ctx: Context, argv: Buffer[]): Reply {
-  if (argv.length > 3) fail(`ERR unknown subcommand or wrong number of arguments for '${argv[1]!.toString('utf8')}'. Try FUNCTION HELP.`);
-  flushMode(argv, 'ERR FUNCTION FLUSH only supports SYNC|ASYNC option');
+  if (argv.length > 3) fail(Errors.unknownSubcommandOrArity(argv[1]!.toString('utf8'), 'FUNCTION'));
+  flushMode(argv, Errors.functionFlushMode);
   ctx.preventPropagation();
   return OK;
 }
@@ -96,11 +91,11 @@ function functionList(_ctx: Context, argv: Buffer[]): Reply {
     if (!withCode && isKeyword(argv[i], 'withcode')) {
       withCode = true;
     } else if (!pattern && isKeyword(argv[i], 'libraryname')) {
-      if (i >= argv.length - 1) fail('ERR library name argument was not given');
+      if (i >= argv.length - 1) fail(Errors.libraryNameMissing);
       pattern = true;
       i++;
     } else {
-      fail(`ERR Unknown argument ${argv[i]!.toString('utf8')}`);
+      fail(Errors.unknownArgument(argv[i]!.toString('utf8')));
     }
   }
   return [];
@@ -125,17 +120,17 @@ function functionRestore(ctx: Context, argv: Buffer[]): Reply {
   if (argv.length === 4) {
     const policy = lower(argv[3]!);
     if (policy !== 'append' && policy !== 'replace' && policy !== 'flush') {
-      fail('ERR Wrong restore policy given, value should be either FLUSH, APPEND or REPLACE.');
+      fail(Errors.restorePolicy);
     }
   } else if (argv.length > 4) {
-    fail(`ERR unknown subcommand or wrong number of arguments for '${argv[1]!.toString('utf8')}'. Try FUNCTION HELP.`);
+    fail(Errors.unknownSubcommandOrArity(argv[1]!.toString('utf8'), 'FUNCTION'));
   }
   const payload = argv[2]!;
-  if (!verifyDumpPayload(payload)) fail('ERR DUMP payload version or checksum are wrong');
+  if (!verifyDumpPayload(payload)) fail(Errors.dumpPayload);
   if (payload.length > 10) {
     const type = payload[0]!;
-    if (type !== RDB_OPCODE_FUNCTION && type !== RDB_OPCODE_FUNCTION2) fail('ERR given type is not a function');
-    fail("ERR Engine 'lua' not found");
+    if (type !== RDB_OPCODE_FUNCTION && type !== RDB_OPCODE_FUNCTION2) fail(Errors.notAFunction);
+    fail(Errors.engineNotFound('lua'));
   }
   // Restoring no libraries changes nothing.
   ctx.preventPropagation();
@@ -143,7 +138,7 @@ function functionRestore(ctx: Context, argv: Buffer[]): Reply {
 }
 
 function functionDelete(): Reply {
-  return new ErrorReply('ERR Library not found');
+  return new ErrorReply(Errors.libraryNotFound);
 }
 
 /**
@@ -154,27 +149,27 @@ function functionLoad(_ctx: Context, argv: Buffer[]): Reply {
   let at = 2;
   while (at < argv.length - 1) {
     const opt = argv[at++]!;
-    if (!isKeyword(opt, 'replace')) fail(`ERR Unknown option given: ${opt.toString('utf8')}`);
+    if (!isKeyword(opt, 'replace')) fail(Errors.unknownOption(opt.toString('utf8')));
   }
-  if (at >= argv.length) fail('ERR Function code is missing');
+  if (at >= argv.length) fail(Errors.codeMissing);
   const code = argv[at]!.toString('latin1');
-  if (!code.startsWith('#!')) fail('ERR Missing library metadata');
+  if (!code.startsWith('#!')) fail(Errors.metadataMissing);
   const newline = code.indexOf('\n');
-  if (newline < 0) fail('ERR Invalid library metadata');
+  if (newline < 0) fail(Errors.metadataInvalid);
   const parts = code.slice(0, newline).split(/[ \t\r\v\f]+/).filter((p) => p.length > 0);
-  if (parts.length === 0) fail('ERR Invalid library metadata');
+  if (parts.length === 0) fail(Errors.metadataInvalid);
   const engine = parts[0]!.slice(2);
   let name: string | undefined;
   for (const part of parts.slice(1)) {
-    if (part.slice(0, 5).toLowerCase() !== 'name=') fail(`ERR Invalid metadata value given: ${part}`);
-    if (name !== undefined) fail('ERR Invalid metadata value, name argument was given multiple times');
+    if (part.slice(0, 5).toLowerCase() !== 'name=') fail(Errors.metadataValue(part));
+    if (name !== undefined) fail(Errors.metadataNameTwice);
     name = part.slice(5);
   }
-  if (name === undefined) fail('ERR Library name was not given');
+  if (name === undefined) fail(Errors.libraryNameNotGiven);
   if (!/^[A-Za-z0-9_]+$/.test(name)) {
-    fail('ERR Library names can only contain letters, numbers, or underscores(_) and must be at least one character long');
+    fail(Errors.libraryNameInvalid);
   }
-  return new ErrorReply(`ERR Engine '${Buffer.from(engine, 'latin1').toString('utf8')}' not found`);
+  return new ErrorReply(Errors.engineNotFound(Buffer.from(engine, 'latin1').toString('utf8')));
 }
 
 const FUNCTION_HELP = [
@@ -255,8 +250,8 @@ export const commands: CommandSpec[] = [
     [
       command('flush', -2, ['noscript'], null, scriptFlush, { categories: SCRIPTING }),
       command('exists', -3, ['noscript'], null, scriptExists, { categories: SCRIPTING }),
-      command('kill', 2, ['noscript', 'allow_busy'], null, () => new ErrorReply(NOTBUSY), { categories: SCRIPTING }),
-      command('load', 3, ['noscript', 'stale'], null, () => new ErrorReply(NOT_SUPPORTED_EVAL.replace('EVAL', 'SCRIPT LOAD')), {
+      command('kill', 2, ['noscript', 'allow_busy'], null, () => new ErrorReply(Errors.notBusy), { categories: SCRIPTING }),
+      command('load', 3, ['noscript', 'stale'], null, () => new ErrorReply(Errors.evalUnsupported('SCRIPT LOAD')), {
         categories: SCRIPTING,
       }),
       command('help', 2, ['loading', 'stale'], null, () => helpReply('SCRIPT', SCRIPT_HELP), { categories: SCRIPTING }),
@@ -273,7 +268,7 @@ export const commands: CommandSpec[] = [
       command('dump', 2, ['noscript'], null, emptyFunctionsPayload, { categories: SCRIPTING }),
       command('restore', -3, ['write', 'denyoom', 'noscript'], null, functionRestore, { categories: WRITE_SCRIPTING }),
       command('delete', 3, ['write', 'noscript'], null, functionDelete, { categories: WRITE_SCRIPTING }),
-      command('kill', 2, ['noscript', 'allow_busy'], null, () => new ErrorReply(NOTBUSY), { categories: SCRIPTING }),
+      command('kill', 2, ['noscript', 'allow_busy'], null, () => new ErrorReply(Errors.notBusy), { categories: SCRIPTING }),
       command('load', -3, ['write', 'denyoom', 'noscript'], null, functionLoad, { categories: WRITE_SCRIPTING }),
       command('help', 2, ['loading', 'stale'], null, () => helpReply('FUNCTION', FUNCTION_HELP), { categories: SCRIPTING }),
     ],

@@ -1,15 +1,6 @@
 // Server commands: INFO, CONFIG, COMMAND, TIME and SHUTDOWN, as Redis 7.0 (DEBUG: debug.ts).
-import {
-  ErrorReply,
-  Errors,
-  MapReply,
-  type Reply,
-  SetReply,
-  SimpleString,
-  VerbatimReply,
-  OK,
-  fail,
-} from '../resp/reply.js';
+import { ErrorReply, MapReply, type Reply, SetReply, SimpleString, VerbatimReply, OK, fail } from '../resp/reply.js';
+import { Errors } from '../resp/errors.js';
 import { isKeyword, lower, parseDouble, text } from './args.js';
 import { helpReply } from './help.js';
 import type { Instance } from './core/instance.js';
@@ -39,8 +30,8 @@ function configSet(ctx: Context, argv: Buffer[]): Reply {
   for (let i = 2; i < argv.length; i += 2) {
     const name = lower(argv[i]!);
     const param = config.param(name);
-    if (param === undefined) fail(`ERR Unknown option or number of arguments for CONFIG SET - '${text(argv[i]!)}'`);
-    const failed = (why: string) => fail(`ERR CONFIG SET failed (possibly related to argument '${name}') - ${why}`);
+    if (param === undefined) fail(Errors.configSetUnknown(text(argv[i]!)));
+    const failed = (why: string) => fail(Errors.configSetFailed(name, why));
     if (changes.has(name)) failed('duplicate parameter');
     if (!param.mutable) failed("can't set immutable config");
     let value = text(argv[i + 1]!);
@@ -60,7 +51,7 @@ function configSet(ctx: Context, argv: Buffer[]): Reply {
 /** CONFIG SET appendonly: the persistence layer starts (a rewrite) or stops the AOF. */
 function switchAppendOnly(ctx: Context, on: boolean): void {
   const control = ctx.instance.datasetControl;
-  const failed: (why: string) => never = (why) => fail(`ERR CONFIG SET failed (possibly related to argument 'appendonly') - ${why}`);
+  const failed: (why: string) => never = (why) => fail(Errors.configSetFailed('appendonly', why));
   if (control === null) failed('this sluice instance has no data directory to write an append-only file to');
   try {
     control.setAppendOnly(on);
@@ -176,10 +167,10 @@ function commandGetKeys(ctx: Context, argv: Buffer[]): Reply {
   if (spec?.subcommands !== undefined && line.length >= 2) {
     spec = spec.subcommands.find((s) => s.name === lower(line[1]!));
   }
-  if (spec === undefined) fail('ERR Invalid command specified');
-  if (spec.keys === undefined && spec.firstKey === 0) fail('ERR The command has no key arguments');
+  if (spec === undefined) fail(Errors.invalidCommand);
+  if (spec.keys === undefined && spec.firstKey === 0) fail(Errors.noKeyArguments);
   if ((spec.arity > 0 && line.length !== spec.arity) || line.length < -spec.arity) {
-    fail('ERR Invalid number of arguments specified for command');
+    fail(Errors.getkeysArity);
   }
   let positions: number[];
   if (spec.keys !== undefined) {
@@ -189,7 +180,7 @@ function commandGetKeys(ctx: Context, argv: Buffer[]): Reply {
     positions = [];
     for (let i = spec.firstKey; i <= last && i < line.length; i += Math.max(spec.step, 1)) positions.push(i);
   }
-  if (positions.length === 0) fail('ERR Invalid arguments specified for command');
+  if (positions.length === 0) fail(Errors.getkeysInvalid);
   return positions.map((i) => line[i]!);
 }
 
@@ -229,9 +220,9 @@ async function shutdown(ctx: Context, argv: Buffer[]): Promise<Reply> {
   }
   if ((abort && (nosave || save || other)) || (nosave && save)) fail(Errors.syntax);
   // sluice shuts down at once, so there is never a shutdown in progress to abort.
-  if (abort) fail('ERR No shutdown in progress.');
+  if (abort) fail(Errors.noShutdown);
   const handler = ctx.instance.shutdownHandler;
-  if (handler === null) fail('ERR SHUTDOWN is not available in this process');
+  if (handler === null) fail(Errors.shutdownUnavailable);
   const error = await handler({ save: nosave ? false : save ? true : null });
   // On success the transport closes every connection before this reply could be written.
   return error === null ? OK : new ErrorReply(error);
@@ -262,7 +253,7 @@ export const commands: CommandSpec[] = [
         return OK;
       }, { categories: SERVER }),
       command('rewrite', 2, ['admin', 'noscript', 'loading', 'stale'], null, () =>
-        fail('ERR The server is running without a config file'), { categories: SERVER }),
+        fail(Errors.noConfigFile), { categories: SERVER }),
       command('help', 2, ['loading', 'stale'], null, () => helpReply('CONFIG', CONFIG_HELP), {
         categories: ['slow'],
       }),

@@ -4,12 +4,13 @@
 // gets the same error (a syntax error before a bad float before WRONGTYPE ...).
 import { keyBytes, keyOf } from '../engine/keyspace.js';
 import { type ScoreEntry, SortedSetValue } from '../engine/sorted-set.js';
-import { DoubleReply, Errors, fail, NULL_ARRAY, type Reply } from '../resp/reply.js';
+import { DoubleReply, fail, NULL_ARRAY, type Reply } from '../resp/reply.js';
+import { Errors } from '../resp/errors.js';
 import { int64Arg, isKeyword, lower, parseInt64 } from './args.js';
 import { parseCursor } from './keys.js';
 import { secondsTimeoutMs } from './block-timeout.js';
 import { removeMembersCommand } from './members.js';
-import { type LexBound, parseLexRange, parseScoreRange, scoreArg, Z_ERRORS } from './zset-args.js';
+import { type LexBound, parseLexRange, parseScoreRange, scoreArg } from './zset-args.js';
 import { zscanReply } from './zset-scan.js';
 import { command, type CommandSpec, type Context } from './types.js';
 import { lookupTyped } from './typed-lookup.js';
@@ -52,9 +53,9 @@ function zaddGeneric(ctx: Context, argv: Buffer[], incrCommand: boolean): Reply 
   }
   const pairs = argv.length - i;
   if (pairs % 2 !== 0 || pairs === 0) fail(Errors.syntax);
-  if (nx && xx) fail('ERR XX and NX options at the same time are not compatible');
-  if ((gt && nx) || (lt && nx) || (gt && lt)) fail('ERR GT, LT, and/or NX options at the same time are not compatible');
-  if (incr && pairs > 2) fail('ERR INCR option supports a single increment-element pair');
+  if (nx && xx) fail(Errors.zaddXxNx);
+  if ((gt && nx) || (lt && nx) || (gt && lt)) fail(Errors.zaddGtLtNx);
+  if (incr && pairs > 2) fail(Errors.zaddIncrPairs);
   const scores: number[] = [];
   for (let j = i; j < argv.length; j += 2) scores.push(scoreArg(argv[j]!));
 
@@ -81,7 +82,7 @@ function zaddGeneric(ctx: Context, argv: Buffer[], incrCommand: boolean): Reply 
         if (nx) continue;
         if (incr) {
           score += current;
-          if (Number.isNaN(score)) fail(Z_ERRORS.nan);
+          if (Number.isNaN(score)) fail(Errors.scoreNan);
         }
         if ((lt && score >= current) || (gt && score <= current)) continue;
         if (score !== current) {
@@ -243,9 +244,9 @@ function zrangeGeneric(defaults: RangeDefaults) {
     reverse ??= false;
     kind ??= 'rank';
     if (limit !== -1 && kind === 'rank') {
-      fail('ERR syntax error, LIMIT is only supported in combination with either BYSCORE or BYLEX');
+      fail(Errors.zrangeLimit);
     }
-    if (withScores && kind === 'lex') fail('ERR syntax error, WITHSCORES not supported in combination with BYLEX');
+    if (withScores && kind === 'lex') fail(Errors.zrangeWithScoresByLex);
     // BYSCORE/BYLEX with REV take the range as max, min.
     const [minArg, maxArg] = reverse && kind !== 'rank' ? [argv[3]!, argv[2]!] : [argv[2]!, argv[3]!];
     let window: (z: SortedSetValue) => [number, number];
@@ -301,7 +302,7 @@ function zpop(max: boolean) {
     if (argv.length === 3) {
       // getPositiveLongFromObjectOrReply: one message for a bad and a negative count.
       const v = parseInt64(argv[2]!);
-      if (v === undefined || v < 0n) fail('ERR value is out of range, must be positive');
+      if (v === undefined || v < 0n) fail(Errors.notPositive);
       count = Number(v);
     }
     const key = keyOf(argv[1]!);

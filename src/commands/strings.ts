@@ -3,7 +3,8 @@
 // pins a whole socket read buffer).
 import { Buffer } from 'node:buffer';
 import { keyOf } from '../engine/keyspace.js';
-import { Errors, fail, OK, type Reply } from '../resp/reply.js';
+import { fail, OK, type Reply } from '../resp/reply.js';
+import { Errors } from '../resp/errors.js';
 import { int64Arg, lower, parseInt64 } from './args.js';
 import { alreadyExpired, expireArgToAbsoluteMs } from './keys.js';
 import { addLongDouble, formatLongDouble, parseLongDouble } from './long-double.js';
@@ -23,7 +24,7 @@ function copy(buf: Buffer): Buffer {
 }
 
 function checkStringLength(size: number): void {
-  if (size > MAX_STRING_LENGTH) fail('ERR string exceeds maximum allowed size (proto-max-bulk-len)');
+  if (size > MAX_STRING_LENGTH) fail(Errors.stringTooLong);
 }
 
 /** The integer as a reply: a number when it is safe, else a bigint. */
@@ -230,7 +231,7 @@ function incrDecr(ctx: Context, args: RequestArgs, by: bigint | number): Reply {
     }
     const step = BigInt(by);
     if ((step < 0n && value < 0n && step < INT64_MIN - value) || (step > 0n && value > 0n && step > INT64_MAX - value)) {
-      fail('ERR increment or decrement would overflow');
+      fail(Errors.overflow);
     }
     next = value + step;
   }
@@ -247,7 +248,7 @@ function incrbyfloat(ctx: Context, argv: Buffer[]): Reply {
   const incr = parseLongDouble(argv[2]!);
   if (base === undefined || incr === undefined) fail(Errors.notFloat);
   const sum = addLongDouble(base, incr);
-  if (sum === undefined || sum.inf) fail('ERR increment would produce NaN or Infinity');
+  if (sum === undefined || sum.inf) fail(Errors.nanOrInfinity);
   const text = formatLongDouble(sum);
   ctx.db.set(key, Buffer.from(text, 'latin1'), true);
   ctx.modified(key);
@@ -295,7 +296,7 @@ function getrange(ctx: Context, argv: Buffer[]): Reply {
 
 function setrange(ctx: Context, argv: Buffer[]): Reply {
   const offset = int64Arg(argv[2]!);
-  if (offset < 0n) fail('ERR offset is out of range');
+  if (offset < 0n) fail(Errors.offsetOutOfRange);
   const key = keyOf(argv[1]!);
   const patch = argv[3]!;
   const current = lookupTyped(ctx.db, key, 'string');
@@ -346,7 +347,7 @@ export const commands: CommandSpec[] = [
     ONE_KEY,
     (ctx, args) => {
       const by = int64Arg(args.buffer(2));
-      if (by === INT64_MIN) fail('ERR decrement would overflow');
+      if (by === INT64_MIN) fail(Errors.decrementOverflow);
       return incrDecr(ctx, args, -by);
     },
     cat('write', 'fast'),

@@ -2,6 +2,7 @@
 // flagging of a transaction whose queued command was rejected) happens in Instance.execute.
 import { keyOf } from '../engine/keyspace.js';
 import { NULL_ARRAY, OK, type Reply, fail } from '../resp/reply.js';
+import { Errors } from '../resp/errors.js';
 import type { ClientState } from './client-state.js';
 import type { Instance } from './core/instance.js';
 import { type CommandSpec, type Context, command } from './types.js';
@@ -13,7 +14,7 @@ function discardTransaction(instance: Instance, client: ClientState): void {
 }
 
 function multi(ctx: Context): Reply {
-  if (ctx.client.multi !== null) fail('ERR MULTI calls can not be nested');
+  if (ctx.client.multi !== null) fail(Errors.nestedMulti);
   ctx.client.multi = [];
   ctx.client.multiAborted = false;
   return OK;
@@ -21,10 +22,10 @@ function multi(ctx: Context): Reply {
 
 function exec(ctx: Context): Reply {
   const { client, instance } = ctx;
-  if (client.multi === null) fail('ERR EXEC without MULTI');
+  if (client.multi === null) fail(Errors.execWithoutMulti);
   if (client.multiAborted) {
     discardTransaction(instance, client);
-    fail('EXECABORT Transaction discarded because of previous errors.');
+    fail(Errors.execAbort);
   }
   if (client.dirtyCas) {
     discardTransaction(instance, client);
@@ -36,13 +37,13 @@ function exec(ctx: Context): Reply {
 }
 
 function discard(ctx: Context): Reply {
-  if (ctx.client.multi === null) fail('ERR DISCARD without MULTI');
+  if (ctx.client.multi === null) fail(Errors.discardWithoutMulti);
   discardTransaction(ctx.instance, ctx.client);
   return OK;
 }
 
 function watch(ctx: Context, argv: Buffer[]): Reply {
-  if (ctx.client.multi !== null) fail('ERR WATCH inside MULTI is not allowed');
+  if (ctx.client.multi !== null) fail(Errors.watchInMulti);
   for (let i = 1; i < argv.length; i++) ctx.instance.watch(ctx.client, ctx.db.index, keyOf(argv[i]!));
   return OK;
 }

@@ -7,7 +7,8 @@ import { ListValue } from '../engine/list.js';
 import { SetValue } from '../engine/set.js';
 import { SortedSetValue } from '../engine/sorted-set.js';
 import { Stream } from '../engine/stream.js';
-import { Errors, fail } from '../resp/reply.js';
+import { Errors } from '../resp/errors.js';
+import { fail } from '../resp/reply.js';
 
 /** What a lookup of each type gives: strings are Buffers, the other types their engine class. */
 export interface ValueOfType {

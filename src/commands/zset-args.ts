@@ -2,13 +2,7 @@
 // ZINCRBY, leniently for score ranges, which zslParseRange reads without Redis's usual checks),
 // score ranges "(1" / "-inf" and lex ranges "[a" / "(a" / "-" / "+".
 import { fail } from '../resp/reply.js';
-
-export const Z_ERRORS = {
-  notFloat: 'ERR value is not a valid float',
-  scoreRange: 'ERR min or max is not a float',
-  lexRange: 'ERR min or max not valid string range item',
-  nan: 'ERR resulting score is not a number (NaN)',
-} as const;
+import { Errors } from '../resp/errors.js';
 
 interface Strtod {
   value: number;
@@ -68,7 +62,7 @@ export function parseScore(arg: Buffer): number | undefined {
 
 export function scoreArg(arg: Buffer): number {
   const v = parseScore(arg);
-  if (v === undefined) fail(Z_ERRORS.notFloat);
+  if (v === undefined) fail(Errors.notFloat);
   return v;
 }
 
@@ -89,7 +83,7 @@ function scoreBound(arg: Buffer): { value: number; exclusive: boolean } {
   if (exclusive) s = s.slice(1);
   // With nothing converted strtod's end is the start, so only an empty text passes (as 0).
   const r = strtod(s);
-  if (r.end !== s.length || Number.isNaN(r.value)) fail(Z_ERRORS.scoreRange);
+  if (r.end !== s.length || Number.isNaN(r.value)) fail(Errors.scoreRange);
   return { value: r.value, exclusive };
 }
 
@@ -112,7 +106,7 @@ function lexBound(arg: Buffer): LexBound {
   if (s === '-' || s === '+') return s;
   if (s.startsWith('(')) return { member: s.slice(1), exclusive: true };
   if (s.startsWith('[')) return { member: s.slice(1), exclusive: false };
-  fail(Z_ERRORS.lexRange);
+  fail(Errors.lexRange);
 }
 
 export function parseLexRange(minArg: Buffer, maxArg: Buffer): LexRange {

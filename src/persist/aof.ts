@@ -7,6 +7,7 @@ import { describeError, type AofFs } from './fs-layer.js';
 import { baseName, incrName, writeManifest, type Manifest } from './manifest.js';
 import { Rewrite } from './rewrite.js';
 import { type FsyncPolicy, AofWriter } from './writer.js';
+import { Errors } from '../resp/errors.js';
 
 /** How long one rewrite slice may hold the event loop. */
 const SLICE_MS = 5;
@@ -137,7 +138,7 @@ export class AofPersistence implements Persistence {
 
   /** SAVE: a whole rewrite without yielding (clients wait, as with Redis's SAVE). */
   rewriteNow(): void {
-    if (this.rewrite !== null) throw new Error('ERR Background save already in progress');
+    if (this.rewrite !== null) throw new Error(Errors.saveInProgress);
     const rw = new Rewrite(this.instance, this.fs, Rewrite.tempName(this.dir));
     this.rewrite = rw;
     try {

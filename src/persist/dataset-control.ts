@@ -4,6 +4,7 @@
 import type { Instance } from '../commands/core/instance.js';
 import type { DatasetControl } from '../commands/core/persistence.js';
 import { fail } from '../resp/reply.js';
+import { Errors } from '../resp/errors.js';
 import { describeError, type AofFs } from './fs-layer.js';
 import { loadAof, manifestFiles, startAofNow, type RunningAof } from './attach.js';
 import { commandSerializer, emptyDataset, type CommandImage } from './dataset-snapshot.js';
@@ -49,19 +50,19 @@ export class ServerDatasetControl implements DatasetControl {
     this.aof?.persistence.finishRewrite();
     if (options.save) this.saved = commandSerializer.save(this.instance);
     const image = this.saved;
-    if (image === null) fail('ERR Error trying to load the RDB dump, check server logs.');
+    if (image === null) fail(Errors.rdbLoadFailed);
     if (options.flush) emptyDataset(this.instance);
     try {
       commandSerializer.load(this.instance, image, { replace: options.merge });
     } catch (err) {
       this.instance.logger.error(`sluice: DEBUG RELOAD could not load the dataset: ${describeError(err)}`);
-      fail('ERR Error trying to load the RDB dump, check server logs.');
+      fail(Errors.rdbLoadFailed);
     }
   }
 
   async loadAof(): Promise<void> {
     const aof = this.aof;
-    if (aof === null) fail('ERR DEBUG LOADAOF needs the append-only file on (CONFIG SET appendonly yes)');
+    if (aof === null) fail(Errors.loadaofNeedsAof);
     const p = aof.persistence;
     // Everything logged must be in the files the manifest names before they are read back.
     p.finishRewrite();
@@ -80,7 +81,7 @@ export class ServerDatasetControl implements DatasetControl {
       await loadFiles(this.instance, p.fs, p.dir, manifestFiles(p.currentManifest));
     } catch (err) {
       this.instance.logger.error(`sluice: DEBUG LOADAOF failed: ${describeError(err)}`);
-      fail('ERR Error trying to load the AOF files, check server logs.');
+      fail(Errors.aofLoadFailed);
     } finally {
       this.instance.persistence = persistence;
     }

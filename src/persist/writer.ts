@@ -17,6 +17,7 @@ import type { EntryRefs } from '../engine/entry-refs.js';
 import type { Propagated } from '../commands/core/persistence.js';
 import { describeError, type AofFs } from './fs-layer.js';
 import { type Logger, silentLogger } from '../logger.js';
+import { Errors } from '../resp/errors.js';
 
 export type FsyncPolicy = 'always' | 'everysec' | 'no';
 
@@ -313,7 +314,7 @@ export class AofWriter {
   private fail(err: unknown): void {
     const reason = describeError(err);
     if (this.error === null) this.logger.error(`sluice: error writing to the AOF file ${this.path}: ${reason}`);
-    this.error = `MISCONF Errors writing to the AOF file: ${reason}`;
+    this.error = Errors.aofWrite(reason);
     this.lastWriteOk = false;
     // Answer the replies waiting for the disk now (they fail); their bytes stay queued.
     const waiting = this.waiters;
@@ -379,7 +380,7 @@ export class AofWriter {
     // Replies still waiting are answered: OK only if their bytes made it to the disk.
     for (const w of this.waiters) {
       if (w.target <= this.synced) w.resolve();
-      else w.reject(new AofWriteError(this.error ?? 'MISCONF Errors writing to the AOF file: closed before the write was on disk'));
+      else w.reject(new AofWriteError(this.error ?? Errors.aofWrite('closed before the write was on disk')));
     }
     this.waiters = [];
   }

@@ -129,31 +129,12 @@ export const OK = new SimpleString('OK');
 export const QUEUED = new SimpleString('QUEUED');
 export const PONG = new SimpleString('PONG');
 
-/** Thrown by handlers and argument parsers to produce an error reply. */
+/** Thrown by handlers and argument parsers to produce an error reply (texts: resp/errors.ts). */
 export class CommandError extends Error {
   constructor(readonly reply: string) {
     super(reply);
   }
 }
-
-// Common error texts, exactly as Redis 7 words them.
-export const Errors = {
-  syntax: 'ERR syntax error',
-  wrongType: 'WRONGTYPE Operation against a key holding the wrong kind of value',
-  notInteger: 'ERR value is not an integer or out of range',
-  notFloat: 'ERR value is not a valid float',
-  noSuchKey: 'ERR no such key',
-  dbIndexOutOfRange: 'ERR DB index is out of range',
-  noAuth: 'NOAUTH Authentication required.',
-  wrongPass: 'WRONGPASS invalid username-password pair or user is disabled.',
-  timeoutNotFloat: 'ERR timeout is not a float or out of range',
-  timeoutNegative: 'ERR timeout is negative',
-  wrongArity: (name: string) => `ERR wrong number of arguments for '${name}' command`,
-  unknownCommand: (name: string, args: string) =>
-    `ERR unknown command '${name}', with args beginning with: ${args}`,
-  unknownSubcommand: (sub: string, cmd: string) =>
-    `ERR unknown subcommand '${sub}'. Try ${cmd} HELP.`,
-} as const;
 
 export function fail(message: string): never {
   throw new CommandError(message);

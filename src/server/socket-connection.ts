@@ -7,6 +7,7 @@ import type { Instance } from '../commands/core/instance.js';
 import { Encoder, type Protocol } from '../resp/encoder.js';
 import { type ParserLimits, ProtocolError, RequestParser } from '../resp/parser.js';
 import { ErrorReply, type Reply } from '../resp/reply.js';
+import { Errors } from '../resp/errors.js';
 import type { RequestArgs } from '../resp/request-args.js';
 import { audibleReply, commandDone } from '../commands/client-reply.js';
 import { diskError, isWriteCommand } from '../persist/refused-write.js';
@@ -221,7 +222,7 @@ export class SocketConnection {
       } catch (err) {
         // Instance.call already turns handler exceptions into replies; this is a last resort.
         this.instance.logger.error('sluice: internal error while dispatching a command:', err);
-        reply = new ErrorReply('ERR internal error');
+        reply = new ErrorReply(Errors.internal);
       }
       if (reply instanceof Promise) {
         // A blocked command: send what came before it, and resume after it answers.
@@ -230,7 +231,7 @@ export class SocketConnection {
         this.flush();
         reply.then(
           (r) => this.guarded(() => this.resume(r)),
-          () => this.guarded(() => this.resume(new ErrorReply('ERR internal error'))),
+          () => this.guarded(() => this.resume(new ErrorReply(Errors.internal))),
         );
         return;
       }
@@ -386,7 +387,7 @@ export class SocketConnection {
       if (this.instance.persistence !== null) this.durable.addRaw(err.reply);
       this.pendingCount++;
     } else {
-      this.append(new ErrorReply(`ERR Protocol error: ${message}`));
+      this.append(new ErrorReply(Errors.protocol(message)));
     }
     this.flush();
   }

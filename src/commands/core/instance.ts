@@ -4,7 +4,8 @@
 import { Buffer } from 'node:buffer';
 import { performance } from 'node:perf_hooks';
 import { Keyspace } from '../../engine/keyspace.js';
-import { CommandError, ErrorReply, Errors, QUEUED, type Reply } from '../../resp/reply.js';
+import { CommandError, ErrorReply, QUEUED, type Reply } from '../../resp/reply.js';
+import { Errors } from '../../resp/errors.js';
 import { RequestArgs } from '../../resp/request-args.js';
 import { ClientState } from '../client-state.js';
 import { Config } from '../config.js';
@@ -160,7 +161,7 @@ export class Instance {
     }
     const oom = maxmemoryRejection(this, client, spec, fullName); if (oom !== null) return oom;
     if (client.resp === 2 && client.subscriptions.active && !SUBSCRIBED_MODE_COMMANDS.has(fullName)) {
-      const message = `ERR Can't execute '${fullName}': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context`;
+      const message = Errors.subscribedMode(fullName);
       return this.reject(fullName, fullName === 'exec' ? this.abortExec(client, message).message : message);
     }
     const asReplica = monitorRejection(client, spec, fullName);
@@ -168,7 +169,7 @@ export class Instance {
     if (client.multi !== null && !NOT_QUEUED.has(fullName)) {
       if (resolved.noMulti) {
         client.multiAborted = true;
-        return this.reject(fullName, 'ERR Command not allowed inside a transaction');
+        return this.reject(fullName, Errors.notInTransaction);
       }
       client.multi.push(argv);
       return QUEUED;
@@ -303,7 +304,7 @@ export class Instance {
     if (err instanceof CommandError) return new ErrorReply(err.reply);
     // A bug must not take the server down: report it to the client and on stderr.
     this.logger.error('sluice: internal error while executing a command:', err);
-    return new ErrorReply(`ERR internal error: ${(err as Error)?.message ?? String(err)}`);
+    return new ErrorReply(Errors.internalWith((err as Error)?.message ?? String(err)));
   }
 
   /** Counts a command's changes and logs (or batches) what it propagates. */
@@ -337,7 +338,7 @@ export class Instance {
       }
       const reply = this.call(client, resolved, RequestArgs.of(argv), true, batch);
       // With noBlock set no handler returns a pending promise; guard against one that does.
-      replies.push(reply instanceof Promise ? new ErrorReply('ERR command blocked inside MULTI') : reply);
+      replies.push(reply instanceof Promise ? new ErrorReply(Errors.blockedInMulti) : reply);
     }
     if (batch.length > 0) this.persistence?.append(batch);
     this.serveReadyKeys();
@@ -350,7 +351,7 @@ export class Instance {
     client.multiAborted = false;
     this.unwatchAll(client);
     const reason = message.startsWith('ERR ') ? message.slice(4) : message;
-    return new ErrorReply(`EXECABORT Transaction discarded because of: ${reason}`);
+    return new ErrorReply(Errors.execAbortBecause(reason));
   }
 
   watch(client: ClientState, db: number, key: string): void {

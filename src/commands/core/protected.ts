@@ -4,6 +4,7 @@
 // other protected command in Redis; sluice has no modules.
 import type { ClientState } from '../client-state.js';
 import type { Instance } from './instance.js';
+import { Errors } from '../../resp/errors.js';
 
 const LOOPBACK = ['127.0.0.1', '::1', '::ffff:127.0.0.1'];
 
@@ -18,8 +19,5 @@ export function protectedRefusal(instance: Instance, client: ClientState, fullNa
   if (fullName !== 'debug' || client.kind !== 'tcp') return null;
   const setting = instance.config.get('enable-debug-command');
   if (setting === 'yes' || (setting === 'local' && isLocal(client))) return null;
-  return (
-    'ERR DEBUG command not allowed. If the enable-debug-command option is set to "local", you can run it from a ' +
-    'local connection, otherwise you need to set this option in the configuration file, and then restart the server.'
-  );
+  return Errors.debugNotAllowed;
 }

@@ -1,7 +1,8 @@
 // Finding the spec a command line names (subcommands included) and checking its arity, with
 // Redis's error texts for unknown commands and subcommands.
 import type { Buffer } from 'node:buffer';
-import { ErrorReply, Errors } from '../../resp/reply.js';
+import { ErrorReply } from '../../resp/reply.js';
+import { Errors } from '../../resp/errors.js';
 import { lower } from '../args.js';
 import type { CommandTable } from '../table.js';
 import type { CommandSpec } from '../types.js';

@@ -18,8 +18,9 @@ import {
   type StreamId,
   tryParseStreamId,
 } from '../../engine/stream-id.js';
-import { EXHAUSTED_ERROR, generateId, INVALID_ID_ERROR, parseStrictId, XADD_ZERO_ERROR } from './ids.js';
-import { Errors, fail, OK, type Reply, type StreamIdReply } from '../../resp/reply.js';
+import { generateId, parseStrictId } from './ids.js';
+import { fail, OK, type Reply, type StreamIdReply } from '../../resp/reply.js';
+import { Errors } from '../../resp/errors.js';
 import { ArgCursor } from '../arg-cursor.js';
 import type { RequestArgs } from '../../resp/request-args.js';
 import { type Context, command, inPlaceCommand } from '../types.js';
@@ -74,16 +75,16 @@ function parseAddOrTrim(argv: Buffer[], xadd: boolean): AddOrTrimRequest {
       break;
     } else if ((opt === 'maxlen' || opt === 'minid') && more > 0) {
       if (req.strategy !== null) {
-        fail('ERR syntax error, MAXLEN and MINID options at the same time are not compatible');
+        fail(Errors.maxlenAndMinid);
       }
       req.approx = false;
       if (more >= 2 && isTrimOperator(cur.peek())) req.approx = cur.next()[0] === 0x7e;
       req.thresholdIdx = cur.index;
-      if (opt === 'maxlen') req.maxLen = cur.nonNegative('ERR The MAXLEN argument must be >= 0.');
+      if (opt === 'maxlen') req.maxLen = cur.nonNegative(Errors.trimMaxlenNegative);
       else req.minId = cur.streamId();
       req.strategy = opt;
     } else if (more >= 1 && opt === 'limit') {
-      req.limit = cur.nonNegative('ERR The LIMIT argument must be >= 0.');
+      req.limit = cur.nonNegative(Errors.trimLimitNegative);
       req.limitGiven = true;
     } else if (xadd && opt === 'nomkstream') {
       req.noMkStream = true;
@@ -91,18 +92,18 @@ function parseAddOrTrim(argv: Buffer[], xadd: boolean): AddOrTrimRequest {
       req.policy = policyKeyword(opt)!;
     } else if (xadd && ((opt === 'idmp' && more >= 2) || (opt === 'idmpauto' && more >= 1))) {
       // Error texts as Redis 8.6's tests (tests/unit/type/stream.tcl) expect them.
-      if (req.idmpPid !== undefined) fail('ERR IDMP/IDMPAUTO specified multiple times');
+      if (req.idmpPid !== undefined) fail(Errors.idmpTwice);
       req.idmpPid = cur.next();
       req.idmpArgs.push(at, at + 1);
-      if (req.idmpPid.length === 0) fail(`ERR ${opt === 'idmp' ? 'IDMP' : 'IDMPAUTO'} requires a non-empty producer ID`);
+      if (req.idmpPid.length === 0) fail(Errors.idmpEmptyPid(opt === 'idmp' ? 'IDMP' : 'IDMPAUTO'));
       if (opt === 'idmp') {
         req.idmpIid = cur.next();
         req.idmpArgs.push(at + 2);
-        if (req.idmpIid.length === 0) fail('ERR IDMP requires a non-empty idempotent ID');
+        if (req.idmpIid.length === 0) fail(Errors.idmpEmptyIid);
       }
     } else if (xadd) {
       const parsed = tryParseStreamId(argv[at]!, { strict: true, allowSeqStar: true });
-      if (parsed === undefined) fail(INVALID_ID_ERROR);
+      if (parsed === undefined) fail(Errors.invalidId);
       req.id = parsed;
       req.idPos = at;
       break;
@@ -111,13 +112,13 @@ function parseAddOrTrim(argv: Buffer[], xadd: boolean): AddOrTrimRequest {
     }
   }
   if (req.limit > 0 && req.strategy === null) {
-    fail('ERR syntax error, LIMIT cannot be used without specifying a trimming strategy');
+    fail(Errors.limitWithoutStrategy);
   }
   if (!xadd && req.strategy === null) {
-    fail('ERR syntax error, XTRIM must be called with a trimming strategy');
+    fail(Errors.xtrimWithoutStrategy);
   }
   if (req.idmpPid !== undefined && req.id !== undefined) {
-    fail('ERR IDMP/IDMPAUTO can be used only with auto-generated IDs');
+    fail(Errors.idmpExplicitId);
   }
   return req;
 }
@@ -128,7 +129,7 @@ function resolveTrimLimit(ctx: Context, req: AddOrTrimRequest): void {
     // Replayed commands were rewritten to their exact effect: never limit them.
     req.limit = 0;
   } else if (req.limitGiven) {
-    if (!req.approx) fail('ERR syntax error, LIMIT cannot be used without the special ~ option');
+    if (!req.approx) fail(Errors.limitWithoutApprox);
   } else if (req.approx) {
     const maxEntries = ctx.instance.config.getNumber('stream-node-max-entries');
     req.limit = 100 * maxEntries;
@@ -187,7 +188,7 @@ function xadd(ctx: Context, args: RequestArgs): Reply {
   const valueArgs = args.length - fieldPos;
   if (valueArgs < 2 || valueArgs % 2 === 1) fail(Errors.wrongArity('xadd'));
   // 0-0 is refused before the key is looked up (and possibly created).
-  if (req.id !== undefined && req.id.seqGiven && isZeroId(req.id.id)) fail(XADD_ZERO_ERROR);
+  if (req.id !== undefined && req.id.seqGiven && isZeroId(req.id.id)) fail(Errors.xaddZero);
   return applyXadd(ctx, args, req);
 }
 
@@ -219,7 +220,7 @@ function applyXadd(ctx: Context, args: RequestArgs, req: Readonly<AddOrTrimReque
       }
     }
   }
-  if (idsEqual(s.lastId, MAX_ID)) fail(EXHAUSTED_ERROR);
+  if (idsEqual(s.lastId, MAX_ID)) fail(Errors.exhausted);
   const id = generateId(s.lastId, nowMs(ctx), req.id);
   entry.clear();
   s.appendFields(id, args.rangesInto(fieldPos, entry), nodeLimits(ctx));
@@ -308,11 +309,11 @@ function parseXsetid(argv: Buffer[]): SetIdRequest {
     const opt = cur.keyword();
     if (opt === 'entriesadded' && cur.remaining > 0) {
       req.entriesAdded = cur.int64();
-      if (req.entriesAdded < 0n) fail('ERR entries_added must be positive');
+      if (req.entriesAdded < 0n) fail(Errors.entriesAddedNegative);
     } else if (opt === 'maxdeletedid' && cur.remaining > 0) {
       req.maxDeleted = cur.streamId();
       if (compareIds(req.id, req.maxDeleted) < 0) {
-        fail('ERR The ID specified in XSETID is smaller than the provided max_deleted_entry_id');
+        fail(Errors.xsetidBelowMaxDeleted);
       }
     } else {
       fail(Errors.syntax);
@@ -329,9 +330,9 @@ function xsetid(ctx: Context, argv: Buffer[]): Reply {
   // Redis 7.0 has no check against the current max_deleted_entry_id (7.2 added one).
   if (s.length > 0) {
     const top = s.lastLiveId()!;
-    if (compareIds(id, top) < 0) fail('ERR The ID specified in XSETID is smaller than the target stream top item');
+    if (compareIds(id, top) < 0) fail(Errors.xsetidBelowTop);
     if (entriesAdded !== -1n && BigInt(s.length) > entriesAdded) {
-      fail('ERR The entries_added specified in XSETID is smaller than the target stream length');
+      fail(Errors.xsetidEntriesAdded);
     }
   }
   s.lastId = id;

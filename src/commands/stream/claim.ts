@@ -14,7 +14,8 @@ import {
   tryParseStreamId,
 } from '../../engine/stream-id.js';
 import { parseRangeBound } from './ids.js';
-import { Errors, fail, NULL_ARRAY, type Reply } from '../../resp/reply.js';
+import { fail, NULL_ARRAY, type Reply } from '../../resp/reply.js';
+import { Errors } from '../../resp/errors.js';
 import { ArgCursor } from '../arg-cursor.js';
 import { capToSafe, int64Arg, isKeyword, parseInt64, text } from '../args.js';
 import { command, type Context } from '../types.js';
@@ -144,11 +145,11 @@ function parseXclaim(argv: Buffer[]): XclaimRequest {
     const more = cur.remaining > 0;
     if (opt === 'force') req.force = true;
     else if (opt === 'justid') req.justId = true;
-    else if (opt === 'idle' && more) req.delivery = { idle: cur.int64('ERR Invalid IDLE option argument for XCLAIM') };
-    else if (opt === 'time' && more) req.delivery = { time: cur.int64('ERR Invalid TIME option argument for XCLAIM') };
-    else if (opt === 'retrycount' && more) req.retryCount = cur.int64('ERR Invalid RETRYCOUNT option argument for XCLAIM');
+    else if (opt === 'idle' && more) req.delivery = { idle: cur.int64(Errors.xclaimIdle) };
+    else if (opt === 'time' && more) req.delivery = { time: cur.int64(Errors.xclaimTime) };
+    else if (opt === 'retrycount' && more) req.retryCount = cur.int64(Errors.xclaimRetryCount);
     else if (opt === 'lastid' && more) req.lastId = cur.streamId();
-    else fail(`ERR Unrecognized XCLAIM option '${text(argv[cur.index - 1]!)}'`);
+    else fail(Errors.xclaimOption(text(argv[cur.index - 1]!)));
   }
   return req;
 }
@@ -212,7 +213,7 @@ function parseXautoclaim(argv: Buffer[]): XautoclaimRequest {
     const opt = cur.keyword();
     if (opt === 'count' && cur.remaining > 0) {
       const v = parseInt64(cur.next());
-      if (v === undefined || v < 1n || v > AUTOCLAIM_MAX_COUNT) fail('ERR COUNT must be > 0');
+      if (v === undefined || v < 1n || v > AUTOCLAIM_MAX_COUNT) fail(Errors.autoclaimCount);
       req.count = v;
     } else if (opt === 'justid') {
       req.justId = true;
@@ -227,7 +228,7 @@ function xautoclaim(ctx: Context, argv: Buffer[]): Reply {
   const req = parseXautoclaim(argv);
   const { stream: s, group: g } = existingGroup(ctx, argv);
   if (req.count > AUTOCLAIM_ALLOC_LIMIT) {
-    fail('ERR Insufficient memory, failed allocating transient memory, COUNT too high.');
+    fail(Errors.autoclaimCountTooHigh);
   }
   const result = autoClaim(s, g, argv[3]!, req.start, req.minIdle, Number(req.count), req.justId, nowMs(ctx));
   const prop = new Propagation(ctx);

@@ -4,7 +4,8 @@ import type { ConsumerGroup } from '../../engine/consumer-group.js';
 import { keyOf } from '../../engine/keyspace.js';
 import { type NodeLimits, Stream, type StoredEntry } from '../../engine/stream.js';
 import type { StreamId } from '../../engine/stream-id.js';
-import { Errors, fail, MapReply, NULL_ARRAY, type Reply, StreamIdReply } from '../../resp/reply.js';
+import { fail, MapReply, NULL_ARRAY, type Reply, StreamIdReply } from '../../resp/reply.js';
+import { Errors } from '../../resp/errors.js';
 import { parseInt64, text } from '../args.js';
 import type { Config } from '../config.js';
 import type { Context } from '../types.js';
@@ -31,12 +32,12 @@ export function sortedGroups(s: Stream): ConsumerGroup[] {
 
 /** The error of XPENDING, XCLAIM, XAUTOCLAIM ... when the key or the group is missing. */
 export function noGroupError(key: Buffer, group: Buffer): string {
-  return `NOGROUP No such key '${text(key)}' or consumer group '${text(group)}'`;
+  return Errors.noGroupForRead(text(key), text(group));
 }
 
 /** The error of XGROUP and XINFO CONSUMERS when the stream has no such group. */
 export function noSuchGroupForKey(key: Buffer, group: Buffer): string {
-  return `NOGROUP No such consumer group '${text(group)}' for key name '${text(key)}'`;
+  return Errors.noSuchGroup(text(key), text(group));
 }
 
 export interface GroupOf {
@@ -57,7 +58,7 @@ export function existingGroup(ctx: Context, argv: Buffer[]): GroupOf {
 /** XCLAIM / XAUTOCLAIM's min-idle-time: an integer (else `cmd`'s error), negatives as 0. */
 export function minIdleArg(arg: Buffer, cmd: string): number {
   const v = parseInt64(arg);
-  if (v === undefined) fail(`ERR Invalid min-idle-time argument for ${cmd}`);
+  if (v === undefined) fail(Errors.invalidMinIdle(cmd));
   return v < 0n ? 0 : Number(v);
 }
 

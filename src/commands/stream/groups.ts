@@ -10,6 +10,7 @@ import { Stream } from '../../engine/stream.js';
 import { MIN_ID, type StreamId } from '../../engine/stream-id.js';
 import { parseStreamId, parseStrictId } from './ids.js';
 import { ErrorReply, fail, OK, type Reply } from '../../resp/reply.js';
+import { Errors } from '../../resp/errors.js';
 import { int64Arg, isKeyword } from '../args.js';
 import { helpReply, subcommandSyntaxError } from '../help.js';
 import type { RequestArgs } from '../../resp/request-args.js';
@@ -38,7 +39,7 @@ const XGROUP_HELP = [
 
 function parseEntriesRead(arg: Buffer): bigint {
   const v = int64Arg(arg);
-  if (v < 0n && v !== INVALID_ENTRIES_READ) fail('ERR value for ENTRIESREAD must be positive or -1');
+  if (v < 0n && v !== INVALID_ENTRIES_READ) fail(Errors.entriesReadNegative);
   return v;
 }
 
@@ -58,10 +59,7 @@ function groupTarget(ctx: Context, argv: Buffer[], mkstream: boolean, needsGroup
   let group: ConsumerGroup | undefined;
   if (!mkstream) {
     if (stream === undefined) {
-      fail(
-        'ERR The XGROUP subcommand requires the key to exist. Note that for CREATE you may want ' +
-          'to use the MKSTREAM option to create an empty stream automatically.',
-      );
+      fail(Errors.xgroupNoKey);
     }
     group = lookupGroup(stream, argv[3]!);
     if (group === undefined && needsGroup) fail(noSuchGroupForKey(argv[2]!, argv[3]!));
@@ -97,7 +95,7 @@ function xgroupCreate(ctx: Context, argv: Buffer[]): Reply {
     ctx.modified(target.key);
   }
   const name = argv[3]!.toString('latin1');
-  if (stream.groups.has(name)) return new ErrorReply('BUSYGROUP Consumer Group name already exists');
+  if (stream.groups.has(name)) return new ErrorReply(Errors.busyGroup);
   stream.groups.set(name, new ConsumerGroup(Buffer.from(argv[3]!), id, entriesRead));
   ctx.addDirty(1);
   return OK;

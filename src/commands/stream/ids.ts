@@ -14,27 +14,20 @@ import {
   UINT64_MAX,
 } from '../../engine/stream-id.js';
 import { fail } from '../../resp/reply.js';
-
-export const INVALID_ID_ERROR = 'ERR Invalid stream ID specified as stream command argument';
-export const INVALID_START_ERROR = 'ERR invalid start ID for the interval';
-export const INVALID_END_ERROR = 'ERR invalid end ID for the interval';
-export const EXHAUSTED_ERROR = 'ERR The stream has exhausted the last possible ID, unable to add more items';
-export const XADD_SMALLER_ERROR = 'ERR The ID specified in XADD is equal or smaller than the target stream top item';
-export const XADD_TOO_LARGE_ERROR = 'ERR Elements are too large to be stored';
-export const XADD_ZERO_ERROR = 'ERR The ID specified in XADD must be greater than 0-0';
+import { Errors } from '../../resp/errors.js';
 
 const NEXT_ID_ERRORS: Record<NextIdFailure, string> = {
-  exhausted: EXHAUSTED_ERROR,
+  exhausted: Errors.exhausted,
   // redis-server 7.0 reports the "ms-*" sequence overflow with the "too large" text (its errno
   // is not set on that path); the differential tests pin that.
-  'seq-overflow': XADD_TOO_LARGE_ERROR,
-  'not-greater': XADD_SMALLER_ERROR,
+  'seq-overflow': Errors.xaddTooLarge,
+  'not-greater': Errors.xaddSmaller,
 };
 
 /** Parses an id or fails with Redis's "Invalid stream ID" error. */
 export function parseStreamId(arg: Buffer | string, opts: ParseIdOptions = {}): StreamId {
   const parsed = tryParseStreamId(arg, opts);
-  if (parsed === undefined) fail(INVALID_ID_ERROR);
+  if (parsed === undefined) fail(Errors.invalidId);
   return parsed.id;
 }
 
@@ -55,7 +48,7 @@ export function parseRangeBound(arg: Buffer | string, end: boolean): StreamId {
   if (s.length > 1 && s[0] === '(') {
     const id = parseStreamId(s.slice(1), { strict: true, missingSeq });
     const moved = end ? decrementId(id) : incrementId(id);
-    if (moved === undefined) fail(end ? INVALID_END_ERROR : INVALID_START_ERROR);
+    if (moved === undefined) fail(end ? Errors.invalidEnd : Errors.invalidStart);
     return moved;
   }
   return parseStreamId(s, { missingSeq });

@@ -11,7 +11,8 @@ import {
   type StreamId,
 } from '../../engine/stream-id.js';
 import { parseRangeBound, parseStrictId } from './ids.js';
-import { Errors, fail, NULL_ARRAY, type Reply } from '../../resp/reply.js';
+import { fail, NULL_ARRAY, type Reply } from '../../resp/reply.js';
+import { Errors } from '../../resp/errors.js';
 import { ArgCursor } from '../arg-cursor.js';
 import { type Context, command } from '../types.js';
 import { oneKey, streamsReply } from './common.js';
@@ -66,7 +67,7 @@ function parseXread(ctx: Context, argv: Buffer[]): XreadRequest {
     if (idArg.length === 1 && idArg[0] === 0x24 /* $ */) {
       after.push(s?.lastId ?? MIN_ID); // resolved now, so only later entries are returned
     } else if (idArg.length === 1 && idArg[0] === 0x3e /* > */) {
-      fail('ERR The > ID can be specified only when calling XREADGROUP using the GROUP <group> <consumer> option.');
+      fail(Errors.greaterThanOutsideGroup);
     } else if (idArg.length === 1 && idArg[0] === 0x2b /* + */) {
       // Redis 7.4: "+" reads the last entry (everything after last_id - 1).
       after.push(s === undefined ? MIN_ID : (decrementId(s.lastId) ?? MIN_ID));

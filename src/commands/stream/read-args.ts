@@ -1,6 +1,7 @@
 // XREAD and XREADGROUP share one argument syntax (Redis parses both in xreadCommand):
 // [GROUP g c] [COUNT n] [BLOCK ms] [NOACK] [CLAIM ms] STREAMS key ... id ...
-import { Errors, fail } from '../../resp/reply.js';
+import { fail } from '../../resp/reply.js';
+import { Errors } from '../../resp/errors.js';
 import { ArgCursor } from '../arg-cursor.js';
 import { isKeyword } from '../args.js';
 
@@ -21,10 +22,10 @@ export interface ReadArgs {
 }
 
 const UNBALANCED =
-  "ERR Unbalanced XREAD list of streams: for each stream key an ID or '$' must be specified.";
+  Errors.unbalancedXread;
 
 function onlyInReadGroup(option: string): string {
-  return `ERR The ${option} option is only supported by XREADGROUP. You called XREAD instead.`;
+  return Errors.onlyInXreadgroup(option);
 }
 
 /**
@@ -58,7 +59,7 @@ export function parseReadArgs(argv: Buffer[], readGroup: boolean): ReadArgs {
       args.noack = true;
     } else if (readGroup && opt === 'claim' && more > 0) {
       // Redis 8.4. The docs give no error text; this one follows XCLAIM's min-idle-time error.
-      const message = 'ERR Invalid min-idle-time argument for XREADGROUP';
+      const message = Errors.invalidMinIdle('XREADGROUP');
       args.claimMinIdle = cur.nonNegative(message, message);
     } else {
       fail(Errors.syntax);
@@ -66,7 +67,7 @@ export function parseReadArgs(argv: Buffer[], readGroup: boolean): ReadArgs {
   }
   if (args.streamsAt === 0) fail(Errors.syntax);
   if (readGroup && (args.group === undefined || args.consumer === undefined)) {
-    fail('ERR Missing GROUP option for XREADGROUP');
+    fail(Errors.missingGroup);
   }
   return args;
 }

@@ -12,6 +12,7 @@ import { Stream } from '../../engine/stream.js';
 import { compareIds, formatId, MAX_ID, type StreamId } from '../../engine/stream-id.js';
 import { parseStrictId } from './ids.js';
 import { ErrorReply, fail, NULL_ARRAY, type Reply } from '../../resp/reply.js';
+import { Errors } from '../../resp/errors.js';
 import { command, type Context } from '../types.js';
 import { entryReply, lookupGroup, noGroupError, nowMs, streamsReply } from './common.js';
 import { EntriesReply } from './entries-reply.js';
@@ -35,9 +36,7 @@ interface ReadGroupRequest extends ReadArgs {
 }
 
 const DOLLAR_IN_XREADGROUP =
-  'ERR The $ ID is meaningless in the context of XREADGROUP: you want to read the history of ' +
-  'this consumer by specifying a proper ID, or use the > ID to get new messages. The $ ID would ' +
-  'just return an empty result set.';
+  Errors.dollarInXreadgroup;
 
 /** The options, then per key: the group must exist, then the id is checked. */
 function parseXreadgroup(ctx: Context, argv: Buffer[]): ReadGroupRequest {
@@ -176,10 +175,10 @@ function hasClaimable(req: ReadGroupRequest, g: ConsumerGroup, now: number): boo
 function retryReadGroup(ctx: Context, req: ReadGroupRequest): Reply | undefined {
   for (const target of req.targets) {
     const value = ctx.db.get(target.key);
-    if (!(value instanceof Stream)) return new ErrorReply('UNBLOCKED the stream key no longer exists');
+    if (!(value instanceof Stream)) return new ErrorReply(Errors.blockedStreamDeleted);
     const g = lookupGroup(value, req.group);
     if (g === undefined) {
-      return new ErrorReply('NOGROUP the consumer group this client was blocked on no longer exists');
+      return new ErrorReply(Errors.blockedGroupDeleted);
     }
     if (!hasNewEntries(value, g) && !hasClaimable(req, g, nowMs(ctx))) continue;
     const prop = new Propagation(ctx);

@@ -9,7 +9,8 @@ import { dropReferences, isReferenced, policyKeyword, type RefPolicy } from '../
 import { compareIds, type StreamId } from '../../engine/stream-id.js';
 import { parseStrictId } from './ids.js';
 import type { Stream } from '../../engine/stream.js';
-import { Errors, fail, OK, type Reply } from '../../resp/reply.js';
+import { fail, OK, type Reply } from '../../resp/reply.js';
+import { Errors } from '../../resp/errors.js';
 import { ArgCursor } from '../arg-cursor.js';
 import { command, type CommandFlag, type CommandSpec, type Context, type CommandHandler } from '../types.js';
 import {
@@ -23,14 +24,12 @@ import {
 } from './common.js';
 import { lookupTyped } from '../typed-lookup.js';
 
-const NUMIDS_ERROR = 'ERR Number of IDs must be a positive integer';
-
 /** The "numids id [id ...]" after an IDS keyword. */
 function idsBlock(cur: ArgCursor): StreamId[] {
   if (cur.done) fail(Errors.syntax);
-  const n = cur.int64(NUMIDS_ERROR);
-  if (n <= 0n) fail(NUMIDS_ERROR);
-  if (BigInt(cur.remaining) < n) fail('ERR The `numids` parameter must match the number of arguments');
+  const n = cur.int64(Errors.numIds);
+  if (n <= 0n) fail(Errors.numIds);
+  if (BigInt(cur.remaining) < n) fail(Errors.numIdsMismatch);
   // All ids are checked before anything changes, as XDEL/XACK do.
   return Array.from({ length: Number(n) }, () => cur.streamId());
 }
@@ -125,7 +124,7 @@ function xnack(ctx: Context, argv: Buffer[]): Reply {
       ids = idsBlock(cur);
     } else if (opt === 'retrycount' && cur.remaining > 0) {
       // XCLAIM's RETRYCOUNT error text; at most FATAL_DELIVERY_COUNT.
-      const message = 'ERR Invalid RETRYCOUNT option argument for XNACK';
+      const message = Errors.xnackRetryCount;
       retryCount = cur.nonNegative(message, message);
     } else if (opt === 'force') {
       force = true;
@@ -167,11 +166,11 @@ function xcfgset(ctx: Context, argv: Buffer[]): Reply {
   /** An integer (else Redis's not-an-integer error) in 1..max, else `name`'s range error. */
   const inRange = (cur: ArgCursor, name: string, max: number, unit: string): number => {
     const n = cur.int64();
-    if (n < 1n || n > BigInt(max)) fail(`ERR ${name} must be between 1 and ${max} ${unit}`);
+    if (n < 1n || n > BigInt(max)) fail(Errors.cfgRange(name, max, unit));
     return Number(n);
   };
   // Texts as Redis 8.6's tests and clients' tests against it show them.
-  if (argv.length === 2) fail('ERR At least one parameter must be specified');
+  if (argv.length === 2) fail(Errors.cfgNoParameter);
   const cur = new ArgCursor(argv, 2);
   while (!cur.done) {
     const opt = cur.keyword();
@@ -198,16 +197,16 @@ function xidmprecord(ctx: Context, argv: Buffer[]): Reply {
   const s = existingStream(ctx, argv[1]!);
   const pid = argv[2]!;
   const iid = argv[3]!;
-  if (pid.length === 0 || iid.length === 0) fail('ERR pid and iid must not be empty');
+  if (pid.length === 0 || iid.length === 0) fail(Errors.idmpEmptyPair);
   const id = parseStrictId(argv[4]!);
   // The AOF may hold a record whose entry was trimmed by the XADD itself (MAXLEN 0) or that
   // the rewrite kept for a deleted entry: replay records it anyway.
-  if (ctx.client.kind !== 'aof' && s.get(id) === undefined) fail('ERR the stream ID does not exist');
+  if (ctx.client.kind !== 'aof' && s.get(id) === undefined) fail(Errors.idmpNoSuchId);
   s.idmp ??= new IdmpState();
   const seen = s.idmp.lookup(pid.toString('latin1'), iid.toString('latin1'));
   if (seen !== undefined) {
     if (compareIds(seen, id) === 0) return OK;
-    fail('ERR the pid/iid pair already maps to a different stream ID');
+    fail(Errors.idmpOtherId);
   }
   const at = ctx.client.kind === 'aof' ? Number(id.ms) : nowMs(ctx);
   s.idmp.record(pid.toString('latin1'), iid.toString('latin1'), id, at);
