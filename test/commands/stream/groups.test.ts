@@ -2,7 +2,7 @@
 // 7.0.15 and a manual clock so idle and delivery times are exact.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { groupDb, seedStream, T0, streamWithGroup } from './stream-groups-helpers.js';
+import { groupDb, seedStream, T0, streamWithGroup } from './groups-helpers.js';
 
 test('XREADGROUP delivers new entries, then history with delivery counts', async () => {
   const t = await groupDb();

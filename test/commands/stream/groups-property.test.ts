@@ -6,8 +6,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { open } from '../../src/client/embedded.js';
-import { groupDb } from './stream-groups-helpers.js';
+import { open } from '../../../src/client/embedded.js';
+import { groupDb } from './groups-helpers.js';
 
 const N = 30;
 const CONSUMERS = ['a', 'b', 'c'];

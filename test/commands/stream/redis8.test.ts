@@ -3,7 +3,7 @@
 // interactions with consumer groups they are about.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { groupDb, T0 } from './stream-groups-helpers.js';
+import { groupDb, T0 } from './groups-helpers.js';
 
 // --- XDELEX --------------------------------------------------------------------------------------
 

@@ -6,8 +6,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { type EmbeddedDatabase, open } from '../../src/client/embedded.js';
-import { waitForRewrite } from '../persist/helpers.js';
+import { type EmbeddedDatabase, open } from '../../../src/client/embedded.js';
+import { waitForRewrite } from '../../persist/helpers.js';
 
 const T0 = 1_700_000_000_000;
 

@@ -2,12 +2,12 @@
 // command family: lookup and arity errors, NOAUTH, MULTI queueing, propagation, blocking.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { keyOf } from '../../src/engine/keyspace.js';
-import { Instance } from '../../src/commands/core/instance.js';
-import type { Propagated } from '../../src/commands/core/persistence.js';
-import { command, container, type CommandSpec } from '../../src/commands/types.js';
-import { ErrorReply, NULL_ARRAY, OK, type Reply } from '../../src/resp/reply.js';
-import { recordingPersistence } from '../support/recording-persistence.js';
+import { keyOf } from '../../../src/engine/keyspace.js';
+import { Instance } from '../../../src/commands/core/instance.js';
+import type { Propagated } from '../../../src/commands/core/persistence.js';
+import { command, container, type CommandSpec } from '../../../src/commands/types.js';
+import { ErrorReply, NULL_ARRAY, OK, type Reply } from '../../../src/resp/reply.js';
+import { recordingPersistence } from '../../support/recording-persistence.js';
 
 const b = (...args: string[]) => args.map((a) => Buffer.from(a));
 

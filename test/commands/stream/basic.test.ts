@@ -2,9 +2,9 @@
 // Every expected reply and error text here was checked against redis-server 7.0.15.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { type EmbeddedDatabase, open, type Value } from '../../src/client/embedded.js';
-import type { Propagated } from '../../src/commands/core/persistence.js';
-import { recordingPersistence } from '../support/recording-persistence.js';
+import { type EmbeddedDatabase, open, type Value } from '../../../src/client/embedded.js';
+import type { Propagated } from '../../../src/commands/core/persistence.js';
+import { recordingPersistence } from '../../support/recording-persistence.js';
 
 let db: EmbeddedDatabase;
 let log: Propagated[][] = [];

@@ -3,10 +3,10 @@
 // excepted: Redis's rewrite does not keep them either).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { open } from '../../src/client/embedded.js';
-import { Stream } from '../../src/engine/stream.js';
-import { rewriteStream } from '../../src/persist/rewrite-stream.js';
-import { groupDb, type GroupTestDb, seedStream } from './stream-groups-helpers.js';
+import { open } from '../../../src/client/embedded.js';
+import { Stream } from '../../../src/engine/stream.js';
+import { rewriteStream } from '../../../src/persist/rewrite-stream.js';
+import { groupDb, type GroupTestDb, seedStream } from './groups-helpers.js';
 
 const CONSUMER_TIMES = new Set(['seen-time', 'active-time']);
 

@@ -1,7 +1,7 @@
 // Shared setup for the consumer-group tests: an embedded database with a manual clock (so idle
 // times and delivery times are exact) and the propagated commands captured as strings.
-import { type EmbeddedDatabase, open } from '../../src/client/embedded.js';
-import { recordPropagatedLines } from '../support/recording-persistence.js';
+import { type EmbeddedDatabase, open } from '../../../src/client/embedded.js';
+import { recordPropagatedLines } from '../../support/recording-persistence.js';
 
 export interface GroupTestDb {
   db: EmbeddedDatabase;

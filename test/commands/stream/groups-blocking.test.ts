@@ -2,8 +2,8 @@
 // failed with Redis 7.0's errors when the key or the group goes away, never blocking in MULTI.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ReplyError } from '../../src/client/embedded.js';
-import { groupDb } from './stream-groups-helpers.js';
+import { ReplyError } from '../../../src/client/embedded.js';
+import { groupDb } from './groups-helpers.js';
 
 test('a blocked XREADGROUP is served by XADD and the entry becomes pending', async () => {
   const t = await groupDb();

@@ -3,8 +3,8 @@
 // the same groups, PELs and consumers.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { open } from '../../src/client/embedded.js';
-import { T0, streamWithGroup } from './stream-groups-helpers.js';
+import { open } from '../../../src/client/embedded.js';
+import { T0, streamWithGroup } from './groups-helpers.js';
 
 test('XREADGROUP ">" propagates one XCLAIM per entry; history reads only a new consumer', async () => {
   const t = await streamWithGroup(3);

@@ -2,8 +2,8 @@
 // them (plus 7.2's consumer "inactive" / "active-time"), maps in RESP3, lag and entries-read.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { MapReply } from '../../src/resp/reply.js';
-import { groupDb, seedStream, T0, streamWithGroup } from './stream-groups-helpers.js';
+import { MapReply } from '../../../src/resp/reply.js';
+import { groupDb, seedStream, T0, streamWithGroup } from './groups-helpers.js';
 
 test('XINFO STREAM, FULL with COUNT, GROUPS and CONSUMERS', async () => {
   const t = await streamWithGroup(3);

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { open } from '../../src/client/embedded.js';
+import { open } from '../../../src/client/embedded.js';
 
 test('XADD * / MAXLEN ~ LIMIT / MINID ~ / XDEL / XSETID replay to the same stream', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'sluice-stream-aof-'));

@@ -11,8 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { type EmbeddedDatabase, open } from '../../src/client/embedded.js';
-import { waitForRewrite } from '../persist/helpers.js';
+import { type EmbeddedDatabase, open } from '../../../src/client/embedded.js';
+import { waitForRewrite } from '../../persist/helpers.js';
 
 const GROUPS = ['g1', 'g2'];
 const CONSUMERS = ['a', 'b'];

@@ -6,13 +6,13 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { entriesReply } from '../../src/commands/stream/common.js';
-import { EntriesReply } from '../../src/commands/stream/entries-reply.js';
-import { Stream } from '../../src/engine/stream.js';
-import { MAX_ID, MIN_ID, type StreamId, u64 } from '../../src/engine/stream-id.js';
-import { Encoder, encodeReply } from '../../src/resp/encoder.js';
-import { type Reply, StreamIdReply } from '../../src/resp/reply.js';
-import { ReferenceEncoder } from '../resp/reference-encoder.js';
+import { entriesReply } from '../../../src/commands/stream/common.js';
+import { EntriesReply } from '../../../src/commands/stream/entries-reply.js';
+import { Stream } from '../../../src/engine/stream.js';
+import { MAX_ID, MIN_ID, type StreamId, u64 } from '../../../src/engine/stream-id.js';
+import { Encoder, encodeReply } from '../../../src/resp/encoder.js';
+import { type Reply, StreamIdReply } from '../../../src/resp/reply.js';
+import { ReferenceEncoder } from '../../resp/reference-encoder.js';
 
 const bytes = (s: string) => Buffer.from(s, 'latin1');
 
