@@ -47,7 +47,7 @@ export function toValue(reply: Reply): Value {
   if (reply instanceof SimpleString) return reply.value;
   if (reply instanceof StreamIdReply) return reply.toString();
   if (reply instanceof DirectReply) return toValue(reply.toReply());
-  if (reply instanceof ErrorReply) throw new ReplyError(reply.message);
+  if (reply instanceof ErrorReply) throw new ReplyError(reply.bytes ? Buffer.from(reply.message, 'latin1').toString('utf8') : reply.message);
   if (reply instanceof MapReply) return reply.entries.flatMap(([k, v]) => [toValue(k), toValue(v)]);
   if (reply instanceof SetReply || reply instanceof PushReply || reply instanceof Replies) return reply.items.map(toValue);
   // RESP2 sends a double as the bulk string Redis formats (%.17g, inf, -inf).

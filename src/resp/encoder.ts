@@ -279,6 +279,14 @@ export class Encoder implements ReplyWriter {
   }
 
   /** Type byte, text (UTF-8), CRLF: simple strings, errors, doubles, big integers. */
+  /** A line whose characters are bytes (latin1). */
+  private latin1Line(type: number, text: string): void {
+    this.ensure(text.length + HEADER_ROOM);
+    this.buf[this.pos++] = type;
+    this.pos += this.buf.write(text, this.pos, 'latin1');
+    this.crlf();
+  }
+
   private line(type: number, text: string): void {
     this.ensure(text.length * 3 + HEADER_ROOM);
     this.buf[this.pos++] = type;
@@ -390,8 +398,10 @@ export class Encoder implements ReplyWriter {
       this.line(43, r.value);
     } else if (r instanceof ErrorReply) {
       // Errors must stay on one line or the client loses protocol sync.
-      const m = r.message;
-      this.line(45, m.includes('\r') || m.includes('\n') ? m.replace(/[\r\n]+/g, ' ') : m);
+      let m = r.message;
+      if (m.includes('\r') || m.includes('\n')) m = m.replace(/[\r\n]+/g, ' ');
+      if (r.bytes) this.latin1Line(45, m);
+      else this.line(45, m);
     } else if (r instanceof MapReply) {
       if (this.protocol === 3) this.header(37, r.entries.length);
       else this.header(42, r.entries.length * 2);

@@ -15,9 +15,16 @@ export class SimpleString {
   constructor(readonly value: string) {}
 }
 
-/** An error reply. `message` carries the code prefix, e.g. "ERR syntax error" or "WRONGTYPE ...". */
+/**
+ * An error reply. `message` carries the code prefix, e.g. "ERR syntax error" or "WRONGTYPE ...".
+ * `bytes`: each character of `message` is one byte (latin1), for texts that echo a client's
+ * arguments, which Redis sends back raw whatever their encoding.
+ */
 export class ErrorReply {
-  constructor(readonly message: string) {}
+  constructor(
+    readonly message: string,
+    readonly bytes = false,
+  ) {}
   get code(): string {
     const space = this.message.indexOf(' ');
     return space < 0 ? this.message : this.message.slice(0, space);

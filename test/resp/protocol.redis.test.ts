@@ -112,3 +112,19 @@ test('unauthenticated clients get the same limits and errors', { timeout: 30_000
     await guarded.close();
   }
 });
+
+test('unknown commands and subcommands echo their arguments as raw bytes, cut where Redis cuts them', { timeout: 30_000 }, async () => {
+  const multibulk = (...args: Buffer[]): Buffer =>
+    Buffer.concat([Buffer.from(`*${args.length}\r\n`), ...args.flatMap((a) => [Buffer.from(`$${a.length}\r\n`), a, Buffer.from('\r\n')])]);
+  const cases = [
+    multibulk(Buffer.from([0xff, 0xfe, 0x41]), Buffer.from('é'.repeat(100)), Buffer.from('x')),
+    multibulk(Buffer.from('ñ'.repeat(70)), Buffer.from([0xc3])),
+    multibulk(Buffer.from('CLIENT'), Buffer.from([0xff, 0x80, 0x41])),
+  ];
+  for (const request of cases) {
+    const bytes = Buffer.concat([request, Buffer.from(QUIT)]);
+    const [fromRedis, fromSluice] = await Promise.all([exchange(redisPort, bytes), exchange(sluice.port, bytes)]);
+    assert.match(fromRedis, /^-ERR unknown (sub)?command/);
+    assert.equal(fromSluice, fromRedis); // both read as latin1: byte for byte
+  }
+});

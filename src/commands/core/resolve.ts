@@ -60,19 +60,19 @@ export class Resolved {
 /** `base` is the table's entry for argv[0] when the caller already looked it up. */
 export function resolveCommand(table: CommandTable, argv: Buffer[], base = table.lookup(argv[0]!)): Resolved | ErrorReply {
   if (base === undefined) {
+    // Redis echoes the arguments' bytes, at most 128 of the name and about 128 of the rest
+    // ('%.128s', '%.*s'): in latin1 a character is a byte, so the cuts fall where Redis's do.
     let args = '';
     for (let i = 1; i < argv.length && args.length < 128; i++) {
-      args += `'${argv[i]!.toString('utf8').slice(0, 128 - args.length)}' `;
+      args += `'${argv[i]!.toString('latin1', 0, 128 - args.length)}' `;
     }
-    return new ErrorReply(Errors.unknownCommand(argv[0]!.toString('utf8').slice(0, 128), args));
+    return new ErrorReply(Errors.unknownCommand(argv[0]!.toString('latin1', 0, 128), args), true);
   }
   let resolved = base;
   if (base.spec.subcommands !== undefined && argv.length >= 2) {
     const sub = base.subcommand(lower(argv[1]!));
     if (sub === undefined) {
-      return new ErrorReply(
-        Errors.unknownSubcommand(argv[1]!.toString('utf8').slice(0, 128), base.spec.name.toUpperCase()),
-      );
+      return new ErrorReply(Errors.unknownSubcommand(argv[1]!.toString('latin1', 0, 128), base.spec.name.toUpperCase()), true);
     }
     resolved = sub;
   }

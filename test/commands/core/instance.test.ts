@@ -54,15 +54,15 @@ test('unknown commands and subcommands are rejected in Redis wording', () => {
   const { instance, client } = setup();
   assert.deepEqual(
     instance.execute(client, b('FOO', 'a', 'b')),
-    new ErrorReply("ERR unknown command 'FOO', with args beginning with: 'a' 'b' "),
+    new ErrorReply("ERR unknown command 'FOO', with args beginning with: 'a' 'b' ", true),
   );
   assert.deepEqual(
     instance.execute(client, b('foo')),
-    new ErrorReply("ERR unknown command 'foo', with args beginning with: "),
+    new ErrorReply("ERR unknown command 'foo', with args beginning with: ", true),
   );
   assert.deepEqual(
     instance.execute(client, b('box', 'shut')),
-    new ErrorReply("ERR unknown subcommand 'shut'. Try BOX HELP."),
+    new ErrorReply("ERR unknown subcommand 'shut'. Try BOX HELP.", true),
   );
 });
 
@@ -71,15 +71,15 @@ test('command names match on every byte, ASCII case folded only', () => {
   instance.execute(client, b('SET', 'k', 'v'));
   assert.deepEqual(instance.execute(client, b('gEt', 'k')), Buffer.from('v'));
   // Same length and first letter as "get"/"set", differing later.
-  assert.deepEqual(instance.execute(client, b('gex', 'k')), new ErrorReply("ERR unknown command 'gex', with args beginning with: 'k' "));
-  assert.deepEqual(instance.execute(client, b('s')), new ErrorReply("ERR unknown command 's', with args beginning with: "));
+  assert.deepEqual(instance.execute(client, b('gex', 'k')), new ErrorReply("ERR unknown command 'gex', with args beginning with: 'k' ", true));
+  assert.deepEqual(instance.execute(client, b('s')), new ErrorReply("ERR unknown command 's', with args beginning with: ", true));
   // A Latin-1 capital is not an ASCII one: 0xC7 must not be folded onto any letter.
   const latin = [Buffer.from([0xc7, 0x45, 0x54]), Buffer.from('k')];
   assert.ok(instance.execute(client, latin) instanceof ErrorReply);
   const long = 'g'.repeat(200);
   assert.deepEqual(
     instance.execute(client, b(long)),
-    new ErrorReply(`ERR unknown command '${long.slice(0, 128)}', with args beginning with: `),
+    new ErrorReply(`ERR unknown command '${long.slice(0, 128)}', with args beginning with: `, true),
   );
 });
 
