@@ -1,99 +1,57 @@
-// Writes api/sluice.api.md: every export of the package entry (src/index.ts) with its type, as
-// the compiler sees it, so that a change to the public surface shows in review.
-//   node scripts/api-report.mjs           rewrite the report
-//   node scripts/api-report.mjs --check   exit 1 (printing the difference) when it is stale
-import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+// Writes api/sluice.api.md with API Extractor: every export of the package entry with its full
+// type, read from the emitted declarations (dist/src/index.d.ts) as a consumer's compiler reads
+// them, so that a change to the public surface shows in review. Settings: api-extractor.json.
+//   npm run api                            build, then rewrite the report
+//   node scripts/api-report.mjs --check    exit 1, printing the difference, when the report is stale
+//   --entry DIR/index.d.ts                 analyze other declarations (test/api checks a modified copy)
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import ts from 'typescript';
+import { Extractor, ExtractorConfig } from '@microsoft/api-extractor';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const entry = join(root, 'src/index.ts');
 const reportPath = join(root, 'api/sluice.api.md');
+const check = process.argv.includes('--check');
+const entryFlag = process.argv.indexOf('--entry');
+const entry = entryFlag === -1 ? join(root, 'dist/src/index.d.ts') : resolve(process.argv[entryFlag + 1]);
 
-const program = ts.createProgram([entry], { strict: true, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, target: ts.ScriptTarget.ES2022, skipLibCheck: true, types: ['node'] });
-const checker = program.getTypeChecker();
-const source = program.getSourceFile(entry);
-const flags = ts.TypeFormatFlags.NoTruncation | ts.TypeFormatFlags.UseFullyQualifiedType * 0 | ts.TypeFormatFlags.WriteArrowStyleSignature;
-const typeText = (t) => checker.typeToString(t, undefined, flags);
+const configPath = join(root, 'api-extractor.json');
+const configObject = ExtractorConfig.loadFile(configPath);
+configObject.mainEntryPointFilePath = entry;
+configObject.compiler.overrideTsconfig.files = [entry];
+// The report API Extractor compares against the committed one goes to a scratch folder.
+const scratch = mkdtempSync(join(tmpdir(), 'sluice-api-'));
+configObject.apiReport.reportTempFolder = scratch;
+const config = ExtractorConfig.prepare({ configObject, configObjectFullPath: configPath, packageJsonFullPath: join(root, 'package.json') });
 
-function members(type, indent) {
-  const lines = [];
-  for (const p of checker.getPropertiesOfType(type)) {
-    const decl = p.valueDeclaration ?? p.declarations?.[0];
-    const mods = decl ? ts.getCombinedModifierFlags(decl) : 0;
-    if (mods & (ts.ModifierFlags.Private | ts.ModifierFlags.Protected) || p.name.startsWith('#')) continue;
-    const t = checker.getTypeOfSymbol(p);
-    const optional = p.flags & ts.SymbolFlags.Optional ? '?' : '';
-    const readonly = mods & ts.ModifierFlags.Readonly ? 'readonly ' : '';
-    const calls = t.getCallSignatures();
-    if (p.flags & ts.SymbolFlags.Method) {
-      for (const s of calls) lines.push(`${indent}${p.name}${checker.signatureToString(s, undefined, flags)}`);
-    } else {
-      lines.push(`${indent}${readonly}${p.name}${optional}: ${typeText(t)}`);
-    }
+try {
+  const result = Extractor.invoke(config, {
+    localBuild: !check,
+    messageCallback(message) {
+      // Said below (with the difference, when stale).
+      if (['console-api-report-not-copied', 'console-api-report-copied', 'console-api-report-unchanged', 'console-api-report-created'].includes(message.messageId)) message.handled = true;
+    },
+  });
+  if (result.errorCount > 0) {
+    console.error(`API Extractor failed on ${relative(root, entry)} (${result.errorCount} errors)`);
+    process.exitCode = 1;
+  } else if (check && result.apiReportChanged) {
+    console.error(`api/sluice.api.md is stale for ${relative(root, entry)}: run \`npm run api\` and review the change`);
+    console.error(lineDifference(readFileSync(reportPath, 'utf8'), readFileSync(join(scratch, 'sluice.api.md'), 'utf8')));
+    process.exitCode = 1;
+  } else if (!check) {
+    console.log(`${result.apiReportChanged ? 'updated' : 'unchanged:'} ${relative(root, reportPath)}`);
   }
-  return lines;
+} finally {
+  rmSync(scratch, { recursive: true, force: true });
 }
 
-function describe(exported) {
-  const name = exported.name;
-  const symbol = exported.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(exported) : exported;
-  const out = [];
-  if (symbol.flags & ts.SymbolFlags.Class) {
-    const ctorType = checker.getTypeOfSymbol(symbol);
-    const instance = checker.getDeclaredTypeOfSymbol(symbol);
-    const base = instance.getBaseTypes?.()?.map(typeText) ?? [];
-    out.push(`class ${name}${base.length ? ` extends ${base.join(', ')}` : ''}`);
-    for (const s of ctorType.getConstructSignatures()) out.push(`  constructor${checker.signatureToString(s, undefined, flags).replace(/: [^:]*$/, '')}`);
-    out.push(...members(instance, '  ').filter((l) => !base.length || !inherited(instance, l)));
-  } else if (symbol.flags & ts.SymbolFlags.Function) {
-    for (const s of checker.getTypeOfSymbol(symbol).getCallSignatures()) out.push(`function ${name}${checker.signatureToString(s, undefined, flags)}`);
-  } else if (symbol.flags & ts.SymbolFlags.Interface) {
-    out.push(`interface ${name}`);
-    out.push(...members(checker.getDeclaredTypeOfSymbol(symbol), '  '));
-  } else if (symbol.flags & ts.SymbolFlags.TypeAlias) {
-    const t = checker.getDeclaredTypeOfSymbol(symbol);
-    out.push(`type ${name} = ${checker.typeToString(t, undefined, flags | ts.TypeFormatFlags.InTypeAlias)}`);
-  } else if (symbol.flags & ts.SymbolFlags.Variable) {
-    out.push(`const ${name}: ${typeText(checker.getTypeOfSymbol(symbol))}`);
-  } else {
-    out.push(`${name}`);
-  }
-  return out.join('\n');
-}
-
-/** Members an EventEmitter subclass inherits are the base's, not ours. */
-function inherited(instance, line) {
-  const name = line.trim().split(/[(:?<]/)[0].replace(/^readonly /, '');
-  const p = instance.getProperty(name);
-  const decl = p?.valueDeclaration ?? p?.declarations?.[0];
-  return decl !== undefined && decl.getSourceFile().fileName.includes('node_modules');
-}
-
-const exports = checker.getExportsOfModule(checker.getSymbolAtLocation(source)).sort((a, b) => a.name.localeCompare(b.name));
-const report = [
-  '# sluice public API',
-  '',
-  'Generated by `node scripts/api-report.mjs` from `src/index.ts`; a test fails when it is stale.',
-  '',
-  ...exports.map((e) => ['## ' + e.name, '', '```ts', describe(e), '```', ''].join('\n')),
-].join('\n');
-
-if (process.argv.includes('--check')) {
-  const current = (() => {
-    try {
-      return readFileSync(reportPath, 'utf8');
-    } catch {
-      return '';
-    }
-  })();
-  if (current !== report) {
-    console.error('api/sluice.api.md is stale: run `node scripts/api-report.mjs` and review the change');
-    process.exit(1);
-  }
-} else {
-  mkdirSync(dirname(reportPath), { recursive: true });
-  writeFileSync(reportPath, report);
-  console.log(`wrote ${reportPath} (${exports.length} exports)`);
+/** The lines only the committed report has (-) and only the generated one has (+). */
+function lineDifference(committed, generated) {
+  const count = (text) => text.split('\n').reduce((m, l) => m.set(l, (m.get(l) ?? 0) + 1), new Map());
+  const a = count(committed);
+  const b = count(generated);
+  const only = (lines, other, sign) => [...lines].flatMap(([l, n]) => Array(Math.max(0, n - (other.get(l) ?? 0))).fill(`${sign} ${l}`));
+  return [...only(a, b, '-'), ...only(b, a, '+')].join('\n');
 }
