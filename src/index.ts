@@ -1,15 +1,20 @@
 // The public entry of the `sluice` package: what applications use. Internals (codec helpers,
 // cluster slot arithmetic, command tables) are reached through their modules, not from here;
 // api/sluice.api.md lists this surface and a test keeps it in step.
+//
+// The declarations name Node's types (Buffer, node:http, node:events): the directive below makes
+// a consumer's compiler load @types/node, which TypeScript 6+ no longer includes by default.
+/// <reference types="node" preserve="true" />
 
-// The embedded engine and connections to servers.
-export { open, EmbeddedDatabase, EmbeddedSession, ReplyError, type OpenOptions, type Value, type Arg } from './client/embedded.js';
+// Connections: connect() is the front door (docs/connections.md); the classes are what it returns.
 export { connect, type Connectable, type ConnectOptions } from './client/connect.js';
-export { silentLogger, type Logger, type LogMethod } from './logger.js';
-export { type Connection, type BlockingConnection, TransactionError } from './client/connection.js';
+export { type Connection, type BlockingConnection, type Value, type Arg, ReplyError, TransactionError } from './client/connection.js';
+export { open, EmbeddedDatabase, EmbeddedSession, type OpenOptions } from './client/embedded.js';
+export { EmbeddedConnection } from './client/embedded-connection.js';
 export { RedisConnection } from './client/redis-connection.js';
 export { ClusterConnection, connectCluster } from './client/cluster-connection.js';
-export { EmbeddedConnection } from './client/embedded-connection.js';
+export type { IoredisClient, IoredisCluster, ClusterSeed, RedisLinkOptions, RedisClientOptions, ClusterClientOptions } from './client/ioredis-types.js';
+export { silentLogger, type Logger, type LogMethod } from './logger.js';
 
 // The broker.
 export { Producer, ReplicationError, type ProducerOptions, type AddOptions } from './broker/producer.js';
@@ -32,7 +37,7 @@ export {
 } from './broker/worker.js';
 export { DeadLetters, type DeadLetter } from './broker/dead-letters.js';
 export { DelayedMover, delayedKey, type DelayedMoverOptions } from './broker/delayed.js';
-export { Metrics, groupLag, type MetricsSnapshot, type GroupLag } from './broker/metrics.js';
+export { Metrics, groupLag, type MetricsSnapshot, type GroupLag, type CounterName } from './broker/metrics.js';
 export { jsonCodec, MalformedEntryError, type Codec } from './broker/codec.js';
 export { partitionStreams, partitionOf } from './broker/partition.js';
 export { probeStreamFeatures, type StreamFeatures } from './broker/stream-features.js';

@@ -5,6 +5,7 @@ import type { Command } from 'commander';
 import { connect } from '../client/connect.js';
 import { CLUSTER_URL_PREFIX } from '../client/cluster-connection.js';
 import type { Connection } from '../client/connection.js';
+import { redisClientOf } from '../client/ioredis-link.js';
 import { RedisConnection } from '../client/redis-connection.js';
 import { DashboardRefusal, startDashboard } from '../dashboard/server.js';
 import { bindRefusal } from '../dashboard/guard.js';
@@ -45,7 +46,7 @@ async function connectBackend(url: string): Promise<Connection> {
         // A single server's socket error (refused, unknown host) is the answer: no need to wait.
         if (conn instanceof RedisConnection) {
           onSocketError = reject;
-          conn.client.once('error', onSocketError);
+          redisClientOf(conn).once('error', onSocketError);
         }
       }),
     ]);
@@ -54,7 +55,7 @@ async function connectBackend(url: string): Promise<Connection> {
     throw new CliError(`cannot reach ${url}: ${describeError(err)}`);
   } finally {
     clearTimeout(timer);
-    if (onSocketError !== undefined && conn instanceof RedisConnection) conn.client.off('error', onSocketError);
+    if (onSocketError !== undefined && conn instanceof RedisConnection) redisClientOf(conn).off('error', onSocketError);
   }
   return conn;
 }

@@ -2,7 +2,8 @@
 // which every subcommand loads, so that `sluice server` does not load ioredis (~10 MB of RSS).
 import { Redis } from 'ioredis';
 import type { Connection } from '../client/connection.js';
-import { defaultRedisOptions, RedisConnection } from '../client/redis-connection.js';
+import { defaultRedisOptions } from '../client/ioredis-defaults.js';
+import { RedisConnection } from '../client/redis-connection.js';
 import { checkUrl } from './errors.js';
 
 /**

@@ -85,13 +85,12 @@ export function register(program: Command): void {
         ...(flags.requirepass === undefined ? {} : { requirepass: flags.requirepass }),
         onShutdownComplete: () => process.exit(0),
       });
-      const { instance } = server;
       let metricsUrl: string | null = null;
       if (flags.metricsPort !== undefined) {
         const mport = Number(flags.metricsPort);
         if (!Number.isInteger(mport) || mport < 0 || mport > 65535) throw new Error(`invalid --metrics-port '${flags.metricsPort}'`);
         const { serverMetricsRegistry, startMetricsServer } = await import('../server/metrics.js');
-        const metrics = await startMetricsServer(serverMetricsRegistry(instance), { port: mport, host: flags.bind });
+        const metrics = await startMetricsServer(serverMetricsRegistry(server), { port: mport, host: flags.bind });
         server.onShutdown(() => metrics.close());
         metricsUrl = metrics.url;
       }

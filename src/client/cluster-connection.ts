@@ -10,11 +10,11 @@
 // their dead-letter streams share a hash tag, see broker/partitions.ts). Keyless commands go to
 // an arbitrary node, so interrupt() cannot CLIENT UNBLOCK the node a read blocks on: a worker on
 // a cluster ends a blocking read at its BLOCK timeout on close().
-import { Cluster, type ClusterNode, type ClusterOptions } from 'ioredis';
-import type { Arg, Value } from './embedded.js';
-import type { BlockingConnection, Connection } from './connection.js';
-import { IoredisConnection, toCalls } from './ioredis-connection.js';
-import { defaultRedisOptions, reconnectDelay } from './redis-connection.js';
+import { Cluster } from 'ioredis';
+import type { Arg, BlockingConnection, Connection, Value } from './connection.js';
+import { defaultClusterOptions } from './ioredis-defaults.js';
+import { bindLink, IoredisLink, toCalls } from './ioredis-link.js';
+import type { ClusterClientOptions, ClusterSeed, IoredisCluster } from './ioredis-types.js';
 
 export const CLUSTER_URL_PREFIX = 'redis+cluster://';
 
@@ -44,44 +44,44 @@ export function parseClusterUrl(url: string): { nodes: Array<{ host: string; por
   return { nodes, ...(username === undefined ? {} : { username }), ...(password === undefined ? {} : { password }) };
 }
 
-export const defaultClusterOptions: ClusterOptions = {
-  redisOptions: {
-    protocol: defaultRedisOptions.protocol,
-    maxRetriesPerRequest: null,
-  },
-  clusterRetryStrategy: reconnectDelay,
-  // After a node drops, commands wait this long before the slot map is refreshed and they are
-  // retried: about the time a replica needs to be promoted (cluster-node-timeout plus election).
-  retryDelayOnFailover: 200,
-  retryDelayOnClusterDown: 200,
-  retryDelayOnTryAgain: 100,
-  // Redirections are cheap and a failover can take several: keep retrying rather than failing.
-  maxRedirections: 64,
-  enableOfflineQueue: true,
-  enableAutoPipelining: true,
-};
+/**
+ * A Connection to a Redis Cluster (or Valkey Cluster), over ioredis's Cluster client.
+ * `connect('redis+cluster://…')` or `connectCluster(seeds, options)` return one; construct it
+ * yourself only to wrap an ioredis Cluster you configured and want close() to quit.
+ */
+export class ClusterConnection implements BlockingConnection {
+  // TypeScript-private, not #private: wrappers made with Object.create(conn) or a Proxy work.
+  private readonly link: IoredisLink<Cluster>;
 
-export class ClusterConnection extends IoredisConnection<Cluster> {
-  constructor(cluster: Cluster, ownsClient = true) {
-    super(cluster, ownsClient);
+  /** Wraps `cluster`; close() quits it unless `ownsClient` is false (as connect(cluster) does). */
+  constructor(cluster: IoredisCluster, ownsClient = true) {
+    const client = cluster as Cluster;
+    this.link = new IoredisLink(client, ownsClient);
+    bindLink(this, this.link);
     // A failover: the worker re-reads its pending entries, as after any reconnect.
-    let ready = cluster.status === 'ready';
-    cluster.on('ready', () => (ready = true));
-    cluster.on('+node', () => {
-      if (ready) this.reconnected();
+    let ready = client.status === 'ready';
+    client.on('ready', () => (ready = true));
+    client.on('+node', () => {
+      if (ready) this.link.reconnected();
     });
-    cluster.on('node error', () => {});
+    client.on('node error', () => {});
   }
 
-  static fromNodes(nodes: ClusterNode[], options: ClusterOptions = {}): ClusterConnection {
+  /** A new ioredis Cluster client from seed nodes. */
+  static fromNodes(nodes: ClusterSeed[], options: ClusterClientOptions = {}): ClusterConnection {
     const redisOptions = { ...defaultClusterOptions.redisOptions, ...options.redisOptions };
     return new ClusterConnection(new Cluster(nodes, { ...defaultClusterOptions, ...options, redisOptions }), true);
   }
 
-  static fromUrl(url: string, options: ClusterOptions = {}): ClusterConnection {
+  /** A new ioredis Cluster client from a `redis+cluster://[user:pass@]host:port,host:port` URL. */
+  static fromUrl(url: string, options: ClusterClientOptions = {}): ClusterConnection {
     const { nodes, username, password } = parseClusterUrl(url);
     const auth = { ...(username === undefined ? {} : { username }), ...(password === undefined ? {} : { password }) };
     return ClusterConnection.fromNodes(nodes, { ...options, redisOptions: { ...auth, ...options.redisOptions } });
+  }
+
+  call(...args: Arg[]): Promise<Value> {
+    return this.link.call(args);
   }
 
   /**
@@ -92,22 +92,38 @@ export class ClusterConnection extends IoredisConnection<Cluster> {
   async pipeline(commands: Arg[][]): Promise<Array<Value | Error>> {
     if (commands.length === 0) return [];
     if (commands.some((c) => String(c[0]).toUpperCase() === 'WAIT')) {
-      const results = await this.client.pipeline(toCalls(commands)).exec();
+      const results = await this.link.client.pipeline(toCalls(commands)).exec();
       return (results ?? []).map(([err, value]) => err ?? (value as Value));
     }
     const settled = await Promise.allSettled(commands.map((c) => this.call(...c)));
     return settled.map((s) => (s.status === 'fulfilled' ? s.value : (s.reason as Error)));
   }
 
+  multi(commands: Arg[][]): Promise<Value[]> {
+    return this.link.multi(commands);
+  }
+
   async duplicate(): Promise<BlockingConnection> {
-    return new ClusterConnection(this.client.duplicate(), true);
+    return new ClusterConnection(this.link.client.duplicate(), true);
   }
 
   /** No CLIENT UNBLOCK through a cluster (see the top of this file): the read ends at its timeout. */
   async interrupt(): Promise<void> {}
+
+  onReconnect(listener: () => void): () => void {
+    return this.link.onReconnect(listener);
+  }
+
+  close(): Promise<void> {
+    return this.link.close();
+  }
 }
 
-/** Connects to a Redis Cluster from a `redis+cluster://` URL or a list of seed nodes. */
-export async function connectCluster(target: string | ClusterNode[], options: ClusterOptions = {}): Promise<Connection> {
+/**
+ * Connects to a Redis Cluster from a `redis+cluster://` URL or a list of seed nodes, with
+ * cluster-wide options (natMap, retry delays). Without those, `connect('redis+cluster://…')` does
+ * the same (docs/connections.md).
+ */
+export async function connectCluster(target: string | ClusterSeed[], options: ClusterClientOptions = {}): Promise<Connection> {
   return typeof target === 'string' ? ClusterConnection.fromUrl(target, options) : ClusterConnection.fromNodes(target, options);
 }

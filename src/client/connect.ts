@@ -1,27 +1,36 @@
-// connect(urlOrClient): the one entry point that turns whatever the user has into a Connection.
-import { Cluster, Redis, type RedisOptions } from 'ioredis';
+// connect(target): the one entry point that turns whatever the user has into a Connection.
+import { Cluster, Redis } from 'ioredis';
 import { CLUSTER_URL_PREFIX, ClusterConnection } from './cluster-connection.js';
 import type { Connection } from './connection.js';
 import { EmbeddedDatabase, open } from './embedded.js';
 import { EmbeddedConnection } from './embedded-connection.js';
+import type { IoredisClient, IoredisCluster, RedisClientOptions } from './ioredis-types.js';
 import { RedisConnection } from './redis-connection.js';
 import type { Logger } from '../logger.js';
 
-export interface ConnectOptions extends RedisOptions {
+/** For a URL: the options of the ioredis client it creates (of every node's, on a cluster). */
+export interface ConnectOptions extends RedisClientOptions {
   /** For `embedded:` targets: where the database's notices go (AOF loading); silent by default. */
   logger?: Logger;
 }
 
-export type Connectable = string | Redis | Cluster | EmbeddedDatabase | Connection;
+/** What connect() takes: a URL, an embedded database, an ioredis client, or a Connection. */
+export type Connectable = string | EmbeddedDatabase | IoredisClient | IoredisCluster | Connection;
 
 /**
- * - a `redis://` / `rediss://` URL: a new ioredis client (reconnecting with backoff);
+ * The way to get a Connection, whatever the backend (see docs/connections.md):
+ * - a `redis://` / `rediss://` URL: Redis, Valkey or `sluice server`, through a new ioredis
+ *   client (reconnecting with backoff, commands queued while the link is down);
+ * - `redis+cluster://host:port,host:port` (seed nodes): Redis Cluster (`options` apply to every
+ *   node; for cluster-wide options, connectCluster);
  * - `embedded:` (or `embedded:/path/to/dir` for persistence): a fresh in-process database,
  *   closed with the connection;
- * - an ioredis client or an EmbeddedDatabase you own: wrapped, not closed by close();
- * - `redis+cluster://host:port,host:port` (seed nodes) or an ioredis Cluster: Redis Cluster,
- *   see cluster-connection.ts (`options` apply to every node);
+ * - an EmbeddedDatabase (from open()), or an ioredis `Redis` or `Cluster` you created: wrapped,
+ *   and not closed by the connection's close();
  * - a Connection: returned as is.
+ *
+ * Every call makes a new link: share one Connection between producers and workers (a worker
+ * duplicates it for its blocking reads).
  */
 export async function connect(target: Connectable, options: ConnectOptions = {}): Promise<Connection> {
   const { logger, ...redisOptions } = options;
@@ -39,5 +48,5 @@ export async function connect(target: Connectable, options: ConnectOptions = {})
   if (target instanceof Cluster) return new ClusterConnection(target, false);
   if (target instanceof Redis) return new RedisConnection(target, false);
   if (target instanceof EmbeddedDatabase) return new EmbeddedConnection(target, false);
-  return target;
+  return target as Connection;
 }

@@ -1,10 +1,17 @@
 // The one interface the broker speaks: a command channel to Redis, Valkey, sluice server or the
 // embedded engine. Replies are plain JS values as ioredis gives them under RESP2 (bulk strings
 // decoded as UTF-8, integers as numbers, maps flattened), so broker code is transport-agnostic.
-import type { Arg, Value } from './embedded.js';
 
-export type { Arg, Value };
+/** What `call` resolves to: replies as plain JS values, bulk strings decoded as UTF-8. */
+export type Value = string | number | bigint | boolean | null | Value[];
 
+/** A command's name or argument: strings are sent as UTF-8, numbers in decimal, Buffers as they are. */
+export type Arg = string | Buffer | number | bigint;
+
+/**
+ * A command channel to one backend: what Producer, Worker and the rest take. Get one with
+ * connect() (docs/connections.md).
+ */
 export interface Connection {
   /** Runs one command; an error reply rejects with an Error whose message is Redis's text. */
   call(...args: Arg[]): Promise<Value>;
@@ -19,7 +26,16 @@ export interface Connection {
   duplicate(): Promise<BlockingConnection>;
   /** Called after the connection was lost and established again (never on the first connect). */
   onReconnect(listener: () => void): () => void;
+  /** Ends the link; a client or database you passed to connect() stays open (it is yours). */
   close(): Promise<void>;
+}
+
+/** An error reply from the embedded database, as ioredis's ReplyError: the message is Redis's text. */
+export class ReplyError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ReplyError';
+  }
 }
 
 /** Raised by `multi` when EXEC returned null or a queued command failed. */

@@ -1,17 +1,22 @@
 // Connection adapter over the in-process engine: every Connection is its own logical client
 // (EmbeddedSession), so a blocking XREADGROUP on one never stalls calls made on another.
-import { type Arg, type EmbeddedDatabase, type EmbeddedSession, type Value } from './embedded.js';
-import { type BlockingConnection, TransactionError } from './connection.js';
+import type { EmbeddedDatabase, EmbeddedSession } from './embedded.js';
+import { type Arg, type BlockingConnection, TransactionError, type Value } from './connection.js';
 
+/**
+ * A Connection to an embedded database: what `connect(db)` and `connect('embedded:')` return.
+ * Construct it yourself only to have close() close the database too (`ownsDb`).
+ */
 export class EmbeddedConnection implements BlockingConnection {
+  readonly db: EmbeddedDatabase;
   private readonly session: EmbeddedSession;
+  /** Whether close() also closes the database (true when the adapter opened it). */
+  private readonly ownsDb: boolean;
   private closed = false;
 
-  constructor(
-    readonly db: EmbeddedDatabase,
-    /** Whether close() also closes the database (true when the adapter opened it). */
-    private readonly ownsDb = false,
-  ) {
+  constructor(db: EmbeddedDatabase, ownsDb = false) {
+    this.db = db;
+    this.ownsDb = ownsDb;
     this.session = db.session();
   }
 
@@ -47,7 +52,7 @@ export class EmbeddedConnection implements BlockingConnection {
   async interrupt(): Promise<void> {
     if (this.closed) return;
     // The id is the session's own, read without a command (the session is blocked).
-    const id = this.session.client.id;
+    const id = this.session.id;
     const other = this.db.session();
     try {
       await other.call('CLIENT', 'UNBLOCK', id);

@@ -1,155 +1,124 @@
-// The in-process database: the same command table as the server, no sockets.
-import { Buffer } from 'node:buffer';
+// The in-process database: the same command table as the server, no sockets. The classes'
+// declared types show no engine internals (they are the package's API): sluice's own code
+// reaches the Instance through commands/core/instance-handles.ts and sessions' clients and raw
+// replies through embedded-internals.ts.
 import { allCommands } from '../commands/index.js';
 import type { ClientState } from '../commands/client-state.js';
-import { Instance, type InstanceOptions } from '../commands/core/instance.js';
-import { diskError, isWriteCommand } from '../persist/refused-write.js';
-import { formatDouble } from '../resp/encoder.js';
-import {
-  BooleanReply,
-  DirectReply,
-  DoubleReply,
-  ErrorReply,
-  MapReply,
-  NULL_ARRAY,
-  PushReply,
-  Replies,
-  type Reply,
-  SetReply,
-  SimpleString,
-  StreamIdReply,
-  VerbatimReply,
-} from '../resp/reply.js';
+import { Instance } from '../commands/core/instance.js';
+import { attachInstance, instanceBehind } from '../commands/core/instance-handles.js';
+import type { Logger } from '../logger.js';
+import type { Arg, Value } from './connection.js';
+import { executeRaw, toValue } from './embedded-execute.js';
+import { bindSession, sessionClient } from './embedded-internals.js';
 
-/** An error reply from the database, as ioredis's ReplyError: the message is Redis's text. */
-export class ReplyError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'ReplyError';
-  }
-}
+export { ReplyError, type Arg, type Value } from './connection.js';
 
-/** What `call` resolves to: replies as plain JS values, bulk strings decoded as UTF-8. */
-export type Value = string | number | bigint | boolean | null | Value[];
-
-export type Arg = string | Buffer | number | bigint;
-
-export function toArgv(args: Arg[]): Buffer[] {
-  return args.map((a) => (Buffer.isBuffer(a) ? a : Buffer.from(String(a), 'utf8')));
-}
-
-/** Converts a reply as ioredis does under RESP2: maps become flat arrays, errors throw. */
-export function toValue(reply: Reply): Value {
-  if (typeof reply === 'string' || typeof reply === 'number' || typeof reply === 'bigint') return reply;
-  if (reply === null || reply === NULL_ARRAY) return null;
-  if (Buffer.isBuffer(reply)) return reply.toString('utf8');
-  if (Array.isArray(reply)) return reply.map(toValue);
-  if (reply instanceof SimpleString) return reply.value;
-  if (reply instanceof StreamIdReply) return reply.toString();
-  if (reply instanceof DirectReply) return toValue(reply.toReply());
-  if (reply instanceof ErrorReply) throw new ReplyError(reply.bytes ? Buffer.from(reply.message, 'latin1').toString('utf8') : reply.message);
-  if (reply instanceof MapReply) return reply.entries.flatMap(([k, v]) => [toValue(k), toValue(v)]);
-  if (reply instanceof SetReply || reply instanceof PushReply || reply instanceof Replies) return reply.items.map(toValue);
-  // RESP2 sends a double as the bulk string Redis formats (%.17g, inf, -inf).
-  if (reply instanceof DoubleReply) return formatDouble(reply.value);
-  if (reply instanceof BooleanReply) return reply.value ? 1 : 0;
-  if (reply instanceof VerbatimReply) return reply.text;
-  throw new TypeError('unknown reply');
-}
-
-export interface OpenOptions extends InstanceOptions {
+export interface OpenOptions {
   /** Directory for the append-only file; without it the database lives in memory only. */
   dir?: string;
+  /** When the append-only file is flushed to disk: 'always' (before each reply), 'everysec' (default) or 'no'. */
   appendfsync?: 'always' | 'everysec' | 'no';
+  /** CONFIG parameters at start, by name, as CONFIG SET takes them. */
+  config?: Record<string, string>;
+  /** Where notices go (AOF loading, internal errors); silent by default. */
+  logger?: Logger;
+  /** The clock the engine reads, in ms since the epoch (Date.now by default): tests pass their own. */
+  now?: () => number;
 }
 
-/** One logical connection to an embedded database, with its own selected db, MULTI and blocking. */
+/**
+ * One logical connection to an embedded database, with its own selected db, MULTI and blocking.
+ * Made by `db.session()`; `connect(db)` gives one wrapped as a Connection.
+ */
 export class EmbeddedSession {
-  constructor(
-    readonly db: EmbeddedDatabase,
-    readonly client: ClientState,
-  ) {}
+  readonly db: EmbeddedDatabase;
+  readonly #instance: Instance;
+  readonly #client: ClientState;
 
-  /** Runs a command and resolves to its raw reply (errors are ErrorReply values, not thrown). */
-  async callRaw(...args: Arg[]): Promise<Reply> {
-    if (this.db.closed) throw new Error('database is closed');
-    const instance = this.db.instance;
-    const argv = toArgv(args);
-    const dirty = instance.dirty;
-    const pending = instance.execute(this.client, argv);
-    // Whether the reply depends on the disk: the command changed data (a blocked write
-    // changes it later, when served).
-    const logged = pending instanceof Promise ? instance.persistence !== null && isWriteCommand(instance, argv) : instance.dirty !== dirty;
-    const reply = await pending;
-    const barrier = instance.persistence?.barrier(true);
-    if (barrier) {
-      try {
-        await barrier;
-      } catch (err) {
-        // The disk refused the bytes: a write is answered with MISCONF (see persist/README.md).
-        if (logged) return new ErrorReply(diskError(err));
-      }
-    }
-    return reply;
+  constructor(db: EmbeddedDatabase) {
+    this.db = db;
+    this.#instance = instanceBehind(db);
+    this.#client = this.#instance.newClient('embedded');
+    bindSession(this, { db, instance: this.#instance, client: this.#client });
+  }
+
+  /** This session's client id, as CLIENT ID answers it: what CLIENT UNBLOCK names from another session. */
+  get id(): number {
+    return this.#client.id;
   }
 
   /** Runs a command; an error reply rejects with ReplyError. */
   async call(...args: Arg[]): Promise<Value> {
-    return toValue(await this.callRaw(...args));
+    if (this.db.closed) throw new Error('database is closed');
+    return toValue(await executeRaw(this.#instance, this.#client, args));
   }
 
+  /** Ends the session: a blocking command it is running ends, its WATCHes and MULTI are dropped. */
   close(): void {
-    this.db.instance.removeClient(this.client);
+    this.#instance.removeClient(this.#client);
   }
 }
 
+/**
+ * The engine in this process. Get one with `open()` (which also loads and keeps the append-only
+ * file when given `dir`); the constructor makes an in-memory one.
+ */
 export class EmbeddedDatabase {
-  readonly instance: Instance;
-  closed = false;
-  private readonly main: EmbeddedSession;
-  private readonly closers: Array<() => Promise<void> | void> = [];
+  readonly #instance: Instance;
+  readonly #main: EmbeddedSession;
+  readonly #closers: Array<() => Promise<void> | void> = [];
+  #closed = false;
 
-  constructor(options: OpenOptions = {}) {
-    this.instance = new Instance(allCommands, options);
-    this.instance.startActiveExpiry();
-    this.main = this.session();
+  constructor(options: Omit<OpenOptions, 'dir' | 'appendfsync'> = {}) {
+    this.#instance = new Instance(allCommands, options);
+    attachInstance(this, this.#instance);
+    this.#instance.startActiveExpiry();
+    this.#main = new EmbeddedSession(this);
+    bindSession(this, { db: this, instance: this.#instance, client: sessionClient(this.#main) });
+  }
+
+  /** Whether close() was called: calls then reject. */
+  get closed(): boolean {
+    return this.#closed;
   }
 
   /** A new logical connection (for a blocking read beside other calls, or a MULTI of its own). */
   session(): EmbeddedSession {
-    return new EmbeddedSession(this, this.instance.newClient('embedded'));
+    return new EmbeddedSession(this);
   }
 
+  /** Runs a command on the database's own session; an error reply rejects with ReplyError. */
   call(...args: Arg[]): Promise<Value> {
-    return this.main.call(...args);
-  }
-
-  callRaw(...args: Arg[]): Promise<Reply> {
-    return this.main.callRaw(...args);
+    return this.#main.call(...args);
   }
 
   /** Registers cleanup run by close() (the persistence layer flushes its file here). */
   onClose(fn: () => Promise<void> | void): void {
-    this.closers.push(fn);
+    this.#closers.push(fn);
   }
 
   async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    this.instance.stop();
-    for (const fn of this.closers.reverse()) await fn();
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#instance.stop();
+    for (const fn of this.#closers.reverse()) await fn();
   }
 }
 
-/** Opens an embedded database. With `dir`, the append-only file there is loaded and kept. */
+/**
+ * Opens an embedded database. With `dir`, the append-only file there is loaded and kept. Its
+ * `call` speaks Redis's commands; `connect(db)` gives the Connection the broker takes.
+ */
 export async function open(options: OpenOptions = {}): Promise<EmbeddedDatabase> {
-  const db = new EmbeddedDatabase(options);
-  if (options.dir !== undefined) {
+  const { dir, appendfsync, ...engine } = options;
+  const db = new EmbeddedDatabase(engine);
+  if (dir !== undefined) {
     // The same control as `sluice server`: the AOF, CONFIG SET appendonly, DEBUG RELOAD/LOADAOF.
     const { ServerDatasetControl } = await import('../persist/dataset-control.js');
-    const control = new ServerDatasetControl(db.instance, { owner: 'embedded open()' });
-    await control.openAtStart(options.dir, options.appendfsync ?? 'everysec');
-    db.instance.datasetControl = control;
+    const instance = instanceBehind(db);
+    const control = new ServerDatasetControl(instance, { owner: 'embedded open()' });
+    await control.openAtStart(dir, appendfsync ?? 'everysec');
+    instance.datasetControl = control;
     db.onClose(() => control.close());
   }
   return db;

@@ -3,6 +3,7 @@
 // one page load walk millions of keys.
 import type { Redis } from 'ioredis';
 import { ClusterConnection } from '../client/cluster-connection.js';
+import { clusterClientOf } from '../client/ioredis-link.js';
 import type { Connection, Value } from '../client/connection.js';
 
 type Scanner = (cursor: string) => Promise<[string, string[]]>;
@@ -18,7 +19,7 @@ function scanner(call: (...args: Array<string | number>) => Promise<unknown>): S
 
 function scannersOf(conn: Connection): Scanner[] {
   if (conn instanceof ClusterConnection) {
-    return conn.client.nodes('master').map((node: Redis) => scanner((...args) => node.call(String(args[0]), ...args.slice(1))));
+    return clusterClientOf(conn).nodes('master').map((node: Redis) => scanner((...args) => node.call(String(args[0]), ...args.slice(1))));
   }
   return [scanner((...args) => conn.call(...args))];
 }

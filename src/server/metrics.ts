@@ -6,9 +6,11 @@ import { Buffer } from 'node:buffer';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { Counter, Gauge, Registry } from 'prom-client';
 import type { Instance } from '../commands/core/instance.js';
+import { instanceBehind } from '../commands/core/instance-handles.js';
 import { computeGroupLag } from '../engine/consumer-group.js';
 import { Stream } from '../engine/stream.js';
 import { listenHttp } from './http-listen.js';
+import type { Server } from './serve.js';
 
 /** Label of a latin1 key string: the bytes read as UTF-8, as a client would print them. */
 const label = (key: string): string => Buffer.from(key, 'latin1').toString('utf8');
@@ -34,8 +36,12 @@ function streamsOf(instance: Instance): StreamRef[] {
   return out;
 }
 
-/** A registry whose collectors read the instance's stats and keyspace when scraped. */
-export function serverMetricsRegistry(instance: Instance): Registry {
+/**
+ * A registry of a served Server's own numbers (connections, commands, keys, stream lengths,
+ * group lag and pending), read from it when scraped.
+ */
+export function serverMetricsRegistry(server: Server): Registry {
+  const instance = instanceBehind(server);
   const registry = new Registry();
   const registers = [registry];
   const stats = instance.stats;

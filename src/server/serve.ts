@@ -2,10 +2,11 @@
 // for applications that embed the server in their own process.
 import { allCommands } from '../commands/index.js';
 import { Instance } from '../commands/core/instance.js';
+import { attachInstance } from '../commands/core/instance-handles.js';
 import { enableRdbFile, loadRdbFileAtStart } from '../commands/rdb-snapshot.js';
 import { ServerDatasetControl } from '../persist/dataset-control.js';
 import type { Logger } from '../logger.js';
-import { type RunningServer, startServer } from './server.js';
+import { startServer } from './server.js';
 
 export interface ServeOptions {
   /** 0 picks a free port (see `port` on the result). Default 6379. */
@@ -30,9 +31,21 @@ export interface ServeOptions {
   logger?: Logger;
 }
 
-export interface Server extends RunningServer {
+/** A running server, as serve() returns it. */
+export interface Server {
   /** `redis://HOST:PORT`, for connect(). */
   readonly url: string;
+  /** The port it listens on (the one picked when `port` was 0). */
+  readonly port: number;
+  readonly host: string;
+  /** Registers a hook run (and awaited) during shutdown, after clients are dropped. */
+  onShutdown(fn: () => Promise<void> | void): void;
+  /** Stops accepting, drops every client, runs the shutdown hooks. Idempotent. */
+  close(): Promise<void>;
+  /** Resolves once the server has closed (by close(), SHUTDOWN or a signal). */
+  readonly closed: Promise<void>;
+  /** Number of open client connections. */
+  connectionCount(): number;
 }
 
 /** Loads the append-only file (when persistent), then accepts clients. */
@@ -59,5 +72,16 @@ export async function serve(options: ServeOptions = {}): Promise<Server> {
   });
   server.onShutdown(async () => control.close());
   const host = server.host.includes(':') ? `[${server.host}]` : server.host;
-  return Object.assign(server, { url: `redis://${host}:${server.port}` });
+  // The listener's own object carries its Instance: hand out only the public view.
+  const running: Server = {
+    url: `redis://${host}:${server.port}`,
+    port: server.port,
+    host: server.host,
+    closed: server.closed,
+    onShutdown: (fn) => server.onShutdown(fn),
+    close: () => server.close(),
+    connectionCount: () => server.connectionCount(),
+  };
+  attachInstance(running, instance);
+  return running;
 }

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { test } from 'node:test';
+import { Cluster, Redis } from 'ioredis';
 import * as sluice from 'sluice';
 import {
   ClusterConnection,
@@ -63,7 +64,13 @@ test('the entry exports exactly the documented runtime names', () => {
 test('every export works from the package name: embedded and served, produce, consume, dead letters, metrics, dashboard', async () => {
   const db = await open({ logger: silentLogger });
   assert.ok(db instanceof EmbeddedDatabase);
-  assert.ok(db.session() instanceof EmbeddedSession);
+  const session = db.session();
+  assert.ok(session instanceof EmbeddedSession);
+  assert.equal(session.id, await session.call('CLIENT', 'ID'));
+  session.close();
+  // The handles carry no engine internals, in their types (api/sluice.api.md) or at run time.
+  assert.deepEqual(Object.keys(db), []);
+  assert.deepEqual(Object.keys(new EmbeddedSession(db)), ['db']);
   const conn = await connect(db);
   assert.ok(conn instanceof EmbeddedConnection);
   assert.deepEqual(await probeStreamFeatures(conn), { readClaim: true, xnack: true, idmp: true, deletionPolicies: true });
@@ -113,14 +120,23 @@ test('every export works from the package name: embedded and served, produce, co
   assert.equal(await isGroupPaused(conn, streams[1]!, 'g'), false);
   for (const E of [LeaseLostError, TimeoutError, WorkerClosedError, ReplicationError]) assert.ok(E.prototype instanceof Error);
 
-  // The same database behind a RESP server, reached by URL.
+  // The same database behind a RESP server, reached by URL (the options go to ioredis) or
+  // through an ioredis client of one's own (wrapped, not closed with the connection).
   const server = await serve({ port: 0 });
-  const remote = await connect(server.url);
+  assert.deepEqual(Object.keys(server).sort(), ['close', 'closed', 'connectionCount', 'host', 'onShutdown', 'port', 'url']);
+  const remote = await connect(server.url, { connectionName: 'entry-test' });
   assert.ok(remote instanceof RedisConnection);
-  assert.equal(await remote.call('PING'), 'PONG');
+  assert.equal(await remote.call('CLIENT', 'GETNAME'), 'entry-test');
   await remote.close();
-  const serverMetrics = await startMetricsServer(serverMetricsRegistry(server.instance), { port: 0 });
-  assert.match(await get(serverMetrics.url), /redis_connected_clients|sluice_/);
+  const own = new Redis(server.url, { protocol: 2 });
+  const wrapped = await connect(own);
+  assert.ok(wrapped instanceof RedisConnection);
+  assert.equal(await wrapped.call('PING'), 'PONG');
+  await wrapped.close();
+  assert.equal(await own.ping(), 'PONG');
+  own.disconnect();
+  const serverMetrics = await startMetricsServer(serverMetricsRegistry(server), { port: 0 });
+  assert.match(await get(serverMetrics.url), /sluice_connected_clients \d+\n/);
   await serverMetrics.close();
   await server.close();
 
@@ -135,6 +151,20 @@ test('every export works from the package name: embedded and served, produce, co
   await conn.close();
   await db.close();
 });
+
+// Compiled, never run: the client types sluice declares tell an ioredis Redis from a Cluster.
+export function clientTypes(redis: Redis, cluster: Cluster): Array<Promise<unknown> | object> {
+  return [
+    connect(redis),
+    connect(cluster),
+    new RedisConnection(redis, false),
+    new ClusterConnection(cluster, false),
+    // @ts-expect-error a Cluster is not a single server's client
+    new RedisConnection(cluster),
+    // @ts-expect-error a single server's client is not a Cluster
+    new ClusterConnection(redis),
+  ];
+}
 
 function get(url: string): Promise<string> {
   return new Promise((resolve, reject) => {

@@ -7,7 +7,8 @@ import { connect } from '../../src/client/connect.js';
 import { type Connection, TransactionError } from '../../src/client/connection.js';
 import { open } from '../../src/client/embedded.js';
 import { EmbeddedConnection } from '../../src/client/embedded-connection.js';
-import { reconnectDelay, RedisConnection } from '../../src/client/redis-connection.js';
+import { reconnectDelay } from '../../src/client/ioredis-defaults.js';
+import { RedisConnection } from '../../src/client/redis-connection.js';
 import { backends, describeEach, redisServer } from '../broker/backends.js';
 import { waitFor } from '../support/wait.js';
 

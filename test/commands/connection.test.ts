@@ -3,6 +3,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { open } from '../../src/client/embedded.js';
 import { ErrorReply, MapReply, SimpleString, VerbatimReply } from '../../src/resp/reply.js';
+import { instanceBehind } from '../../src/commands/core/instance-handles.js';
+import { callRaw, sessionClient } from '../../src/client/embedded-internals.js';
 
 const rejects = (p: Promise<unknown>, message: string) => assert.rejects(p, { message });
 
@@ -19,7 +21,7 @@ test('PING and ECHO', async () => {
 test('HELLO switches protocol and reports the server', async () => {
   const db = await open();
   const s = db.session();
-  const reply = await s.callRaw('HELLO', '3');
+  const reply = await callRaw(s, 'HELLO', '3');
   assert.ok(reply instanceof MapReply);
   const fields = Object.fromEntries(reply.entries.map(([k, v]) => [k, v]));
   assert.deepEqual(
@@ -27,12 +29,12 @@ test('HELLO switches protocol and reports the server', async () => {
     { server: 'redis', version: '7.0.15', proto: 3, id: 0, mode: 'standalone', role: 'master', modules: [] },
   );
   assert.equal(fields['id'], await s.call('CLIENT', 'ID'));
-  assert.equal(s.client.resp, 3);
+  assert.equal(sessionClient(s).resp, 3);
   await rejects(s.call('HELLO', '4'), 'NOPROTO unsupported protocol version');
   await rejects(s.call('HELLO', 'abc'), 'ERR Protocol version is not an integer or out of range');
   await rejects(s.call('HELLO', '3', 'foo'), "ERR Syntax error in HELLO option 'foo'");
   await s.call('HELLO', '2', 'SETNAME', 'worker-1');
-  assert.equal(s.client.resp, 2);
+  assert.equal(sessionClient(s).resp, 2);
   assert.equal(await s.call('CLIENT', 'GETNAME'), 'worker-1');
   await rejects(s.call('HELLO', '2', 'SETNAME', 'a b'), 'ERR Client names cannot contain spaces, newlines or special characters.');
   await db.close();
@@ -75,19 +77,19 @@ test('SELECT, QUIT and RESET', async () => {
   const db = await open();
   const s = db.session();
   assert.equal(await s.call('SELECT', '15'), 'OK');
-  assert.equal(s.client.db, 15);
+  assert.equal(sessionClient(s).db, 15);
   await rejects(s.call('SELECT', '16'), 'ERR DB index is out of range');
   await rejects(s.call('SELECT', '-1'), 'ERR DB index is out of range');
   await rejects(s.call('SELECT', 'x'), 'ERR value is not an integer or out of range');
   await s.call('HELLO', '3', 'SETNAME', 'n');
   await s.call('MULTI');
-  assert.deepEqual(await s.callRaw('RESET'), new SimpleString('RESET'));
-  assert.equal(s.client.db, 0);
-  assert.equal(s.client.resp, 2);
-  assert.equal(s.client.multi, null);
+  assert.deepEqual(await callRaw(s, 'RESET'), new SimpleString('RESET'));
+  assert.equal(sessionClient(s).db, 0);
+  assert.equal(sessionClient(s).resp, 2);
+  assert.equal(sessionClient(s).multi, null);
   assert.equal(await s.call('CLIENT', 'GETNAME'), null);
   assert.equal(await s.call('QUIT'), 'OK');
-  assert.equal(s.client.closeAfterReply, true);
+  assert.equal(sessionClient(s).closeAfterReply, true);
   await db.close();
 });
 
@@ -100,7 +102,7 @@ test('CLIENT ID, SETNAME, GETNAME, INFO, LIST', async () => {
   assert.equal(await a.call('CLIENT', 'GETNAME'), null);
   assert.equal(await a.call('CLIENT', 'SETNAME', 'alpha'), 'OK');
   await rejects(a.call('CLIENT', 'SETNAME', 'a\nb'), 'ERR Client names cannot contain spaces, newlines or special characters.');
-  const info = await a.callRaw('CLIENT', 'INFO');
+  const info = await callRaw(a, 'CLIENT', 'INFO');
   assert.ok(info instanceof VerbatimReply);
   assert.match(info.text, new RegExp(`^id=${idA} addr= laddr= fd=-1 name=alpha age=\\d+ idle=\\d+ flags=N db=0 `));
   assert.match(info.text, / cmd=client\|info user=default redir=-1 resp=2 lib-name= lib-ver=\n$/);
@@ -108,7 +110,7 @@ test('CLIENT ID, SETNAME, GETNAME, INFO, LIST', async () => {
   const list = (await a.call('CLIENT', 'LIST')) as string;
   const lines = list.trimEnd().split('\n');
   assert.ok(lines.some((l) => l.startsWith(`id=${idA} `) && l.includes(' cmd=client|list ')));
-  const idB = b.client.id;
+  const idB = sessionClient(b).id;
   assert.ok(lines.some((l) => l.startsWith(`id=${idB} `) && l.includes(' flags=x ') && l.includes(' multi=0 ')));
   const only = (await a.call('CLIENT', 'LIST', 'ID', String(idB))) as string;
   assert.equal(only.trimEnd().split('\n').length, 1);
@@ -133,11 +135,11 @@ test('CLIENT KILL forms and errors', async () => {
   await rejects(a.call('CLIENT', 'KILL', 'SKIPME', 'maybe'), 'ERR syntax error');
   await rejects(a.call('CLIENT', 'KILL', 'ID'), 'ERR No such client');
   await rejects(a.call('CLIENT', 'KILL', 'ID', '1', 'SKIPME'), 'ERR syntax error');
-  assert.equal(await a.call('CLIENT', 'KILL', 'ID', String(b.client.id)), 1);
-  assert.equal(b.client.closeAfterReply, true, 'embedded kill marks the session closed');
+  assert.equal(await a.call('CLIENT', 'KILL', 'ID', String(sessionClient(b).id)), 1);
+  assert.equal(sessionClient(b).closeAfterReply, true, 'embedded kill marks the session closed');
   // SKIPME yes (the default) spares the caller; SKIPME no includes it.
-  assert.equal(await a.call('CLIENT', 'KILL', 'ID', String(a.client.id)), 0);
-  assert.equal(await a.call('CLIENT', 'KILL', 'ID', String(a.client.id), 'SKIPME', 'no'), 1);
+  assert.equal(await a.call('CLIENT', 'KILL', 'ID', String(sessionClient(a).id)), 0);
+  assert.equal(await a.call('CLIENT', 'KILL', 'ID', String(sessionClient(a).id), 'SKIPME', 'no'), 1);
   await db.close();
 });
 
@@ -165,12 +167,12 @@ test('CLIENT UNBLOCK ends a blocked call with its timeout reply or an error', as
   assert.equal(await db.call('CLIENT', 'UNBLOCK', '999999'), 0);
   // A client parked through the blocking machinery: unblocked with TIMEOUT, then with ERROR.
   const waiter = db.session();
-  const pending = db.instance.blocked.block(waiter.client, 0, ['k'], 0, () => undefined, 'timed-out');
-  assert.equal(await db.call('CLIENT', 'UNBLOCK', String(waiter.client.id)), 1);
+  const pending = instanceBehind(db).blocked.block(sessionClient(waiter), 0, ['k'], 0, () => undefined, 'timed-out');
+  assert.equal(await db.call('CLIENT', 'UNBLOCK', String(sessionClient(waiter).id)), 1);
   assert.equal(await pending, 'timed-out');
-  const again = db.instance.blocked.block(waiter.client, 0, ['k'], 0, () => undefined, null);
-  assert.equal(await db.call('CLIENT', 'UNBLOCK', String(waiter.client.id), 'ERROR'), 1);
+  const again = instanceBehind(db).blocked.block(sessionClient(waiter), 0, ['k'], 0, () => undefined, null);
+  assert.equal(await db.call('CLIENT', 'UNBLOCK', String(sessionClient(waiter).id), 'ERROR'), 1);
   assert.deepEqual(await again, new ErrorReply('UNBLOCKED client unblocked via CLIENT UNBLOCK'));
-  assert.equal(await db.call('CLIENT', 'UNBLOCK', String(waiter.client.id)), 0);
+  assert.equal(await db.call('CLIENT', 'UNBLOCK', String(sessionClient(waiter).id)), 0);
   await db.close();
 });

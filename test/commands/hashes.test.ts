@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import { open } from '../../src/client/embedded.js';
 import { MapReply } from '../../src/resp/reply.js';
 import { recordPropagation } from './keys-helpers.js';
+import { callRaw } from '../../src/client/embedded-internals.js';
 
 const WRONGTYPE = /^ReplyError: WRONGTYPE Operation against a key holding the wrong kind of value$/;
 
@@ -12,7 +13,7 @@ test('HSET / HGET / HMGET / HGETALL keep insertion order', async () => {
   assert.equal(await db.call('HSET', 'h', 'b', '2', 'a', '1'), 2);
   assert.equal(await db.call('HSET', 'h', 'b', '20', 'c', '3'), 1);
   assert.deepEqual(await db.call('HGETALL', 'h'), ['b', '20', 'a', '1', 'c', '3']);
-  assert.ok((await db.callRaw('HGETALL', 'h')) instanceof MapReply, 'HGETALL is a map (RESP3 %)');
+  assert.ok((await callRaw(db, 'HGETALL', 'h')) instanceof MapReply, 'HGETALL is a map (RESP3 %)');
   assert.deepEqual(await db.call('HKEYS', 'h'), ['b', 'a', 'c']);
   assert.deepEqual(await db.call('HVALS', 'h'), ['20', '1', '3']);
   assert.deepEqual(await db.call('HMGET', 'h', 'a', 'zz'), ['1', null]);

@@ -2,6 +2,7 @@
 // test moves by hand, and a recorder of what the database propagates to the AOF.
 import { open, type EmbeddedDatabase } from '../../src/client/embedded.js';
 import { recordPropagatedLines } from '../support/recording-persistence.js';
+import { instanceBehind } from '../../src/commands/core/instance-handles.js';
 
 export interface Clock {
   now: number;
@@ -21,5 +22,5 @@ export async function openWithClock(start = 1_700_000_000_000): Promise<{ db: Em
 
 /** Records each propagated batch as readable command lines, e.g. "PEXPIREAT k 1700000010000". */
 export function recordPropagation(db: EmbeddedDatabase): string[] {
-  return recordPropagatedLines(db.instance);
+  return recordPropagatedLines(instanceBehind(db));
 }

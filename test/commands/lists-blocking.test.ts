@@ -5,15 +5,16 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { open, ReplyError } from '../../src/client/embedded.js';
 import { recordPropagation } from './keys-helpers.js';
+import { instanceBehind } from '../../src/commands/core/instance-handles.js';
 
 test('BLPOP is woken by a push from another client, and the pop is logged as LPOP', async () => {
   const db = await open();
   const log = recordPropagation(db);
   const pending = db.session().call('BLPOP', 'q', 0);
-  assert.equal(db.instance.blockedClientCount(), 1);
+  assert.equal(instanceBehind(db).blockedClientCount(), 1);
   assert.equal(await db.call('RPUSH', 'q', 'a', 'b'), 2);
   assert.deepEqual(await pending, ['q', 'a']);
-  assert.equal(db.instance.blockedClientCount(), 0);
+  assert.equal(instanceBehind(db).blockedClientCount(), 0);
   assert.deepEqual(await db.call('LRANGE', 'q', 0, -1), ['b']);
   assert.deepEqual(log, ['RPUSH q a b', 'LPOP q']);
   await db.close();
@@ -25,7 +26,7 @@ test('two blocked clients are served in the order they blocked, one element each
   const second = db.session().call('BRPOP', 'q', 0);
   assert.equal(await db.call('LPUSH', 'q', 'x'), 1);
   assert.deepEqual(await first, ['q', 'x']);
-  assert.equal(db.instance.blockedClientCount(), 1, 'one element, one client served');
+  assert.equal(instanceBehind(db).blockedClientCount(), 1, 'one element, one client served');
   assert.equal(await db.call('EXISTS', 'q'), 0);
   await db.call('LPUSH', 'q', 'y', 'z');
   assert.deepEqual(await second, ['q', 'y']);
@@ -85,7 +86,7 @@ test('a key of another type does not serve list clients; they stay blocked', asy
   const db = await open();
   const pending = db.session().call('BLPOP', 'k', 0);
   await db.call('SET', 'k', 'x');
-  assert.equal(db.instance.blockedClientCount(), 1);
+  assert.equal(instanceBehind(db).blockedClientCount(), 1);
   await db.call('DEL', 'k');
   await db.call('RPUSH', 'k', 'v');
   assert.deepEqual(await pending, ['k', 'v']);
@@ -99,7 +100,7 @@ test('timeouts: null array for every blocking list command after the timeout', a
   assert.ok(Date.now() - started >= 45, 'waited for the timeout');
   assert.equal(await db.call('BLMOVE', 'q', 'r', 'LEFT', 'LEFT', '0.02'), null);
   assert.equal(await db.call('BLMPOP', '0.02', 1, 'q', 'LEFT'), null);
-  assert.equal(db.instance.blockedClientCount(), 0);
+  assert.equal(instanceBehind(db).blockedClientCount(), 0);
   await assert.rejects(db.call('BLPOP', 'q', '-1'), new ReplyError('ERR timeout is negative'));
   await assert.rejects(db.call('BLPOP', 'q', 'x'), new ReplyError('ERR timeout is not a float or out of range'));
   await db.close();

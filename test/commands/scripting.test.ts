@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import { open, ReplyError } from '../../src/client/embedded.js';
 import { MapReply } from '../../src/resp/reply.js';
 import { recordPropagation } from './keys-helpers.js';
+import { callRaw } from '../../src/client/embedded-internals.js';
 
 test('EVAL and SCRIPT LOAD with a body say scripting is not supported', async () => {
   const db = await open();
@@ -24,7 +25,7 @@ test('FUNCTION LOAD of well-formed metadata fails as Redis does for a missing en
 
 test('FUNCTION STATS: no running script and an empty engines map', async () => {
   const db = await open();
-  const stats = await db.callRaw('FUNCTION', 'STATS');
+  const stats = await callRaw(db, 'FUNCTION', 'STATS');
   assert.ok(stats instanceof MapReply);
   assert.deepEqual(stats.entries[0], ['running_script', null]);
   assert.equal(stats.entries[1]![0], 'engines');
@@ -34,7 +35,7 @@ test('FUNCTION STATS: no running script and an empty engines map', async () => {
 
 test('FUNCTION DUMP is the empty payload redis-server produces, and RESTORE takes it back', async () => {
   const db = await open();
-  const payload = (await db.callRaw('FUNCTION', 'DUMP')) as Buffer;
+  const payload = (await callRaw(db, 'FUNCTION', 'DUMP')) as Buffer;
   assert.equal(payload.toString('hex'), '0a005d9b5c400f7fa2da');
   for (const policy of [[], ['FLUSH'], ['append'], ['REPLACE']]) {
     assert.equal(await db.call('FUNCTION', 'RESTORE', payload, ...policy), 'OK');
@@ -56,7 +57,7 @@ test('FUNCTION FLUSH, SCRIPT FLUSH and RESTORE of nothing log nothing to the AOF
   const log = recordPropagation(db);
   await db.call('FUNCTION', 'FLUSH');
   await db.call('SCRIPT', 'FLUSH', 'SYNC');
-  await db.call('FUNCTION', 'RESTORE', (await db.callRaw('FUNCTION', 'DUMP')) as Buffer);
+  await db.call('FUNCTION', 'RESTORE', (await callRaw(db, 'FUNCTION', 'DUMP')) as Buffer);
   await db.call('SET', 'k', 'v');
   assert.deepEqual(log, ['SET k v']);
   await db.close();

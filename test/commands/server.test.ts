@@ -3,6 +3,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { open } from '../../src/client/embedded.js';
 import { MapReply, SetReply, SimpleString } from '../../src/resp/reply.js';
+import { instanceBehind } from '../../src/commands/core/instance-handles.js';
+import { callRaw } from '../../src/client/embedded-internals.js';
 
 const rejects = (p: Promise<unknown>, message: string) => assert.rejects(p, { message });
 
@@ -47,9 +49,9 @@ test('INFO sections: selected, unknown, commandstats, errorstats, keyspace, prov
   assert.match(cs, /\r\ncmdstat_ping:calls=2,usec=\d+,usec_per_call=\d+\.\d\d,rejected_calls=0,failed_calls=0\r\n/);
   assert.match(cs, /cmdstat_select:calls=1,usec=\d+,usec_per_call=[\d.]+,rejected_calls=0,failed_calls=1\r\n/);
   assert.match((await db.call('INFO', 'errorstats')) as string, /errorstat_ERR:count=1\r\n/);
-  db.instance.keyspace.db(3).set('k', Buffer.from('v'));
+  instanceBehind(db).keyspace.db(3).set('k', Buffer.from('v'));
   assert.equal(await db.call('INFO', 'keyspace'), '# Keyspace\r\ndb3:keys=1,expires=0,avg_ttl=0\r\n');
-  db.instance.info.register('persistence', () => ['loading:0', 'aof_enabled:1']);
+  instanceBehind(db).info.register('persistence', () => ['loading:0', 'aof_enabled:1']);
   assert.equal(await db.call('INFO', 'persistence'), '# Persistence\r\nloading:0\r\naof_enabled:1\r\n');
   assert.equal(await db.call('CONFIG', 'RESETSTAT'), 'OK');
   assert.doesNotMatch((await db.call('INFO', 'commandstats')) as string, /cmdstat_ping/);
@@ -60,7 +62,7 @@ test('INFO sections: selected, unknown, commandstats, errorstats, keyspace, prov
 test('CONFIG GET and SET', async () => {
   const db = await open();
   assert.deepEqual(await db.call('CONFIG', 'GET', 'maxclients'), ['maxclients', '10000']);
-  const raw = await db.callRaw('CONFIG', 'GET', 'maxclients', 'time*', 'maxclients');
+  const raw = await callRaw(db, 'CONFIG', 'GET', 'maxclients', 'time*', 'maxclients');
   assert.ok(raw instanceof MapReply);
   assert.deepEqual(raw.entries, [['maxclients', '10000'], ['timeout', '0']]);
   assert.deepEqual(await db.call('CONFIG', 'GET', 'nosuch'), []);
@@ -108,7 +110,7 @@ test('COMMAND, COUNT, INFO, DOCS, LIST, GETKEYS', async () => {
   assert.equal(all.length, await db.call('COMMAND', 'COUNT'));
   const names = all.map((e) => e[0]);
   for (const n of ['ping', 'multi', 'client', 'config', 'command']) assert.ok(names.includes(n), n);
-  const [ping] = (await db.callRaw('COMMAND', 'INFO', 'ping')) as unknown[][];
+  const [ping] = (await callRaw(db, 'COMMAND', 'INFO', 'ping')) as unknown[][];
   assert.equal(ping![0], 'ping');
   assert.equal(ping![1], -1);
   assert.ok(ping![2] instanceof SetReply);
@@ -123,7 +125,7 @@ test('COMMAND, COUNT, INFO, DOCS, LIST, GETKEYS', async () => {
   const list = (await db.call('COMMAND', 'LIST')) as string[];
   assert.ok(list.includes('client|kill') && list.includes('ping'));
   assert.deepEqual(await db.call('COMMAND', 'LIST', 'FILTERBY', 'PATTERN', 'mul*'), ['multi']);
-  const docs = await db.callRaw('COMMAND', 'DOCS', 'ping');
+  const docs = await callRaw(db, 'COMMAND', 'DOCS', 'ping');
   assert.ok(docs instanceof MapReply);
   assert.equal(docs.entries[0]![0], 'ping');
   assert.deepEqual(await db.call('COMMAND', 'GETKEYS', 'WATCH', 'a', 'b'), ['a', 'b']);
@@ -149,7 +151,7 @@ test('TIME, DEBUG SLEEP, SHUTDOWN without a server', async () => {
   await rejects(db.call('SHUTDOWN', 'ABORT'), 'ERR No shutdown in progress.');
   await rejects(db.call('SHUTDOWN'), 'ERR SHUTDOWN is not available in this process');
   let called: unknown = undefined;
-  db.instance.shutdownHandler = async (opts) => {
+  instanceBehind(db).shutdownHandler = async (opts) => {
     called = opts;
     return 'ERR Errors trying to SHUTDOWN. Check logs.';
   };

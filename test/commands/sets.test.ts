@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { open } from '../../src/client/embedded.js';
 import { SetReply } from '../../src/resp/reply.js';
+import { callRaw } from '../../src/client/embedded-internals.js';
 
 test('SADD / SREM / SCARD / SISMEMBER / SMISMEMBER', async () => {
   const db = await open();
@@ -22,7 +23,7 @@ test('SADD / SREM / SCARD / SISMEMBER / SMISMEMBER', async () => {
 test('SMEMBERS is a set reply; integer sets come sorted as an intset', async () => {
   const db = await open();
   await db.call('SADD', 'ints', '10', '-3', '7', '0');
-  const raw = await db.callRaw('SMEMBERS', 'ints');
+  const raw = await callRaw(db, 'SMEMBERS', 'ints');
   assert.ok(raw instanceof SetReply);
   assert.deepEqual(await db.call('SMEMBERS', 'ints'), ['-3', '0', '7', '10']);
   await db.call('SADD', 'mixed', 'b', '1', 'a');

@@ -5,15 +5,16 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { open } from '../../src/client/embedded.js';
 import { recordPropagation } from './keys-helpers.js';
+import { instanceBehind } from '../../src/commands/core/instance-handles.js';
 
 test('a blocked BZPOPMIN is woken by ZADD from another client and pops the lowest', async () => {
   const db = await open();
   const log = recordPropagation(db);
   const pending = db.session().call('BZPOPMIN', 'z', '0');
-  assert.equal(db.instance.blockedClientCount(), 1);
+  assert.equal(instanceBehind(db).blockedClientCount(), 1);
   await db.call('ZADD', 'z', '5', 'high', '1', 'low');
   assert.deepEqual(await pending, ['z', 'low', '1']);
-  assert.equal(db.instance.blockedClientCount(), 0);
+  assert.equal(instanceBehind(db).blockedClientCount(), 0);
   assert.deepEqual(await db.call('ZRANGE', 'z', '0', '-1'), ['high']);
   assert.deepEqual(log, ['ZADD z 5 high 1 low', 'ZPOPMIN z']);
   await db.close();
@@ -27,7 +28,7 @@ test('blocked clients are served first come first served, one member each', asyn
   await db.call('ZADD', 'z', '1', 'a', '2', 'b');
   assert.deepEqual(await first, ['z', 'b', '2']);
   assert.deepEqual(await second, ['z', 'a', '1']);
-  assert.equal(db.instance.blockedClientCount(), 1, 'nothing left for the third');
+  assert.equal(instanceBehind(db).blockedClientCount(), 1, 'nothing left for the third');
   assert.equal(await db.call('EXISTS', 'z'), 0, 'the popped-empty key is gone');
   await db.call('ZADD', 'z', '3', 'c');
   assert.deepEqual(await third, ['z', 'c', '3']);
@@ -47,7 +48,7 @@ test('the timeout replies a null array; a fractional timeout in seconds', async 
   const started = Date.now();
   assert.equal(await db.session().call('BZPOPMIN', 'z', '0.05'), null);
   assert.ok(Date.now() - started >= 45, 'waited about 50 ms');
-  assert.equal(db.instance.blockedClientCount(), 0);
+  assert.equal(instanceBehind(db).blockedClientCount(), 0);
   await db.close();
 });
 
@@ -58,7 +59,7 @@ test('inside MULTI an empty BZPOPMIN replies a null array at once; a non-empty o
   await db.call('ZADD', 'z', '1', 'a');
   await db.call('BZPOPMIN', 'z', '0');
   assert.deepEqual(await db.call('EXEC'), [null, 1, ['z', 'a', '1']]);
-  assert.equal(db.instance.blockedClientCount(), 0);
+  assert.equal(instanceBehind(db).blockedClientCount(), 0);
   await db.close();
 });
 
@@ -66,7 +67,7 @@ test('a key set to another type keeps the client blocked; a later sorted set ser
   const db = await open();
   const pending = db.session().call('BZPOPMIN', 'k', '0');
   await db.call('SET', 'k', 'string');
-  assert.equal(db.instance.blockedClientCount(), 1);
+  assert.equal(instanceBehind(db).blockedClientCount(), 1);
   await db.call('DEL', 'k');
   await db.call('ZADD', 'k', '2', 'x');
   assert.deepEqual(await pending, ['k', 'x', '2']);

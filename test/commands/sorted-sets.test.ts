@@ -6,6 +6,7 @@ import { open } from '../../src/client/embedded.js';
 import { Encoder } from '../../src/resp/encoder.js';
 import type { Reply } from '../../src/resp/reply.js';
 import { recordPropagation } from './keys-helpers.js';
+import { callRaw } from '../../src/client/embedded-internals.js';
 
 test('ZADD, ZSCORE, ZRANGE WITHSCORES, ZRANK, ZCOUNT, ZREM', async () => {
   const db = await open();
@@ -30,7 +31,7 @@ test('RESP3: scores are doubles, WITHSCORES and ZPOPMIN COUNT reply pairs', asyn
   const s = db.session();
   await s.call('ZADD', 'z', '1', 'a', '2.5', 'b', '-inf', 'c');
   const resp3 = async (...args: string[]): Promise<string> => {
-    const reply = (await s.callRaw(...args)) as Reply;
+    const reply = (await callRaw(s, ...args)) as Reply;
     return new Encoder(3).write(reply).take().toString('latin1');
   };
   assert.equal(await resp3('ZSCORE', 'z', 'b'), ',2.5\r\n');

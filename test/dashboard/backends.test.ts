@@ -7,7 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { connect } from '../../src/client/connect.js';
-import { ClusterConnection } from '../../src/client/cluster-connection.js';
+import type { ClusterConnection } from '../../src/client/cluster-connection.js';
+import { clusterClientOf } from '../../src/client/ioredis-link.js';
 import { LocalCluster } from '../cluster/local-cluster.js';
 import { apiGet, apiPost, startDashboardCli } from './helpers.js';
 import { EMAILS, ORDERS, seed } from './seed.js';
@@ -61,7 +62,7 @@ describe('dashboard over Redis Cluster', () => {
       const owners = new Set<string>();
       for (const name of [ORDERS, EMAILS, ...extra]) {
         const slot = Number(await conn.call('CLUSTER', 'KEYSLOT', name));
-        const node = (conn as ClusterConnection).client.slots[slot]![0]!;
+        const node = clusterClientOf(conn as ClusterConnection).slots[slot]![0]!;
         owners.add(node);
       }
       assert.ok(owners.size >= 2, `streams on ${owners.size} master(s)`);

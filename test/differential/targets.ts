@@ -9,6 +9,7 @@ import { startServer } from '../../src/server/server.js';
 import { startRedisServer } from '../support/processes.js';
 import { frameOf, ReplyParser } from '../support/reply-parser.js';
 import type { Frame } from './frames.js';
+import { callRaw, sessionClient } from '../../src/client/embedded-internals.js';
 
 export interface RawConnection {
   /**
@@ -133,8 +134,8 @@ export async function startEmbeddedSluice(): Promise<Target> {
       const session = db.session();
       return {
         async command(argv) {
-          const reply = await session.callRaw(...argv);
-          const raw = encodeReply(reply, session.client.resp);
+          const reply = await callRaw(session, ...argv);
+          const raw = encodeReply(reply, sessionClient(session).resp);
           return frameOf(raw);
         },
         close: () => session.close(),

@@ -6,6 +6,7 @@ import { test } from 'node:test';
 import { type EmbeddedDatabase, open } from '../../src/client/embedded.js';
 import { openOnFs, PassThroughFs } from '../support/fault-fs.js';
 import { dump, releaseLockOfDeadProcess, removeDir, tempDir, withTempDir } from './helpers.js';
+import { instanceBehind } from '../../src/commands/core/instance-handles.js';
 
 /** nodeFs until `armed` disk operations have run after arm(); then every operation throws. */
 class DyingFs extends PassThroughFs {
@@ -67,7 +68,7 @@ test('a crash at every file operation of a rewrite leaves a loadable, complete l
       const expected = await dump(db);
       fs.arm(n);
       await db.call('SAVE').catch(() => undefined);
-      db.instance.stop(); // the process is gone: nothing else runs
+      instanceBehind(db).stop(); // the process is gone: nothing else runs
       releaseLockOfDeadProcess(dir);
 
       const reopened = await open({ dir, appendfsync: 'always' });

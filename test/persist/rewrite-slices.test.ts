@@ -11,6 +11,7 @@ import { nodeFs } from '../../src/persist/fs-layer.js';
 import { Rewrite } from '../../src/persist/rewrite.js';
 import { recordingPersistence } from '../support/recording-persistence.js';
 import { dump, withTempDir } from './helpers.js';
+import { instanceBehind } from '../../src/commands/core/instance-handles.js';
 
 /** Loads the rewritten file as the base of a fresh directory and compares its dataset. */
 async function assertLoadsAs(dir: string, file: string, expected: Record<string, unknown>): Promise<void> {
@@ -31,9 +32,9 @@ test('commands between the chunks of a big stream are reflected exactly', async 
     await db.call('XREADGROUP', 'GROUP', 'g', 'c1', 'COUNT', 10, 'STREAMS', 'big', '>');
     await db.call('SET', 'after-big', 'x');
     const temp = join(dir, 'temp.aof');
-    const rw = new Rewrite(db.instance, nodeFs, temp);
+    const rw = new Rewrite(instanceBehind(db), nodeFs, temp);
     // Route what commands propagate to the rewrite, as AofPersistence.append does.
-    db.instance.persistence = recordingPersistence((batch) => rw.observe(batch));
+    instanceBehind(db).persistence = recordingPersistence((batch) => rw.observe(batch));
 
     assert.equal(rw.step(0), false); // entries 1-0 .. 1000-0 written
     const between: Array<Array<string | number>> = [
@@ -55,7 +56,7 @@ test('commands between the chunks of a big stream are reflected exactly', async 
     while (!rw.step(0)) chunks++;
     assert.ok(chunks >= 5, `${chunks} chunks`);
     rw.finish();
-    db.instance.persistence = null;
+    instanceBehind(db).persistence = null;
     const expected = await dump(db);
     await db.close();
 
@@ -77,7 +78,7 @@ test('a big stream of mixed entries is written from its node bytes and loads bac
     }
     await db.call('XDEL', 'mixed', '1001-7', '1200-1400');
     const temp = join(dir, 'temp.aof');
-    const rw = new Rewrite(db.instance, nodeFs, temp);
+    const rw = new Rewrite(instanceBehind(db), nodeFs, temp);
     let chunks = 1;
     while (!rw.step(0)) chunks++;
     assert.ok(chunks >= 3, `${chunks} chunks`);

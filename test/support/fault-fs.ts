@@ -5,6 +5,7 @@ import { EmbeddedDatabase } from '../../src/client/embedded.js';
 import { attachPersistence } from '../../src/persist/attach.js';
 import { type AofFs, nodeFs } from '../../src/persist/fs-layer.js';
 import type { FsyncPolicy } from '../../src/persist/writer.js';
+import { instanceBehind } from '../../src/commands/core/instance-handles.js';
 
 /** The operations that change the disk, as `before` sees them. */
 export type DiskOp = 'openAppend' | 'write' | 'fsync' | 'fsyncSync' | 'truncate' | 'rename' | 'unlink' | 'fsyncDir';
@@ -75,6 +76,6 @@ export function errno(code: string): NodeJS.ErrnoException {
 /** A fresh embedded database whose AOF in `dir` goes through `fs`. */
 export async function openOnFs<F extends AofFs>(dir: string, appendfsync: FsyncPolicy, fs: F): Promise<[EmbeddedDatabase, F]> {
   const db = new EmbeddedDatabase();
-  await attachPersistence(db.instance, { dir, appendfsync, fs }, (fn) => db.onClose(fn));
+  await attachPersistence(instanceBehind(db), { dir, appendfsync, fs }, (fn) => db.onClose(fn));
   return [db, fs];
 }

@@ -5,6 +5,8 @@ import { after, before, describe, test } from 'node:test';
 import { type EmbeddedDatabase, open, type Value } from '../../../src/client/embedded.js';
 import type { Propagated } from '../../../src/commands/core/persistence.js';
 import { recordingPersistence } from '../../support/recording-persistence.js';
+import { instanceBehind } from '../../../src/commands/core/instance-handles.js';
+import { callRaw } from '../../../src/client/embedded-internals.js';
 
 let db: EmbeddedDatabase;
 let log: Propagated[][] = [];
@@ -12,7 +14,7 @@ let clock = 1_000_000;
 
 before(async () => {
   db = await open({ now: () => clock });
-  db.instance.persistence = recordingPersistence((batch) => log.push(batch));
+  instanceBehind(db).persistence = recordingPersistence((batch) => log.push(batch));
 });
 after(() => db.close());
 
@@ -308,14 +310,14 @@ describe('XREAD', () => {
     await fresh('s', '1-1');
     const session = db.session();
     await session.call('HELLO', '3');
-    const raw = await session.callRaw('XREAD', 'STREAMS', 's', '0');
+    const raw = await callRaw(session, 'XREAD', 'STREAMS', 's', '0');
     assert.equal(raw?.constructor.name, 'MapReply');
     assert.deepEqual(await session.call('XREAD', 'STREAMS', 's', '0'), ['s', [['1-1', ['f', 'v1-1']]]]);
     session.close();
   });
 
   test('key positions come after STREAMS', () => {
-    const spec = db.instance.table.get('xread')!;
+    const spec = instanceBehind(db).table.get('xread')!;
     const argv = ['XREAD', 'COUNT', '2', 'BLOCK', '0', 'STREAMS', 'a', 'b', '0', '0'].map((s) => Buffer.from(s));
     assert.deepEqual(spec.keys!(argv), [6, 7]);
   });

@@ -4,16 +4,17 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ReplyError } from '../../../src/client/embedded.js';
 import { groupDb } from './groups-helpers.js';
+import { instanceBehind } from '../../../src/commands/core/instance-handles.js';
 
 test('a blocked XREADGROUP is served by XADD and the entry becomes pending', async () => {
   const t = await groupDb();
   await t.call('XGROUP', 'CREATE', 's', 'g', '$', 'MKSTREAM');
   const reader = t.db.session();
   const pending = reader.call('XREADGROUP', 'GROUP', 'g', 'c', 'BLOCK', 0, 'STREAMS', 's', '>');
-  assert.equal(t.db.instance.blockedClientCount(), 1);
+  assert.equal(instanceBehind(t.db).blockedClientCount(), 1);
   await t.call('XADD', 's', '1-1', 'f', 'v');
   assert.deepEqual(await pending, [['s', [['1-1', ['f', 'v']]]]]);
-  assert.equal(t.db.instance.blockedClientCount(), 0);
+  assert.equal(instanceBehind(t.db).blockedClientCount(), 0);
   assert.deepEqual(await t.call('XPENDING', 's', 'g'), [1, '1-1', '1-1', [['c', '1']]]);
   await t.db.close();
 });
@@ -37,7 +38,7 @@ test('blocked readers of one group are served first come first served, COUNT eac
   await t.call('XADD', 's', '1-1', 'f', 'v');
   assert.deepEqual(await first, [['s', [['1-1', ['f', 'v']]]]]);
   // One entry, one reader: the other stays blocked until the next XADD.
-  assert.equal(t.db.instance.blockedClientCount(), 1);
+  assert.equal(instanceBehind(t.db).blockedClientCount(), 1);
   await t.call('XADD', 's', '2-1', 'f', 'w');
   assert.deepEqual(await second, [['s', [['2-1', ['f', 'w']]]]]);
   await t.db.close();
@@ -70,7 +71,7 @@ test('inside MULTI, XREADGROUP BLOCK replies a null array at once', async () => 
   await session.call('MULTI');
   await session.call('XREADGROUP', 'GROUP', 'g', 'c', 'BLOCK', 0, 'STREAMS', 's', '>');
   assert.deepEqual(await session.call('EXEC'), [null]);
-  assert.equal(t.db.instance.blockedClientCount(), 0);
+  assert.equal(instanceBehind(t.db).blockedClientCount(), 0);
   await t.db.close();
 });
 
@@ -111,7 +112,7 @@ test('FLUSHALL, FLUSHDB, SWAPDB and RENAME of another type onto the key fail a b
   const reader = t.db.session();
   const waiting = reader.call('XREAD', 'BLOCK', 0, 'STREAMS', 'x', '$');
   await t.call('FLUSHALL');
-  assert.equal(t.db.instance.blockedClientCount(), 1);
+  assert.equal(instanceBehind(t.db).blockedClientCount(), 1);
   await t.call('XADD', 'x', '2-1', 'f', 'w');
   assert.deepEqual(await waiting, [['x', [['2-1', ['f', 'w']]]]]);
   await t.db.close();

@@ -2,6 +2,7 @@
 // times and delivery times are exact) and the propagated commands captured as strings.
 import { type EmbeddedDatabase, open } from '../../../src/client/embedded.js';
 import { recordPropagatedLines } from '../../support/recording-persistence.js';
+import { instanceBehind } from '../../../src/commands/core/instance-handles.js';
 
 export interface GroupTestDb {
   db: EmbeddedDatabase;
@@ -19,7 +20,7 @@ export const T0 = 1_700_000_000_000;
 export async function groupDb(): Promise<GroupTestDb> {
   const clock = { now: T0 };
   const db = await open({ now: () => clock.now });
-  const log = recordPropagatedLines(db.instance);
+  const log = recordPropagatedLines(instanceBehind(db));
   return {
     db,
     clock,

@@ -7,6 +7,7 @@ import { open } from '../../../src/client/embedded.js';
 import { Stream } from '../../../src/engine/stream.js';
 import { rewriteStream } from '../../../src/persist/rewrite-stream.js';
 import { groupDb, type GroupTestDb, seedStream } from './groups-helpers.js';
+import { instanceBehind } from '../../../src/commands/core/instance-handles.js';
 
 const CONSUMER_TIMES = new Set(['seen-time', 'active-time']);
 
@@ -24,7 +25,7 @@ function maskConsumerTimes(info: unknown): unknown {
 }
 
 async function replayed(t: GroupTestDb, key: string): Promise<{ commands: string[]; info: unknown }> {
-  const value = t.db.instance.keyspace.db(0).get(key);
+  const value = instanceBehind(t.db).keyspace.db(0).get(key);
   assert.ok(value instanceof Stream);
   const commands = rewriteStream(Buffer.from(key), value);
   const copy = await open({ now: () => t.clock.now });

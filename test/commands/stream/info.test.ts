@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { MapReply } from '../../../src/resp/reply.js';
 import { groupDb, seedStream, T0, streamWithGroup } from './groups-helpers.js';
+import { callRaw } from '../../../src/client/embedded-internals.js';
 
 test('XINFO STREAM, FULL with COUNT, GROUPS and CONSUMERS', async () => {
   const t = await streamWithGroup(3);
@@ -68,9 +69,9 @@ test('XINFO replies are maps under RESP3; errors as Redis words them', async () 
   const t = await streamWithGroup(1);
   const session = t.db.session();
   await session.call('HELLO', 3);
-  const info = await session.callRaw('XINFO', 'STREAM', 's');
+  const info = await callRaw(session, 'XINFO', 'STREAM', 's');
   assert.ok(info instanceof MapReply);
-  const groups = (await session.callRaw('XINFO', 'GROUPS', 's')) as unknown[];
+  const groups = (await callRaw(session, 'XINFO', 'GROUPS', 's')) as unknown[];
   assert.ok(groups[0] instanceof MapReply);
   assert.equal(await t.error('XINFO', 'STREAM', 'nokey'), 'ERR no such key');
   assert.equal(await t.error('XINFO', 'CONSUMERS', 's', 'nog'), "NOGROUP No such consumer group 'nog' for key name 's'");

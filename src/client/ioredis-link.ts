@@ -1,13 +1,15 @@
 // What the single-node (ioredis Redis) and cluster (ioredis Cluster) adapters share: calls,
-// MULTI unwrapping, reconnect notification and closing. The subclasses add what differs:
-// pipelines and how a blocking read is interrupted.
+// MULTI unwrapping, reconnect notification and closing. RedisConnection and ClusterConnection
+// each hold one in a private field and add what differs: pipelines and how a blocking read is
+// interrupted. The ioredis client behind an adapter is reached through redisClientOf and
+// clusterClientOf (the CLI, the dashboard): the adapters' declared types do not show it.
+import type { Buffer } from 'node:buffer';
 import type { Cluster, Redis } from 'ioredis';
-import type { Arg, Value } from './embedded.js';
-import { type BlockingConnection, TransactionError } from './connection.js';
+import { type Arg, TransactionError, type Value } from './connection.js';
+import type { ClusterConnection } from './cluster-connection.js';
+import type { RedisConnection } from './redis-connection.js';
 
-type Client = Redis | Cluster;
-
-export abstract class IoredisConnection<C extends Client> implements BlockingConnection {
+export class IoredisLink<C extends Redis | Cluster> {
   private readonly listeners = new Set<() => void>();
   private readyOnce = false;
   private closed = false;
@@ -29,11 +31,7 @@ export abstract class IoredisConnection<C extends Client> implements BlockingCon
     client.on('error', () => {});
   }
 
-  abstract pipeline(commands: Arg[][]): Promise<Array<Value | Error>>;
-  abstract duplicate(): Promise<BlockingConnection>;
-  abstract interrupt(): Promise<void>;
-
-  call(...args: Arg[]): Promise<Value> {
+  call(args: Arg[]): Promise<Value> {
     const [name, ...rest] = args;
     return (this.client.call as (...a: Array<string | Buffer | number>) => Promise<unknown>)(String(name), ...rest.map(toWire)) as Promise<Value>;
   }
@@ -48,7 +46,7 @@ export abstract class IoredisConnection<C extends Client> implements BlockingCon
   }
 
   /** Tells the listeners the link was established again. */
-  protected reconnected(): void {
+  reconnected(): void {
     for (const l of this.listeners) l();
   }
 
@@ -60,6 +58,25 @@ export abstract class IoredisConnection<C extends Client> implements BlockingCon
     if (this.client.status === 'ready') await this.client.quit().catch(() => this.client.disconnect());
     else this.client.disconnect();
   }
+}
+
+const links = new WeakMap<RedisConnection | ClusterConnection, IoredisLink<Redis> | IoredisLink<Cluster>>();
+
+/** Called by the adapters' constructors. */
+export function bindLink(conn: RedisConnection, link: IoredisLink<Redis>): void;
+export function bindLink(conn: ClusterConnection, link: IoredisLink<Cluster>): void;
+export function bindLink(conn: RedisConnection | ClusterConnection, link: IoredisLink<Redis> | IoredisLink<Cluster>): void {
+  links.set(conn, link);
+}
+
+/** The ioredis client a RedisConnection runs on. */
+export function redisClientOf(conn: RedisConnection): Redis {
+  return (links.get(conn) as IoredisLink<Redis>).client;
+}
+
+/** The ioredis Cluster client a ClusterConnection runs on. */
+export function clusterClientOf(conn: ClusterConnection): Cluster {
+  return (links.get(conn) as IoredisLink<Cluster>).client;
 }
 
 export function toWire(a: Arg): string | Buffer | number {
