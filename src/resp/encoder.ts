@@ -37,6 +37,12 @@ const CRLF_BYTES = 2;
 const HEADER_ROOM = 24;
 /** take() drops the arena when less than this is left in it. */
 const RELEASE_BELOW = 1024;
+/**
+ * take() also drops an arena bigger than this: one that grew for a big reply (an XRANGE of a
+ * 1M-entry stream: ~60 MB, in an arena up to twice that) would otherwise stay with its
+ * connection for as long as the connection lives, as Redis's reply buffers do not.
+ */
+const KEEP_AFTER_TAKE = 1 << 20;
 const EMPTY = Buffer.alloc(0);
 
 /**
@@ -88,7 +94,7 @@ export class Encoder implements ReplyWriter {
     const out = this.buf.subarray(this.mark, this.pos);
     this.mark = this.pos;
     // A nearly full arena is let go now rather than held by an idle connection.
-    if (this.buf.length - this.pos < RELEASE_BELOW) {
+    if (this.buf.length - this.pos < RELEASE_BELOW || this.buf.length > KEEP_AFTER_TAKE) {
       this.buf = EMPTY;
       this.pos = this.mark = 0;
     }

@@ -207,3 +207,13 @@ test('runs of stream ids, many sharing their ms (the cached ms digits), through 
     { numRuns: 300 },
   );
 });
+
+test('take() lets go of an arena that grew past 1 MB for a big reply, and keeps a small one', () => {
+  const enc = new Encoder(2);
+  const small = enc.write('small').take();
+  assert.equal(enc.write('next').take().buffer, small.buffer); // the 16 KB arena is kept
+  const big = enc.write(Buffer.alloc(3 << 20, 120)).take();
+  assert.equal(big.length, (3 << 20) + 12);
+  // The arena grew to twice the reply; holding it would keep ~6 MB for the connection's life.
+  assert.notEqual(enc.write('after').take().buffer, big.buffer);
+});
