@@ -19,6 +19,8 @@ import { flushAtTurnEnd } from './turn-flush.js';
 
 /** Pause reading from a client whose unsent replies exceed this (its socket buffer is full). */
 const OUTPUT_HIGH_WATER = 1 << 20;
+/** Writes at least this big are counted for memory-release.ts once sent or dropped. */
+const BIG_WRITE = 1 << 20;
 
 /** Formats an address as Redis does: "ip:port", IPv6 in brackets, IPv4-mapped shown as IPv4. */
 export function formatAddr(ip: string | undefined, port: number | undefined): string {
@@ -54,6 +56,11 @@ export class SocketConnection {
   /** A flush is queued for the end of this event-loop turn (see turn-flush.ts). */
   private flushQueued = false;
   private readonly onCloseHooks: Array<() => void> = [];
+  /**
+   * Bytes of big writes (BIG_WRITE) since memory-release.ts was last told: once sent (drain)
+   * or dropped with the connection, they are garbage that an idle server never collects.
+   */
+  private bigWrites = 0;
   /** Reads arrive in the buffer all connections share (socket-reads.ts): copy what is kept. */
   private sharedReads = false;
   /** The request limits from the config (CONFIG SET applies to connected clients too, as in Redis). */
@@ -95,6 +102,7 @@ export class SocketConnection {
     socket.on('close', () => this.cleanup());
     socket.on('drain', () => {
       if (this.closed) return;
+      this.releaseBigWrites();
       socket.resume();
       if (this.awaitingDrain) {
         this.awaitingDrain = false;
@@ -129,6 +137,7 @@ export class SocketConnection {
     const held = this.parser.bufferCapacity;
     this.parser.release();
     buffersDropped(held);
+    this.releaseBigWrites();
     this.instance.removeClient(this.client);
     for (const fn of this.onCloseHooks) fn();
   }
@@ -344,9 +353,16 @@ export class SocketConnection {
     else this.run();
   }
 
+  private releaseBigWrites(): void {
+    if (this.bigWrites === 0) return;
+    buffersDropped(this.bigWrites);
+    this.bigWrites = 0;
+  }
+
   private write(out: Buffer): void {
     if (this.closed) return;
     this.instance.stats.netOutputBytes += out.length;
+    if (out.length >= BIG_WRITE) this.bigWrites += out.length;
     this.socket.write(out);
     if (this.checkOutputLimit()) return;
     // Backpressure: stop reading until the client has taken its replies.
