@@ -90,11 +90,20 @@ export function readyPort(child: ChildProcess, name: string): Promise<number> {
   });
 }
 
+/**
+ * Node flags for the sluice server processes, from BENCH_SLUICE_NODE_FLAGS: profiling a bench's
+ * server, as `BENCH_SLUICE_NODE_FLAGS='--cpu-prof --cpu-prof-dir=/tmp/prof'` (Node refuses
+ * --cpu-prof in NODE_OPTIONS). Each profile is written when its server stops.
+ */
+export function sluiceNodeFlags(): string[] {
+  return (process.env.BENCH_SLUICE_NODE_FLAGS ?? '').split(/\s+/).filter((f) => f !== '');
+}
+
 /** Starts `sluice server --port 0 [extra...]` (or a port of BENCH_PORTS) and resolves once it prints "ready on". */
 export async function startSluice(extra: string[] = []): Promise<StartedServer> {
   const main = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
   const port = portRange === null ? 0 : await freePort();
-  const child = spawn(process.execPath, [main, 'server', '--port', String(port), ...extra], {
+  const child = spawn(process.execPath, [...sluiceNodeFlags(), main, 'server', '--port', String(port), ...extra], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   return { child, port: await readyPort(child, 'sluice server'), stop: stopper(child) };

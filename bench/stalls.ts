@@ -12,20 +12,21 @@
 //            first PONG of the new process.
 //   loop     --loop-clients clients, half adding (`XADD q * f v`, one in flight, each timed),
 //            half consuming (XREADGROUP GROUP g cN COUNT 10 BLOCK 1000 STREAMS q > then XACK),
-//            for --loop-seconds: XADD p50/p99 and server CPU (utime+stime from /proc).
+//            for --loop-seconds: XADD p50/p99, server CPU (utime+stime from /proc) and the
+//            server's read/write system calls (/proc/<pid>/io), all per XADD.
 //
 // Each round starts both servers afresh (sluice first, then redis); the figures of every round
 // are printed, then the ranges and sluice/Redis ratios. Bounded: roughly 2-3 minutes per round
 // for 1M entries on a loaded 2-core machine.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import * as net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { cpuSeconds, rssBytes } from './proc-stats.js';
-import { freePort, startRedis, startSluice, type StartedServer } from './servers.js';
+import { freePort, sluiceNodeFlags, startRedis, startSluice, type StartedServer } from './servers.js';
 
 function arg(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`);
@@ -210,7 +211,7 @@ async function restart(kind: 'sluice' | 'redis'): Promise<number> {
   const main = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
   const spawnIt = () =>
     kind === 'sluice'
-      ? spawn(process.execPath, [main, 'server', '--port', String(port), '--dir', dir], { stdio: 'ignore' })
+      ? spawn(process.execPath, [...sluiceNodeFlags(), main, 'server', '--port', String(port), '--dir', dir], { stdio: 'ignore' })
       : spawn('redis-server', ['--port', String(port), '--save', '', '--appendonly', 'yes', '--dir', dir], { stdio: 'ignore' });
   const first = await firstPong(spawnIt, port);
   const s = await connectRaw(port);
@@ -240,6 +241,19 @@ interface LoopResult {
   p99: number;
   adds: number;
   cpuSec: number;
+  /** Read and write system calls of the server (syscr, syscw of /proc/<pid>/io). */
+  reads: number;
+  writes: number;
+}
+
+/** The process's read and write system calls so far (NaN where /proc/<pid>/io is not readable). */
+function syscalls(pid: number): { reads: number; writes: number } {
+  try {
+    const io = readFileSync(`/proc/${pid}/io`, 'latin1');
+    return { reads: Number(/syscr: (\d+)/.exec(io)![1]), writes: Number(/syscw: (\d+)/.exec(io)![1]) };
+  } catch {
+    return { reads: NaN, writes: NaN };
+  }
 }
 
 async function loop(server: StartedServer): Promise<LoopResult> {
@@ -258,6 +272,7 @@ async function loop(server: StartedServer): Promise<LoopResult> {
   let running = true;
   const latencies: number[] = [];
   const cpu0 = cpuSeconds(pid);
+  const io0 = syscalls(pid);
   const producers = clients.slice(0, half).map(async (c) => {
     while (running) {
       const t0 = performance.now();
@@ -276,12 +291,13 @@ async function loop(server: StartedServer): Promise<LoopResult> {
   await sleep(LOOP_SECONDS * 1000);
   running = false;
   const cpuSec = cpuSeconds(pid) - cpu0;
+  const io = syscalls(pid);
   await Promise.all([...producers, ...consumers]);
   for (const c of clients) c.disconnect();
   admin.disconnect();
   latencies.sort((a, b) => a - b);
   const q = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))]!;
-  return { p50: q(0.5), p99: q(0.99), adds: latencies.length, cpuSec };
+  return { p50: q(0.5), p99: q(0.99), adds: latencies.length, cpuSec, reads: io.reads - io0.reads, writes: io.writes - io0.writes };
 }
 
 type Row = Record<string, number>;
@@ -316,6 +332,8 @@ for (let round = 1; round <= ROUNDS; round++) {
         'loop XADD p99 ms': r.p99,
         'loop XADDs/s': r.adds / LOOP_SECONDS,
         'loop server CPU µs per XADD': (r.cpuSec * 1e6) / r.adds,
+        'loop server reads per XADD': r.reads / r.adds,
+        'loop server writes per XADD': r.writes / r.adds,
       });
     }
     results[kind].push(row);
