@@ -8,7 +8,7 @@
 
 // Connections: connect() is the front door (docs/connections.md); the classes are what it returns.
 export { connect, type Connectable, type ConnectOptions } from './client/connect.js';
-export { type Connection, type BlockingConnection, type Value, type Arg, ReplyError, TransactionError } from './client/connection.js';
+export { type Connection, type BlockingConnection, type CloseConnectionOptions, type Value, type Arg, ReplyError, TransactionError } from './client/connection.js';
 export { open, EmbeddedDatabase, EmbeddedSession, type OpenOptions } from './client/embedded.js';
 export { EmbeddedConnection } from './client/embedded-connection.js';
 export { RedisConnection } from './client/redis-connection.js';
@@ -24,6 +24,7 @@ export {
   LeaseLostError,
   TimeoutError,
   WorkerClosedError,
+  CloseTimeoutError,
   type BatchHandler,
   type BatchOptions,
   type BatchWorkerOptions,

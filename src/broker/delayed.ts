@@ -76,6 +76,8 @@ export class DelayedMover {
   private readonly wakers = new Set<() => void>();
   private readonly links: BlockingConnection[] = [];
   private movedCount = 0;
+  /** Streams whose pass is waiting on the server now (what abandon() reports). */
+  private readonly busy = new Set<string>();
 
   constructor(
     private readonly conn: Connection,
@@ -97,7 +99,12 @@ export class DelayedMover {
     this.started ??= (async () => {
       const idmp = (await probeStreamFeatures(this.conn)).idmp;
       // WATCH state lives on a connection: each stream gets a link of its own.
-      for (let i = 0; i < this.streams.length; i++) this.links.push(await this.conn.duplicate());
+      for (let i = 0; i < this.streams.length && !this.closing; i++) this.links.push(await this.conn.duplicate());
+      if (this.closing) {
+        // closed (or abandoned) while starting: the links made meanwhile go too
+        for (const l of this.links.splice(0)) void l.close({ force: true });
+        return;
+      }
       this.running = Promise.all(this.streams.map((s, i) => this.loop(this.links[i]!, s, idmp))).then(() => {});
     })();
     return this.started;
@@ -109,15 +116,31 @@ export class DelayedMover {
     for (const wake of this.wakers) wake();
     await this.started?.catch(() => {});
     await this.running;
-    for (const l of this.links.splice(0)) await l.close().catch(() => {});
+    // Kept in `links` until closed: abandon() must still reach a QUIT left waiting.
+    await Promise.all(this.links.map((l) => l.close().catch(() => {})));
+  }
+
+  /**
+   * For a close that ran out of time (the server does not answer): stops now, drops the links,
+   * and says which moves were left unanswered. A move is one MULTI, applied whole or not at
+   * all, so whichever it was, no job is lost or doubled.
+   */
+  abandon(): string[] {
+    this.closing = true;
+    for (const wake of this.wakers) wake();
+    const lost = [...this.busy].map((s) => `${s}: a move of due delayed jobs unanswered (one MULTI: applied whole or not at all)`);
+    for (const l of this.links) void l.close({ force: true });
+    return lost;
   }
 
   private async loop(link: BlockingConnection, stream: string, idmp: boolean): Promise<void> {
     while (!this.closing) {
       let sleepMs: number;
+      this.busy.add(stream);
       try {
         sleepMs = await this.pass(link, stream, idmp);
       } catch (err) {
+        if (this.closing) break;
         await link.call('UNWATCH').catch(() => {});
         try {
           this.options.onError?.(err as Error);
@@ -125,6 +148,8 @@ export class DelayedMover {
           // an 'error' event without a listener: the mover keeps running regardless
         }
         sleepMs = this.pollMs;
+      } finally {
+        this.busy.delete(stream);
       }
       if (sleepMs > 0 && !this.closing) await this.sleep(sleepMs);
     }

@@ -86,6 +86,7 @@ export class Scheduler {
   private running: Promise<void> | null = null;
   private connection: BlockingConnection | null = null;
   private readonly clock: Clock;
+  private closed = false;
 
   constructor(
     private readonly conn: Connection,
@@ -107,10 +108,21 @@ export class Scheduler {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     if (this.timer !== null) clearInterval(this.timer);
     this.timer = null;
     await this.running;
     await this.connection?.close();
+  }
+
+  /** For a close that ran out of time: stops now; says whether a tick was left unanswered. */
+  abandon(): string[] {
+    const busy = this.running !== null;
+    this.closed = true;
+    if (this.timer !== null) clearInterval(this.timer);
+    this.timer = null;
+    void this.connection?.close({ force: true });
+    return busy ? [`${this.stream}: a schedule tick unanswered (one MULTI: its entry added once or not at all)`] : [];
   }
 
   /** One pass: every due schedule adds its entry. Resolves to how many were added. */
@@ -125,7 +137,12 @@ export class Scheduler {
   /** WATCH … MULTI XADD + HSET next: false when the tick was taken elsewhere or is not due. */
   private async fire(id: string): Promise<boolean> {
     // WATCH belongs to a connection: use one of our own, never shared with other callers.
+    if (this.closed) return false;
     this.connection ??= await this.conn.duplicate();
+    if (this.closed) {
+      void this.connection.close({ force: true });
+      return false;
+    }
     const c = this.connection;
     const key = schedulesKey(this.stream);
     await c.call('WATCH', key);

@@ -14,7 +14,7 @@ import { Metrics } from './metrics.js';
 import { DelayedMover } from './delayed.js';
 import { defaultDeadLetterStream, partitionStreams, splitConcurrency } from './partition.js';
 import type { StreamFeatures } from './stream-features.js';
-import type { WorkerEvents } from './worker/events.js';
+import { CloseTimeoutError, type WorkerEvents } from './worker/events.js';
 import { type BatchHandler, type BatchOptions, type BatchWorkerOptions, type CloseOptions, type JobHandler, resolveOptions, type WorkerOptions } from './worker/options.js';
 import { Scheduler } from './schedules.js';
 import { RateLimiter } from './rate-limiter.js';
@@ -35,6 +35,9 @@ export class Worker<T = unknown> extends EventEmitter<WorkerEvents<T>> {
   /** Moves the streams' due delayed jobs in (option `delayed`, on by default). */
   private readonly mover: DelayedMover | null;
   private readonly schedulers: Scheduler[] = [];
+  private closing = false;
+  /** Emits (and logs) a worker event. */
+  private readonly report: <K extends keyof WorkerEvents<T>>(event: K, ...args: WorkerEvents<T>[K]) => void;
 
   constructor(conn: Connection, options: BatchWorkerOptions, handler: BatchHandler<T>);
   constructor(conn: Connection, options: WorkerOptions, handler: JobHandler<T>);
@@ -57,6 +60,7 @@ export class Worker<T = unknown> extends EventEmitter<WorkerEvents<T>> {
       logWorkerEvent(logger, this.consumer, event, args);
       (this.emit as (e: K, ...a: WorkerEvents<T>[K]) => boolean)(event, ...args);
     };
+    this.report = emit;
     // One limiter for every partition: the limit is the group's, keyed by the logical stream.
     const limiter = options.limiter ? new RateLimiter(conn, `${options.stream}:limit:${options.group}`, options.limiter) : null;
     this.consumers = this.streams.map((stream, i) => {
@@ -85,7 +89,9 @@ export class Worker<T = unknown> extends EventEmitter<WorkerEvents<T>> {
   start(): Promise<void> {
     this.started ??= (async () => {
       await Promise.all(this.consumers.map((c) => c.start()));
+      if (this.closing) return; // close() came while starting: start nothing more
       await this.mover?.start();
+      if (this.closing) return;
       if (this.options.schedules !== false) {
         for (const stream of this.streams) {
           const scheduler = new Scheduler(this.conn, stream, { onError: (err) => this.emit('error', err) });
@@ -111,25 +117,55 @@ export class Worker<T = unknown> extends EventEmitter<WorkerEvents<T>> {
 
   /**
    * Graceful stop: no more reads; running handlers finish and are acknowledged. With
-   * `timeoutMs`, handlers still running then are aborted (their signal) and their entries left
-   * for other workers, never acknowledged. Idempotent.
+   * `timeoutMs`, close resolves within it whatever the server does: handlers still running
+   * shortly before (see closeReserveMs) are aborted (their signal) and their entries left for
+   * other workers, never acknowledged; if the server does not answer the last round trips in
+   * time (it is down or frozen), the worker drops its own links and emits an 'error'
+   * (CloseTimeoutError) saying what the server was not told. Idempotent.
    */
   close(options: CloseOptions = {}): Promise<void> {
-    this.closed ??= (async () => {
-      await this.started?.catch(() => {});
-      await this.mover?.close();
-      await Promise.all(this.schedulers.map((s) => s.close()));
-      await Promise.all(this.consumers.map((c) => c.close(options)));
-      for (const u of this.unwatch) u();
-      if (this.signalHandler) {
-        process.off('SIGTERM', this.signalHandler);
-        process.off('SIGINT', this.signalHandler);
-      }
-    })();
+    this.closed ??= this.shutdown(options.timeoutMs);
     return this.closed;
+  }
+
+  private async shutdown(timeoutMs: number | undefined): Promise<void> {
+    this.closing = true;
+    const graceful = (async () => {
+      const began = performance.now();
+      await this.started?.catch(() => {});
+      const handlersWithinMs = timeoutMs === undefined ? undefined : Math.max(0, timeoutMs - closeReserveMs(timeoutMs) - (performance.now() - began));
+      await Promise.all([this.mover?.close(), ...this.schedulers.map((s) => s.close()), ...this.consumers.map((c) => c.close(handlersWithinMs))]);
+    })();
+    const inTime = timeoutMs === undefined ? await graceful.then(() => true) : await settlesWithin(graceful, timeoutMs);
+    const abandoned = inTime ? [] : [...this.consumers.flatMap((c) => c.abandon()), ...(this.mover?.abandon() ?? []), ...this.schedulers.flatMap((s) => s.abandon())];
+    for (const u of this.unwatch) u();
+    if (this.signalHandler) {
+      process.off('SIGTERM', this.signalHandler);
+      process.off('SIGINT', this.signalHandler);
+    }
+    if (!inTime) this.report('error', new CloseTimeoutError(timeoutMs!, abandoned));
+  }
+}
+
+/**
+ * Of close({ timeoutMs }), the part kept for the round trips after the handlers (releases,
+ * acknowledgements, removing the consumer): a quarter, at most 500 ms.
+ */
+function closeReserveMs(timeoutMs: number): number {
+  return Math.min(500, Math.floor(timeoutMs / 4));
+}
+
+/** True when `p` settles within `ms`; false (and `p` left running) otherwise. */
+async function settlesWithin(p: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  try {
+    return await Promise.race([p.then(() => true), expired]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 
 export { exponentialBackoff } from './worker/options.js';
 export type { BatchHandler, BatchOptions, BatchWorkerOptions, CloseOptions, Job, JobContext, JobHandler, WorkerOptions } from './worker/options.js';
-export { LeaseLostError, TimeoutError, WorkerClosedError, type DeadLetteredJob, type WorkerEvents } from './worker/events.js';
+export { CloseTimeoutError, LeaseLostError, TimeoutError, WorkerClosedError, type DeadLetteredJob, type WorkerEvents } from './worker/events.js';

@@ -11,7 +11,7 @@
 // an arbitrary node, so interrupt() cannot CLIENT UNBLOCK the node a read blocks on: a worker on
 // a cluster ends a blocking read at its BLOCK timeout on close().
 import { Cluster } from 'ioredis';
-import type { Arg, BlockingConnection, Connection, Value } from './connection.js';
+import type { Arg, BlockingConnection, CloseConnectionOptions, Connection, Value } from './connection.js';
 import { defaultClusterOptions } from './ioredis-defaults.js';
 import { bindLink, IoredisLink, toCalls } from './ioredis-link.js';
 import type { ClusterClientOptions, ClusterSeed, IoredisCluster } from './ioredis-types.js';
@@ -114,8 +114,8 @@ export class ClusterConnection implements BlockingConnection {
     return this.link.onReconnect(listener);
   }
 
-  close(): Promise<void> {
-    return this.link.close();
+  close(options?: CloseConnectionOptions): Promise<void> {
+    return this.link.close(options);
   }
 }
 

@@ -26,8 +26,18 @@ export interface Connection {
   duplicate(): Promise<BlockingConnection>;
   /** Called after the connection was lost and established again (never on the first connect). */
   onReconnect(listener: () => void): () => void;
-  /** Ends the link; a client or database you passed to connect() stays open (it is yours). */
-  close(): Promise<void>;
+  /**
+   * Ends the link once the commands sent are answered; a client or database you passed to
+   * connect() stays open (it is yours). `{ force: true }` drops the link at once, for a server
+   * that no longer answers (the commands still waiting then get no reply).
+   */
+  close(options?: CloseConnectionOptions): Promise<void>;
+}
+
+/** Options of Connection.close(). */
+export interface CloseConnectionOptions {
+  /** Drop the link now instead of waiting for the replies to what was sent (QUIT). */
+  force?: boolean;
 }
 
 /** An error reply from the embedded database, as ioredis's ReplyError: the message is Redis's text. */

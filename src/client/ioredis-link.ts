@@ -5,7 +5,7 @@
 // clusterClientOf (the CLI, the dashboard): the adapters' declared types do not show it.
 import type { Buffer } from 'node:buffer';
 import type { Cluster, Redis } from 'ioredis';
-import { type Arg, TransactionError, type Value } from './connection.js';
+import { type Arg, type CloseConnectionOptions, TransactionError, type Value } from './connection.js';
 import type { ClusterConnection } from './cluster-connection.js';
 import type { RedisConnection } from './redis-connection.js';
 
@@ -50,12 +50,14 @@ export class IoredisLink<C extends Redis | Cluster> {
     for (const l of this.listeners) l();
   }
 
-  async close(): Promise<void> {
-    if (this.closed) return;
+  async close(options: CloseConnectionOptions = {}): Promise<void> {
+    if (this.closed && !options.force) return;
     this.closed = true;
     this.listeners.clear();
     if (!this.ownsClient) return;
-    if (this.client.status === 'ready') await this.client.quit().catch(() => this.client.disconnect());
+    // QUIT waits for the replies to what was sent: a server that stopped answering (frozen, or
+    // cut off with the socket still open) would keep it waiting for ever.
+    if (this.client.status === 'ready' && !options.force) await this.client.quit().catch(() => this.client.disconnect());
     else this.client.disconnect();
   }
 }

@@ -3,7 +3,7 @@
 // (a worker should wait out a restart rather than fail), and report each re-established link
 // so the worker can re-read its own pending entries.
 import { Redis } from 'ioredis';
-import type { Arg, BlockingConnection, Value } from './connection.js';
+import type { Arg, BlockingConnection, CloseConnectionOptions, Value } from './connection.js';
 import { defaultRedisOptions } from './ioredis-defaults.js';
 import { bindLink, IoredisLink, toCalls } from './ioredis-link.js';
 import type { IoredisClient, RedisClientOptions } from './ioredis-types.js';
@@ -63,6 +63,10 @@ export class RedisConnection implements BlockingConnection {
   async interrupt(): Promise<void> {
     // Closing the socket instead could lose a reply already on its way.
     if (this.parent === null || this.clientId === null) return;
+    // While either link is down nothing is blocked under that id (ioredis sends the read again
+    // after reconnecting, and it ends at its BLOCK timeout); an UNBLOCK queued until then would
+    // name a client of the old server process, maybe someone else's after a restart.
+    if (this.link.client.status !== 'ready' || this.parent.link.client.status !== 'ready') return;
     await this.parent.call('CLIENT', 'UNBLOCK', this.clientId).catch(() => {});
   }
 
@@ -70,7 +74,7 @@ export class RedisConnection implements BlockingConnection {
     return this.link.onReconnect(listener);
   }
 
-  close(): Promise<void> {
-    return this.link.close();
+  close(options?: CloseConnectionOptions): Promise<void> {
+    return this.link.close(options);
   }
 }

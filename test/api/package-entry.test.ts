@@ -48,12 +48,13 @@ import {
   TransactionError,
   Worker,
   WorkerClosedError,
+  CloseTimeoutError,
 } from 'sluice';
 import { WAIT_LIMIT_MS, waitFor } from '../support/wait.js';
 
 test('the entry exports exactly the documented runtime names', () => {
   assert.deepEqual(Object.keys(sluice).sort(), [
-    'ClusterConnection', 'DashboardRefusal', 'DeadLetters', 'DelayedMover', 'EmbeddedConnection', 'EmbeddedDatabase', 'EmbeddedSession',
+    'CloseTimeoutError', 'ClusterConnection', 'DashboardRefusal', 'DeadLetters', 'DelayedMover', 'EmbeddedConnection', 'EmbeddedDatabase', 'EmbeddedSession',
     'LeaseLostError', 'MalformedEntryError', 'Metrics', 'Producer', 'RedisConnection', 'ReplicationError', 'ReplyError',
     'TimeoutError', 'TransactionError', 'Worker', 'WorkerClosedError', 'connect', 'connectCluster', 'dashboardHandler',
     'delayedKey', 'exponentialBackoff', 'groupLag', 'jsonCodec', 'metricsHandler', 'open', 'partitionOf', 'partitionStreams',
@@ -118,7 +119,7 @@ test('every export works from the package name: embedded and served, produce, co
   await scheduler.close();
   assert.equal(await producer.unschedule('tick'), true);
   assert.equal(await isGroupPaused(conn, streams[1]!, 'g'), false);
-  for (const E of [LeaseLostError, TimeoutError, WorkerClosedError, ReplicationError]) assert.ok(E.prototype instanceof Error);
+  for (const E of [LeaseLostError, TimeoutError, WorkerClosedError, CloseTimeoutError, ReplicationError]) assert.ok(E.prototype instanceof Error);
 
   // The same database behind a RESP server, reached by URL (the options go to ioredis) or
   // through an ioredis client of one's own (wrapped, not closed with the connection).

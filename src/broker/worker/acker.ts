@@ -7,6 +7,8 @@ const MAX_IDS = 1000;
 export class Acker {
   private queue: string[] = [];
   private flushing: Promise<boolean> | null = null;
+  /** The ids of XACKs sent and not answered yet. */
+  private readonly inFlight = new Set<string[]>();
 
   constructor(
     private readonly conn: Connection,
@@ -32,11 +34,17 @@ export class Acker {
     }
   }
 
+  /** Ids whose XACK is queued or unanswered (what a close that gives up leaves unconfirmed). */
+  unconfirmed(): string[] {
+    return [...[...this.inFlight].flat(), ...this.queue];
+  }
+
   private async send(): Promise<boolean> {
     const ids = this.queue;
     this.queue = [];
     this.flushing = null;
     if (ids.length === 0) return true;
+    this.inFlight.add(ids);
     try {
       const commands = [];
       for (let i = 0; i < ids.length; i += MAX_IDS) commands.push(['XACK', this.stream, this.group, ...ids.slice(i, i + MAX_IDS)]);
@@ -48,6 +56,8 @@ export class Acker {
       // Still pending on the server: a PEL re-read or a claim delivers them again.
       this.onError(err);
       return false;
+    } finally {
+      this.inFlight.delete(ids);
     }
   }
 }

@@ -51,6 +51,23 @@ export class WorkerClosedError extends Error {
   }
 }
 
+/**
+ * close({ timeoutMs }) ran out of time waiting for the server (down, or not answering): the
+ * worker dropped its own links and left these things undone, each a line of `abandoned`. What it
+ * left pending on the server is delivered again (at least once); nothing is lost.
+ */
+export class CloseTimeoutError extends Error {
+  constructor(
+    /** The close's timeoutMs. */
+    readonly timeoutMs: number,
+    /** What was left undone, one line each (unconfirmed acks and releases by id, and so on). */
+    readonly abandoned: string[],
+  ) {
+    super(`close() gave up after ${timeoutMs} ms without the server's answers; ${abandoned.length === 0 ? 'nothing held was left undone' : `left undone: ${abandoned.join('; ')}`}`);
+    this.name = 'CloseTimeoutError';
+  }
+}
+
 export function asError(err: unknown): Error {
   return err instanceof Error ? err : new Error(String(err));
 }

@@ -111,8 +111,11 @@ export interface BatchWorkerOptions extends WorkerOptions {
 
 export interface CloseOptions {
   /**
-   * Wait at most this long for running handlers; then abort their signals and return. Their
-   * entries stay pending (released with XNACK where the server has it), never acknowledged.
+   * close() resolves within this many ms, whatever the server does. Handlers still running
+   * when a reserve for the last round trips is left (a quarter, at most 500 ms) are aborted;
+   * their entries stay pending (released with XNACK where the server has it), never
+   * acknowledged. If the server does not answer in time (down, frozen), the worker drops its
+   * own links and emits an 'error', a CloseTimeoutError listing what was left undone.
    */
   timeoutMs?: number;
 }

@@ -24,7 +24,7 @@ import { Acker } from './acker.js';
 import { EntryTable, type HeldEntry } from './entry-table.js';
 import { asError, type DeadLetteredJob, LeaseLostError, TimeoutError, WorkerClosedError, type WorkerEvents } from './events.js';
 import { type Delivered, GroupReader, type ReadResult } from './group-reader.js';
-import type { BatchHandler, CloseOptions, Job, JobHandler, ResolvedOptions } from './options.js';
+import type { BatchHandler, Job, JobHandler, ResolvedOptions } from './options.js';
 import { isGroupPaused } from '../pause.js';
 import { RetryScheduler } from './retry-scheduler.js';
 import { ConsumerTrace, loadTracing } from '../tracing.js';
@@ -56,6 +56,14 @@ export class StreamConsumer<T> {
   private resumed: (() => void) | null = null;
   /** Set by close(): entries already delivered here still run before it returns. */
   private draining = false;
+  /** Set by abandon(): the close in progress stops at its next step, nothing more is sent. */
+  private gaveUp = false;
+  /** Ids of XNACKs sent at close and not answered yet. */
+  private readonly releasing = new Set<string[]>();
+  private consumerRemoved = false;
+  /** Resolves when the consumer has closed or been abandoned (a read may then never settle). */
+  private readonly ended: Promise<void>;
+  private end!: () => void;
 
   constructor(
     private readonly conn: Connection,
@@ -66,8 +74,10 @@ export class StreamConsumer<T> {
     private readonly handler: AnyHandler<T>,
     private readonly emit: Emit<T>,
   ) {
-    this.acker = new Acker(conn, o.stream, o.group, (err) => this.emit('error', asError(err)));
+    // After abandon() the CloseTimeoutError has said which acks went unconfirmed.
+    this.acker = new Acker(conn, o.stream, o.group, (err) => this.gaveUp || this.emit('error', asError(err)));
     this.retries = new RetryScheduler((id) => this.guard(this.retryDue(id)));
+    this.ended = new Promise((resolve) => (this.end = resolve));
   }
 
   /** Handlers running now. */
@@ -80,24 +90,30 @@ export class StreamConsumer<T> {
     this.state = 'running';
     if (this.o.streamFeatures === 'auto') this.features = await probeStreamFeatures(this.conn);
     await loadTracing();
-    this.blocking = await this.conn.duplicate();
-    const reader = new GroupReader(this.conn, this.blocking, this.o, this.consumer, this.features);
+    // After each step: a close that gave up (abandon) may have come meanwhile.
+    if (this.state !== 'running') return;
+    const blocking = await this.conn.duplicate();
+    if (this.state !== 'running') return void blocking.close({ force: true });
+    this.blocking = blocking;
+    const reader = new GroupReader(this.conn, blocking, this.o, this.consumer, this.features);
     this.reader = reader;
     await reader.ensureGroup();
+    if (this.state !== 'running') return;
     const resume = (): void => reader.resumeHistory();
-    this.unsubscribe.push(this.blocking.onReconnect(resume), this.conn.onReconnect(resume));
+    this.unsubscribe.push(blocking.onReconnect(resume), this.conn.onReconnect(resume));
     // With CLAIM every read claims idle entries: no separate XAUTOCLAIM round trips.
     if (!this.features.readClaim) this.every(this.o.claimIntervalMs, () => this.autoclaim());
     this.every(Math.max(10, Math.floor(this.o.claimIdleMs / 3)), () => this.renewLeases());
     if (this.o.consumerIdleMs > 0) this.every(Math.max(10, Math.floor(this.o.consumerIdleMs / 2)), () => this.removeIdleConsumers());
     await this.checkPause();
+    if (this.state !== 'running') return;
     this.every(this.o.pauseCheckMs, () => this.checkPause());
     this.loop = this.readLoop();
   }
 
-  /** Resolves when the read loop has ended (after close()). */
+  /** Resolves when the read loop has ended (after close()), or the close gave up on it. */
   async done(): Promise<void> {
-    await this.loop;
+    await Promise.race([this.loop, this.ended]);
   }
 
   // --- reading ---------------------------------------------------------------------------------
@@ -160,9 +176,16 @@ export class StreamConsumer<T> {
           this.emit('error', asError(err));
         }
         failures++;
-        await sleep(Math.min(2000, 20 * 2 ** Math.min(failures, 7)));
+        await this.pauseUnlessEnded(Math.min(2000, 20 * 2 ** Math.min(failures, 7)));
       }
     }
+  }
+
+  /** Waits before the next try, or less when the consumer ends meanwhile (its timer goes). */
+  private async pauseUnlessEnded(ms: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([new Promise((r) => (timer = setTimeout(r, ms))), this.ended]);
+    clearTimeout(timer);
   }
 
   /** Takes a read's entries into the table and starts what the slots allow. */
@@ -508,9 +531,10 @@ export class StreamConsumer<T> {
    * Stops reading, lets running handlers finish (up to timeoutMs, then aborts them), awaits
    * the acks, and removes this consumer from the group when it holds nothing.
    */
-  async close(options: CloseOptions = {}): Promise<void> {
+  async close(handlersWithinMs?: number): Promise<void> {
     if (this.state === 'idle') {
       this.state = 'closed';
+      this.end();
       return;
     }
     if (this.state !== 'running') return;
@@ -525,18 +549,64 @@ export class StreamConsumer<T> {
     }
     this.wakeReader();
     this.resumed?.();
+    const started = performance.now();
+    // Each step may wait on a server that no longer answers; after abandon() none goes on.
     await this.blocking?.interrupt();
+    if (this.gaveUp) return;
     await this.loop;
+    if (this.gaveUp) return;
     // Entries already delivered here run before close() returns (unless its timeout passes).
     this.draining = true;
     this.pump();
-    await this.waitForHandlers(options.timeoutMs);
+    await this.waitForHandlers(handlersWithinMs === undefined ? undefined : Math.max(0, handlersWithinMs - (performance.now() - started)));
+    if (this.gaveUp) return;
     await this.acker.drain();
     await Promise.all([...this.acks]);
+    if (this.gaveUp) return;
     for (const u of this.unsubscribe) u();
-    await this.deleteConsumerIfEmpty(this.consumer).catch(() => false);
+    this.consumerRemoved = await this.deleteConsumerIfEmpty(this.consumer).catch(() => false);
+    if (this.gaveUp) return;
     await this.blocking?.close();
     this.state = 'closed';
+    this.end();
+  }
+
+  /**
+   * The close in progress ran out of time (the server does not answer): stops everything at
+   * once, drops this consumer's own link, and says what the server was not told. Handlers still
+   * running are aborted; their entries, and those whose XACK went unanswered, stay pending on
+   * the server and are delivered again (at least once).
+   */
+  abandon(): string[] {
+    if (this.state === 'closed') return [];
+    const closing = this.state === 'closing';
+    this.state = 'closed';
+    this.gaveUp = true;
+    this.abandoned = true;
+    for (const t of this.timers) clearInterval(t);
+    if (this.batchTimer) clearTimeout(this.batchTimer);
+    this.retries.cancelAll();
+    const lost: string[] = [];
+    const running = this.table.inState('running', 'queued');
+    for (const h of running) {
+      h.abort?.abort(new WorkerClosedError());
+      this.table.delete(h);
+    }
+    const stream = this.o.stream;
+    if (running.length > 0) lost.push(`${stream}: ${running.length} jobs aborted unfinished (${listIds(running.map((h) => h.entry.id))})`);
+    const acks = this.acker.unconfirmed();
+    if (acks.length > 0) lost.push(`${stream}: ${acks.length} acknowledgements unconfirmed, these jobs may be delivered again (${listIds(acks)})`);
+    const releases = [...this.releasing].flat();
+    if (releases.length > 0) lost.push(`${stream}: ${releases.length} releases (XNACK) unconfirmed, claimed after claimIdleMs instead (${listIds(releases)})`);
+    if (closing && !this.consumerRemoved && this.o.consumerIdleMs > 0) {
+      lost.push(`${stream}: consumer ${this.consumer} left in group ${this.o.group} (other workers remove it once idle and empty)`);
+    }
+    for (const u of this.unsubscribe) u();
+    this.wakeReader();
+    this.resumed?.();
+    void this.blocking?.close({ force: true });
+    this.end();
+    return lost;
   }
 
   private async waitForHandlers(timeoutMs: number | undefined): Promise<void> {
@@ -571,16 +641,21 @@ export class StreamConsumer<T> {
   /** XNACK: the entries go back to the group, claimable by any worker at once. */
   private async release(ids: string[], mode: 'SILENT' | 'FAIL'): Promise<void> {
     if (ids.length === 0) return;
+    this.releasing.add(ids);
     try {
       await this.conn.call('XNACK', this.o.stream, this.o.group, mode, 'IDS', ids.length, ...ids);
     } catch (err) {
       this.emit('error', asError(err)); // still ours and pending: claimed after claimIdleMs
+    } finally {
+      this.releasing.delete(ids);
     }
   }
 }
 
-function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
+/** Ids for a message: the first ten, then how many more. */
+function listIds(ids: string[]): string {
+  return ids.length <= 10 ? ids.join(' ') : `${ids.slice(0, 10).join(' ')} and ${ids.length - 10} more`;
 }
+
 
 export type { StreamEntry };
