@@ -8,20 +8,23 @@
 // in one MULTI XADDs each and ZREMs them. If another mover changed the set meanwhile, EXEC
 // returns null and nothing was written: the pass is retried. (If the WATCH was lost to a
 // reconnect and the library resent the MULTI, a member's ZREM replies 0 and its XADD is undone.) A MULTI is applied whole or not at
-// all, so a mover killed mid-move loses nothing and duplicates nothing. Where the server has
-// idempotent production (IDMP), each XADD also carries `IDMP sluice-delayed jobId`.
-// No Lua: WATCH/MULTI and stream/sorted-set commands only, so it runs on sluice server too.
+// all, so a mover killed mid-move loses nothing and duplicates nothing. Each XADD is also
+// idempotent where the server allows (idempotence.ts): `IDMP sluice-delayed jobId`, or the
+// script with that pid and iid.
+// The move itself needs no Lua (WATCH/MULTI and stream/sorted-set commands), so it runs on
+// sluice server too; the script is only how a server without IDMP deduplicates the XADD.
 import { randomBytes } from 'node:crypto';
 import type { BlockingConnection, Connection, Value } from '../client/connection.js';
 import { execWatched } from './watched-multi.js';
 import { probeStreamFeatures } from './stream-features.js';
+import { type IdempotenceMode, idempotentXadd, probeIdempotence } from './idempotence.js';
 
 /** The sorted set holding a stream's delayed jobs. */
 export function delayedKey(stream: string): string {
   return `${stream}:delayed`;
 }
 
-/** The producer id the mover's XADD IDMP uses (where the server has IDMP). */
+/** The producer id of the mover's idempotent XADDs (IDMP, or the idempotence script). */
 export const DELAYED_PRODUCER_ID = 'sluice-delayed';
 
 /** A unique job id: time-ordered (ms, base 36) plus 80 random bits. */
@@ -97,7 +100,7 @@ export class DelayedMover {
   /** Starts moving (idempotent); resolves once the loops run (rejects if setting up failed). */
   start(): Promise<void> {
     this.started ??= (async () => {
-      const idmp = (await probeStreamFeatures(this.conn)).idmp;
+      const mode = await probeIdempotence(this.conn, await probeStreamFeatures(this.conn));
       // WATCH state lives on a connection: each stream gets a link of its own.
       for (let i = 0; i < this.streams.length && !this.closing; i++) this.links.push(await this.conn.duplicate());
       if (this.closing) {
@@ -105,7 +108,7 @@ export class DelayedMover {
         for (const l of this.links.splice(0)) void l.close({ force: true });
         return;
       }
-      this.running = Promise.all(this.streams.map((s, i) => this.loop(this.links[i]!, s, idmp))).then(() => {});
+      this.running = Promise.all(this.streams.map((s, i) => this.loop(this.links[i]!, s, mode))).then(() => {});
     })();
     return this.started;
   }
@@ -133,12 +136,12 @@ export class DelayedMover {
     return lost;
   }
 
-  private async loop(link: BlockingConnection, stream: string, idmp: boolean): Promise<void> {
+  private async loop(link: BlockingConnection, stream: string, mode: IdempotenceMode): Promise<void> {
     while (!this.closing) {
       let sleepMs: number;
       this.busy.add(stream);
       try {
-        sleepMs = await this.pass(link, stream, idmp);
+        sleepMs = await this.pass(link, stream, mode);
       } catch (err) {
         if (this.closing) break;
         await link.call('UNWATCH').catch(() => {});
@@ -156,7 +159,7 @@ export class DelayedMover {
   }
 
   /** One move; resolves to how long to sleep before the next (0: go on at once). */
-  private async pass(link: BlockingConnection, stream: string, idmp: boolean): Promise<number> {
+  private async pass(link: BlockingConnection, stream: string, mode: IdempotenceMode): Promise<number> {
     const key = delayedKey(stream);
     await link.call('WATCH', key);
     const now = await serverTimeMs(link);
@@ -168,7 +171,7 @@ export class DelayedMover {
       return Math.max(1, Math.min(this.pollMs, Number(next[1]) - now));
     }
     // Per member: XADD, then ZREM of that member alone (its reply says whether it was still there).
-    const commands = due.flatMap((member) => [moveCommand(stream, member, idmp), ['ZREM', key, member]]);
+    const commands = due.flatMap((member) => [moveCommand(stream, member, mode), ['ZREM', key, member]]);
     const exec = await execWatched(link, commands);
     if (exec === null) return 0; // another mover won the race: look again
     const results = exec as Value[];
@@ -176,10 +179,12 @@ export class DelayedMover {
     if (errors.length > 0) throw errors[0] as Error;
     // ZREM 0: the member was gone, so this EXEC ran without its WATCH (a client library resent
     // the transaction on a new connection after a reconnect). Without IDMP that XADD is a
-    // duplicate of another move: delete it again. With IDMP the XADD returned the first id.
-    const duplicates = idmp ? [] : due.map((_, i) => (Number(results[2 * i + 1]) === 0 ? String(results[2 * i]) : null)).filter((id) => id !== null);
+    // duplicate of another move: delete it again. With IDMP (or the idempotence script) the XADD
+    // returned the first id.
+    const taken = due.map((_, i) => Number(results[2 * i + 1]) === 0);
+    const duplicates = mode !== 'none' ? [] : due.map((_, i) => (taken[i] ? String(results[2 * i]) : null)).filter((id) => id !== null);
     if (duplicates.length > 0) await link.call('XDEL', stream, ...duplicates);
-    this.movedCount += due.length - duplicates.length;
+    this.movedCount += taken.filter((t) => !t).length;
     return due.length === this.batch ? 0 : Math.min(this.pollMs, 1);
   }
 
@@ -197,8 +202,10 @@ export class DelayedMover {
 }
 
 /** The XADD of one member; a member that is not a delayed job is moved verbatim (dead-lettered). */
-function moveCommand(stream: string, member: string, idmp: boolean): string[] {
+function moveCommand(stream: string, member: string, mode: IdempotenceMode): string[] {
   const job = decodeDelayedMember(member);
   if (job === null) return ['XADD', stream, '*', 'delayed-member', member];
-  return ['XADD', stream, ...(idmp ? ['IDMP', DELAYED_PRODUCER_ID, job.jobId] : []), '*', ...job.fields];
+  if (mode === 'none') return ['XADD', stream, '*', ...job.fields];
+  // With the script's text: an EVALSHA unknown to the server would fail inside the MULTI, alone.
+  return idempotentXadd(mode, stream, DELAYED_PRODUCER_ID, job.jobId, ['*', ...job.fields], true).map(String);
 }

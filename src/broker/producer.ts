@@ -4,15 +4,21 @@
 //   - trimAckedOnly: never trims an entry some consumer group still needs (pending, or not yet
 //     delivered): XADD ... ACKED where the server has Redis 8.2's deletion policies (sluice
 //     does), otherwise a periodic XTRIM MINID at the slowest group's position (safe-trim.ts).
-//   - producerId: idempotent production (Redis 8.6 XADD IDMP / IDMPAUTO; sluice has it): a
-//     resend after a lost reply gets the first id back instead of adding a duplicate.
+//   - idempotent (default): every XADD carries a producer id and an idempotent id, so an add
+//     resent after a lost reply (ioredis resends unanswered commands after reconnecting) gets
+//     the first id back instead of adding a duplicate: XADD IDMP where the server has it, a
+//     script elsewhere (idempotence.ts). `producerId` (stable across restarts) and
+//     `idempotencyKey` (per add) extend it to resends of your own.
 //   - delayMs / at: delayed delivery; the entry waits in the stream's `:delayed` sorted set
 //     until a DelayedMover (delayed.ts; every Worker runs one) moves it in at its due time.
 //   - waitReplicas: add() resolves once that many replicas have the entry (WAIT).
 //   - tracing: with @opentelemetry/api installed, each add() runs in a PRODUCER span whose
 //     context the entry carries as `traceparent` (see tracing.ts); addMany() has one span.
 import type { Arg, Connection } from '../client/connection.js';
+import { createHash, randomBytes } from 'node:crypto';
 import { type Codec, encodeEntry, jsonCodec } from './codec.js';
+import { IDEMPOTENCE_WINDOW, type IdempotenceMode, idempotentXadd, InFlightWindow, probeIdempotence, withScriptText } from './idempotence.js';
+import { errorMessage } from './replies.js';
 import { partitionOf, partitionStreams } from './partition.js';
 import type { Clock } from './clock.js';
 import { SafeTrimmer } from './safe-trim.js';
@@ -34,9 +40,17 @@ export interface ProducerOptions {
   trimAckedOnly?: boolean;
   codec?: Codec;
   /**
-   * Idempotent production: a stable id of this producer (keep it across restarts). Each add
-   * sends XADD IDMP producerId idempotencyKey, or IDMPAUTO producerId (the server hashes the
-   * content) without one. The first add rejects when the server has no IDMP.
+   * Adds that a resend cannot duplicate (default true): each add carries this producer's id and
+   * an id of its own, which the server remembers (XADD IDMP on Redis 8.6+ and sluice, a script
+   * on Redis 7 and Valkey; docs/delivery.md). At most 100 adds of a producer are unanswered at
+   * once, as the server remembers the last 100. `false`: plain XADD.
+   */
+  idempotent?: boolean;
+  /**
+   * A stable id of this producer (keep it across restarts; one process at a time), instead of a
+   * random one per Producer. Adds without an `idempotencyKey` are then identified by their
+   * content (XADD IDMPAUTO): the same payload added again within the server's window is not
+   * added twice. The first add rejects on a server that can deduplicate in no way.
    */
   producerId?: string;
   /**
@@ -56,7 +70,11 @@ export interface ProducerOptions {
 export interface AddOptions {
   /** Partition / ordering key: entries with the same key go to the same stream, in order. */
   key?: string;
-  /** With `producerId`: this message's idempotent id (e.g. an order id); default: its content. */
+  /**
+   * This message's idempotent id (e.g. an order id): a second add with the same key, within the
+   * server's window (the last 100 keys of the producer, for 100 s by default), adds nothing and
+   * returns the first id. Scoped to `producerId`, or to this Producer without one.
+   */
   idempotencyKey?: string;
   /** Delayed delivery: the entry reaches the stream this many ms from now (server clock). */
   delayMs?: number;
@@ -84,6 +102,13 @@ export class Producer {
   private trimmer: SafeTrimmer | null = null;
   /** Server clock minus this process's clock (TIME at prepare): delayMs counts on the server's. */
   private clockOffsetMs = 0;
+  private idempotence: IdempotenceMode = 'none';
+  /** The producer id of adds without a key when no producerId is given: random per Producer. */
+  private readonly ownPid = `sluice-${randomBytes(9).toString('base64url')}`;
+  /** The idempotent id of the next add without a key (with ownPid). */
+  private sequence = 0;
+  /** Bounds the unanswered idempotent adds by what the server remembers. */
+  private readonly inFlight = new InFlightWindow(IDEMPOTENCE_WINDOW);
 
   constructor(
     private readonly conn: Connection,
@@ -95,6 +120,7 @@ export class Producer {
     if (options.trimAckedOnly && options.maxLen === undefined && options.minIdAgeMs === undefined) {
       throw new RangeError('trimAckedOnly needs maxLen or minIdAgeMs');
     }
+    if (options.idempotent === false && options.producerId !== undefined) throw new RangeError('producerId needs idempotent adds (idempotent: false was given)');
     this.codec = options.codec ?? jsonCodec;
     this.streams = options.partitions === undefined ? [options.stream] : partitionStreams(options.stream, options.partitions);
   }
@@ -114,10 +140,7 @@ export class Producer {
     let id: string;
     try {
       const xadd = this.command(features, stream, payload, options, trace);
-      const need = this.options.waitReplicas ?? 0;
-      if (need === 0) id = String(await this.conn.call(...xadd.argv));
-      else [id] = await this.addAndWait([xadd.argv], need);
-      if (xadd.jobId !== undefined) id = xadd.jobId;
+      [id] = await this.send([xadd]);
     } catch (err) {
       trace?.end(null, err);
       throw err;
@@ -134,37 +157,78 @@ export class Producer {
   async addMany(items: Array<{ payload: unknown } & AddOptions> | unknown[], options: { keyed?: boolean } = {}): Promise<string[]> {
     const features = await this.prepare();
     const trace = ProducerTrace.start(this.options.stream, items.length);
-    let commands: Arg[][];
+    let built: Built[];
     let ids: string[];
     try {
-      const built = items.map((item) => {
+      built = items.map((item) => {
         if (!options.keyed) return this.command(features, this.streamFor(), item, {}, trace);
         const { payload, ...add } = item as { payload: unknown } & AddOptions;
         return this.command(features, this.streamFor(add.key), payload, add, trace);
       });
-      commands = built.map((b) => b.argv);
-      const need = this.options.waitReplicas ?? 0;
-      ids = need > 0 ? await this.addAndWait(commands, need) : (await this.conn.pipeline(commands)).map(unwrap);
-      ids = ids.map((id, i) => built[i]!.jobId ?? id);
+      ids = await this.send(built);
     } catch (err) {
       trace?.end(null, err);
       throw err;
     }
     trace?.end(ids);
-    for (const stream of new Set(commands.filter((c) => c[0] === 'XADD').map((c) => String(c[1])))) this.trimmer?.afterAdd(stream);
+    for (const stream of new Set(built.filter((b) => b.jobId === undefined).map((b) => b.stream))) this.trimmer?.afterAdd(stream);
     return ids;
+  }
+
+  /**
+   * Sends adds, pipelined, at most the in-flight window of idempotent ones unanswered at a time
+   * (a longer list goes in slices); resolves to their ids in order (a delayed job's: its job id).
+   */
+  private async send(built: Built[]): Promise<string[]> {
+    const ids: string[] = new Array(built.length);
+    const need = this.options.waitReplicas ?? 0;
+    const step = this.idempotence === 'none' ? built.length : this.inFlight.size;
+    for (let from = 0; from < built.length; from += step) {
+      const slice = built.slice(from, from + step);
+      const counted = this.idempotence === 'none' ? 0 : slice.filter((b) => b.jobId === undefined).length;
+      await this.inFlight.acquire(counted);
+      let replies: string[];
+      try {
+        replies = await this.sendSlice(slice.map((b) => b.argv), need);
+      } finally {
+        this.inFlight.release(counted);
+      }
+      slice.forEach((b, i) => (ids[from + i] = b.jobId ?? replies[i]!));
+    }
+    return ids;
+  }
+
+  /**
+   * One pipeline of adds (with its WAITs). ioredis resends a pipeline the server left wholly
+   * unanswered when the link dropped, but fails one it answered in part ("Command aborted due to
+   * connection close"): idempotent adds are then sent again, which is just as safe.
+   */
+  private async sendSlice(commands: Arg[][], need: number): Promise<string[]> {
+    for (;;) {
+      try {
+        if (need > 0) return await this.addAndWait(commands, need);
+        if (commands.length === 1) return [String(await this.conn.call(...commands[0]!))];
+        return (await this.conn.pipeline(commands)).map(unwrap);
+      } catch (err) {
+        if (this.idempotence === 'none') throw err;
+        // NOSCRIPT did nothing: the script goes with its text, which also caches it there.
+        if (errorMessage(err).startsWith('NOSCRIPT')) commands = withScriptText(commands);
+        else if (!abortedByClose(err)) throw err;
+      }
+    }
   }
 
   /**
    * The XADD of an entry, or, with delayMs / at, the ZADD of a delayed job into the stream's
    * `:delayed` set (delayed.ts), whose id add() then resolves to instead of a stream id.
    */
-  private command(features: StreamFeatures, stream: string, payload: unknown, options: AddOptions, trace: ProducerTrace | null): { argv: Arg[]; jobId?: string } {
+  private command(features: StreamFeatures, stream: string, payload: unknown, options: AddOptions, trace: ProducerTrace | null): Built {
     const due = this.dueTime(options);
-    if (due === undefined) return { argv: this.xadd(features, stream, payload, options.key, options.idempotencyKey, trace) };
+    if (due === undefined) return { stream, argv: this.xadd(features, stream, payload, options.key, options.idempotencyKey, trace) };
+    // A delayed job's member holds its random job id: a resent ZADD changes nothing.
     const jobId = options.idempotencyKey ?? newJobId();
     const fields = [...encodeEntry(this.codec, payload, options.key), ...(trace?.entryFields() ?? [])];
-    return { argv: ['ZADD', delayedKey(stream), due, encodeDelayedMember(jobId, fields)], jobId };
+    return { stream, argv: ['ZADD', delayedKey(stream), due, encodeDelayedMember(jobId, fields)], jobId };
   }
 
   /** The due time in server-clock ms, or undefined for an immediate add. */
@@ -203,9 +267,10 @@ export class Producer {
 
   /** Probes the server once: idempotence and deletion policies decide the XADD form. */
   private prepare(): Promise<StreamFeatures> {
-    this.features ??= Promise.all([probeStreamFeatures(this.conn), loadTracing(), this.measureClock()]).then(([f]) => {
-      if (this.options.producerId !== undefined && !f.idmp) {
-        throw new Error('producerId: this server has no idempotent production (XADD IDMP needs Redis 8.6+ or sluice)');
+    this.features ??= Promise.all([probeStreamFeatures(this.conn), loadTracing(), this.measureClock()]).then(async ([f]) => {
+      this.idempotence = this.options.idempotent === false ? 'none' : await probeIdempotence(this.conn, f);
+      if (this.options.producerId !== undefined && this.idempotence === 'none') {
+        throw new Error('producerId: this server can deduplicate adds in no way (neither XADD IDMP, Redis 8.6+ and sluice, nor EVAL)');
       }
       if (this.options.trimAckedOnly && !f.deletionPolicies) {
         this.trimmer = new SafeTrimmer(this.conn, { maxLen: this.options.maxLen, minIdAgeMs: this.options.minIdAgeMs, clock: this.options.clock }, this.options.logger);
@@ -226,9 +291,10 @@ export class Producer {
   private async addAndWait(commands: Arg[][], need: number): Promise<string[]> {
     const byStream = new Map<string, number[]>();
     commands.forEach((c, i) => {
-      const list = byStream.get(String(c[1])) ?? [];
+      const key = String(c[0] === 'EVALSHA' || c[0] === 'EVAL' ? c[3] : c[1]); // a script's first key is the stream
+      const list = byStream.get(key) ?? [];
       list.push(i);
-      byStream.set(String(c[1]), list);
+      byStream.set(key, list);
     });
     const ids: string[] = new Array(commands.length);
     await Promise.all(
@@ -250,20 +316,45 @@ export class Producer {
     idempotencyKey: string | undefined,
     trace: ProducerTrace | null,
   ): Arg[] {
-    const argv: Arg[] = ['XADD', stream];
-    const pid = this.options.producerId;
-    if (pid !== undefined) argv.push(...(idempotencyKey === undefined ? ['IDMPAUTO', pid] : ['IDMP', pid, idempotencyKey]));
+    const rest: Arg[] = [];
     // With trimAckedOnly on a Redis 7 server the SafeTrimmer trims instead.
     const trimOnWrite = !this.options.trimAckedOnly || features.deletionPolicies;
-    if (trimOnWrite && this.options.maxLen !== undefined) argv.push('MAXLEN', '~', this.options.maxLen);
-    if (trimOnWrite && this.options.minIdAgeMs !== undefined) argv.push('MINID', '~', Math.max(0, Date.now() - this.options.minIdAgeMs));
-    if (trimOnWrite && this.options.trimAckedOnly) argv.push('ACKED');
-    argv.push('*', ...encodeEntry(this.codec, payload, key));
-    // IDMPAUTO hashes the fields: a resend (in a new span) must hash as the first send did.
-    const autoIdempotent = pid !== undefined && idempotencyKey === undefined;
-    if (trace !== null && !autoIdempotent) argv.push(...trace.entryFields());
-    return argv;
+    if (trimOnWrite && this.options.maxLen !== undefined) rest.push('MAXLEN', '~', this.options.maxLen);
+    if (trimOnWrite && this.options.minIdAgeMs !== undefined) rest.push('MINID', '~', Math.max(0, Date.now() - this.options.minIdAgeMs));
+    if (trimOnWrite && this.options.trimAckedOnly) rest.push('ACKED');
+    const fields = encodeEntry(this.codec, payload, key);
+    rest.push('*', ...fields);
+    const mode = this.idempotence;
+    if (mode === 'none') {
+      if (idempotencyKey !== undefined) {
+        throw new Error(`idempotencyKey: ${this.options.idempotent === false ? 'this Producer was made with idempotent: false' : 'this server can deduplicate adds in no way (neither XADD IDMP nor EVAL)'}`);
+      }
+      if (trace !== null) rest.push(...trace.entryFields());
+      return ['XADD', stream, ...rest];
+    }
+    const pid = this.options.producerId;
+    if (idempotencyKey === undefined && pid !== undefined) {
+      // By content: the trace fields stay out, so a resend (in a new span) is the same content.
+      if (mode === 'idmp') return ['XADD', stream, 'IDMPAUTO', pid, ...rest];
+      return idempotentXadd(mode, stream, pid, `content:${createHash('sha1').update(JSON.stringify(fields)).digest('hex')}`, rest);
+    }
+    if (trace !== null) rest.push(...trace.entryFields());
+    // Keys and the producer's own sequence under different pids, so no key can equal a number.
+    if (idempotencyKey !== undefined) return idempotentXadd(mode, stream, pid ?? `${this.ownPid}:keys`, idempotencyKey, rest);
+    return idempotentXadd(mode, stream, this.ownPid, (this.sequence++).toString(36), rest);
   }
+}
+
+/** An add ready to send: its command, its stream and, for a delayed job, the id add() returns. */
+interface Built {
+  stream: string;
+  argv: Arg[];
+  jobId?: string;
+}
+
+/** ioredis's AbortError: a command of a pipeline cut short by a dropped link, maybe applied. */
+function abortedByClose(err: unknown): boolean {
+  return err instanceof Error && err.name === 'AbortError' && err.message.includes('connection close');
 }
 
 function unwrap(reply: unknown): string {

@@ -4,7 +4,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Arg, BlockingConnection, Connection, Value } from '../../src/client/connection.js';
-import { DelayedMover, delayedKey, serverTimeMs } from '../../src/broker/delayed.js';
+import { DELAYED_PRODUCER_ID, DelayedMover, delayedKey, serverTimeMs } from '../../src/broker/delayed.js';
+import { idempotentXadd, probeIdempotence } from '../../src/broker/idempotence.js';
 import { Producer } from '../../src/broker/producer.js';
 import { probeStreamFeatures } from '../../src/broker/stream-features.js';
 import { backends, describeEach, useWorkers } from './backends.js';
@@ -126,9 +127,8 @@ describeEach(backends, (name) => `delayed delivery on ${name}`, (b, name) => {
     assert.ok(fields.some((f) => f.startsWith('payload {"x":1} content-type application/json')), fields.join(' | '));
   });
 
-  test('delayed adds with the same idempotencyKey reach the stream once where the server has IDMP', async () => {
+  test('delayed adds with the same idempotencyKey reach the stream once (IDMP, or the script on Redis 7)', async () => {
     const stream = unique('idem');
-    const { idmp } = await probeStreamFeatures(conn);
     const producer = new Producer(conn, { stream });
     const now = await serverTimeMs(conn);
     const first = await producer.add({ try: 1 }, { at: now + 50, idempotencyKey: 'order-7' });
@@ -139,14 +139,18 @@ describeEach(backends, (name) => `delayed delivery on ${name}`, (b, name) => {
     await mover.start();
     await waitFor(async () => Number(await conn.call('ZCARD', delayedKey(stream))) === 0, 'moved', 3000);
     await mover.close();
-    assert.equal(Number(await conn.call('XLEN', stream)), idmp ? 1 : 2);
+    assert.equal(Number(await conn.call('XLEN', stream)), 1);
   });
 
-  test('a move whose WATCH was lost (resent after a reconnect) undoes the XADDs of members another mover took', { skip: name === 'redis-server' ? false : 'the Redis 7 path: with IDMP the XADD is deduplicated instead' }, async () => {
+  // A link that forgets WATCH (a transaction resent after a reconnect) and lets "another mover"
+  // take the members right after the read: each job must still be in the stream once. With
+  // `hideScript` the server seems to have neither IDMP nor EVAL: the mover then XDELs what it
+  // added for members whose ZREM found them gone (the plain-XADD path).
+  const lostWatch = async (hideScript: boolean): Promise<void> => {
     const stream = unique('lost-watch');
     const now = await serverTimeMs(conn);
     await new Producer(conn, { stream }).addMany([1, 2, 3].map((n) => ({ payload: n, at: now - 10 })), { keyed: true });
-    // A link that forgets WATCH, and lets "another mover" take the members right after the read.
+    const mode = hideScript ? 'none' : await probeIdempotence(conn, await probeStreamFeatures(conn));
     let raced = false;
     const link = await conn.duplicate();
     const lossy = Object.assign(Object.create(link) as BlockingConnection, {
@@ -156,22 +160,29 @@ describeEach(backends, (name) => `delayed delivery on ${name}`, (b, name) => {
         if (args[0] === 'ZRANGE' && args[3] !== 'WITHSCORES' && !raced && (reply as string[]).length > 0) {
           raced = true;
           for (const member of reply as string[]) {
-            const [, ...fields] = JSON.parse(member) as string[];
-            await conn.multi([['XADD', stream, '*', ...fields], ['ZREM', delayedKey(stream), member]]);
+            const [jobId, ...fields] = JSON.parse(member) as string[];
+            const xadd = mode === 'none' ? ['XADD', stream, '*', ...fields] : idempotentXadd(mode, stream, DELAYED_PRODUCER_ID, jobId!, ['*', ...fields], true);
+            await conn.multi([xadd, ['ZREM', delayedKey(stream), member]]);
           }
         }
         return reply;
       },
     });
-    const wrapped = Object.assign(Object.create(conn) as Connection, { duplicate: async () => lossy });
+    const hidden = async (...args: Arg[]): Promise<Value> =>
+      args[0] === 'COMMAND' && ['XCFGSET', 'EVAL'].includes(String(args[2])) ? [null] : conn.call(...args);
+    const wrapped = Object.assign(Object.create(conn) as Connection, { duplicate: async () => lossy, ...(hideScript ? { call: hidden } : {}) });
     const mover = new DelayedMover(wrapped, { stream, pollMs: 20 });
     await mover.start();
     await waitFor(() => raced, 'the race', 3000);
     await mover.close(); // after the pass that raced, its EXEC and its XDEL
     await link.close();
-    assert.equal(mover.moved, 0);
+    assert.equal(mover.moved, 0, 'another mover moved them');
     assert.equal(Number(await conn.call('XLEN', stream)), 3, 'each job once in the stream');
-  });
+  };
+
+  test('a move whose WATCH was lost (resent after a reconnect) adds nothing twice: its XADDs are idempotent', () => lostWatch(false));
+
+  test('the same without IDMP or EVAL: the XADDs of members another mover took are deleted again', () => lostWatch(true));
 
   test('delayed: false runs no mover; the metrics show the waiting jobs (sluice_delayed_jobs)', async () => {
     const stream = unique('off');

@@ -1,11 +1,9 @@
 // The broker on a server with the Redis 8 stream features (the embedded engine): idempotent
 // production, CLAIM reads recovering a dead consumer's entries, retries that keep their backoff
-// although XNACK could hand them back at once; and the
-// Producer's refusal on redis-server 7.0, which has no IDMP.
+// although XNACK could hand them back at once. (Idempotent adds on every backend, redis-server 7
+// included: idempotent-adds.test.ts.)
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { connect } from '../../src/client/connect.js';
-import { startRedisServer } from '../support/processes.js';
 import { EmbeddedConnection } from '../../src/client/embedded-connection.js';
 import { open } from '../../src/client/embedded.js';
 import { Producer } from '../../src/broker/producer.js';
@@ -77,18 +75,4 @@ test('Worker with streamFeatures redis7 uses none of them on the same engine', a
   assert.deepEqual(w.features, { readClaim: false, xnack: false, idmp: false, deletionPolicies: false });
   await w.close();
   await db.close();
-});
-
-test('Producer with producerId on redis-server 7.0 says the server has no IDMP', async () => {
-  // A real redis-server 7 (the differential tests need it installed too): fails, never skips.
-  const redis = await startRedisServer();
-  const conn = await connect(`redis://127.0.0.1:${redis.port}`);
-  try {
-    const p = new Producer(conn, { stream: 's', producerId: 'p' });
-    await assert.rejects(p.add({ a: 1 }), /no idempotent production \(XADD IDMP needs Redis 8\.6\+ or sluice\)/);
-    assert.equal(await conn.call('EXISTS', 's'), 0);
-  } finally {
-    await conn.close();
-    await redis.stop();
-  }
 });
