@@ -4,9 +4,11 @@
 // the random job id keeps identical payloads apart.
 //
 // DelayedMover moves due members into the stream. Several movers (in several processes) may run
-// at once: each pass WATCHes the set, reads the due members (score <= the server's TIME), then
-// in one MULTI XADDs each and ZREMs them. If another mover changed the set meanwhile, EXEC
-// returns null and nothing was written: the pass is retried. (If the WATCH was lost to a
+// at once: each pass WATCHes the movers' guard key `${stream}:delayed:mover`, reads the due
+// members (score <= the server's TIME), then in one MULTI XADDs each, ZREMs them and writes the
+// guard. If another mover moved meanwhile, EXEC returns null and nothing was written: the pass
+// is retried after a short random pause (that mover goes on meanwhile). Producers adding to
+// the set do not abort a move (they do not touch the guard). (If the WATCH was lost to a
 // reconnect and the library resent the MULTI, a member's ZREM replies 0 and its XADD is undone.) A MULTI is applied whole or not at
 // all, so a mover killed mid-move loses nothing and duplicates nothing. Each XADD is also
 // idempotent where the server allows (idempotence.ts): `IDMP sluice-delayed jobId`, or the
@@ -23,6 +25,18 @@ import { type IdempotenceMode, idempotentXadd, probeIdempotence } from './idempo
 export function delayedKey(stream: string): string {
   return `${stream}:delayed`;
 }
+
+/**
+ * The key movers WATCH and write in each move, so that of two movers that read the same members
+ * one EXEC aborts. Not the delayed set itself: producers add to it all the time, and every add
+ * aborted the EXEC of a mover watching it (issue 32: seconds late while jobs were being added).
+ */
+export function moverGuardKey(stream: string): string {
+  return `${delayedKey(stream)}:mover`;
+}
+
+/** The guard expires when no mover has moved for this long. */
+const GUARD_TTL_MS = 600_000;
 
 /** The producer id of the mover's idempotent XADDs (IDMP, or the idempotence script). */
 export const DELAYED_PRODUCER_ID = 'sluice-delayed';
@@ -161,26 +175,38 @@ export class DelayedMover {
   /** One move; resolves to how long to sleep before the next (0: go on at once). */
   private async pass(link: BlockingConnection, stream: string, mode: IdempotenceMode): Promise<number> {
     const key = delayedKey(stream);
-    await link.call('WATCH', key);
-    const now = await serverTimeMs(link);
-    const due = (await link.call('ZRANGE', key, '-inf', now, 'BYSCORE', 'LIMIT', 0, this.batch)) as string[];
+    const guard = moverGuardKey(stream);
+    // One round trip: the WATCH, the server's clock, and the soonest members with their scores
+    // (those due are a prefix; the first one not due says how long to sleep).
+    const [, time, soonest] = await Promise.all([
+      link.call('WATCH', guard),
+      link.call('TIME'),
+      link.call('ZRANGE', key, 0, this.batch - 1, 'WITHSCORES') as Promise<string[]>,
+    ]);
+    const [seconds, micros] = time as Value[];
+    const now = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+    const due: string[] = [];
+    for (let i = 0; i + 1 < soonest.length && Number(soonest[i + 1]) <= now; i += 2) due.push(soonest[i]!);
     if (due.length === 0) {
       await link.call('UNWATCH');
-      const next = (await link.call('ZRANGE', key, 0, 0, 'WITHSCORES')) as string[];
-      if (next.length < 2) return this.pollMs;
-      return Math.max(1, Math.min(this.pollMs, Number(next[1]) - now));
+      if (soonest.length < 2) return this.pollMs;
+      return Math.max(1, Math.min(this.pollMs, Number(soonest[1]) - now));
     }
-    // Per member: XADD, then ZREM of that member alone (its reply says whether it was still there).
+    // Per member: XADD, then ZREM of that member alone (its reply says whether it was still
+    // there); last, the guard's write, which aborts the EXEC of any mover that read meanwhile.
     const commands = due.flatMap((member) => [moveCommand(stream, member, mode), ['ZREM', key, member]]);
+    commands.push(['SET', guard, String(now), 'PX', String(GUARD_TTL_MS)]);
     const exec = await execWatched(link, commands);
-    if (exec === null) return 0; // another mover won the race: look again
-    const results = exec as Value[];
+    // Another mover moved meanwhile, so one is active: it goes on within a millisecond, and
+    // racing it again at once would mostly queue MULTIs of up to `batch` XADDs that abort.
+    if (exec === null) return 1 + Math.floor((Math.random() * this.pollMs) / 2);
+    const results = (exec as Value[]).slice(0, -1);
     const errors = results.filter((r) => r instanceof Error);
     if (errors.length > 0) throw errors[0] as Error;
-    // ZREM 0: the member was gone, so this EXEC ran without its WATCH (a client library resent
-    // the transaction on a new connection after a reconnect). Without IDMP that XADD is a
-    // duplicate of another move: delete it again. With IDMP (or the idempotence script) the XADD
-    // returned the first id.
+    // ZREM 0: the member was gone: this EXEC ran without its WATCH (a client library resent the
+    // transaction on a new connection after a reconnect), or someone removed it by hand. Without
+    // IDMP that XADD is a duplicate of another move: delete it again. With IDMP (or the
+    // idempotence script) the XADD returned the first id.
     const taken = due.map((_, i) => Number(results[2 * i + 1]) === 0);
     const duplicates = mode !== 'none' ? [] : due.map((_, i) => (taken[i] ? String(results[2 * i]) : null)).filter((id) => id !== null);
     if (duplicates.length > 0) await link.call('XDEL', stream, ...duplicates);

@@ -157,9 +157,11 @@ describeEach(backends, (name) => `delayed delivery on ${name}`, (b, name) => {
       call: async (...args: Arg[]): Promise<Value> => {
         if (args[0] === 'WATCH') return 'OK';
         const reply = await link.call(...args);
-        if (args[0] === 'ZRANGE' && args[3] !== 'WITHSCORES' && !raced && (reply as string[]).length > 0) {
+        // The mover's read of the soonest members (with scores): take the due ones first.
+        if (args[0] === 'ZRANGE' && !raced && (reply as string[]).length > 0) {
           raced = true;
-          for (const member of reply as string[]) {
+          const members = (reply as string[]).filter((_, i) => i % 2 === 0);
+          for (const member of members) {
             const [jobId, ...fields] = JSON.parse(member) as string[];
             const xadd = mode === 'none' ? ['XADD', stream, '*', ...fields] : idempotentXadd(mode, stream, DELAYED_PRODUCER_ID, jobId!, ['*', ...fields], true);
             await conn.multi([xadd, ['ZREM', delayedKey(stream), member]]);
@@ -183,6 +185,32 @@ describeEach(backends, (name) => `delayed delivery on ${name}`, (b, name) => {
   test('a move whose WATCH was lost (resent after a reconnect) adds nothing twice: its XADDs are idempotent', () => lostWatch(false));
 
   test('the same without IDMP or EVAL: the XADDs of members another mover took are deleted again', () => lostWatch(true));
+
+  test('the mover makes progress while producers keep adding to its set (a write between each of its steps)', async () => {
+    const stream = unique('busy-set');
+    const now = await serverTimeMs(conn);
+    await new Producer(conn, { stream }).addMany(Array.from({ length: 250 }, (_, n) => ({ payload: n, at: now - 10 })), { keyed: true });
+    // Before every command the mover sends, a producer adds a job due in an hour: a mover
+    // that WATCHed the set itself would find every EXEC aborted, for as long as adds go on.
+    const link = await conn.duplicate();
+    const writer = await conn.duplicate();
+    let adds = 0;
+    const busy = Object.assign(Object.create(link) as BlockingConnection, {
+      call: async (...args: Arg[]): Promise<Value> => {
+        await writer.call('ZADD', delayedKey(stream), now + 3_600_000, `["later-${adds++}","payload","0"]`);
+        return link.call(...args);
+      },
+    });
+    const wrapped = Object.assign(Object.create(conn) as Connection, { duplicate: async () => busy });
+    const mover = new DelayedMover(wrapped, { stream, pollMs: 20 });
+    await mover.start();
+    await waitFor(() => mover.moved === 250, 'all due jobs moved', 10_000);
+    await mover.close();
+    await link.close();
+    await writer.close();
+    assert.equal(Number(await conn.call('XLEN', stream)), 250, 'each once');
+    assert.equal(Number(await conn.call('ZCARD', delayedKey(stream))), adds, 'only the later ones are left');
+  });
 
   test('delayed: false runs no mover; the metrics show the waiting jobs (sluice_delayed_jobs)', async () => {
     const stream = unique('off');
