@@ -5,16 +5,12 @@
 // remembers); idempotent: false is plain XADD. The real thing (a server killed and restarted
 // while a producer adds) is test/faults/duplicate-adds.test.ts.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { after, before, test } from 'node:test';
 import type { Arg, Connection, Value } from '../../src/client/connection.js';
 import { IDEMPOTENCE_WINDOW, scriptIidsKey } from '../../src/broker/idempotence.js';
 import { Producer } from '../../src/broker/producer.js';
-import { type Backend, backends } from './backends.js';
-
-const started = await Promise.all(backends.map(async (f) => ({ name: f.name, backend: await f.start().catch((e: Error) => `failed to start: ${e.message}`) })));
-
-let seq = 0;
-const unique = (base: string): string => `{${base}-${process.pid}-${++seq}}`;
+import { backends, describeEach } from './backends.js';
+import { unique } from '../support/names.js';
 
 const isAdd = (c: Arg[]): boolean => c[0] === 'XADD' || c[0] === 'EVALSHA' || c[0] === 'EVAL';
 
@@ -63,105 +59,99 @@ async function entries(conn: Connection, stream: string): Promise<Array<{ id: st
   return rows.map(([id, fields]) => ({ id, payload: fields[fields.indexOf('payload') + 1]! }));
 }
 
-for (const { name, backend } of started) {
-  describe(`idempotent adds on ${name}`, { skip: typeof backend === 'string' ? backend : false }, () => {
-    const b = backend as Backend;
-    let conn!: Connection;
-    before(async () => (conn = await b.connect()));
-    after(async () => {
-      await conn.close();
-      await b.stop();
-    });
+describeEach(backends, (name) => `idempotent adds on ${name}`, (b, name) => {
+  let conn!: Connection;
+  before(async () => (conn = await b.connect()));
+  after(() => conn.close());
 
-    test('adds sent twice (a resend after a reconnect) are in the stream once, with the first id', async () => {
-      const stream = unique('resent');
-      const producer = new Producer(resending(conn), { stream });
-      const one = await producer.add({ n: 0 });
-      const many = await producer.addMany(Array.from({ length: 250 }, (_, i) => ({ n: i + 1 })));
-      const stored = await entries(conn, stream);
-      assert.equal(stored.length, 251, 'no entry added twice');
-      assert.deepEqual(stored.map((e) => e.id), [one, ...many]);
-    });
-
-    test('the same payload added twice without a key is added twice (ids, not content, tell adds apart)', async () => {
-      const stream = unique('same-payload');
-      const producer = new Producer(conn, { stream });
-      await producer.add({ same: true });
-      await producer.add({ same: true });
-      await producer.addMany([{ same: true }, { same: true }]);
-      assert.equal(Number(await conn.call('XLEN', stream)), 4);
-    });
-
-    test('idempotencyKey alone: a second add with the key adds nothing and returns the first id', async () => {
-      const stream = unique('key');
-      const producer = new Producer(conn, { stream });
-      const first = await producer.add({ order: 7 }, { idempotencyKey: 'order-7' });
-      assert.equal(await producer.add({ order: 7, again: true }, { idempotencyKey: 'order-7' }), first);
-      const [x, y] = await producer.addMany([{ payload: 8, idempotencyKey: 'order-8' }, { payload: 8, idempotencyKey: 'order-8' }], { keyed: true });
-      assert.equal(x, y);
-      // Keys and the producer's own numbering never collide: key '0' is not the first add's id.
-      await producer.add({ plain: true });
-      await producer.add({ keyed: 0 }, { idempotencyKey: '0' });
-      assert.equal(Number(await conn.call('XLEN', stream)), 4);
-    });
-
-    test('producerId without a key deduplicates by content, with a key by the key, on every server', async () => {
-      const stream = unique('pid');
-      const p1 = new Producer(conn, { stream, producerId: 'shop-1' });
-      const auto = await p1.add({ order: 2 });
-      assert.equal(await p1.add({ order: 2 }), auto);
-      // Another Producer object with the same producerId (a restarted process) is the same producer.
-      const p2 = new Producer(conn, { stream, producerId: 'shop-1' });
-      assert.equal(await p2.add({ order: 2 }), auto);
-      const keyed = await p1.add({ order: 3 }, { idempotencyKey: 'order-3' });
-      assert.equal(await p2.add({ order: 3 }, { idempotencyKey: 'order-3' }), keyed);
-      assert.equal(Number(await conn.call('XLEN', stream)), 2);
-    });
-
-    test(`at most ${IDEMPOTENCE_WINDOW} adds unanswered at once, however many are asked for`, async () => {
-      const stream = unique('window');
-      const { conn: c, maxInFlight } = counting(conn);
-      const producer = new Producer(c, { stream });
-      await Promise.all([producer.addMany(Array.from({ length: 450 }, (_, i) => i)), ...Array.from({ length: 30 }, (_, i) => producer.add(1000 + i))]);
-      assert.equal(Number(await conn.call('XLEN', stream)), 480);
-      assert.ok(maxInFlight() <= IDEMPOTENCE_WINDOW, `${maxInFlight()} unanswered at once`);
-    });
-
-    test('idempotent: false is plain XADD: a resend adds the entry again', async () => {
-      const stream = unique('plain');
-      const producer = new Producer(resending(conn), { stream, idempotent: false });
-      await producer.add({ n: 1 });
-      assert.equal(Number(await conn.call('XLEN', stream)), 2);
-      await assert.rejects(producer.add({ n: 2 }, { idempotencyKey: 'k' }), /idempotencyKey: this Producer was made with idempotent: false/);
-      assert.throws(() => new Producer(conn, { stream, idempotent: false, producerId: 'p' }), /producerId needs idempotent adds/);
-    });
-
-    test('a server with neither IDMP nor EVAL: plain XADD by default; producerId and idempotencyKey are refused', async () => {
-      const stream = unique('neither');
-      const bare = Object.assign(Object.create(conn) as Connection, {
-        call: async (...args: Arg[]): Promise<Value> => (args[0] === 'COMMAND' && ['XCFGSET', 'EVAL'].includes(String(args[2])) ? [null] : conn.call(...args)),
-      });
-      const plain = new Producer(bare, { stream });
-      const id = await plain.add({ n: 1 });
-      assert.deepEqual(((await conn.call('XRANGE', stream, '-', '+')) as Value[][]).map((e) => e[0]), [id]);
-      await assert.rejects(plain.add({ n: 2 }, { idempotencyKey: 'k' }), /idempotencyKey: this server can deduplicate adds in no way \(neither XADD IDMP nor EVAL\)/);
-      await assert.rejects(new Producer(bare, { stream, producerId: 'p' }).add({ n: 3 }), /producerId: this server can deduplicate adds in no way/);
-      assert.equal(Number(await conn.call('XLEN', stream)), 1);
-    });
-
-    test('what the server remembers stays bounded: the last 100 ids of a producer', { skip: name === 'redis-server' ? false : 'the script\'s keys (redis-server 7); IDMP keeps its own, bounded by IDMP-MAXSIZE' }, async () => {
-      const stream = unique('bounded');
-      const producer = new Producer(conn, { stream, producerId: 'bounded' });
-      await producer.addMany(Array.from({ length: 250 }, (_, i) => ({ payload: i, idempotencyKey: `k${i}` })), { keyed: true });
-      const iids = scriptIidsKey(stream, 'bounded');
-      assert.equal(Number(await conn.call('HLEN', iids)), IDEMPOTENCE_WINDOW);
-      assert.equal(Number(await conn.call('LLEN', `${iids}:order`)), IDEMPOTENCE_WINDOW);
-      const ttl = Number(await conn.call('PTTL', iids));
-      assert.ok(ttl > 0 && ttl <= 100_000, `PTTL ${ttl}`);
-      // The last key is remembered, the first forgotten (added again).
-      await producer.add(249, { idempotencyKey: 'k249' });
-      await producer.add(0, { idempotencyKey: 'k0' });
-      assert.equal(Number(await conn.call('XLEN', stream)), 251);
-    });
+  test('adds sent twice (a resend after a reconnect) are in the stream once, with the first id', async () => {
+    const stream = unique('resent');
+    const producer = new Producer(resending(conn), { stream });
+    const one = await producer.add({ n: 0 });
+    const many = await producer.addMany(Array.from({ length: 250 }, (_, i) => ({ n: i + 1 })));
+    const stored = await entries(conn, stream);
+    assert.equal(stored.length, 251, 'no entry added twice');
+    assert.deepEqual(stored.map((e) => e.id), [one, ...many]);
   });
-}
+
+  test('the same payload added twice without a key is added twice (ids, not content, tell adds apart)', async () => {
+    const stream = unique('same-payload');
+    const producer = new Producer(conn, { stream });
+    await producer.add({ same: true });
+    await producer.add({ same: true });
+    await producer.addMany([{ same: true }, { same: true }]);
+    assert.equal(Number(await conn.call('XLEN', stream)), 4);
+  });
+
+  test('idempotencyKey alone: a second add with the key adds nothing and returns the first id', async () => {
+    const stream = unique('key');
+    const producer = new Producer(conn, { stream });
+    const first = await producer.add({ order: 7 }, { idempotencyKey: 'order-7' });
+    assert.equal(await producer.add({ order: 7, again: true }, { idempotencyKey: 'order-7' }), first);
+    const [x, y] = await producer.addMany([{ payload: 8, idempotencyKey: 'order-8' }, { payload: 8, idempotencyKey: 'order-8' }], { keyed: true });
+    assert.equal(x, y);
+    // Keys and the producer's own numbering never collide: key '0' is not the first add's id.
+    await producer.add({ plain: true });
+    await producer.add({ keyed: 0 }, { idempotencyKey: '0' });
+    assert.equal(Number(await conn.call('XLEN', stream)), 4);
+  });
+
+  test('producerId without a key deduplicates by content, with a key by the key, on every server', async () => {
+    const stream = unique('pid');
+    const p1 = new Producer(conn, { stream, producerId: 'shop-1' });
+    const auto = await p1.add({ order: 2 });
+    assert.equal(await p1.add({ order: 2 }), auto);
+    // Another Producer object with the same producerId (a restarted process) is the same producer.
+    const p2 = new Producer(conn, { stream, producerId: 'shop-1' });
+    assert.equal(await p2.add({ order: 2 }), auto);
+    const keyed = await p1.add({ order: 3 }, { idempotencyKey: 'order-3' });
+    assert.equal(await p2.add({ order: 3 }, { idempotencyKey: 'order-3' }), keyed);
+    assert.equal(Number(await conn.call('XLEN', stream)), 2);
+  });
+
+  test(`at most ${IDEMPOTENCE_WINDOW} adds unanswered at once, however many are asked for`, async () => {
+    const stream = unique('window');
+    const { conn: c, maxInFlight } = counting(conn);
+    const producer = new Producer(c, { stream });
+    await Promise.all([producer.addMany(Array.from({ length: 450 }, (_, i) => i)), ...Array.from({ length: 30 }, (_, i) => producer.add(1000 + i))]);
+    assert.equal(Number(await conn.call('XLEN', stream)), 480);
+    assert.ok(maxInFlight() <= IDEMPOTENCE_WINDOW, `${maxInFlight()} unanswered at once`);
+  });
+
+  test('idempotent: false is plain XADD: a resend adds the entry again', async () => {
+    const stream = unique('plain');
+    const producer = new Producer(resending(conn), { stream, idempotent: false });
+    await producer.add({ n: 1 });
+    assert.equal(Number(await conn.call('XLEN', stream)), 2);
+    await assert.rejects(producer.add({ n: 2 }, { idempotencyKey: 'k' }), /idempotencyKey: this Producer was made with idempotent: false/);
+    assert.throws(() => new Producer(conn, { stream, idempotent: false, producerId: 'p' }), /producerId needs idempotent adds/);
+  });
+
+  test('a server with neither IDMP nor EVAL: plain XADD by default; producerId and idempotencyKey are refused', async () => {
+    const stream = unique('neither');
+    const bare = Object.assign(Object.create(conn) as Connection, {
+      call: async (...args: Arg[]): Promise<Value> => (args[0] === 'COMMAND' && ['XCFGSET', 'EVAL'].includes(String(args[2])) ? [null] : conn.call(...args)),
+    });
+    const plain = new Producer(bare, { stream });
+    const id = await plain.add({ n: 1 });
+    assert.deepEqual(((await conn.call('XRANGE', stream, '-', '+')) as Value[][]).map((e) => e[0]), [id]);
+    await assert.rejects(plain.add({ n: 2 }, { idempotencyKey: 'k' }), /idempotencyKey: this server can deduplicate adds in no way \(neither XADD IDMP nor EVAL\)/);
+    await assert.rejects(new Producer(bare, { stream, producerId: 'p' }).add({ n: 3 }), /producerId: this server can deduplicate adds in no way/);
+    assert.equal(Number(await conn.call('XLEN', stream)), 1);
+  });
+
+  test('what the server remembers stays bounded: the last 100 ids of a producer', { skip: name === 'redis-server' ? false : 'the script\'s keys (redis-server 7); IDMP keeps its own, bounded by IDMP-MAXSIZE' }, async () => {
+    const stream = unique('bounded');
+    const producer = new Producer(conn, { stream, producerId: 'bounded' });
+    await producer.addMany(Array.from({ length: 250 }, (_, i) => ({ payload: i, idempotencyKey: `k${i}` })), { keyed: true });
+    const iids = scriptIidsKey(stream, 'bounded');
+    assert.equal(Number(await conn.call('HLEN', iids)), IDEMPOTENCE_WINDOW);
+    assert.equal(Number(await conn.call('LLEN', `${iids}:order`)), IDEMPOTENCE_WINDOW);
+    const ttl = Number(await conn.call('PTTL', iids));
+    assert.ok(ttl > 0 && ttl <= 100_000, `PTTL ${ttl}`);
+    // The last key is remembered, the first forgotten (added again).
+    await producer.add(249, { idempotencyKey: 'k249' });
+    await producer.add(0, { idempotencyKey: 'k0' });
+    assert.equal(Number(await conn.call('XLEN', stream)), 251);
+  });
+});
