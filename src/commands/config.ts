@@ -158,7 +158,7 @@ export class Config {
   match(pattern: string): Array<[string, string]> {
     const out: Array<[string, string]> = [];
     for (const [name, value] of this.values) {
-      if (globMatch(pattern.toLowerCase(), name, true)) out.push([name, value]);
+      if (globMatch(pattern, name, true)) out.push([name, value]);
     }
     return out;
   }

@@ -2,6 +2,8 @@
 import { ErrorReply, MapReply, type Reply, SetReply, SimpleString, VerbatimReply, OK, fail } from '../resp/reply.js';
 import { Errors } from '../resp/errors.js';
 import { isKeyword, lower, parseDouble, text } from './args.js';
+import { keyOf } from '../engine/keyspace.js';
+import { globMatch } from './glob.js';
 import { helpReply } from './help.js';
 import type { Instance } from './core/instance.js';
 import { type CommandSpec, type Context, command, container } from './types.js';
@@ -17,7 +19,7 @@ function info(ctx: Context, argv: Buffer[]): Reply {
 function configGet(ctx: Context, argv: Buffer[]): Reply {
   const seen = new Map<string, string>();
   for (const pattern of argv.slice(2)) {
-    for (const [name, value] of ctx.instance.config.match(text(pattern))) seen.set(name, value);
+    for (const [name, value] of ctx.instance.config.match(keyOf(pattern))) seen.set(name, value);
   }
   return new MapReply([...seen].map(([k, v]) => [k, v] as [Reply, Reply]));
 }
@@ -134,12 +136,11 @@ function commandList(ctx: Context, argv: Buffer[]): Reply {
   let filter: (spec: CommandSpec, name: string) => boolean = () => true;
   if (argv.length === 5 && isKeyword(argv[2], 'filterby')) {
     const kind = lower(argv[3]!);
-    const value = text(argv[4]!);
+    const value = keyOf(argv[4]!);
     if (kind === 'module') filter = () => false;
     else if (kind === 'aclcat') filter = (spec) => (spec.categories ?? []).includes(value.toLowerCase());
     else if (kind === 'pattern') {
-      const re = globToRegExp(value);
-      filter = (_spec, name) => re.test(name);
+      filter = (_spec, name) => globMatch(value, name, true);
     } else fail(Errors.syntax);
   } else if (argv.length !== 2) {
     fail(Errors.syntax);
@@ -153,11 +154,6 @@ function commandList(ctx: Context, argv: Buffer[]): Reply {
     }
   }
   return names;
-}
-
-function globToRegExp(pattern: string): RegExp {
-  const escaped = pattern.toLowerCase().replace(/[.+^${}()|\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
-  return new RegExp(`^${escaped}$`);
 }
 
 /** The key positions of a full command line, as COMMAND GETKEYS. */

@@ -72,6 +72,17 @@ export const cases: DiffCase[] = [
     `,
   },
   {
+    name: 'COMMAND LIST FILTERBY PATTERN and CONFIG GET match as KEYS does, without case',
+    steps: cli`
+      COMMAND LIST FILTERBY PATTERN x\add  => sorted
+      COMMAND LIST FILTERBY PATTERN XA?D  => sorted
+      COMMAND LIST FILTERBY PATTERN x[a-c]*m  => sorted
+      COMMAND LIST FILTERBY PATTERN config|[gs]et  => sorted
+      CONFIG GET Maxmem?ry
+      CONFIG GET [M]axmemory
+    `,
+  },
+  {
     name: 'SCAN options and errors',
     steps: cli`
       MSET a1 1 a2 2 b1 3
