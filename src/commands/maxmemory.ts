@@ -2,21 +2,15 @@
 // flagged denyoom (and anything queued inside MULTI, and an EXEC of denyoom commands) are
 // refused with the OOM error. Nothing is ever evicted: a stream is a log, losing it to an LRU
 // policy would lose acknowledged entries, so noeviction is the only policy sluice accepts.
-import { getHeapStatistics } from 'node:v8';
 import { ErrorReply } from '../resp/reply.js';
 import { Errors } from '../resp/errors.js';
 import type { ClientState } from './client-state.js';
 import type { Instance } from './core/instance.js';
 import type { CommandSpec } from './types.js';
+import { usedMemory } from './used-memory.js';
 
 /** Commands Redis lets through inside MULTI even past the limit. */
 const MULTI_ALWAYS_ALLOWED = new Set(['exec', 'discard', 'quit', 'reset']);
-
-/** The memory INFO reports as used_memory: the JS heap in use plus Buffers outside it. */
-export function usedMemory(): number {
-  const heap = getHeapStatistics();
-  return heap.used_heap_size + heap.external_memory;
-}
 
 function denyOnOom(instance: Instance, client: ClientState, spec: CommandSpec, fullName: string): boolean {
   if (fullName === 'exec') {
@@ -32,8 +26,10 @@ function denyOnOom(instance: Instance, client: ClientState, spec: CommandSpec, f
 /** The OOM rejection for this command, or null when it may run. The AOF loader is exempt. */
 export function maxmemoryRejection(instance: Instance, client: ClientState, spec: CommandSpec, fullName: string): ErrorReply | null {
   const max = instance.config.getNumber('maxmemory');
-  if (max <= 0 || client.kind === 'aof' || usedMemory() <= max) return null;
-  if (!denyOnOom(instance, client, spec, fullName)) return null;
+  if (max <= 0 || client.kind === 'aof' || !denyOnOom(instance, client, spec, fullName)) return null;
+  // As Redis's getMaxmemoryState: used_memory less what is not counted for eviction.
+  const used = usedMemory(instance);
+  if (used.total - used.notCountedForEvict <= max) return null;
   instance.stats.forCommand(fullName).rejectedCalls++;
   if (fullName === 'exec') {
     // As execCommandAbort: the transaction is discarded.

@@ -228,3 +228,90 @@ function streamSize(stream: Stream, samples: number): number {
 export function memoryUsage(key: string, value: StoredValue, samples: number): number {
   return Math.round(valueSize(value, samples === 0 ? Infinity : samples)) + sdsSize(key.length) + DICT_ENTRY;
 }
+
+// --- used_memory -------------------------------------------------------------------------------
+
+/** Elements measured per value for used_memory: MEMORY USAGE's default sample. */
+const ESTIMATE_SAMPLES = 5;
+
+/** A listpack string element of n bytes: encoding header, the bytes, the back-length. */
+function lpElementSize(n: number): number {
+  const header = n < 64 ? 1 : n < 4096 ? 2 : 5;
+  const entry = header + n;
+  return entry + (entry < 128 ? 1 : entry < 16384 ? 2 : 3);
+}
+
+/** The average over the first samples of `items` (0 when there are none). */
+function sampleAverage<T>(items: Iterable<T>, cost: (item: T) => number): number {
+  let total = 0;
+  let seen = 0;
+  for (const item of items) {
+    if (seen >= ESTIMATE_SAMPLES) break;
+    total += cost(item);
+    seen++;
+  }
+  return seen === 0 ? 0 : total / seen;
+}
+
+/**
+ * A value's bytes for used_memory: MEMORY USAGE's layouts with every encoding sampled (a few
+ * elements, the stream's groups and a few consumers each), so it costs the same for a value of
+ * any size; it is measured again after each change. Strings by length alone (an integer is
+ * counted as the embedded string it would otherwise be).
+ */
+export function estimatedBytes(value: StoredValue): number {
+  if (Buffer.isBuffer(value)) {
+    const n = value.length;
+    return n <= EMBSTR_LIMIT ? allocSize(ROBJ + 3 + n + 1) : ROBJ + sdsSize(n);
+  }
+  if (value instanceof HashValue) {
+    const n = value.size;
+    if (value.isListpack) return ROBJ + allocSize(LISTPACK_HEADER + n * sampleAverage(value.fields, ([f, v]) => lpElementSize(f.length) + lpElementSize(v.length)));
+    return ROBJ + DICT + dictSlots(n) * 8 + n * sampleAverage(value.fields, ([f, v]) => sdsSize(f.length) + sdsSize(v.length) + DICT_ENTRY);
+  }
+  if (value instanceof SetValue) {
+    const n = value.size;
+    if (value.isIntset) {
+      const width = Math.max(2, sampleAverage(value.members, (m) => (Math.abs(Number(m)) < 32768 ? 2 : Math.abs(Number(m)) < 2147483648 ? 4 : 8)));
+      return ROBJ + allocSize(8 + width * n);
+    }
+    return ROBJ + DICT + dictSlots(n) * 8 + n * sampleAverage(value.members, (m) => sdsSize(m.length) + DICT_ENTRY);
+  }
+  if (value instanceof SortedSetValue) {
+    const n = value.size;
+    if (value.isListpack) return ROBJ + allocSize(LISTPACK_HEADER + n * sampleAverage(value.entries(), (e) => lpElementSize(e.member.length) + 9));
+    const header = allocSize(ZSKIPLIST_NODE + ZSKIPLIST_MAXLEVEL * ZSKIPLIST_LEVEL);
+    const node = allocSize(ZSKIPLIST_NODE + ZSKIPLIST_LEVEL);
+    return ROBJ + ZSET + ZSKIPLIST + DICT + dictSlots(n) * 8 + header + n * sampleAverage(value.entries(), (e) => sdsSize(e.member.length) + DICT_ENTRY + node);
+  }
+  if (value instanceof ListValue) {
+    const elementBytes = value.length * sampleAverage(value.forward(), (e) => lpElementSize(e.length));
+    const nodeCount = Math.max(1, Math.ceil(elementBytes / QUICKLIST_NODE_BYTES));
+    return ROBJ + QUICKLIST + nodeCount * QUICKLIST_NODE + allocSize(LISTPACK_HEADER * nodeCount + elementBytes);
+  }
+  if (value instanceof Stream) return ROBJ + estimatedStreamBytes(value);
+  return ROBJ;
+}
+
+function estimatedStreamBytes(stream: Stream): number {
+  const nodes = stream.nodeCount();
+  let bytes = STREAM + raxSize(nodes);
+  if (nodes > 0) {
+    // Full nodes are shrunk to fit; the tail keeps Redis's preallocation.
+    const last = nodes - 1;
+    bytes += Math.max(STREAM_NODE_PREALLOC, allocSize(stream.nodeListpackBytes(last)));
+    const sampled = Math.min(last, ESTIMATE_SAMPLES);
+    if (sampled > 0) {
+      let sum = 0;
+      for (let i = 0; i < sampled; i++) sum += allocSize(stream.nodeListpackBytes(i));
+      bytes += (sum / sampled) * last;
+    }
+  }
+  for (const group of stream.groups.values()) {
+    const pending = group.pel.size;
+    bytes += STREAM_CG + raxSize(pending) + STREAM_NACK * pending;
+    const consumers = group.consumers.size;
+    bytes += consumers * sampleAverage(group.consumers.values(), (c) => STREAM_CONSUMER + c.key.length + raxSize(c.pel.size));
+  }
+  return Math.round(bytes);
+}

@@ -9,6 +9,7 @@ import { loadRdb as loadRdbInto, type RdbLoadResult, saveRdb as saveRdbOf } from
 import { REDIS_VERSION } from './core/identity.js';
 import type { Instance } from './core/instance.js';
 import { Errors } from '../resp/errors.js';
+import { usedMemory } from './used-memory.js';
 
 /** What INFO persistence reports about RDB saves and loads. */
 export interface RdbStatus {
@@ -43,11 +44,10 @@ export function rdbStatus(instance: Instance): RdbStatus {
 
 /** The dataset as an RDB file (version 10, as Redis 7.0 writes). */
 export function saveRdb(instance: Instance, options: { aofBase?: boolean } = {}): Buffer {
-  const mem = process.memoryUsage();
   return saveRdbOf(instance.keyspace, {
     version: REDIS_VERSION,
     now: Date.now(),
-    usedMemory: mem.heapUsed + mem.external,
+    usedMemory: usedMemory(instance).total,
     aofBase: options.aofBase ?? false,
   });
 }
@@ -58,7 +58,7 @@ export function saveRdb(instance: Instance, options: { aofBase?: boolean } = {})
  * that changed are told.
  */
 export function loadRdb(buffer: Buffer, instance: Instance): RdbLoadResult {
-  const fresh = new Keyspace(instance.keyspace.now);
+  const fresh = new Keyspace(instance.keyspace.now, instance.keyspace.memoryModel);
   const result = loadRdbInto(buffer, fresh, {
     now: instance.keyspace.now(),
     warn: (m) => instance.logger.warn(m),

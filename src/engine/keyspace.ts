@@ -2,6 +2,7 @@
 // Keys are binary-safe: a key is held as a JS string in latin1 (one char per byte), which
 // makes it a cheap Map key and converts back to the exact bytes with keyBytes().
 import { Buffer } from 'node:buffer';
+import { DatasetMemory, type MemoryModel } from './dataset-memory.js';
 
 export const DATABASE_COUNT = 16;
 
@@ -41,8 +42,12 @@ export class Database {
   values = new Map<string, StoredValue>();
   /** Absolute expiry time in ms since the epoch. */
   expires = new Map<string, number>();
+  /** The bytes of the keys and values, kept as they change (INFO used_memory, maxmemory). */
+  memory: DatasetMemory;
 
-  constructor(readonly index: number, private readonly keyspace: Keyspace) {}
+  constructor(readonly index: number, private readonly keyspace: Keyspace) {
+    this.memory = new DatasetMemory(keyspace.memoryModel);
+  }
 
   get size(): number {
     return this.values.size;
@@ -53,7 +58,14 @@ export class Database {
     const value = this.values.get(key);
     if (value === undefined) return undefined;
     if (this.expires.size > 0 && this.expireIfNeeded(key)) return undefined;
+    // The caller may change it in place: its bytes are counted again when next read.
+    if (!Buffer.isBuffer(value)) this.memory.touched(value);
     return value;
+  }
+
+  /** A typed value changed in place by a holder that did not get() it again (the AOF loader's cache). */
+  changed(value: TypedValue): void {
+    this.memory.touched(value);
   }
 
   has(key: string): boolean {
@@ -62,15 +74,28 @@ export class Database {
 
   /** Stores a value. The expiry is kept unless `keepTtl` is false. */
   set(key: string, value: StoredValue, keepTtl = false): void {
+    const memory = this.memory;
+    if (memory.model !== null) {
+      const old = this.values.get(key);
+      if (old !== undefined) memory.removed(key, old);
+      memory.added(key, value);
+    }
     this.values.set(key, value);
     // Most keyspaces have no expiring key: skip hashing the key a second time.
     if (!keepTtl && this.expires.size > 0) this.expires.delete(key);
   }
 
   delete(key: string): boolean {
-    if (!this.values.delete(key)) return false;
-    this.expires.delete(key);
+    const value = this.values.get(key);
+    if (value === undefined) return false;
+    this.remove(key, value);
     return true;
+  }
+
+  private remove(key: string, value: StoredValue): void {
+    this.values.delete(key);
+    this.expires.delete(key);
+    this.memory.removed(key, value);
   }
 
   setExpire(key: string, atMs: number): void {
@@ -89,11 +114,16 @@ export class Database {
   swapContents(other: Database): void {
     [this.values, other.values] = [other.values, this.values];
     [this.expires, other.expires] = [other.expires, this.expires];
+    [this.memory, other.memory] = [other.memory, this.memory];
+    // Counted under another keyspace's model (an RDB decoded aside): count again under ours.
+    if (this.memory.model !== this.keyspace.memoryModel) this.memory = recounted(this.keyspace.memoryModel, this.values);
+    if (other.memory.model !== other.keyspace.memoryModel) other.memory = recounted(other.keyspace.memoryModel, other.values);
   }
 
   clear(): void {
     this.values.clear();
     this.expires.clear();
+    this.memory.cleared();
   }
 
   /** Returns true when the key was expired and removed. */
@@ -101,8 +131,7 @@ export class Database {
     const at = this.expires.get(key);
     if (at === undefined || at > this.keyspace.now()) return false;
     if (this.keyspace.loading) return false;
-    this.values.delete(key);
-    this.expires.delete(key);
+    this.remove(key, this.values.get(key)!);
     this.keyspace.onExpired(this.index, key);
     return true;
   }
@@ -120,8 +149,7 @@ export class Database {
       for (const [key, at] of this.expires) {
         if (sampled++ >= sampleSize) break;
         if (at <= now) {
-          this.values.delete(key);
-          this.expires.delete(key);
+          this.remove(key, this.values.get(key)!);
           this.keyspace.onExpired(this.index, key);
           expired++;
         }
@@ -131,6 +159,12 @@ export class Database {
     }
     return removed;
   }
+}
+
+function recounted(model: MemoryModel | null, values: Map<string, StoredValue>): DatasetMemory {
+  const memory = new DatasetMemory(model);
+  memory.recount(values);
+  return memory;
 }
 
 export class Keyspace {
@@ -144,7 +178,11 @@ export class Keyspace {
   /** The clock's reading commands see while frozen (a batch of commands), else -1. */
   private frozenAt = -1;
 
-  constructor(private readonly clock: () => number = Date.now) {
+  constructor(
+    private readonly clock: () => number = Date.now,
+    /** How keys and values are counted in bytes (none: nothing is counted). */
+    readonly memoryModel: MemoryModel | null = null,
+  ) {
     this.dbs = Array.from({ length: DATABASE_COUNT }, (_, i) => new Database(i, this));
   }
 
@@ -183,6 +221,13 @@ export class Keyspace {
   onExpired(db: number, key: string): void {
     for (const l of this.expiryListeners) l(db, key);
     this.signalModified(db, key);
+  }
+
+  /** The bytes of every database's keys and values. */
+  datasetBytes(): number {
+    let n = 0;
+    for (const db of this.dbs) n += db.memory.total();
+    return n;
   }
 
   totalKeys(): number {

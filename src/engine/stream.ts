@@ -207,6 +207,11 @@ export class Stream implements TypedValue {
     return out;
   }
 
+  /** lpBytes() of the node at `index` in id order (0 is the oldest), as listpackBytes()[index]. */
+  nodeListpackBytes(index: number): number {
+    return this.nodes[this.head + index]!.lpBytes();
+  }
+
   /** Approximate bytes held by the entries (buffers plus per-node bookkeeping). */
   estimatedBytes(): number {
     let bytes = 128;

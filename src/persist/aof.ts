@@ -304,8 +304,12 @@ export class AofPersistence implements Persistence {
       ['aof_current_size', this.currentSize()],
       ['aof_base_size', this.baseSize],
       ['aof_pending_rewrite', this.rewriteScheduled ? 1 : 0],
-      ['aof_buffer_length', Math.max(0, this.writer.logicalSize - this.writer.size)],
+      ['aof_buffer_length', this.bufferedBytes],
     ];
+  }
+
+  get bufferedBytes(): number {
+    return Math.max(0, this.writer.logicalSize - this.writer.size);
   }
 
   close(): void {

@@ -95,6 +95,7 @@ export class XaddReplayer {
     s.appendFields(id, entry, this.limits);
     entry.clear();
     if (value === undefined) database.set(key, s);
+    else if (cached) database.changed(s);
     if (!cached) {
       this.lastDb = db;
       this.lastKeyBytes = Buffer.from(data.subarray(keyFrom, keyTo));

@@ -68,6 +68,8 @@ export class SocketConnection {
   // Bound once: a closure per read or flush is garbage on the unpipelined path.
   private readonly runNow = (): void => this.run();
   private readonly flushNow = (): void => this.flush();
+  /** Registered in the instance's buffersHeld (see noteBuffers). */
+  private holdingBuffers = false;
 
   constructor(
     private readonly instance: Instance,
@@ -103,6 +105,7 @@ export class SocketConnection {
     socket.on('drain', () => {
       if (this.closed) return;
       this.releaseBigWrites();
+      this.noteBuffers();
       socket.resume();
       if (this.awaitingDrain) {
         this.awaitingDrain = false;
@@ -116,6 +119,16 @@ export class SocketConnection {
   /** Gives the query buffer back while the connection is quiet (called every second). */
   releaseIdleInput(): void {
     this.parser.releaseIfIdle();
+    this.noteBuffers();
+  }
+
+  /** Tells the instance whether this client's buffers count in used_memory now (quiet ones are not summed). */
+  private noteBuffers(): void {
+    const holding = !this.closed && (this.parser.bufferedBytes > 0 || this.socket.writableLength > 0);
+    if (holding === this.holdingBuffers) return;
+    this.holdingBuffers = holding;
+    if (holding) this.instance.buffersHeld.holds(this.client);
+    else this.instance.buffersHeld.released(this.client);
   }
 
   /** Called once the connection is gone, however it ended. */
@@ -158,6 +171,7 @@ export class SocketConnection {
       return;
     }
     if (!this.busy) this.guarded(this.runNow);
+    this.noteBuffers();
   }
 
   /**
@@ -364,6 +378,7 @@ export class SocketConnection {
     this.instance.stats.netOutputBytes += out.length;
     if (out.length >= BIG_WRITE) this.bigWrites += out.length;
     this.socket.write(out);
+    this.noteBuffers();
     if (this.checkOutputLimit()) return;
     // Backpressure: stop reading until the client has taken its replies.
     if (this.pastStall(this.socket.writableLength)) this.socket.pause();

@@ -12,6 +12,7 @@ export function recordingPersistence(onBatch: (batch: Propagated[]) => void): Pe
     append: onBatch,
     barrier: () => null,
     writeError: () => null,
+    bufferedBytes: 0,
     rewriting: false,
     saving: false,
     startRewrite: noRewrites,

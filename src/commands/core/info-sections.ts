@@ -4,6 +4,7 @@ import { getHeapSpaceStatistics } from 'node:v8';
 import { REDIS_VERSION, RUN_ID } from './identity.js';
 import { rdbStatus } from '../rdb-snapshot.js';
 import type { Instance } from './instance.js';
+import { usedMemory } from '../used-memory.js';
 
 /** Redis's bytesToHuman. */
 function human(bytes: number): string {
@@ -17,8 +18,6 @@ function human(bytes: number): string {
   }
   return `${v.toFixed(2)}${units[i]}`;
 }
-
-let peakMemory = 0;
 
 /** Registers the sections in INFO's order; commandstats is shown only by INFO all / everything. */
 export function registerBuiltinSections(instance: Instance): void {
@@ -65,25 +64,43 @@ export function registerBuiltinSections(instance: Instance): void {
     ];
   }, true);
   info.register('memory', () => {
+    // used_memory as Redis counts it (used-memory.ts), the figure maxmemory is checked against.
+    const used = usedMemory(instance);
     const mem = process.memoryUsage();
-    const used = mem.heapUsed + mem.external;
-    peakMemory = Math.max(peakMemory, used);
+    const peak = instance.usedMemoryPeak;
     const maxmemory = config.getNumber('maxmemory');
+    const percent = (part: number, whole: number) => `${((part * 100) / Math.max(whole, 1)).toFixed(2)}%`;
     return [
-      `used_memory:${used}`,
-      `used_memory_human:${human(used)}`,
+      `used_memory:${used.total}`,
+      `used_memory_human:${human(used.total)}`,
       `used_memory_rss:${mem.rss}`,
       `used_memory_rss_human:${human(mem.rss)}`,
-      `used_memory_peak:${peakMemory}`,
-      `used_memory_peak_human:${human(peakMemory)}`,
+      `used_memory_peak:${peak}`,
+      `used_memory_peak_human:${human(peak)}`,
+      `used_memory_peak_perc:${percent(used.total, peak)}`,
+      `used_memory_overhead:${used.total - used.dataset}`,
+      `used_memory_startup:${used.startup}`,
+      `used_memory_dataset:${used.dataset}`,
+      `used_memory_dataset_perc:${percent(used.dataset, used.total - used.startup)}`,
       `total_system_memory:${os.totalmem()}`,
       `total_system_memory_human:${human(os.totalmem())}`,
       `maxmemory:${maxmemory}`,
       `maxmemory_human:${human(maxmemory)}`,
       `maxmemory_policy:${instance.config.get('maxmemory-policy')}`,
-      `mem_fragmentation_ratio:${(mem.rss / Math.max(used, 1)).toFixed(2)}`,
+      `mem_fragmentation_ratio:${(mem.rss / Math.max(used.total, 1)).toFixed(2)}`,
+      `mem_fragmentation_bytes:${mem.rss - used.total}`,
+      `mem_not_counted_for_evict:${used.notCountedForEvict}`,
+      'mem_replication_backlog:0',
+      'mem_total_replication_buffers:0',
+      'mem_clients_slaves:0',
+      `mem_clients_normal:${used.clients}`,
+      'mem_cluster_links:0',
+      `mem_aof_buffer:${used.aofBuffer}`,
       'mem_allocator:v8',
-      // V8's heap as the operator tunes it (node --max-old-space-size, semi-space flags).
+      // V8's heap as the operator tunes it (node --max-old-space-size, semi-space flags); the
+      // heap in use includes garbage not yet collected.
+      `v8_heap_used:${mem.heapUsed}`,
+      `v8_external:${mem.external}`,
       `v8_heap_total:${mem.heapTotal}`,
       `v8_new_space_size:${newSpaceSize()}`,
     ];

@@ -10,6 +10,7 @@ import { RequestArgs } from '../../resp/request-args.js';
 import { ClientState } from '../client-state.js';
 import { Config } from '../config.js';
 import { maxmemoryRejection } from '../maxmemory.js';
+import { BuffersHeld, redisMemoryModel } from '../used-memory.js';
 import { monitorLine, monitorRejection, redactedArgv } from '../monitor.js';
 import { SUBSCRIBED_MODE_COMMANDS } from '../pubsub.js';
 import { PubSubRegistry } from '../pubsub-registry.js';
@@ -63,6 +64,10 @@ export class Instance {
 
   /** Pub/Sub channels and patterns and their subscribers. */
   readonly pubsub = new PubSubRegistry();
+  /** Clients whose buffers count in used_memory now (registered by the transport). */
+  readonly buffersHeld = new BuffersHeld();
+  /** used_memory_peak: the highest used_memory computed. */
+  usedMemoryPeak = 0;
   /** Clients in MONITOR mode. */
   readonly monitors = new Set<ClientState>();
   /** Clients parked by blocking commands (Context.block). */
@@ -80,7 +85,7 @@ export class Instance {
   private batchCount = 0;
 
   constructor(commands: CommandSpec[], options: InstanceOptions = {}) {
-    this.keyspace = new Keyspace(options.now);
+    this.keyspace = new Keyspace(options.now, redisMemoryModel);
     this.config = new Config(options.config);
     this.maxmemory = this.config.derived((c) => c.getNumber('maxmemory'));
     this.logger = options.logger ?? silentLogger;
@@ -125,6 +130,7 @@ export class Instance {
     this.unwatchAll(client);
     this.pubsub.forget(client);
     this.monitors.delete(client);
+    this.buffersHeld.released(client);
     this.clients.delete(client.id);
   }
 

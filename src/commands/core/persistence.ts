@@ -36,6 +36,8 @@ export interface Persistence {
   barrier(writeNow?: boolean): Promise<void> | null;
   /** Set while the disk refuses writes: write commands are then rejected with it. */
   writeError(): string | null;
+  /** Logged bytes not yet written to the file (INFO mem_aof_buffer, used_memory). */
+  readonly bufferedBytes: number;
 
   // --- rewrites: SAVE, BGSAVE, BGREWRITEAOF ---
   readonly rewriting: boolean;
