@@ -3,6 +3,8 @@
 // seconds, is disconnected. (Before either, sluice stops reading from a client whose replies
 // pile up; see Connection.) A subscribed client is of the pubsub class, any other of the normal
 // class: sluice has no replicas, whose limits are kept for CONFIG GET/SET as Redis shows them.
+// A client that has not authenticated yet has a small fixed limit of its own, whatever the
+// setting (Redis's fix for CVE-2025-21605, in redis-server 7.0.15 as distributions ship it).
 import type { Config } from '../commands/config.js';
 import { parseOutputBufferLimits, type ClientClass, type OutputBufferLimit } from '../commands/config-values.js';
 
@@ -28,6 +30,14 @@ function parsedLimits(config: Config): ParsedLimits {
   }
   return parsed;
 }
+
+/**
+ * An unauthenticated client is closed, its replies unsent, once they pass this: Redis's reply
+ * buffer (16 KiB), as the first byte spilling into its reply list is over the 1 KiB it allows.
+ * Measured against redis-server 7.0.15: 481 pipelined PINGs (16,354 bytes of NOAUTH errors) are
+ * answered, 482 close the connection with nothing sent.
+ */
+export const UNAUTHENTICATED_OUTPUT_LIMIT = 16 * 1024;
 
 export class OutputLimit {
   /** When the soft limit was first seen reached (ms), or 0. */

@@ -13,7 +13,7 @@ import { audibleReply, commandDone } from '../commands/client-reply.js';
 import { diskError, isWriteCommand } from '../persist/refused-write.js';
 import { DurableBatch } from './durable-batch.js';
 import { buffersDropped } from './memory-release.js';
-import { OutputLimit } from './output-limit.js';
+import { OutputLimit, UNAUTHENTICATED_OUTPUT_LIMIT } from './output-limit.js';
 import { startReading } from './socket-reads.js';
 import { flushAtTurnEnd } from './turn-flush.js';
 
@@ -21,6 +21,14 @@ import { flushAtTurnEnd } from './turn-flush.js';
 const OUTPUT_HIGH_WATER = 1 << 20;
 /** Writes at least this big are counted for memory-release.ts once sent or dropped. */
 const BIG_WRITE = 1 << 20;
+
+/**
+ * Requests a connection runs per event-loop turn, in bytes, before the other connections get
+ * theirs: Redis reads 16 KiB per client and turn (PROTO_IOBUF_LEN). A read brings up to 64 KiB;
+ * without this, clients pipelining without pause (and never reading) made everyone else wait
+ * for 64 KiB of each of their requests per turn.
+ */
+const TURN_INPUT_BUDGET = 16 * 1024;
 
 /** Formats an address as Redis does: "ip:port", IPv6 in brackets, IPv4-mapped shown as IPv4. */
 export function formatAddr(ip: string | undefined, port: number | undefined): string {
@@ -46,6 +54,8 @@ export class SocketConnection {
   private busy = false;
   /** Set while a pipeline waits for the client to read its replies (see run()). */
   private awaitingDrain = false;
+  /** Not reading: the turn's input budget was spent and requests are left for the next turn. */
+  private inputDeferred = false;
   /** Inside run(): replies pushed now go out with the batch, ahead of the current reply. */
   private running = false;
   /** Pushed replies waiting for the reply of the command being run (see deliver()). */
@@ -68,6 +78,24 @@ export class SocketConnection {
   // Bound once: a closure per read or flush is garbage on the unpipelined path.
   private readonly runNow = (): void => this.run();
   private readonly flushNow = (): void => this.flush();
+  /** Runs requests left by the previous turn (its budget spent); it is the check phase now. */
+  private readonly runDeferred = (): void => {
+    if (this.closed || this.busy) return;
+    this.inCheckPhase = true;
+    try {
+      this.guarded(this.runNow);
+    } finally {
+      this.inCheckPhase = false;
+    }
+  };
+  /** From the poll phase, the next turn's check phase is two hops away (this turn's is next). */
+  private readonly deferFromPoll = (): void => void setImmediate(this.runDeferred);
+  private inCheckPhase = false;
+  /**
+   * Bytes run in this turn's check phase by a deferred run that then emptied the buffer: the
+   * next turn's first read has only the rest of the budget, so no turn runs more than one.
+   */
+  private spentInCheck = 0;
   /** Registered in the instance's buffersHeld (see noteBuffers). */
   private holdingBuffers = false;
 
@@ -106,7 +134,7 @@ export class SocketConnection {
       if (this.closed) return;
       this.releaseBigWrites();
       this.noteBuffers();
-      socket.resume();
+      if (!this.inputDeferred) socket.resume();
       if (this.awaitingDrain) {
         this.awaitingDrain = false;
         this.guarded(() => this.run());
@@ -227,6 +255,10 @@ export class SocketConnection {
   }
 
   private runBuffered(): void {
+    // Past this many bytes still buffered, the turn's budget is spent.
+    const buffered = this.parser.bufferedBytes;
+    const budgetEnd = buffered - TURN_INPUT_BUDGET + this.spentInCheck;
+    this.spentInCheck = 0;
     while (!this.stopped && !this.busy && !this.awaitingDrain) {
       let args: RequestArgs | null;
       try {
@@ -237,7 +269,14 @@ export class SocketConnection {
         this.protocolError(err);
         return;
       }
-      if (args === null) break;
+      if (args === null) {
+        if (this.inputDeferred) {
+          this.inputDeferred = false;
+          if (this.inCheckPhase) this.spentInCheck = buffered - this.parser.bufferedBytes;
+          if (!this.pastStall(this.socket.writableLength)) this.socket.resume();
+        }
+        break;
+      }
       let reply: Reply | Promise<Reply>;
       const dirty = this.instance.dirty;
       try {
@@ -260,6 +299,13 @@ export class SocketConnection {
       }
       this.appendReply(reply, this.instance.dirty !== dirty);
       if (this.client.closeAfterReply) this.stopped = true;
+      if (!this.client.authenticated && this.outputBacklog() > UNAUTHENTICATED_OUTPUT_LIMIT) {
+        // Pipelining without authenticating and without reading: closed, as Redis does, before
+        // its replies can hold memory (or its commands the event loop).
+        this.instance.logger.error(`sluice: Client id=${this.client.id} addr=${this.client.addr} closed for overcoming of output buffer limits (unauthenticated).`);
+        this.destroy();
+        return;
+      }
       if (this.pastStall(this.outputBacklog())) {
         // A pipeline whose replies pile up (big GETs, XRANGEs) is run no further until the
         // client has read them: what sits unsent stays bounded however many requests came in.
@@ -268,6 +314,14 @@ export class SocketConnection {
           this.awaitingDrain = true;
           return;
         }
+      }
+      const left = this.parser.bufferedBytes;
+      if (left <= budgetEnd && left > 0) {
+        // The others' turn: the rest runs in the next turn, and nothing more is read until then.
+        this.inputDeferred = true;
+        this.socket.pause();
+        setImmediate(this.inCheckPhase ? this.runDeferred : this.deferFromPoll);
+        break;
       }
     }
     this.queueFlush();
