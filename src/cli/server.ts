@@ -2,7 +2,9 @@
 import type { Command } from 'commander';
 import { DEFAULT_PARAMS } from '../commands/config.js';
 import { consoleLogger } from './console-logger.js';
-import { serve } from '../server/serve.js';
+import { instanceBehind } from '../commands/core/instance-handles.js';
+import type { HttpListener } from '../server/http-listen.js';
+import { type Server, serve } from '../server/serve.js';
 import { holdYoungGeneration } from './young-generation.js';
 
 interface ServerFlags {
@@ -13,6 +15,8 @@ interface ServerFlags {
   appendfsync: string;
   requirepass?: string;
   metricsPort?: string;
+  metricsBind: string;
+  metricsToken?: string;
   [flag: string]: string | undefined;
 }
 
@@ -53,6 +57,22 @@ function choice(name: string, value: string, allowed: string[]): string {
   return v;
 }
 
+/** The server's metrics, answered only to the scrapes metrics-access.ts allows. */
+async function startGuardedMetrics(server: Server, port: number, host: string, token: string | undefined): Promise<HttpListener> {
+  const { config } = instanceBehind(server);
+  const [{ createServer }, { metricsHandler, serverMetricsRegistry }, { guardedMetricsHandler }, { listenHttp }] = await Promise.all([
+    import('node:http'),
+    import('../server/metrics.js'),
+    import('../server/metrics-access.js'),
+    import('../server/http-listen.js'),
+  ]);
+  const handler = guardedMetricsHandler(metricsHandler(serverMetricsRegistry(server)), {
+    token: () => token ?? config.get('requirepass'),
+    protectedMode: () => config.get('protected-mode') === 'yes',
+  });
+  return listenHttp(createServer(handler), port, host);
+}
+
 export function register(program: Command): void {
   const command = program
     .command('server')
@@ -63,7 +83,9 @@ export function register(program: Command): void {
     .option('--appendonly <yes|no>', 'log writes to the append-only file (default: yes with --dir)')
     .option('--appendfsync <policy>', 'always, everysec or no', 'everysec')
     .option('--requirepass <password>', 'password clients must AUTH with')
-    .option('--metrics-port <port>', 'serve Prometheus metrics on http://BIND:PORT/metrics (0 picks a free one)');
+    .option('--metrics-port <port>', 'serve Prometheus metrics on http://METRICS-BIND:PORT/metrics (0 picks a free one)')
+    .option('--metrics-bind <host>', 'address the metrics listen on', '127.0.0.1')
+    .option('--metrics-token <token>', 'bearer token scrapes must send (default: the requirepass, if set)');
   for (const [name, help] of CONFIG_FLAGS) command.option(`--${name} <value>`, help);
   command.action(async (flags: ServerFlags) => {
       holdYoungGeneration();
@@ -89,10 +111,9 @@ export function register(program: Command): void {
       if (flags.metricsPort !== undefined) {
         const mport = Number(flags.metricsPort);
         if (!Number.isInteger(mport) || mport < 0 || mport > 65535) throw new Error(`invalid --metrics-port '${flags.metricsPort}'`);
-        const { serverMetricsRegistry, startMetricsServer } = await import('../server/metrics.js');
-        const metrics = await startMetricsServer(serverMetricsRegistry(server), { port: mport, host: flags.bind });
+        const metrics = await startGuardedMetrics(server, mport, flags.metricsBind, flags.metricsToken);
         server.onShutdown(() => metrics.close());
-        metricsUrl = metrics.url;
+        metricsUrl = `${metrics.origin}/metrics`;
       }
 
       let signalled = false;

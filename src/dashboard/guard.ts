@@ -2,29 +2,16 @@
 // the views show payloads and the actions delete data. Actions are POST only and must be JSON,
 // which a cross-site HTML form cannot send and a cross-site fetch cannot send without a CORS
 // preflight we never grant; a request whose Origin is another site is refused outright.
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { isIP } from 'node:net';
+import { bearerToken, tokenMatches } from '../server/bearer-token.js';
 import { HttpError } from './http.js';
 
-const digest = (s: string): Buffer => createHash('sha256').update(s, 'utf8').digest();
-
-/** Compares in constant time (over digests, so the lengths leak nothing either). */
-export function tokenMatches(expected: string, given: string): boolean {
-  return timingSafeEqual(digest(expected), digest(given));
-}
-
-function bearer(req: IncomingMessage): string | null {
-  const header = req.headers['authorization'];
-  if (typeof header !== 'string') return null;
-  const m = /^Bearer\s+(.+)$/i.exec(header.trim());
-  return m ? m[1]! : null;
-}
 
 /** Throws 401 when a token is set and the request does not carry it. */
 export function requireToken(req: IncomingMessage, token: string | undefined): void {
   if (token === undefined) return;
-  const given = bearer(req);
+  const given = bearerToken(req);
   if (given === null || !tokenMatches(token, given)) throw new HttpError(401, 'token required: send Authorization: Bearer <token>');
 }
 

@@ -14,7 +14,7 @@ export const DENIED_REPLY =
   'NOTE: You only need to do one of the above things in order for the server to start accepting connections from the outside.\r\n';
 
 /** Redis compares the peer's address with exactly these (127.0.0.2 is not loopback to it). */
-function isLoopback(ip: string | undefined): boolean {
+export function isLoopback(ip: string | undefined): boolean {
   return ip === '127.0.0.1' || ip === '::1' || ip === '::ffff:127.0.0.1';
 }
 
