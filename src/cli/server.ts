@@ -5,6 +5,7 @@ import { consoleLogger } from './console-logger.js';
 import { instanceBehind } from '../commands/core/instance-handles.js';
 import type { HttpListener } from '../server/http-listen.js';
 import { type Server, serve } from '../server/serve.js';
+import { hideCommandLine, showListening } from './process-title.js';
 import { holdYoungGeneration } from './young-generation.js';
 
 interface ServerFlags {
@@ -29,6 +30,7 @@ const CONFIG_FLAGS: Array<[string, string]> = [
   ['client-query-buffer-limit', 'close a client whose unparsed input exceeds this (default 1gb)'],
   ['proto-max-bulk-len', 'largest bulk argument accepted (default 512mb)'],
   ['enable-debug-command', 'no (default), yes, or local (loopback clients only): allow the DEBUG command'],
+  ['enable-protected-configs', 'no (default), yes, or local (loopback clients only): allow CONFIG SET dir / dbfilename'],
   ['propagation-error-behavior', 'ignore (default) or panic: what a command failing while the AOF loads does'],
   ['dbfilename', 'the RDB file SAVE/BGSAVE write in --dir and loaded at start without the AOF (default dump.rdb)'],
 ];
@@ -88,6 +90,7 @@ export function register(program: Command): void {
     .option('--metrics-token <token>', 'bearer token scrapes must send (default: the requirepass, if set)');
   for (const [name, help] of CONFIG_FLAGS) command.option(`--${name} <value>`, help);
   command.action(async (flags: ServerFlags) => {
+      hideCommandLine('sluice server');
       holdYoungGeneration();
       const port = Number(flags.port);
       if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`invalid --port '${flags.port}'`);
@@ -130,6 +133,7 @@ export function register(program: Command): void {
       };
       process.on('SIGTERM', onSignal);
       process.on('SIGINT', onSignal);
+      showListening('sluice server', server.host, server.port);
       console.log(`ready on ${server.host}:${server.port}`);
       if (metricsUrl !== null) console.log(`metrics on ${metricsUrl}`);
     });

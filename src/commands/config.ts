@@ -1,5 +1,7 @@
 // Server configuration as CONFIG GET/SET see it. Parameters are declared with a default and an
 // optional validator; values are kept as the strings CONFIG GET returns.
+import { statSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { globMatch } from './glob.js';
 import { memoryParam, validateOutputBufferLimits } from './config-values.js';
 
@@ -10,6 +12,8 @@ export interface ConfigParam {
   validate?: (value: string, current: string) => { ok: string } | { error: string };
   /** Changeable at runtime with CONFIG SET. */
   mutable?: boolean;
+  /** Redis's PROTECTED_CONFIG: CONFIG SET only where enable-protected-configs allows it. */
+  protected?: boolean;
   /** Called after a successful CONFIG SET. */
   onChange?: (value: string) => void;
 }
@@ -24,6 +28,20 @@ const oneOf = (allowed: string[]) => (value: string) => {
   return allowed.includes(v) ? { ok: v } : { error: `argument(s) must be one of the following: ${allowed.join(', ')}` };
 };
 
+/**
+ * As Redis's setConfigDirOption (a chdir): an existing directory, relative to the current one,
+ * kept as an absolute path (CONFIG GET dir shows getcwd()).
+ */
+const existingDirectory = (value: string, current: string) => {
+  const path = resolve(current, value);
+  try {
+    if (!statSync(path).isDirectory()) return { error: 'Not a directory' };
+  } catch (err) {
+    return { error: (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'No such file or directory' : (err as Error).message };
+  }
+  return { ok: path };
+};
+
 const nonNegativeInt = (value: string) =>
   /^\d+$/.test(value) ? { ok: String(Number(value)) } : { error: 'argument couldn\'t be parsed into an integer' };
 
@@ -33,7 +51,8 @@ const EVICTION_POLICIES = ['volatile-lru', 'volatile-lfu', 'volatile-random', 'v
 export const DEFAULT_PARAMS: ConfigParam[] = [
   { name: 'port', defaultValue: '6379', validate: nonNegativeInt },
   { name: 'bind', defaultValue: '127.0.0.1' },
-  { name: 'dir', defaultValue: process.cwd() },
+  // Protected, with dbfilename: together with SAVE they would write a file anywhere.
+  { name: 'dir', defaultValue: process.cwd(), mutable: true, protected: true, validate: existingDirectory },
   { name: 'requirepass', defaultValue: '', mutable: true },
   // Turned on or off at run time through the instance's DatasetControl (CONFIG SET in server.ts).
   { name: 'appendonly', defaultValue: 'no', validate: yesNo, mutable: true },
@@ -50,10 +69,13 @@ export const DEFAULT_PARAMS: ConfigParam[] = [
   },
   // Redis 7: DEBUG is refused unless this allows it (immutable: set at start-up only).
   { name: 'enable-debug-command', defaultValue: 'no', validate: oneOf(['no', 'yes', 'local']) },
+  // Redis 7: CONFIG SET of a protected config is refused unless this allows it (immutable too).
+  { name: 'enable-protected-configs', defaultValue: 'no', validate: oneOf(['no', 'yes', 'local']) },
   {
     name: 'dbfilename',
     defaultValue: 'dump.rdb',
     mutable: true,
+    protected: true,
     validate: (v) => (v.includes('/') || v.includes('\\') ? { error: "dbfilename can't be a path, just a filename" } : { ok: v }),
   },
   { name: 'rdbchecksum', defaultValue: 'yes', validate: yesNo },

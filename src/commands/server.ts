@@ -3,6 +3,8 @@ import { ErrorReply, MapReply, type Reply, SetReply, SimpleString, VerbatimReply
 import { Errors } from '../resp/errors.js';
 import { isKeyword, lower, parseDouble, text } from './args.js';
 import { keyOf } from '../engine/keyspace.js';
+import { type ConfigParam } from './config.js';
+import { allowProtectedAction } from './core/protected.js';
 import { globMatch } from './glob.js';
 import { helpReply } from './help.js';
 import type { Instance } from './core/instance.js';
@@ -27,19 +29,27 @@ function configGet(ctx: Context, argv: Buffer[]): Reply {
 function configSet(ctx: Context, argv: Buffer[]): Reply {
   if (argv.length % 2 !== 0) fail(Errors.wrongArity('config|set'));
   const config = ctx.instance.config;
-  const changes = new Map<string, string>();
-  // Validate every pair first: CONFIG SET of several parameters is all or nothing.
+  const params: ConfigParam[] = [];
+  // Redis names the argument as given when a name is refused, the parameter when a value is.
+  const failed = (name: string, why: string): never => fail(Errors.configSetFailed(name, why));
+  // As Redis: every name is checked first (in order, the first failure answers), then the
+  // values; CONFIG SET of several parameters is all or nothing.
   for (let i = 2; i < argv.length; i += 2) {
-    const name = lower(argv[i]!);
-    const param = config.param(name);
-    if (param === undefined) fail(Errors.configSetUnknown(text(argv[i]!)));
-    const failed = (why: string) => fail(Errors.configSetFailed(name, why));
-    if (changes.has(name)) failed('duplicate parameter');
-    if (!param.mutable) failed("can't set immutable config");
+    const given = text(argv[i]!);
+    const param = config.param(lower(argv[i]!));
+    if (param === undefined) fail(Errors.configSetUnknown(given));
+    if (!param.mutable) failed(given, Errors.configImmutable);
+    if (param.protected === true && !allowProtectedAction(config.get('enable-protected-configs'), ctx.client)) failed(given, Errors.configProtected);
+    if (params.includes(param)) failed(given, Errors.configDuplicate);
+    params.push(param);
+  }
+  const changes = new Map<string, string>();
+  for (let i = 2; i < argv.length; i += 2) {
+    const { name, validate } = params[(i - 2) / 2]!;
     let value = text(argv[i + 1]!);
-    if (param.validate !== undefined) {
-      const result = param.validate(value, config.get(name));
-      if ('error' in result) failed(result.error);
+    if (validate !== undefined) {
+      const result = validate(value, config.get(name));
+      if ('error' in result) failed(name, result.error);
       else value = result.ok;
     }
     changes.set(name, value);

@@ -171,6 +171,11 @@ export const Errors = {
   // --- Server commands: CONFIG, COMMAND GETKEYS, SHUTDOWN, DEBUG, persistence.
   configSetUnknown: (name: string) => `ERR Unknown option or number of arguments for CONFIG SET - '${name}'`,
   configSetFailed: (name: string, why: string) => `ERR CONFIG SET failed (possibly related to argument '${name}') - ${why}`,
+  /** configSetFailed's reasons for a name refused before any value is looked at. */
+  configImmutable: "can't set immutable config",
+  /** dir and dbfilename while enable-protected-configs does not allow the client (Redis 7). */
+  configProtected: "can't set protected config",
+  configDuplicate: 'duplicate parameter',
   noConfigFile: 'ERR The server is running without a config file',
   invalidCommand: 'ERR Invalid command specified',
   noKeyArguments: 'ERR The command has no key arguments',

@@ -75,7 +75,7 @@ test('a dump.rdb saved by redis-server loads into sluice server and reads the sa
 
 test('a dump.rdb saved by sluice server loads into redis-server and reads the same', async () => {
   await withDir(async (dir) => {
-    const sluice = await startSluiceServer(['--dir', dir, '--appendonly', 'no', '--dbfilename', 'mine.rdb']);
+    const sluice = await startSluiceServer(['--dir', dir, '--appendonly', 'no', '--dbfilename', 'mine.rdb', '--enable-protected-configs', 'local']);
     const s = await client(sluice.port);
     const read = await fill(s);
     const expected = await read(s);

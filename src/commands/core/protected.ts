@@ -1,7 +1,9 @@
-// Redis 7's protected commands: DEBUG runs for a network client only when `enable-debug-command`
-// allows it (yes, or local for loopback clients). In-process callers (the embedded client, AOF
-// replay) already hold the whole instance, so the setting does not apply to them. MODULE is the
-// other protected command in Redis; sluice has no modules.
+// Redis 7's protected actions: DEBUG runs for a network client only when `enable-debug-command`
+// allows it, and the protected configs (dir, dbfilename: with SAVE they write a file anywhere)
+// are set by CONFIG SET only when `enable-protected-configs` allows it; yes, or local for
+// loopback clients. In-process callers (the embedded client, AOF replay) already hold the whole
+// instance, so the settings do not apply to them. MODULE is the other protected command in
+// Redis; sluice has no modules.
 import type { ClientState } from '../client-state.js';
 import type { Instance } from './instance.js';
 import { Errors } from '../../resp/errors.js';
@@ -14,10 +16,13 @@ function isLocal(client: ClientState): boolean {
   return LOOPBACK.includes(ip);
 }
 
+/** As Redis's allowProtectedAction: `setting` (enable-debug-command, ...) allows `client` the action. */
+export function allowProtectedAction(setting: string, client: ClientState): boolean {
+  return client.kind !== 'tcp' || setting === 'yes' || (setting === 'local' && isLocal(client));
+}
+
 /** Redis's refusal text when the command is protected and not allowed for this client, else null. */
 export function protectedRefusal(instance: Instance, client: ClientState, fullName: string): string | null {
-  if (fullName !== 'debug' || client.kind !== 'tcp') return null;
-  const setting = instance.config.get('enable-debug-command');
-  if (setting === 'yes' || (setting === 'local' && isLocal(client))) return null;
+  if (fullName !== 'debug' || allowProtectedAction(instance.config.get('enable-debug-command'), client)) return null;
   return Errors.debugNotAllowed;
 }
