@@ -30,6 +30,9 @@ import { RetryScheduler } from './retry-scheduler.js';
 import { ConsumerTrace, loadTracing } from '../tracing.js';
 import { JobAbort, runContext } from './job-abort.js';
 
+/** How often a pause repeats its interrupt while a read it must end is still on its way. */
+const INTERRUPT_RETRY_MS = 20;
+
 export type Emit<T> = <K extends keyof WorkerEvents<T>>(event: K, ...args: WorkerEvents<T>[K]) => void;
 
 export type AnyHandler<T> = { batch: false; fn: JobHandler<T> } | { batch: true; fn: BatchHandler<T> };
@@ -51,6 +54,8 @@ export class StreamConsumer<T> {
   private loop: Promise<void> | null = null;
   /** Set by close() after its timeout: results of handlers still running are dropped. */
   private abandoned = false;
+  /** The read loop's read while it is on its way or blocked (settles when it ends, never fails). */
+  private readInFlight: Promise<void> | null = null;
   /** The group's pause flag as last read; `resumed` wakes a read loop waiting on it. */
   private paused = false;
   private resumed: (() => void) | null = null;
@@ -140,13 +145,30 @@ export class StreamConsumer<T> {
     if (paused === this.paused) return;
     this.paused = paused;
     if (paused) {
-      await this.blocking?.interrupt();
+      await this.interruptRead();
       this.emit('paused'); // once no read is left blocked: from here on nothing new is delivered
     } else {
       const wake = this.resumed;
       this.resumed = null;
       wake?.();
       this.emit('resumed');
+    }
+  }
+
+  /**
+   * Interrupts until the read in flight has ended. One interrupt is not enough: a read sent
+   * just before the pause was seen may reach the server after the interrupt (another
+   * connection), and would then block for blockMs and take entries added while paused.
+   */
+  private async interruptRead(): Promise<void> {
+    for (;;) {
+      const reading = this.readInFlight;
+      await this.blocking?.interrupt();
+      if (reading === null || this.state !== 'running') return;
+      let timer: NodeJS.Timeout | undefined;
+      const ended = await Promise.race([reading.then(() => true), new Promise<boolean>((r) => (timer = setTimeout(r, INTERRUPT_RETRY_MS, false)))]);
+      clearTimeout(timer);
+      if (ended) return;
     }
   }
 
@@ -163,7 +185,13 @@ export class StreamConsumer<T> {
       if (this.state !== 'running' || this.paused) continue;
       if (this.state !== 'running') break;
       try {
-        const result = await this.reader!.read(this.freeSlots());
+        // Set before anything is awaited: a pause seen from here on waits for this read to end.
+        const reading = this.reader!.read(this.freeSlots());
+        this.readInFlight = reading.then(
+          () => undefined,
+          () => undefined,
+        );
+        const result = await reading.finally(() => (this.readInFlight = null));
         failures = 0;
         this.accept(result);
         // The embedded engine replies in microtasks: let timers and I/O run between reads.
