@@ -156,15 +156,16 @@ export class StreamConsumer<T> {
   }
 
   /**
-   * Interrupts until the read in flight has ended. One interrupt is not enough: a read sent
-   * just before the pause was seen may reach the server after the interrupt (another
-   * connection), and would then block for blockMs and take entries added while paused.
+   * Interrupts until the read in flight has ended (a pause, a close). One interrupt is not
+   * enough: a read sent just before may reach the server after the interrupt (another
+   * connection), and would then block for blockMs: taking entries added while paused, or
+   * holding close() that long.
    */
   private async interruptRead(): Promise<void> {
     for (;;) {
       const reading = this.readInFlight;
       await this.blocking?.interrupt();
-      if (reading === null || this.state !== 'running') return;
+      if (reading === null || this.gaveUp) return;
       let timer: NodeJS.Timeout | undefined;
       const ended = await Promise.race([reading.then(() => true), new Promise<boolean>((r) => (timer = setTimeout(r, INTERRUPT_RETRY_MS, false)))]);
       clearTimeout(timer);
@@ -579,7 +580,7 @@ export class StreamConsumer<T> {
     this.resumed?.();
     const started = performance.now();
     // Each step may wait on a server that no longer answers; after abandon() none goes on.
-    await this.blocking?.interrupt();
+    await this.interruptRead();
     if (this.gaveUp) return;
     await this.loop;
     if (this.gaveUp) return;
