@@ -4,6 +4,8 @@
 //   content-type  the codec's media type, e.g. "application/json"
 //   key           optional partition / ordering key given to Producer.add
 //   traceparent   optional W3C trace context of the producing span (tracing.ts)
+//   job-id        the job's id (jobs on, the default): its record is PREFIX:job:ID (jobs/keys.ts)
+//   opts          optional per-job options, JSON (jobs/job-options.ts)
 //
 // Other fields are ignored by the worker and preserved by the dead-letter stream.
 export interface Codec {
@@ -30,6 +32,8 @@ export const Fields = {
   payload: 'payload',
   contentType: 'content-type',
   key: 'key',
+  jobId: 'job-id',
+  opts: 'opts',
 } as const;
 
 /** The field/value list of a new entry. */

@@ -20,6 +20,10 @@ import type { BlockingConnection, Connection, Value } from '../client/connection
 import { execWatched } from './watched-multi.js';
 import { probeStreamFeatures } from './stream-features.js';
 import { type IdempotenceMode, idempotentXadd, probeIdempotence } from './idempotence.js';
+import { Fields } from './codec.js';
+import { jobKeys } from './jobs/keys.js';
+import { RecordField } from './jobs/record.js';
+import { eventCommand } from './jobs/events.js';
 
 /** The sorted set holding a stream's delayed jobs. */
 export function delayedKey(stream: string): string {
@@ -79,6 +83,8 @@ export interface DelayedMoverOptions {
   batch?: number;
   /** Called with errors of a pass (the mover keeps running); silent by default. */
   onError?: (err: Error) => void;
+  /** The events stream's cap (a 'waiting' event per job moved in), or null for no events. */
+  eventsMaxLen?: number | null;
 }
 
 /** Moves due delayed jobs into their streams until close(). Safe to run in many processes. */
@@ -194,7 +200,19 @@ export class DelayedMover {
     }
     // Per member: XADD, then ZREM of that member alone (its reply says whether it was still
     // there); last, the guard's write, which aborts the EXEC of any mover that read meanwhile.
-    const commands = due.flatMap((member) => [moveCommand(stream, member, mode), ['ZREM', key, member]]);
+    // A job's record says it is waiting now (jobs/record.ts), and its event says so.
+    const starts: number[] = [];
+    const commands: string[][] = [];
+    for (const member of due) {
+      starts.push(commands.length);
+      commands.push(moveCommand(stream, member, mode), ['ZREM', key, member]);
+      const jobId = jobIdOf(member);
+      if (jobId === null) continue;
+      const keys = jobKeys(stream);
+      commands.push(['HSET', keys.record(jobId), RecordField.state, 'waiting']);
+      const cap = this.options.eventsMaxLen ?? null;
+      if (cap !== null) commands.push(eventCommand(keys.events, cap, 'waiting', jobId).map(String));
+    }
     commands.push(['SET', guard, String(now), 'PX', String(GUARD_TTL_MS)]);
     const exec = await execWatched(link, commands);
     // Another mover moved meanwhile, so one is active: it goes on within a millisecond, and
@@ -207,8 +225,8 @@ export class DelayedMover {
     // transaction on a new connection after a reconnect), or someone removed it by hand. Without
     // IDMP that XADD is a duplicate of another move: delete it again. With IDMP (or the
     // idempotence script) the XADD returned the first id.
-    const taken = due.map((_, i) => Number(results[2 * i + 1]) === 0);
-    const duplicates = mode !== 'none' ? [] : due.map((_, i) => (taken[i] ? String(results[2 * i]) : null)).filter((id) => id !== null);
+    const taken = due.map((_, i) => Number(results[starts[i]! + 1]) === 0);
+    const duplicates = mode !== 'none' ? [] : due.map((_, i) => (taken[i] ? String(results[starts[i]!]) : null)).filter((id) => id !== null);
     if (duplicates.length > 0) await link.call('XDEL', stream, ...duplicates);
     this.movedCount += taken.filter((t) => !t).length;
     return due.length === this.batch ? 0 : Math.min(this.pollMs, 1);
@@ -225,6 +243,14 @@ export class DelayedMover {
       this.wakers.add(done);
     });
   }
+}
+
+/** The job id of a member written by a Producer with jobs on (its fields hold `job-id`), else null. */
+function jobIdOf(member: string): string | null {
+  const job = decodeDelayedMember(member);
+  if (job === null) return null;
+  for (let i = 0; i + 1 < job.fields.length; i += 2) if (job.fields[i] === Fields.jobId) return job.fields[i + 1]!;
+  return null;
 }
 
 /** The XADD of one member; a member that is not a delayed job is moved verbatim (dead-lettered). */

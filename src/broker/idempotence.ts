@@ -17,6 +17,7 @@
 import { createHash } from 'node:crypto';
 import type { Arg, Connection, Value } from '../client/connection.js';
 import type { StreamFeatures } from './stream-features.js';
+import { slotPrefix } from './partition.js';
 
 export type IdempotenceMode = 'idmp' | 'script' | 'none';
 
@@ -48,16 +49,6 @@ export async function probeIdempotence(conn: Connection, features: StreamFeature
   } catch {
     return 'none';
   }
-}
-
-/**
- * A prefix of keys that land in the stream's cluster slot: the stream itself when it has a
- * hash tag, else `{stream}` (the tag is then the whole name, which is what the stream hashes).
- */
-function slotPrefix(stream: string): string {
-  const open = stream.indexOf('{');
-  if (open !== -1 && stream.indexOf('}', open + 1) > open + 1) return stream;
-  return stream.includes('{') || stream.includes('}') ? stream : `{${stream}}`;
 }
 
 /** The hash of a pid's remembered iids in 'script' mode (its order list is this + ':order'). */

@@ -78,3 +78,13 @@ export function splitConcurrency(total: number, n: number): number[] {
 export function defaultDeadLetterStream(stream: string): string {
   return `${stream}:dead`;
 }
+
+/**
+ * A prefix of keys that land in the stream's cluster slot: the stream itself when it has a
+ * hash tag, else `{stream}` (the tag is then the whole name, which is what the stream hashes).
+ */
+export function slotPrefix(stream: string): string {
+  const open = stream.indexOf('{');
+  if (open !== -1 && stream.indexOf('}', open + 1) > open + 1) return stream;
+  return stream.includes('{') || stream.includes('}') ? stream : `{${stream}}`;
+}

@@ -12,11 +12,17 @@
 //   - delayMs / at: delayed delivery; the entry waits in the stream's `:delayed` sorted set
 //     until a DelayedMover (delayed.ts; every Worker runs one) moves it in at its due time.
 //   - waitReplicas: add() resolves once that many replicas have the entry (WAIT).
+//   - jobs (default on): every add is a job with an id of its own (`jobId`, or a random one)
+//     from add to the end, delayed or not: the entry carries it as `job-id`, and a record
+//     beside the stream (jobs/record.ts) holds its data, options and, as workers go, its state,
+//     result and progress; an event goes to the queue's events stream (jobs/events.ts). The
+//     entry, the record and the event are written in one MULTI per stream. `jobs: false`:
+//     plain entries, add() resolves to the entry's id.
 //   - tracing: with @opentelemetry/api installed, each add() runs in a PRODUCER span whose
 //     context the entry carries as `traceparent` (see tracing.ts); addMany() has one span.
-import type { Arg, Connection } from '../client/connection.js';
+import type { Arg, Connection, Value } from '../client/connection.js';
 import { createHash, randomBytes } from 'node:crypto';
-import { type Codec, encodeEntry, jsonCodec } from './codec.js';
+import { type Codec, encodeEntry, Fields, jsonCodec } from './codec.js';
 import { IDEMPOTENCE_WINDOW, type IdempotenceMode, idempotentXadd, InFlightWindow, probeIdempotence, withScriptText } from './idempotence.js';
 import { errorMessage } from './replies.js';
 import { partitionOf, partitionStreams } from './partition.js';
@@ -27,6 +33,11 @@ import type { Logger } from '../logger.js';
 import { loadTracing, ProducerTrace } from './tracing.js';
 import { probeStreamFeatures, type StreamFeatures } from './stream-features.js';
 import { delayedKey, encodeDelayedMember, newJobId, serverTimeMs } from './delayed.js';
+import { jobKeys } from './jobs/keys.js';
+import { RecordField } from './jobs/record.js';
+import { eventCommand, type EventsOption, eventsMaxLen } from './jobs/events.js';
+import { encodeJobOptions, type PerJobOptions } from './jobs/job-options.js';
+import { IDEMPOTENT_XADD_SCRIPT } from './idempotence.js';
 
 export interface ProducerOptions {
   stream: string;
@@ -65,11 +76,20 @@ export interface ProducerOptions {
   logger?: Logger;
   /** Paces the trimAckedOnly trim on servers without ACKED (at most once a second by it). */
   clock?: Clock;
+  /**
+   * Jobs with ids and records (default true): add() resolves to the job's id, which Queue.getJob
+   * looks up. `false`: plain entries (no record, no events), add() resolves to the entry id.
+   */
+  jobs?: boolean;
+  /** The queue's events stream (jobs/events.ts): on, capped at 10,000, by default. */
+  events?: EventsOption;
 }
 
-export interface AddOptions {
+export interface AddOptions extends PerJobOptions {
   /** Partition / ordering key: entries with the same key go to the same stream, in order. */
   key?: string;
+  /** The job's id (default: `idempotencyKey` if given, else a random one). */
+  jobId?: string;
   /**
    * This message's idempotent id (e.g. an order id): a second add with the same key, within the
    * server's window (the last 100 keys of the producer, for 100 s by default), adds nothing and
@@ -94,7 +114,7 @@ export class ReplicationError extends Error {
   }
 }
 
-export class Producer {
+export class Producer<T = unknown> {
   readonly streams: string[];
   private readonly codec: Codec;
   private roundRobin = 0;
@@ -109,6 +129,8 @@ export class Producer {
   private sequence = 0;
   /** Bounds the unanswered idempotent adds by what the server remembers. */
   private readonly inFlight = new InFlightWindow(IDEMPOTENCE_WINDOW);
+  private readonly jobs: boolean;
+  private readonly eventsMaxLen: number | null;
 
   constructor(
     private readonly conn: Connection,
@@ -122,6 +144,8 @@ export class Producer {
     }
     if (options.idempotent === false && options.producerId !== undefined) throw new RangeError('producerId needs idempotent adds (idempotent: false was given)');
     this.codec = options.codec ?? jsonCodec;
+    this.jobs = options.jobs ?? true;
+    this.eventsMaxLen = this.jobs ? eventsMaxLen(options.events) : null;
     this.streams = options.partitions === undefined ? [options.stream] : partitionStreams(options.stream, options.partitions);
   }
 
@@ -132,8 +156,11 @@ export class Producer {
     return this.streams[partitionOf(key, this.streams.length)]!;
   }
 
-  /** Appends one entry; resolves to its id (once `waitReplicas` replicas have it, if set). */
-  async add(payload: unknown, options: AddOptions = {}): Promise<string> {
+  /**
+   * Adds one job; resolves to its id (the entry's id with `jobs: false`), once `waitReplicas`
+   * replicas have it, if set.
+   */
+  async add(payload: T, options: AddOptions = {}): Promise<string> {
     const features = await this.prepare();
     const stream = this.streamFor(options.key);
     const trace = ProducerTrace.start(stream, 1);
@@ -154,15 +181,15 @@ export class Producer {
    * Appends many entries, pipelined; resolves to their ids in input order. Items are payloads,
    * or `{ payload, key?, idempotencyKey? }` with `{ keyed: true }`. Rejects on the first error.
    */
-  async addMany(items: Array<{ payload: unknown } & AddOptions> | unknown[], options: { keyed?: boolean } = {}): Promise<string[]> {
+  async addMany(items: Array<{ payload: T } & AddOptions> | T[], options: { keyed?: boolean } = {}): Promise<string[]> {
     const features = await this.prepare();
     const trace = ProducerTrace.start(this.options.stream, items.length);
     let built: Built[];
     let ids: string[];
     try {
       built = items.map((item) => {
-        if (!options.keyed) return this.command(features, this.streamFor(), item, {}, trace);
-        const { payload, ...add } = item as { payload: unknown } & AddOptions;
+        if (!options.keyed) return this.command(features, this.streamFor(), item as T, {}, trace);
+        const { payload, ...add } = item as { payload: T } & AddOptions;
         return this.command(features, this.streamFor(add.key), payload, add, trace);
       });
       ids = await this.send(built);
@@ -171,7 +198,7 @@ export class Producer {
       throw err;
     }
     trace?.end(ids);
-    for (const stream of new Set(built.filter((b) => b.jobId === undefined).map((b) => b.stream))) this.trimmer?.afterAdd(stream);
+    for (const stream of new Set(built.filter((b) => !b.delayed).map((b) => b.stream))) this.trimmer?.afterAdd(stream);
     return ids;
   }
 
@@ -185,11 +212,11 @@ export class Producer {
     const step = this.idempotence === 'none' ? built.length : this.inFlight.size;
     for (let from = 0; from < built.length; from += step) {
       const slice = built.slice(from, from + step);
-      const counted = this.idempotence === 'none' ? 0 : slice.filter((b) => b.jobId === undefined).length;
+      const counted = this.idempotence === 'none' ? 0 : slice.filter((b) => !b.delayed).length;
       await this.inFlight.acquire(counted);
       let replies: string[];
       try {
-        replies = await this.sendSlice(slice.map((b) => b.argv), need);
+        replies = this.jobs ? await this.sendJobs(slice, need) : await this.sendSlice(slice.map((b) => b.commands[0]!), need);
       } finally {
         this.inFlight.release(counted);
       }
@@ -219,16 +246,91 @@ export class Producer {
   }
 
   /**
-   * The XADD of an entry, or, with delayMs / at, the ZADD of a delayed job into the stream's
-   * `:delayed` set (delayed.ts), whose id add() then resolves to instead of a stream id.
+   * Jobs: per stream, one MULTI of every add's commands (entry or delayed member, record,
+   * event), all in the stream's slot; resolves to the replies of each add's first command.
    */
-  private command(features: StreamFeatures, stream: string, payload: unknown, options: AddOptions, trace: ProducerTrace | null): Built {
+  private async sendJobs(slice: Built[], need: number): Promise<string[]> {
+    const byStream = new Map<string, number[]>();
+    slice.forEach((b, i) => {
+      const list = byStream.get(b.stream) ?? [];
+      list.push(i);
+      byStream.set(b.stream, list);
+    });
+    const out: string[] = new Array(slice.length);
+    await Promise.all(
+      [...byStream.values()].map(async (indexes) => {
+        let commands = indexes.flatMap((i) => slice[i]!.commands);
+        for (;;) {
+          try {
+            const replies = need > 0 ? await this.multiAndWait(commands, need) : await this.conn.multi(commands);
+            let at = 0;
+            for (const i of indexes) {
+              out[i] = String(replies[at]);
+              at += slice[i]!.commands.length;
+            }
+            return;
+          } catch (err) {
+            if (this.idempotence === 'none') throw err;
+            // The script cache was emptied (a restart) since prepare loaded it: again, with its text.
+            if (errorMessage(err).includes('NOSCRIPT')) commands = withScriptText(commands);
+            else if (!abortedByClose(err)) throw err;
+          }
+        }
+      }),
+    );
+    return out;
+  }
+
+  /** MULTI … EXEC and a WAIT, pipelined on the stream's master; rejects as add() with waitReplicas. */
+  private async multiAndWait(commands: Arg[][], need: number): Promise<Value[]> {
+    const replies = await this.conn.pipeline([['MULTI'], ...commands, ['EXEC'], ['WAIT', need, this.options.waitTimeoutMs ?? 1000]]);
+    const failed = replies.find((r) => r instanceof Error);
+    if (failed) throw failed;
+    const exec = replies[replies.length - 2] as Value[] | null;
+    if (exec === null) throw new Error('EXEC aborted');
+    const bad = exec.find((r) => r instanceof Error);
+    if (bad) throw bad;
+    const acked = Number(replies[replies.length - 1]);
+    if (acked < need) throw new ReplicationError(String(exec[0]), acked, need);
+    return exec;
+  }
+
+  /**
+   * The commands of one add: its XADD, or, with delayMs / at, the ZADD of a delayed job into the
+   * stream's `:delayed` set (delayed.ts); with jobs on, the record and the event after it.
+   */
+  private command(features: StreamFeatures, stream: string, payload: T, options: AddOptions, trace: ProducerTrace | null): Built {
     const due = this.dueTime(options);
-    if (due === undefined) return { stream, argv: this.xadd(features, stream, payload, options.key, options.idempotencyKey, trace) };
-    // A delayed job's member holds its random job id: a resent ZADD changes nothing.
-    const jobId = options.idempotencyKey ?? newJobId();
-    const fields = [...encodeEntry(this.codec, payload, options.key), ...(trace?.entryFields() ?? [])];
-    return { stream, argv: ['ZADD', delayedKey(stream), due, encodeDelayedMember(jobId, fields)], jobId };
+    if (!this.jobs) {
+      if (due === undefined) return { stream, commands: [this.xadd(features, stream, payload, options.key, options.idempotencyKey, trace, [])], delayed: false };
+      // A delayed job's member holds its random job id: a resent ZADD changes nothing.
+      const jobId = options.idempotencyKey ?? newJobId();
+      const fields = [...encodeEntry(this.codec, payload, options.key), ...(trace?.entryFields() ?? [])];
+      return { stream, commands: [['ZADD', delayedKey(stream), due, encodeDelayedMember(jobId, fields)]], jobId, delayed: true };
+    }
+    const jobId = options.jobId ?? options.idempotencyKey ?? newJobId();
+    if (jobId.length === 0) throw new RangeError('jobId must not be empty');
+    const opts = encodeJobOptions(options);
+    const jobFields = opts === undefined ? [Fields.jobId, jobId] : [Fields.jobId, jobId, Fields.opts, opts];
+    const keys = jobKeys(stream);
+    const data = this.codec.encode(payload);
+    const now = Date.now() + this.clockOffsetMs;
+    const record: Arg[] = ['HSET', keys.record(jobId), RecordField.data, data, RecordField.added, now];
+    if (opts !== undefined) record.push(RecordField.opts, opts);
+    if (options.key !== undefined) record.push(RecordField.key, options.key);
+    // HSETNX: a resent add (its reply lost to a reconnect) must not set back the state a worker
+    // has moved the job on to meanwhile.
+    const commands: Arg[][] = [];
+    if (due === undefined) {
+      commands.push(this.xadd(features, stream, payload, options.key, options.idempotencyKey ?? options.jobId, trace, jobFields, true), record, ['HSETNX', keys.record(jobId), RecordField.state, 'waiting']);
+      if (this.eventsMaxLen !== null) commands.push(eventCommand(keys.events, this.eventsMaxLen, 'added', jobId));
+    } else {
+      const fields = [...encodeEntry(this.codec, payload, options.key), ...jobFields, ...(trace?.entryFields() ?? [])];
+      record.push(RecordField.due, due);
+      commands.push(['ZADD', delayedKey(stream), due, encodeDelayedMember(jobId, fields)], record, ['HSETNX', keys.record(jobId), RecordField.state, 'delayed']);
+      if (this.eventsMaxLen !== null) commands.push(eventCommand(keys.events, this.eventsMaxLen, 'delayed', jobId, ['due', due, 'delay', Math.max(0, due - now)]));
+    }
+    return { stream, commands, jobId, delayed: due !== undefined };
   }
 
   /** The due time in server-clock ms, or undefined for an immediate add. */
@@ -269,6 +371,8 @@ export class Producer {
   private prepare(): Promise<StreamFeatures> {
     this.features ??= Promise.all([probeStreamFeatures(this.conn), loadTracing(), this.measureClock()]).then(async ([f]) => {
       this.idempotence = this.options.idempotent === false ? 'none' : await probeIdempotence(this.conn, f);
+      // Jobs send the script by its SHA1 inside a MULTI, where a NOSCRIPT would fail it alone.
+      if (this.jobs && this.idempotence === 'script') await this.conn.call('SCRIPT', 'LOAD', IDEMPOTENT_XADD_SCRIPT);
       if (this.options.producerId !== undefined && this.idempotence === 'none') {
         throw new Error('producerId: this server can deduplicate adds in no way (neither XADD IDMP, Redis 8.6+ and sluice, nor EVAL)');
       }
@@ -315,6 +419,8 @@ export class Producer {
     key: string | undefined,
     idempotencyKey: string | undefined,
     trace: ProducerTrace | null,
+    jobFields: string[],
+    jobs = false,
   ): Arg[] {
     const rest: Arg[] = [];
     // With trimAckedOnly on a Redis 7 server the SafeTrimmer trims instead.
@@ -323,17 +429,21 @@ export class Producer {
     if (trimOnWrite && this.options.minIdAgeMs !== undefined) rest.push('MINID', '~', Math.max(0, Date.now() - this.options.minIdAgeMs));
     if (trimOnWrite && this.options.trimAckedOnly) rest.push('ACKED');
     const fields = encodeEntry(this.codec, payload, key);
-    rest.push('*', ...fields);
+    rest.push('*', ...fields, ...jobFields);
     const mode = this.idempotence;
     if (mode === 'none') {
       if (idempotencyKey !== undefined) {
+        if (jobs) {
+          if (trace !== null) rest.push(...trace.entryFields());
+          return ['XADD', stream, ...rest];
+        }
         throw new Error(`idempotencyKey: ${this.options.idempotent === false ? 'this Producer was made with idempotent: false' : 'this server can deduplicate adds in no way (neither XADD IDMP nor EVAL)'}`);
       }
       if (trace !== null) rest.push(...trace.entryFields());
       return ['XADD', stream, ...rest];
     }
     const pid = this.options.producerId;
-    if (idempotencyKey === undefined && pid !== undefined) {
+    if (idempotencyKey === undefined && pid !== undefined && !jobs) {
       // By content: the trace fields stay out, so a resend (in a new span) is the same content.
       if (mode === 'idmp') return ['XADD', stream, 'IDMPAUTO', pid, ...rest];
       return idempotentXadd(mode, stream, pid, `content:${createHash('sha1').update(JSON.stringify(fields)).digest('hex')}`, rest);
@@ -345,11 +455,15 @@ export class Producer {
   }
 }
 
-/** An add ready to send: its command, its stream and, for a delayed job, the id add() returns. */
+/**
+ * An add ready to send: its commands (the entry's XADD or the delayed ZADD first), its stream
+ * and the id add() returns when it is not the first command's reply (a job's id).
+ */
 interface Built {
   stream: string;
-  argv: Arg[];
+  commands: Arg[][];
   jobId?: string;
+  delayed: boolean;
 }
 
 /** ioredis's AbortError: a command of a pipeline cut short by a dropped link, maybe applied. */

@@ -18,9 +18,10 @@ import { CloseTimeoutError, type WorkerEvents } from './worker/events.js';
 import { type BatchHandler, type BatchOptions, type BatchWorkerOptions, type CloseOptions, type JobHandler, resolveOptions, type WorkerOptions } from './worker/options.js';
 import { Scheduler } from './schedules.js';
 import { RateLimiter } from './rate-limiter.js';
-import { type AnyHandler, StreamConsumer } from './worker/stream-consumer.js';
+import { type AnyHandler, type Emit, StreamConsumer } from './worker/stream-consumer.js';
+import { eventsMaxLen } from './jobs/events.js';
 
-export class Worker<T = unknown> extends EventEmitter<WorkerEvents<T>> {
+export class Worker<T = unknown, R = unknown> extends EventEmitter<WorkerEvents<T, R>> {
   readonly consumer: string;
   readonly metrics: Metrics;
   /** The streams consumed: `[stream]`, or the partition streams. */
@@ -37,14 +38,14 @@ export class Worker<T = unknown> extends EventEmitter<WorkerEvents<T>> {
   private readonly schedulers: Scheduler[] = [];
   private closing = false;
   /** Emits (and logs) a worker event. */
-  private readonly report: <K extends keyof WorkerEvents<T>>(event: K, ...args: WorkerEvents<T>[K]) => void;
+  private readonly report: <K extends keyof WorkerEvents<T, R>>(event: K, ...args: WorkerEvents<T, R>[K]) => void;
 
   constructor(conn: Connection, options: BatchWorkerOptions, handler: BatchHandler<T>);
-  constructor(conn: Connection, options: WorkerOptions, handler: JobHandler<T>);
+  constructor(conn: Connection, options: WorkerOptions, handler: JobHandler<T, R>);
   constructor(
     private readonly conn: Connection,
     private readonly options: WorkerOptions & { batch?: BatchOptions },
-    handler: JobHandler<T> | BatchHandler<T>,
+    handler: JobHandler<T, R> | BatchHandler<T>,
   ) {
     super();
     this.consumer = options.consumer ?? `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
@@ -56,9 +57,9 @@ export class Worker<T = unknown> extends EventEmitter<WorkerEvents<T>> {
     const any = (options.batch ? { batch: true, fn: handler } : { batch: false, fn: handler }) as AnyHandler<T>;
     const shares = splitConcurrency(options.concurrency ?? (options.batch ? 1 : 10), this.streams.length);
     const logger = options.logger ?? silentLogger;
-    const emit = <K extends keyof WorkerEvents<T>>(event: K, ...args: WorkerEvents<T>[K]): void => {
-      logWorkerEvent(logger, this.consumer, event, args);
-      (this.emit as (e: K, ...a: WorkerEvents<T>[K]) => boolean)(event, ...args);
+    const emit = <K extends keyof WorkerEvents<T, R>>(event: K, ...args: WorkerEvents<T, R>[K]): void => {
+      logWorkerEvent(logger, this.consumer, event, args as WorkerEvents<T>[K & keyof WorkerEvents<T>]);
+      (this.emit as (e: K, ...a: WorkerEvents<T, R>[K]) => boolean)(event, ...args);
     };
     this.report = emit;
     // One limiter for every partition: the limit is the group's, keyed by the logical stream.
@@ -66,13 +67,13 @@ export class Worker<T = unknown> extends EventEmitter<WorkerEvents<T>> {
     this.consumers = this.streams.map((stream, i) => {
       const resolved = { ...resolveOptions({ ...options, stream, concurrency: shares[i]! }, options.codec ?? jsonCodec), limiter };
       const dead = options.deadLetterStream ?? defaultDeadLetterStream(stream);
-      return new StreamConsumer<T>(conn, resolved, this.consumer, dead, this.metrics, any, emit);
+      return new StreamConsumer<T>(conn, resolved, this.consumer, dead, this.metrics, any, emit as Emit<T>);
     });
     this.deadLetterStream = this.consumers[0]!.deadLetterStream;
     for (const stream of this.streams) this.unwatch.push(this.metrics.watchLag(conn, stream));
     const delayed = options.delayed ?? true;
     const pollMs = typeof delayed === 'object' ? delayed.pollMs : undefined;
-    this.mover = delayed === false ? null : new DelayedMover(conn, { stream: this.streams, pollMs, onError: (err) => emit('error', err) });
+    this.mover = delayed === false ? null : new DelayedMover(conn, { stream: this.streams, pollMs, eventsMaxLen: eventsMaxLen(options.events), onError: (err) => emit('error', err) });
   }
 
   /** What the server supports (probed at start()): CLAIM reads and XNACK where it has them. */

@@ -1,11 +1,14 @@
 // Batched acknowledgement: the XACKs asked for in one event-loop turn go out together, in
-// commands of at most MAX_IDS ids (pipelined), so no command grows without bound.
-import type { Connection } from '../../client/connection.js';
+// commands of at most MAX_IDS ids (pipelined), so no command grows without bound. An ack may
+// bring commands that must apply with it (a job's completion: its record, its event): the
+// batch then goes as one MULTI, XACKs first.
+import type { Arg, Connection } from '../../client/connection.js';
 
 const MAX_IDS = 1000;
 
 export class Acker {
   private queue: string[] = [];
+  private extra: Arg[][] = [];
   private flushing: Promise<boolean> | null = null;
   /** The ids of XACKs sent and not answered yet. */
   private readonly inFlight = new Set<string[]>();
@@ -15,11 +18,17 @@ export class Acker {
     private readonly stream: string,
     private readonly group: string,
     private readonly onError: (err: unknown) => void,
+    /** Called just before a batch is sent (commands that must reach the server first go then). */
+    private readonly beforeSend: () => void = () => {},
   ) {}
 
-  /** Queues an XACK; resolves once its batch was answered (true if it succeeded). */
-  ack(id: string): Promise<boolean> {
+  /**
+   * Queues an XACK (and the commands to apply with it); resolves once its batch was answered
+   * (true if it succeeded).
+   */
+  ack(id: string, withIt: Arg[][] = []): Promise<boolean> {
     this.queue.push(id);
+    for (const c of withIt) this.extra.push(c);
     // A full batch goes out at once: an in-process engine answers in microtasks, so the
     // event loop may not reach setImmediate for a long time.
     this.flushing ??= this.queue.length >= MAX_IDS ? Promise.resolve().then(() => this.send()) : new Promise((r) => setImmediate(r)).then(() => this.send());
@@ -41,13 +50,20 @@ export class Acker {
 
   private async send(): Promise<boolean> {
     const ids = this.queue;
+    const extra = this.extra;
     this.queue = [];
+    this.extra = [];
     this.flushing = null;
     if (ids.length === 0) return true;
     this.inFlight.add(ids);
     try {
-      const commands = [];
+      this.beforeSend();
+      const commands: Arg[][] = [];
       for (let i = 0; i < ids.length; i += MAX_IDS) commands.push(['XACK', this.stream, this.group, ...ids.slice(i, i + MAX_IDS)]);
+      if (extra.length > 0) {
+        await this.conn.multi([...commands, ...extra]);
+        return true;
+      }
       const replies = commands.length === 1 ? [await this.conn.call(...commands[0]!)] : await this.conn.pipeline(commands);
       const failed = replies.find((r) => r instanceof Error);
       if (failed) throw failed;

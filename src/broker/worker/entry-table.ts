@@ -8,6 +8,9 @@
 // Queued and running entries hold a handler slot; acking and retry-wait ones do not.
 import type { StreamEntry } from '../replies.js';
 import type { JobAbort } from './job-abort.js';
+import type { PerJobOptions } from '../jobs/job-options.js';
+
+const NO_OPTIONS: PerJobOptions = Object.freeze({});
 
 export type EntryState = 'queued' | 'running' | 'acking' | 'retry-wait';
 
@@ -21,6 +24,10 @@ export interface HeldEntry {
   abort: JobAbort | null;
   /** The last failure's message, for the dead letter if it dies elsewhere. */
   lastError: string | null;
+  /** The job's own options (attempts, backoff, retention), read when its handler is prepared. */
+  opts: PerJobOptions;
+  /** Taken over from another consumer (a claim) rather than delivered to us first. */
+  claimed: boolean;
 }
 
 export class EntryTable {
@@ -46,9 +53,9 @@ export class EntryTable {
   }
 
   /** Adds a newly delivered entry as queued; undefined when it is already held. */
-  add(entry: StreamEntry, deliveries: number): HeldEntry | undefined {
+  add(entry: StreamEntry, deliveries: number, claimed = false): HeldEntry | undefined {
     if (this.held.has(entry.id)) return undefined;
-    const h: HeldEntry = { entry, deliveries, state: 'queued', since: Date.now(), abort: null, lastError: null };
+    const h: HeldEntry = { entry, deliveries, state: 'queued', since: Date.now(), abort: null, lastError: null, opts: NO_OPTIONS, claimed };
     this.held.set(entry.id, h);
     this.counts.queued++;
     this.queue.push(entry.id);

@@ -4,9 +4,9 @@ import type { Job } from './options.js';
 /** A dead-lettered entry: a Job, but an entry that did not decode has no payload. */
 export type DeadLetteredJob<T> = Omit<Job<T>, 'payload'> & { payload: T | undefined };
 
-export interface WorkerEvents<T = unknown> {
-  /** The handler resolved and the entry was acknowledged. */
-  completed: [job: Job<T>, result: unknown];
+export interface WorkerEvents<T = unknown, R = unknown> {
+  /** The handler resolved (to `result`, stored in the job's record) and the entry was acknowledged. */
+  completed: [job: Job<T>, result: R];
   /** The handler threw or timed out (each failed delivery once). */
   failed: [job: Job<T>, error: Error];
   /** A failed job will be retried by this worker after `delayMs`. */

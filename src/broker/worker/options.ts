@@ -3,16 +3,12 @@ import type { LimiterOptions, RateLimiter } from '../rate-limiter.js';
 import type { Codec } from '../codec.js';
 import type { Metrics } from '../metrics.js';
 import type { Logger } from '../../logger.js';
+import { type EventsOption, eventsMaxLen } from '../jobs/events.js';
+import { type Keep, type KeepJobs, resolveKeep } from '../jobs/job-options.js';
+import { DEFAULT_REMOVE_ON_COMPLETE, DEFAULT_REMOVE_ON_FAIL } from '../jobs/retention.js';
 
-export interface Job<T = unknown> {
-  id: string;
-  stream: string;
-  payload: T;
-  /** 1 on the first delivery, counted by the server (XPENDING). */
-  deliveries: number;
-  fields: Record<string, string>;
-  key: string | undefined;
-}
+export type { Job } from './job.js';
+import type { Job } from './job.js';
 
 /** What a handler gets besides its job(s). */
 export interface JobContext {
@@ -23,7 +19,8 @@ export interface JobContext {
   signal: AbortSignal;
 }
 
-export type JobHandler<T = unknown> = (job: Job<T>, context: JobContext) => unknown;
+/** A handler: what it returns (R) is the job's result, stored in its record with the codec. */
+export type JobHandler<T = unknown, R = unknown> = (job: Job<T>, context: JobContext) => R | Promise<R>;
 export type BatchHandler<T = unknown> = (jobs: Job<T>[], context: JobContext) => unknown;
 
 export interface BatchOptions {
@@ -102,6 +99,21 @@ export interface WorkerOptions {
    * deliveries and retries (debug). Silent by default; events are emitted either way.
    */
   logger?: Logger;
+  /**
+   * Completed jobs' records kept (jobs/retention.ts): true removes each at once, a count keeps
+   * the newest n, `{ age, count }` (age in seconds, as BullMQ). Default `{ count: 1000 }`. The
+   * stream's acknowledged entries are trimmed to the same count or age (never one a group still
+   * needs) unless keepAcknowledged. A job's own removeOnComplete overrides it.
+   */
+  removeOnComplete?: KeepJobs;
+  /** Dead-lettered jobs' records kept, as removeOnComplete. Default `{ count: 10000 }`. */
+  removeOnFail?: KeepJobs;
+  /** Keep every acknowledged entry in the stream (history on purpose); default false. */
+  keepAcknowledged?: boolean;
+  /** Log lines (job.log) kept per job, the newest (default 100). */
+  keepLogs?: number;
+  /** The queue's events stream (jobs/events.ts): on, capped at 10,000, by default. */
+  events?: EventsOption;
 }
 
 /** A worker whose handler takes arrays of jobs (for bulk inserts). */
@@ -144,6 +156,12 @@ export interface ResolvedOptions {
   limiter: RateLimiter | null;
   codec: Codec;
   streamFeatures: 'auto' | 'redis7';
+  removeOnComplete: Keep;
+  removeOnFail: Keep;
+  keepAcknowledged: boolean;
+  keepLogs: number;
+  /** The events stream's cap, or null: no events. */
+  eventsMaxLen: number | null;
 }
 
 export function resolveOptions(o: WorkerOptions & { batch?: BatchOptions }, codec: Codec): ResolvedOptions {
@@ -166,7 +184,13 @@ export function resolveOptions(o: WorkerOptions & { batch?: BatchOptions }, code
     limiter: null,
     codec,
     streamFeatures: o.streamFeatures ?? 'auto',
+    removeOnComplete: resolveKeep(o.removeOnComplete ?? DEFAULT_REMOVE_ON_COMPLETE),
+    removeOnFail: resolveKeep(o.removeOnFail ?? DEFAULT_REMOVE_ON_FAIL),
+    keepAcknowledged: o.keepAcknowledged ?? false,
+    keepLogs: o.keepLogs ?? 100,
+    eventsMaxLen: eventsMaxLen(o.events),
   };
+  if (!(Number.isInteger(resolved.keepLogs) && resolved.keepLogs >= 1)) throw new RangeError('keepLogs must be an integer >= 1');
   if (!(resolved.concurrency >= 1)) throw new RangeError('concurrency must be at least 1');
   if (!(resolved.maxDeliveries >= 1)) throw new RangeError('maxDeliveries must be at least 1');
   if (!(resolved.batchSize >= 1)) throw new RangeError('batch.size must be at least 1');

@@ -14,6 +14,9 @@
 //   producer's `traceparent`; the handler runs in it; failure, retry and dead letter are recorded
 //   the consumer dies ─▶ after claimIdleMs another worker claims the entry (XAUTOCLAIM, or
 //                        XREADGROUP ... CLAIM where the server has it)
+//   a job (an entry with `job-id`): each step also updates its record and sends its event
+//   (job-writes.ts); the completion goes in the XACK's MULTI, the dead letter's in its MULTI;
+//   finished records are then kept by removeOnComplete / removeOnFail (jobs/retention.ts)
 import type { BlockingConnection, Connection, Value } from '../../client/connection.js';
 import { decodeEntry } from '../codec.js';
 import { deadLetterFields } from '../dead-letters.js';
@@ -29,6 +32,11 @@ import { isGroupPaused } from '../pause.js';
 import { RetryScheduler } from './retry-scheduler.js';
 import { ConsumerTrace, loadTracing } from '../tracing.js';
 import { JobAbort, runContext } from './job-abort.js';
+import { JobWrites, type JobRef } from './job-writes.js';
+import { WorkerJob } from './job.js';
+import { Fields } from '../codec.js';
+import { backoffFunction, decodeJobOptions, resolveKeep } from '../jobs/job-options.js';
+import { RetentionKeeper } from '../jobs/retention.js';
 
 /** How often a pause repeats its interrupt while a read it must end is still on its way. */
 const INTERRUPT_RETRY_MS = 20;
@@ -69,6 +77,10 @@ export class StreamConsumer<T> {
   /** Resolves when the consumer has closed or been abandoned (a read may then never settle). */
   private readonly ended: Promise<void>;
   private end!: () => void;
+  private readonly writes: JobWrites;
+  private readonly retention: RetentionKeeper;
+  /** Jobs were read since the last empty read: the next empty one sends a 'drained' event. */
+  private busySinceDrained = false;
 
   constructor(
     private readonly conn: Connection,
@@ -80,7 +92,10 @@ export class StreamConsumer<T> {
     private readonly emit: Emit<T>,
   ) {
     // After abandon() the CloseTimeoutError has said which acks went unconfirmed.
-    this.acker = new Acker(conn, o.stream, o.group, (err) => this.gaveUp || this.emit('error', asError(err)));
+    const onError = (err: unknown): void => void (this.gaveUp || this.emit('error', asError(err)));
+    this.writes = new JobWrites(conn, o.stream, consumer, o.codec, o.eventsMaxLen, o.removeOnComplete, o.removeOnFail, o.keepLogs, onError);
+    this.retention = new RetentionKeeper(conn, this.writes.keys, o.removeOnComplete, o.removeOnFail, o.keepAcknowledged, onError);
+    this.acker = new Acker(conn, o.stream, o.group, onError, () => this.writes.flush());
     this.retries = new RetryScheduler((id) => this.guard(this.retryDue(id)));
     this.ended = new Promise((resolve) => (this.end = resolve));
   }
@@ -195,6 +210,11 @@ export class StreamConsumer<T> {
         const result = await reading.finally(() => (this.readInFlight = null));
         failures = 0;
         this.accept(result);
+        if (result.entries.length > 0) this.busySinceDrained = true;
+        else if (this.busySinceDrained && this.table.size === 0) {
+          this.busySinceDrained = false;
+          this.writes.drained();
+        }
         // The embedded engine replies in microtasks: let timers and I/O run between reads.
         await new Promise((r) => setImmediate(r));
       } catch (err) {
@@ -236,7 +256,7 @@ export class StreamConsumer<T> {
   private take(d: Delivered): boolean {
     const held = this.table.get(d.entry.id);
     if (held === undefined) {
-      this.table.add(d.entry, d.deliveries);
+      this.table.add(d.entry, d.deliveries, d.claimed);
       return true;
     }
     if (held.state === 'retry-wait') {
@@ -307,13 +327,17 @@ export class StreamConsumer<T> {
         return;
       }
     }
+    this.writes.started(
+      jobs.map(({ h, job }) => ({ ...this.ref(h), claimed: h.claimed })),
+      Date.now(),
+    );
     const trace = ConsumerTrace.start(jobs.map(({ job }) => job), this.o.group, this.consumer);
     const started = performance.now();
     const outcome = await this.invoke(jobs.map((j) => j.job), abort, trace);
     const elapsed = performance.now() - started;
     for (const [i, { h, job }] of jobs.entries()) {
       h.abort = null;
-      if (this.table.get(job.id) !== h) {
+      if (this.table.get(job.entryId) !== h) {
         trace?.event(i, 'sluice.lease_lost'); // the lease was lost meanwhile
         continue;
       }
@@ -338,7 +362,8 @@ export class StreamConsumer<T> {
   private async prepare(h: HeldEntry): Promise<Job<T> | null> {
     const { entry, deliveries } = h;
     const fields = entry.fields!;
-    if (deliveries > this.o.maxDeliveries) {
+    h.opts = decodeJobOptions(fields[Fields.opts]);
+    if (deliveries > this.maxDeliveries(h)) {
       // A consumer died (or kept dying) holding it: it has had its chances.
       const message = h.lastError ?? `delivered ${deliveries} times without success`;
       await this.deadLetterUnhandled(h, this.job(entry.id, undefined, deliveries, fields), new Error(message));
@@ -361,7 +386,30 @@ export class StreamConsumer<T> {
    * each, and made every property read of a handler's `job` megamorphic.)
    */
   private job<P>(id: string, payload: P, deliveries: number, fields: Record<string, string>): Job<P> {
-    return { id, stream: this.o.stream, payload, deliveries, fields, key: fields['key'] };
+    const jobId = fields[Fields.jobId];
+    return new WorkerJob(jobId ?? id, id, this.o.stream, payload, deliveries, fields, fields['key'], decodeJobOptions(fields[Fields.opts]), jobId === undefined ? null : this.writes);
+  }
+
+  /** What the job writes need of a held entry. */
+  private ref(h: HeldEntry): JobRef {
+    return {
+      jobId: h.entry.fields?.[Fields.jobId] ?? null,
+      entryId: h.entry.id,
+      deliveries: h.deliveries,
+      removeOnComplete: h.opts.removeOnComplete,
+      removeOnFail: h.opts.removeOnFail,
+    };
+  }
+
+  /** The job's own attempts, else the worker's maxDeliveries. */
+  private maxDeliveries(h: HeldEntry): number {
+    return h.opts.attempts ?? this.o.maxDeliveries;
+  }
+
+  /** The retry delay after a failed delivery: the job's own backoff, else the worker's, below claimIdleMs. */
+  private retryDelay(h: HeldEntry): number {
+    const backoff = h.opts.backoff === undefined ? this.o.backoff : backoffFunction(h.opts.backoff);
+    return Math.max(0, Math.min(backoff(h.deliveries), Math.floor(this.o.claimIdleMs * 0.8)));
   }
 
   /** Dead-letters an entry the handler never saw, in a span of its own (ERROR, with the event). */
@@ -398,10 +446,12 @@ export class StreamConsumer<T> {
   private complete(h: HeldEntry, job: Job<T>, result: unknown): void {
     // The slot is free now, so the next read does not wait for the XACK round trip.
     this.table.setState(h, 'acking');
-    const acked = this.acker.ack(job.id).then((ok) => {
+    const ref = this.ref(h);
+    const acked = this.acker.ack(job.entryId, this.writes.completed(ref, result, Date.now())).then((ok) => {
       this.acks.delete(acked);
       this.table.delete(h);
       if (!ok) return;
+      if (ref.jobId !== null) this.retention.afterFinish('completed', ref.removeOnComplete === undefined ? undefined : resolveKeep(ref.removeOnComplete));
       this.metrics.inc('processed');
       this.emit('completed', job, result);
     });
@@ -414,7 +464,9 @@ export class StreamConsumer<T> {
     if (error instanceof TimeoutError) this.metrics.inc('timedOut');
     h.lastError = error.message;
     this.emit('failed', job, error);
-    if (h.deliveries >= this.o.maxDeliveries) {
+    const dies = h.deliveries >= this.maxDeliveries(h) || this.state !== 'running';
+    this.writes.failed(this.ref(h), error, dies ? null : this.retryDelay(h));
+    if (h.deliveries >= this.maxDeliveries(h)) {
       const moved = await this.deadLetter(h, job, error);
       return moved ? { event: 'sluice.dead_letter', attributes: { 'sluice.dead_letter.stream': this.deadLetterStream } } : { event: 'sluice.left_pending' };
     }
@@ -423,10 +475,10 @@ export class StreamConsumer<T> {
       return { event: 'sluice.left_pending' };
     }
     // Below claimIdleMs, or another worker would claim it before its retry is due.
-    const delay = Math.max(0, Math.min(this.o.backoff(h.deliveries), Math.floor(this.o.claimIdleMs * 0.8)));
+    const delay = this.retryDelay(h);
     this.table.setState(h, 'retry-wait');
     this.emit('retrying', job, delay);
-    this.retries.schedule(job.id, delay);
+    this.retries.schedule(job.entryId, delay);
     return { event: 'sluice.retry', attributes: { 'sluice.retry.delay_ms': delay, 'messaging.sluice.deliveries': h.deliveries } };
   }
 
@@ -434,7 +486,7 @@ export class StreamConsumer<T> {
   private async retryDue(id: string): Promise<void> {
     const h = this.table.get(id);
     if (h === undefined || h.state !== 'retry-wait' || this.state !== 'running') return;
-    const delay = Math.max(0, Math.min(this.o.backoff(h.deliveries), Math.floor(this.o.claimIdleMs * 0.8)));
+    const delay = this.retryDelay(h);
     // min-idle = delay: the server confirms the backoff has elapsed and that nobody took it.
     const [entry] = parseEntries(await this.conn.call('XCLAIM', this.o.stream, this.o.group, this.consumer, delay, id));
     if (this.table.get(id) !== h || h.state !== 'retry-wait') return;
@@ -459,10 +511,13 @@ export class StreamConsumer<T> {
   /** True when the entry was moved (false: the MULTI failed, it stays pending). */
   private async deadLetter(h: HeldEntry, job: DeadLetteredJob<T>, error: Error): Promise<boolean> {
     const fields = deadLetterFields({ entry: h.entry, stream: this.o.stream, group: this.o.group, consumer: this.consumer, deliveries: h.deliveries, error: error.message });
+    const ref = this.ref(h);
     try {
+      this.writes.flush();
       await this.conn.multi([
         ['XADD', this.deadLetterStream, '*', ...fields],
         ['XACK', this.o.stream, this.o.group, h.entry.id],
+        ...this.writes.deadLettered(ref, error, Date.now()),
       ]);
     } catch (err) {
       this.emit('error', asError(err)); // still pending: it comes back and is dead-lettered then
@@ -470,6 +525,7 @@ export class StreamConsumer<T> {
       return false;
     }
     this.table.delete(h);
+    if (ref.jobId !== null) this.retention.afterFinish('failed', ref.removeOnFail === undefined ? undefined : resolveKeep(ref.removeOnFail));
     this.metrics.inc('deadLettered');
     this.emit('deadLettered', job, error);
     return true;
@@ -528,8 +584,7 @@ export class StreamConsumer<T> {
     this.table.delete(h);
     this.metrics.inc('leaseLost');
     h.abort?.abort(new LeaseLostError(h.entry.id));
-    const fields = h.entry.fields ?? {};
-    this.emit('leaseLost', { id: h.entry.id, stream: this.o.stream, deliveries: h.deliveries, fields, key: fields['key'], payload: undefined as T });
+    this.emit('leaseLost', this.job(h.entry.id, undefined as T, h.deliveries, h.entry.fields ?? {}));
   }
 
   /** XGROUP DELCONSUMER for consumers idle past consumerIdleMs that hold nothing. */
@@ -591,6 +646,8 @@ export class StreamConsumer<T> {
     if (this.gaveUp) return;
     await this.acker.drain();
     await Promise.all([...this.acks]);
+    this.writes.flush();
+    this.retention.close();
     if (this.gaveUp) return;
     for (const u of this.unsubscribe) u();
     this.consumerRemoved = await this.deleteConsumerIfEmpty(this.consumer).catch(() => false);
@@ -615,6 +672,7 @@ export class StreamConsumer<T> {
     for (const t of this.timers) clearInterval(t);
     if (this.batchTimer) clearTimeout(this.batchTimer);
     this.retries.cancelAll();
+    this.retention.close();
     const lost: string[] = [];
     const running = this.table.inState('running', 'queued');
     for (const h of running) {

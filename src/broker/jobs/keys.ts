@@ -1,0 +1,39 @@
+// The keys a queue's jobs live in, beside its stream and in its cluster slot (partition.ts's
+// slotPrefix: `orders` → `{orders}:…`, `orders{3}` → `orders{3}:…`), so that the worker's
+// MULTI (XACK + the record's update + the event) is legal on a cluster.
+//
+//   PREFIX:job:ID        hash: the job's record (record.ts)
+//   PREFIX:job:ID:logs   list: the job's log lines (job.log), capped
+//   PREFIX:completed     sorted set: completed jobs' ids by finish time (retention, getJobs)
+//   PREFIX:failed        sorted set: dead-lettered jobs' ids by finish time
+//   PREFIX:events        stream: the queue's events (events.ts), capped
+import { slotPrefix } from '../partition.js';
+
+export interface JobKeys {
+  readonly stream: string;
+  record(id: string): string;
+  logs(id: string): string;
+  readonly completed: string;
+  readonly failed: string;
+  readonly events: string;
+}
+
+const cache = new Map<string, JobKeys>();
+
+export function jobKeys(stream: string): JobKeys {
+  let keys = cache.get(stream);
+  if (keys === undefined) {
+    const prefix = slotPrefix(stream);
+    keys = {
+      stream,
+      record: (id) => `${prefix}:job:${id}`,
+      logs: (id) => `${prefix}:job:${id}:logs`,
+      completed: `${prefix}:completed`,
+      failed: `${prefix}:failed`,
+      events: `${prefix}:events`,
+    };
+    if (cache.size > 10_000) cache.clear();
+    cache.set(stream, keys);
+  }
+  return keys;
+}

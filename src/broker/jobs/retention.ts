@@ -1,0 +1,120 @@
+// Keeps finished jobs bounded (removeOnComplete / removeOnFail, job-options.ts): after jobs
+// finish, at most once per interval, the records of completed (and of dead-lettered) jobs past
+// the policy's count or age are deleted with their logs and index entries, oldest first, and
+// the stream's acknowledged entries are trimmed by the same count or age (SafeTrimmer: never
+// an entry a group still needs), unless the worker keeps them (keepAcknowledged).
+//
+// A job added with a policy of its own applies it, as in BullMQ, to the pass after it finishes
+// (the whole set is trimmed by it; `true` removes that job's record at once).
+//
+// Default: the newest 1,000 completed jobs and 10,000 dead-lettered ones. A finished record is
+// there to be looked up (a result, a failure's stack) and counted, not to pile up: BullMQ keeps
+// every finished job unless told otherwise, and queues grew to gigabytes that way. Dead ones
+// are kept longer, as someone has to look at them (their entries are in the dead-letter stream
+// as well).
+import type { Connection, Value } from '../../client/connection.js';
+import { SafeTrimmer } from '../safe-trim.js';
+import type { JobKeys } from './keys.js';
+import type { Keep, KeepJobs } from './job-options.js';
+
+export const DEFAULT_REMOVE_ON_COMPLETE: KeepJobs = { count: 1000 };
+export const DEFAULT_REMOVE_ON_FAIL: KeepJobs = { count: 10_000 };
+
+/** Records removed per command, so no single command grows without bound. */
+const BATCH = 1000;
+
+export class RetentionKeeper {
+  private lastRun = 0;
+  private running: Promise<void> | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  private closed = false;
+  private readonly entries: SafeTrimmer | null;
+  /** Per kind, the policy of the next pass (a job's own, or the worker's), or null: none due. */
+  private due: { completed: Keep | null; failed: Keep | null } = { completed: null, failed: null };
+
+  constructor(
+    private readonly conn: Connection,
+    private readonly keys: JobKeys,
+    private readonly completed: Keep,
+    private readonly failed: Keep,
+    keepAcknowledged: boolean,
+    private readonly onError: (err: unknown) => void,
+    private readonly intervalMs = 1000,
+  ) {
+    const byCount = Number.isFinite(completed.count) ? completed.count : undefined;
+    const byAge = byCount === undefined && Number.isFinite(completed.ageMs) ? completed.ageMs : undefined;
+    this.entries = keepAcknowledged || (byCount === undefined && byAge === undefined) ? null : new SafeTrimmer(conn, { maxLen: byCount, minIdAgeMs: byAge, intervalMs });
+  }
+
+  /** A job finished (with its own policy, if it has one): a pass runs when the interval has passed. */
+  afterFinish(kind: 'completed' | 'failed', own?: Keep): void {
+    this.due[kind] = own ?? this[kind];
+    if (kind === 'completed') this.entries?.afterAdd(this.keys.stream);
+    this.schedule();
+  }
+
+  /** A pass now if the interval has passed, else one when it will have (the last finishes count too). */
+  private schedule(): void {
+    if (this.running !== null || this.timer !== null || this.closed) return;
+    const wait = this.lastRun + this.intervalMs - Date.now();
+    if (wait > 0) {
+      this.timer = setTimeout(() => {
+        this.timer = null;
+        this.schedule();
+      }, wait);
+      this.timer.unref();
+      return;
+    }
+    this.lastRun = Date.now();
+    this.running = this.pass()
+      .catch(this.onError)
+      .finally(() => {
+        this.running = null;
+        if (this.due.completed !== null || this.due.failed !== null) this.schedule();
+      });
+  }
+
+  /** Stops the timer; a pass in progress ends on its own (settled()). */
+  close(): void {
+    this.closed = true;
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
+  }
+
+  /** Resolves when the pass in progress (if any) has ended. */
+  async settled(): Promise<void> {
+    await this.running;
+  }
+
+  /** Removes what is past the policies now. */
+  async pass(): Promise<void> {
+    const due = this.due;
+    this.due = { completed: null, failed: null };
+    if (due.completed !== null) await this.apply(this.keys.completed, due.completed);
+    if (due.failed !== null) await this.apply(this.keys.failed, due.failed);
+  }
+
+  private async apply(index: string, keep: Keep): Promise<void> {
+    if (Number.isFinite(keep.ageMs)) {
+      for (;;) {
+        const old = (await this.conn.call('ZRANGE', index, '-inf', Date.now() - keep.ageMs, 'BYSCORE', 'LIMIT', 0, BATCH)) as Value[];
+        await this.remove(index, old.map(String));
+        if (old.length < BATCH) break;
+      }
+    }
+    if (Number.isFinite(keep.count)) {
+      for (;;) {
+        const excess = Number(await this.conn.call('ZCARD', index)) - keep.count;
+        if (excess <= 0) break;
+        const old = (await this.conn.call('ZRANGE', index, 0, Math.min(excess, BATCH) - 1)) as Value[];
+        await this.remove(index, old.map(String));
+        if (excess <= BATCH) break;
+      }
+    }
+  }
+
+  private async remove(index: string, ids: string[]): Promise<void> {
+    if (ids.length === 0) return;
+    await this.conn.multi([['DEL', ...ids.flatMap((id) => [this.keys.record(id), this.keys.logs(id)])], ['ZREM', index, ...ids]]);
+  }
+}

@@ -1,0 +1,387 @@
+// Queue: a queue's jobs as any process sees them: look one up (getJob), list them by state
+// (getJobs), count them (getJobCounts), read a job's log, and wait for a job to finish
+// (waitUntilFinished). Jobs are added by a Producer and run by Workers; their records and
+// events are described in jobs/record.ts and jobs/events.ts.
+import type { Connection, Value } from '../client/connection.js';
+import { type Codec, Fields, jsonCodec } from './codec.js';
+import { decodeDelayedMember, delayedKey } from './delayed.js';
+import { decodeJobOptions, type PerJobOptions } from './jobs/job-options.js';
+import { jobKeys } from './jobs/keys.js';
+import { JOB_STATES, type JobState, recordFromReply, RecordField } from './jobs/record.js';
+import { partitionStreams } from './partition.js';
+import { decodeResult, type QueueEventPayloads, QueueEvents } from './queue-events.js';
+import { pairsToObject } from './replies.js';
+
+export interface QueueOptions {
+  stream: string;
+  /** The Producer's and Worker's `partitions`. */
+  partitions?: number;
+  /**
+   * The consumer group whose view `waiting` and `active` take (default: the stream's only
+   * group; with several, name one).
+   */
+  group?: string;
+  /** The Producer's and Worker's codec (default JSON). */
+  codec?: Codec;
+}
+
+/** A job as its record says, at the time it was read. */
+export interface JobInfo<T = unknown, R = unknown> {
+  id: string;
+  /** The (partition) stream it belongs to. */
+  stream: string;
+  state: JobState;
+  /** The payload; undefined if it does not decode. */
+  data: T | undefined;
+  opts: PerJobOptions;
+  key: string | undefined;
+  /** Deliveries started so far. */
+  attemptsMade: number;
+  /** Unix ms. */
+  addedAt: number;
+  /** A delayed job's due time (unix ms, server clock). */
+  dueAt: number | undefined;
+  /** When its last delivery started (unix ms). */
+  startedAt: number | undefined;
+  /** When it completed or was dead-lettered (unix ms). */
+  finishedAt: number | undefined;
+  returnValue: R | undefined;
+  failedReason: string | undefined;
+  stacktrace: string | undefined;
+  progress: unknown;
+  /** The stream entry it was last delivered as. */
+  entryId: string | undefined;
+  /** The consumer that ran it last. */
+  consumer: string | undefined;
+}
+
+/** A job's record, with what can be done with it. */
+export class JobView<T = unknown, R = unknown> implements JobInfo<T, R> {
+  readonly id!: string;
+  readonly stream!: string;
+  readonly state!: JobState;
+  readonly data!: T | undefined;
+  readonly opts!: PerJobOptions;
+  readonly key!: string | undefined;
+  readonly attemptsMade!: number;
+  readonly addedAt!: number;
+  readonly dueAt!: number | undefined;
+  readonly startedAt!: number | undefined;
+  readonly finishedAt!: number | undefined;
+  readonly returnValue!: R | undefined;
+  readonly failedReason!: string | undefined;
+  readonly stacktrace!: string | undefined;
+  readonly progress!: unknown;
+  readonly entryId!: string | undefined;
+  readonly consumer!: string | undefined;
+
+  constructor(
+    info: JobInfo<T, R>,
+    private readonly queue: Queue<T, R>,
+  ) {
+    Object.assign(this, info);
+  }
+
+  /** Resolves to the job's return value once it completed; rejects if it died (JobFailedError). */
+  waitUntilFinished(timeoutMs?: number): Promise<R | undefined> {
+    return this.queue.waitUntilFinished(this.id, timeoutMs);
+  }
+
+  /** The job's log lines (job.log), oldest first. */
+  logs(): Promise<string[]> {
+    return this.queue.getJobLogs(this.id);
+  }
+}
+
+/** waitUntilFinished: the job was dead-lettered (or has failed for good). */
+export class JobFailedError extends Error {
+  constructor(
+    readonly jobId: string,
+    readonly failedReason: string,
+    readonly attemptsMade: number,
+    /** The handler's stack, as the worker stored it. */
+    readonly remoteStack: string | undefined,
+  ) {
+    super(`job ${jobId} failed after ${attemptsMade} attempts: ${failedReason}`);
+    this.name = 'JobFailedError';
+  }
+}
+
+/** waitUntilFinished: no record of the job (never added, removed, or finished and removed by retention). */
+export class JobNotFoundError extends Error {
+  constructor(readonly jobId: string) {
+    super(`job ${jobId} not found (never added, removed, or finished and removed by removeOnComplete / removeOnFail)`);
+    this.name = 'JobNotFoundError';
+  }
+}
+
+/** waitUntilFinished: the job did not finish in time (it goes on). */
+export class WaitTimeoutError extends Error {
+  constructor(
+    readonly jobId: string,
+    readonly timeoutMs: number,
+  ) {
+    super(`job ${jobId} did not finish within ${timeoutMs} ms`);
+    this.name = 'WaitTimeoutError';
+  }
+}
+
+export type JobCounts = Record<JobState, number>;
+
+/** How often a waiter reads the record itself (events off, or an event it could not see). */
+const RECHECK_MS = 1000;
+
+export class Queue<T = unknown, R = unknown> {
+  readonly streams: string[];
+  private readonly codec: Codec;
+  private events: QueueEvents<R> | null = null;
+  private eventsReady: Promise<void> | null = null;
+  /** Per job id, its waiters' callbacks for a finishing event. */
+  private readonly waiters = new Map<string, Set<(e: Finish<R>) => void>>();
+
+  constructor(
+    private readonly conn: Connection,
+    private readonly options: QueueOptions,
+  ) {
+    this.streams = options.partitions === undefined ? [options.stream] : partitionStreams(options.stream, options.partitions);
+    this.codec = options.codec ?? jsonCodec;
+  }
+
+  /** The job with this id, or null when there is no record of it. */
+  async getJob(id: string): Promise<JobView<T, R> | null> {
+    const found = await this.records([id]);
+    const hit = found[0];
+    return hit === null || hit === undefined ? null : new JobView(this.info(id, hit.stream, hit.record), this);
+  }
+
+  /**
+   * Jobs in a state, `start`..`end` inclusive (as BullMQ: 0, -1 is all): completed and failed
+   * newest first, delayed soonest first, waiting and active in stream order.
+   */
+  async getJobs(state: JobState, start = 0, end = -1): Promise<Array<JobView<T, R>>> {
+    if (!JOB_STATES.includes(state)) throw new RangeError(`state: one of ${JOB_STATES.join(', ')}`);
+    const want = end < 0 ? Infinity : end + 1;
+    const ids: string[] = [];
+    for (const stream of this.streams) ids.push(...(await this.idsIn(stream, state, want)));
+    const found = await this.records(ids);
+    const jobs = found.flatMap((hit, i) => (hit === null ? [] : [new JobView(this.info(ids[i]!, hit.stream, hit.record), this)])).filter((j) => j.state === state || (state === 'active' && j.state === 'active'));
+    if (this.streams.length > 1) jobs.sort(orderFor(state));
+    return jobs.slice(start, end < 0 ? undefined : end + 1);
+  }
+
+  /**
+   * How many jobs are in each state. `active` counts the group's pending entries (running, or
+   * waiting out a retry's backoff: `retrying` is counted in it), `waiting` its lag.
+   */
+  async getJobCounts(): Promise<JobCounts> {
+    const counts: JobCounts = { delayed: 0, waiting: 0, active: 0, retrying: 0, completed: 0, failed: 0 };
+    for (const stream of this.streams) {
+      const keys = jobKeys(stream);
+      const [delayed, completed, failed] = await this.conn.pipeline([
+        ['ZCARD', delayedKey(stream)],
+        ['ZCARD', keys.completed],
+        ['ZCARD', keys.failed],
+      ]);
+      counts.delayed += Number(delayed);
+      counts.completed += Number(completed);
+      counts.failed += Number(failed);
+      const group = await this.group(stream);
+      if (group === null) {
+        counts.waiting += Number(await this.conn.call('XLEN', stream).catch(() => 0));
+        continue;
+      }
+      counts.active += Number(group['pending']);
+      counts.waiting += group['lag'] === null || group['lag'] === undefined ? 0 : Number(group['lag']);
+    }
+    return counts;
+  }
+
+  /** A job's log lines (job.log), oldest first; `start`..`end` inclusive. */
+  async getJobLogs(id: string, start = 0, end = -1): Promise<string[]> {
+    for (const stream of this.streams) {
+      const lines = (await this.conn.call('LRANGE', jobKeys(stream).logs(id), start, end)) as Value[];
+      if (lines.length > 0) return lines.map(String);
+    }
+    return [];
+  }
+
+  /**
+   * Resolves to the job's return value once it has completed, from any process; rejects with
+   * JobFailedError once it was dead-lettered, JobNotFoundError if there is no record of it, and
+   * WaitTimeoutError after timeoutMs (default: no limit). Listens to the queue's events and
+   * reads the record at least once a second (so it also works with events off).
+   */
+  async waitUntilFinished(id: string, timeoutMs?: number): Promise<R | undefined> {
+    const deadline = timeoutMs === undefined ? Infinity : Date.now() + timeoutMs;
+    await this.listen();
+    let finish!: (e: Finish<R>) => void;
+    const finished = new Promise<Finish<R>>((resolve) => (finish = resolve));
+    const set = this.waiters.get(id) ?? new Set();
+    set.add(finish);
+    this.waiters.set(id, set);
+    try {
+      // Registered before the record is read: a finish after this read arrives as an event.
+      for (;;) {
+        const state = await this.finishFromRecord(id);
+        if (state !== null) return settle(state);
+        const left = deadline - Date.now();
+        if (left <= 0) throw new WaitTimeoutError(id, timeoutMs!);
+        let timer: NodeJS.Timeout | undefined;
+        const tick = new Promise<null>((r) => (timer = setTimeout(r, Math.min(left, RECHECK_MS), null)));
+        const event = await Promise.race([finished, tick]);
+        clearTimeout(timer);
+        if (event !== null) return settle(event);
+      }
+    } finally {
+      set.delete(finish);
+      if (set.size === 0) this.waiters.delete(id);
+      if (this.waiters.size === 0) void this.stopListening();
+    }
+  }
+
+  /** Stops the events listener of waitUntilFinished, if one runs. */
+  async close(): Promise<void> {
+    await this.stopListening();
+  }
+
+  // --- internals -------------------------------------------------------------------------------
+
+  private listen(): Promise<void> {
+    if (this.eventsReady !== null) return this.eventsReady;
+    const events = new QueueEvents<R>(this.conn, { stream: this.options.stream, partitions: this.options.partitions, codec: this.codec });
+    const notify = (id: string, f: Finish<R>): void => {
+      for (const w of this.waiters.get(id) ?? []) w(f);
+    };
+    events.on('completed', (e: QueueEventPayloads<R>['completed']) => notify(e.jobId, { ok: true, value: e.returnvalue }));
+    events.on('deadLettered', (e) => notify(e.jobId, { ok: false, error: new JobFailedError(e.jobId, e.failedReason, e.attemptsMade, undefined) }));
+    events.on('removed', (e) => notify(e.jobId, { ok: false, error: new JobNotFoundError(e.jobId) }));
+    events.on('error', () => {}); // the record is read every second regardless
+    this.events = events;
+    this.eventsReady = events.start();
+    return this.eventsReady;
+  }
+
+  private async stopListening(): Promise<void> {
+    const events = this.events;
+    this.events = null;
+    this.eventsReady = null;
+    await events?.close();
+  }
+
+  private async finishFromRecord(id: string): Promise<Finish<R> | null> {
+    const [hit] = await this.records([id]);
+    if (hit === null || hit === undefined) return { ok: false, error: new JobNotFoundError(id) };
+    const r = hit.record;
+    if (r[RecordField.state] === 'completed') return { ok: true, value: decodeResult<R>(this.codec, r[RecordField.result]) };
+    if (r[RecordField.state] === 'failed') return { ok: false, error: new JobFailedError(id, r[RecordField.error] ?? '', Number(r[RecordField.attempts] ?? 0), r[RecordField.stack]) };
+    return null;
+  }
+
+  /** The records of these ids (each looked for in every partition), null where none. */
+  private async records(ids: string[]): Promise<Array<{ stream: string; record: Record<string, string> } | null>> {
+    if (ids.length === 0) return [];
+    const commands = ids.flatMap((id) => this.streams.map((s) => ['HGETALL', jobKeys(s).record(id)]));
+    const replies = await this.conn.pipeline(commands);
+    return ids.map((_, i) => {
+      for (let p = 0; p < this.streams.length; p++) {
+        const reply = replies[i * this.streams.length + p];
+        if (reply instanceof Error) throw reply;
+        const record = recordFromReply(reply as Value);
+        if (record !== null) return { stream: this.streams[p]!, record };
+      }
+      return null;
+    });
+  }
+
+  private info(id: string, stream: string, r: Record<string, string>): JobInfo<T, R> {
+    let data: T | undefined;
+    try {
+      data = r[RecordField.data] === undefined ? undefined : (this.codec.decode(r[RecordField.data]) as T);
+    } catch {
+      data = undefined;
+    }
+    const num = (f: string): number | undefined => (r[f] === undefined ? undefined : Number(r[f]));
+    return {
+      id,
+      stream,
+      state: (r[RecordField.state] as JobState | undefined) ?? 'waiting',
+      data,
+      opts: decodeJobOptions(r[RecordField.opts]),
+      key: r[RecordField.key],
+      attemptsMade: num(RecordField.attempts) ?? 0,
+      addedAt: num(RecordField.added) ?? 0,
+      dueAt: num(RecordField.due),
+      startedAt: num(RecordField.started),
+      finishedAt: num(RecordField.finished),
+      returnValue: r[RecordField.state] === 'completed' ? decodeResult<R>(this.codec, r[RecordField.result]) : undefined,
+      failedReason: r[RecordField.error],
+      stacktrace: r[RecordField.stack],
+      progress: r[RecordField.progress] === undefined ? undefined : JSON.parse(r[RecordField.progress]),
+      entryId: r[RecordField.entry],
+      consumer: r[RecordField.consumer],
+    };
+  }
+
+  /** The ids of a stream's jobs in a state, up to `want` of them. */
+  private async idsIn(stream: string, state: JobState, want: number): Promise<string[]> {
+    const keys = jobKeys(stream);
+    const stop = Number.isFinite(want) ? want - 1 : -1;
+    if (state === 'completed' || state === 'failed') return ((await this.conn.call('ZRANGE', keys[state], 0, stop, 'REV')) as Value[]).map(String);
+    if (state === 'delayed') {
+      const members = (await this.conn.call('ZRANGE', delayedKey(stream), 0, stop)) as Value[];
+      return members.flatMap((m) => {
+        const job = decodeDelayedMember(String(m));
+        const i = job === null ? -1 : job.fields.indexOf(Fields.jobId);
+        return i >= 0 && i % 2 === 0 ? [job!.fields[i + 1]!] : [];
+      });
+    }
+    const group = await this.group(stream);
+    const count = Number.isFinite(want) ? want : 10_000;
+    if (state === 'waiting') {
+      const after = group === null ? '-' : `(${String(group['last-delivered-id'])}`;
+      return jobIdsOf((await this.conn.call('XRANGE', stream, after, '+', 'COUNT', count)) as Value[]);
+    }
+    if (group === null) return [];
+    // active, retrying: the group's pending entries, whose records say which
+    const pending = (await this.conn.call('XPENDING', stream, String(group['name']), '-', '+', count * 2)) as Value[][];
+    if (pending.length === 0) return [];
+    const entries = await this.conn.pipeline(pending.map((p) => ['XRANGE', stream, String(p[0]), String(p[0])]));
+    return entries.flatMap((e) => (e instanceof Error ? [] : jobIdsOf(e as Value)));
+  }
+
+  /** The group whose view counts (XINFO GROUPS), or null when the stream has none (or does not exist). */
+  private async group(stream: string): Promise<Record<string, Value> | null> {
+    let groups: Array<Record<string, Value>>;
+    try {
+      groups = ((await this.conn.call('XINFO', 'GROUPS', stream)) as Value[]).map(pairsToObject);
+    } catch {
+      return null; // no such stream
+    }
+    if (this.options.group !== undefined) return groups.find((g) => String(g['name']) === this.options.group) ?? null;
+    if (groups.length > 1) throw new RangeError(`${stream} has ${groups.length} consumer groups: name the one to look through (QueueOptions.group)`);
+    return groups[0] ?? null;
+  }
+}
+
+type Finish<R> = { ok: true; value: R | undefined } | { ok: false; error: Error };
+
+function settle<R>(f: Finish<R>): R | undefined {
+  if (f.ok) return f.value;
+  throw f.error;
+}
+
+/** The `job-id` fields of XRANGE's entries (entries without one are skipped). */
+function jobIdsOf(reply: Value): string[] {
+  const out: string[] = [];
+  for (const entry of reply as Array<[string, Value[]]>) {
+    const fields = entry[1];
+    for (let i = 0; i + 1 < fields.length; i += 2) if (String(fields[i]) === Fields.jobId) out.push(String(fields[i + 1]));
+  }
+  return out;
+}
+
+function orderFor(state: JobState): (a: JobInfo, b: JobInfo) => number {
+  if (state === 'completed' || state === 'failed') return (a, b) => (b.finishedAt ?? 0) - (a.finishedAt ?? 0);
+  if (state === 'delayed') return (a, b) => (a.dueAt ?? 0) - (b.dueAt ?? 0);
+  return (a, b) => a.addedAt - b.addedAt;
+}

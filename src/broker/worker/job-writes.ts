@@ -1,0 +1,165 @@
+// What a worker writes about the jobs it runs (jobs/record.ts, jobs/events.ts), beside the
+// stream's own commands:
+//   start     HSET state=active, started, attempts, entry, consumer; event active (claimed too,
+//             when taken over from a dead consumer): one pipeline per read, not awaited;
+//   complete  HSET state=completed, finished, result; ZADD PREFIX:completed; event completed:
+//             inside the MULTI of the XACK (acker.ts), so a job is never acknowledged without
+//             its result, nor completed without its acknowledgement;
+//   failure   HSET state=retrying, error, stack; events failed and retrying: pipelined;
+//   dead      HSET state=failed, finished, error, stack; ZADD PREFIX:failed; event deadLettered:
+//             inside the dead letter's MULTI (XADD dead letter + XACK).
+// Retention (jobs/retention.ts) then removes finished records beyond removeOnComplete /
+// removeOnFail. Entries without a `job-id` field (a Producer with jobs: false, another
+// language's producer) are anonymous: nothing is written for them.
+import type { Arg, Connection } from '../../client/connection.js';
+import type { Codec } from '../codec.js';
+import { jobKeys, type JobKeys } from '../jobs/keys.js';
+import { RecordField, stackOf } from '../jobs/record.js';
+import { eventCommand, type QueueEventName } from '../jobs/events.js';
+import { type Keep, resolveKeep, type KeepJobs } from '../jobs/job-options.js';
+import type { JobWriter } from './job.js';
+
+/** The parts of a running job the writes need. */
+export interface JobRef {
+  /** The job's id; null for an anonymous entry (nothing is written). */
+  jobId: string | null;
+  entryId: string;
+  deliveries: number;
+  removeOnComplete?: KeepJobs;
+  removeOnFail?: KeepJobs;
+}
+
+export class JobWrites implements JobWriter {
+  readonly keys: JobKeys;
+  private buffer: Arg[][] = [];
+  private scheduled: NodeJS.Immediate | null = null;
+
+  constructor(
+    private readonly conn: Connection,
+    stream: string,
+    private readonly consumer: string,
+    private readonly codec: Codec,
+    /** The events stream's cap, or null: no events. */
+    readonly eventsMaxLen: number | null,
+    readonly removeOnComplete: Keep,
+    readonly removeOnFail: Keep,
+    /** Log lines kept per job (the newest). */
+    private readonly keepLogs: number,
+    private readonly onError: (err: unknown) => void,
+  ) {
+    this.keys = jobKeys(stream);
+  }
+
+  private event(name: QueueEventName, jobId: string | null, fields: Arg[] = []): Arg[][] {
+    return this.eventsMaxLen === null ? [] : [eventCommand(this.keys.events, this.eventsMaxLen, name, jobId, fields)];
+  }
+
+  /** Records the start of these deliveries (not awaited: the handlers do not wait for it). */
+  started(jobs: Array<JobRef & { claimed: boolean }>, now: number): void {
+    const commands: Arg[][] = [];
+    for (const j of jobs) {
+      if (j.jobId === null) continue;
+      commands.push(['HSET', this.keys.record(j.jobId), RecordField.state, 'active', RecordField.started, now, RecordField.attempts, j.deliveries, RecordField.entry, j.entryId, RecordField.consumer, this.consumer]);
+      if (j.claimed) commands.push(...this.event('claimed', j.jobId, ['consumer', this.consumer, 'attemptsMade', j.deliveries]));
+      commands.push(...this.event('active', j.jobId, ['consumer', this.consumer, 'attemptsMade', j.deliveries]));
+    }
+    this.send(commands);
+  }
+
+  /** The commands recording a completion, for the XACK's MULTI; [] for an anonymous entry. */
+  completed(j: JobRef, result: unknown, now: number): Arg[][] {
+    if (j.jobId === null) return [];
+    const record = this.keys.record(j.jobId);
+    let encoded: string;
+    try {
+      encoded = result === undefined ? '' : this.codec.encode(result);
+    } catch (err) {
+      encoded = '';
+      this.onError(new Error(`job ${j.jobId}: its return value was not stored: ${(err as Error).message}`));
+    }
+    const keep = j.removeOnComplete === undefined ? this.removeOnComplete : resolveKeep(j.removeOnComplete);
+    const commands: Arg[][] =
+      keep.count === 0
+        ? [['DEL', record, this.keys.logs(j.jobId)]]
+        : [
+            ['HSET', record, RecordField.state, 'completed', RecordField.finished, now, RecordField.result, encoded, RecordField.attempts, j.deliveries],
+            ['ZADD', this.keys.completed, now, j.jobId],
+          ];
+    commands.push(...this.event('completed', j.jobId, ['returnvalue', encoded]));
+    return commands;
+  }
+
+  /** Records a failed delivery and, when it will be retried, the retry (pipelined, not awaited). */
+  failed(j: JobRef, error: Error, retryDelayMs: number | null): void {
+    if (j.jobId === null) return;
+    const commands: Arg[][] = [];
+    const state = retryDelayMs === null ? [] : [RecordField.state, 'retrying'];
+    commands.push(['HSET', this.keys.record(j.jobId), ...state, RecordField.error, error.message, RecordField.stack, stackOf(error), RecordField.attempts, j.deliveries]);
+    commands.push(...this.event('failed', j.jobId, ['failedReason', error.message, 'attemptsMade', j.deliveries]));
+    if (retryDelayMs !== null) commands.push(...this.event('retrying', j.jobId, ['delay', retryDelayMs, 'attemptsMade', j.deliveries]));
+    this.send(commands);
+  }
+
+  /** The commands recording a dead letter, for its MULTI; [] for an anonymous entry. */
+  deadLettered(j: JobRef, error: Error, now: number): Arg[][] {
+    if (j.jobId === null) return [];
+    const record = this.keys.record(j.jobId);
+    const keep = j.removeOnFail === undefined ? this.removeOnFail : resolveKeep(j.removeOnFail);
+    const commands: Arg[][] =
+      keep.count === 0
+        ? [['DEL', record, this.keys.logs(j.jobId)]]
+        : [
+            ['HSET', record, RecordField.state, 'failed', RecordField.finished, now, RecordField.error, error.message, RecordField.stack, stackOf(error), RecordField.attempts, j.deliveries],
+            ['ZADD', this.keys.failed, now, j.jobId],
+          ];
+    commands.push(...this.event('deadLettered', j.jobId, ['failedReason', error.message, 'attemptsMade', j.deliveries]));
+    return commands;
+  }
+
+  /** job.updateProgress: the record's `progress` and a progress event, together. */
+  async progress(jobId: string, progress: number | object): Promise<void> {
+    const text = JSON.stringify(progress);
+    if (text === undefined || (typeof progress !== 'number' && (progress === null || typeof progress !== 'object'))) {
+      throw new TypeError('progress: a number or a JSON-serialisable object');
+    }
+    this.flush();
+    await this.conn.multi([['HSET', this.keys.record(jobId), RecordField.progress, text], ...this.event('progress', jobId, ['data', text])]);
+  }
+
+  /** job.log: appends a line, keeping the newest keepLogs; resolves to the lines kept. */
+  async log(jobId: string, line: string): Promise<number> {
+    const key = this.keys.logs(jobId);
+    const [count] = await this.conn.multi([['RPUSH', key, line], ['LTRIM', key, -this.keepLogs, -1]]);
+    return Math.min(Number(count), this.keepLogs);
+  }
+
+  /** The group found nothing more to read after running jobs. */
+  drained(): void {
+    this.send(this.event('drained', null));
+  }
+
+  /**
+   * Queues writes for the next flush (the end of this event-loop turn): a turn's starts go in
+   * one pipeline. Anything the worker sends about these jobs flushes first (flush()), so the
+   * server sees a job's writes in the order they were made.
+   */
+  private send(commands: Arg[][]): void {
+    if (commands.length === 0) return;
+    for (const c of commands) this.buffer.push(c);
+    this.scheduled ??= setImmediate(() => this.flush());
+  }
+
+  /** Sends the queued writes now (not awaited; a failure is reported through onError). */
+  flush(): void {
+    if (this.scheduled !== null) clearImmediate(this.scheduled);
+    this.scheduled = null;
+    const commands = this.buffer;
+    if (commands.length === 0) return;
+    this.buffer = [];
+    const sent = commands.length === 1 ? this.conn.call(...commands[0]!).then(() => {}) : this.conn.pipeline(commands).then((replies) => {
+      const failed = replies.find((r) => r instanceof Error);
+      if (failed) throw failed;
+    });
+    sent.catch(this.onError);
+  }
+}
