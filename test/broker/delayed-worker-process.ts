@@ -8,7 +8,7 @@ import { Worker } from '../../src/broker/worker.js';
 
 const [url, stream, consumer, claimIdleMs] = process.argv.slice(2) as [string, string, string, string];
 const conn = await connect(url);
-const worker = new Worker<{ n: number }>(conn, { stream, group: 'g', consumer, claimIdleMs: Number(claimIdleMs), blockMs: 200, handleSignals: true }, async (job) => {
+const worker = new Worker<{ n: number }>(conn, { stream, group: 'g', consumer, claimIdleMs: Number(claimIdleMs), blockMs: 200, handleSignals: true, keepAcknowledged: true }, async (job) => {
   const now = await serverTimeMs(conn);
   await conn.pipeline([
     ['HSETNX', `${stream}:receipts`, job.payload.n, now],

@@ -7,6 +7,7 @@ import type { Arg, BlockingConnection, Connection, Value } from '../../src/clien
 import { DELAYED_PRODUCER_ID, DelayedMover, delayedKey, serverTimeMs } from '../../src/broker/delayed.js';
 import { idempotentXadd, probeIdempotence } from '../../src/broker/idempotence.js';
 import { Producer } from '../../src/broker/producer.js';
+import { Queue } from '../../src/broker/queue.js';
 import { probeStreamFeatures } from '../../src/broker/stream-features.js';
 import { backends, describeEach, useWorkers } from './backends.js';
 import { unique } from '../support/names.js';
@@ -70,7 +71,9 @@ describeEach(backends, (name) => `delayed delivery on ${name}`, (b, name) => {
       [{ payload: 'now' }, { payload: 'later', at: now + 200 }, { payload: 'later2', delayMs: 200 }],
       { keyed: true },
     );
-    assert.match(ids[0]!, /^\d+-\d+$/, 'an immediate entry resolves to its stream id');
+    assert.equal(new Set(ids).size, 3, 'each add resolves to a job id of its own');
+    const queue = new Queue(conn, { stream });
+    assert.deepEqual(await Promise.all(ids.map(async (id) => (await queue.getJob(id))?.state)), ['waiting', 'delayed', 'delayed']);
     assert.equal(Number(await conn.call('XLEN', stream)), 1);
     assert.equal(Number(await conn.call('ZCARD', delayedKey(stream))), 2);
     const seen: string[] = [];
