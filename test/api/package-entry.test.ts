@@ -49,6 +49,12 @@ import {
   Worker,
   WorkerClosedError,
   CloseTimeoutError,
+  Queue,
+  QueueEvents,
+  JobView,
+  JobFailedError,
+  JobNotFoundError,
+  WaitTimeoutError,
 } from 'sluice';
 import { WAIT_LIMIT_MS, waitFor } from '../support/wait.js';
 
@@ -58,7 +64,7 @@ test('the entry exports exactly the documented runtime names', () => {
     'LeaseLostError', 'MalformedEntryError', 'Metrics', 'Producer', 'RedisConnection', 'ReplicationError', 'ReplyError',
     'TimeoutError', 'TransactionError', 'Worker', 'WorkerClosedError', 'connect', 'connectCluster', 'dashboardHandler',
     'delayedKey', 'exponentialBackoff', 'groupLag', 'jsonCodec', 'metricsHandler', 'open', 'partitionOf', 'partitionStreams',
-    'probeStreamFeatures', 'serve', 'Scheduler', 'pauseGroup', 'resumeGroup', 'pausedGroups', 'isGroupPaused', 'serverMetricsRegistry', 'silentLogger', 'startDashboard', 'startMetricsServer',
+    'probeStreamFeatures', 'serve', 'Queue', 'QueueEvents', 'JobView', 'JobFailedError', 'JobNotFoundError', 'WaitTimeoutError', 'Scheduler', 'pauseGroup', 'resumeGroup', 'pausedGroups', 'isGroupPaused', 'serverMetricsRegistry', 'silentLogger', 'startDashboard', 'startMetricsServer',
   ].sort());
 });
 
@@ -80,8 +86,13 @@ test('every export works from the package name: embedded and served, produce, co
 
   const streams = partitionStreams('orders', 2);
   const producer = new Producer(conn, { stream: 'orders', partitions: 2 });
-  await producer.add({ n: 1, bad: false }, { key: 'a' });
-  await producer.add({ n: 2, bad: true }, { key: 'b' });
+  const events = new QueueEvents(conn, { stream: 'orders', partitions: 2 });
+  const seen: string[] = [];
+  events.on('completed', (e) => seen.push(e.jobId));
+  await events.start();
+  const first = await producer.add({ n: 1, bad: false }, { key: 'a' });
+  const second = await producer.add({ n: 2, bad: true }, { key: 'b' });
+  const queue = new Queue<{ n: number; bad: boolean }, void>(conn, { stream: 'orders', partitions: 2 });
   assert.equal(producer.streamFor('a'), streams[partitionOf('a', 2)]);
   const metrics = new Metrics();
   const handled: Array<Job<{ n: number; bad: boolean }>> = [];
@@ -97,6 +108,15 @@ test('every export works from the package name: embedded and served, produce, co
   await waitFor(() => metrics.snapshot().processed + metrics.snapshot().deadLettered === 2, 'one handled, one dead-lettered', WAIT_LIMIT_MS, 5);
   await worker.close();
   assert.deepEqual(handled.map((j) => j.payload.n), [1]);
+  const done = await queue.getJob(first);
+  assert.ok(done instanceof JobView);
+  assert.equal(done.state, 'completed');
+  await assert.rejects(queue.waitUntilFinished(second, 1000), JobFailedError);
+  await assert.rejects(queue.waitUntilFinished('no-such-job', 1000), JobNotFoundError);
+  await waitFor(() => seen.length === 1, 'the completed event', WAIT_LIMIT_MS, 5);
+  assert.deepEqual(seen, [first]);
+  await events.close();
+  await queue.close();
   const dead = new DeadLetters(conn, { source: producer.streamFor('b') });
   assert.equal((await dead.list())[0]!.error, 'bad order');
   assert.equal((await groupLag(conn, producer.streamFor('a')))[0]!.lag, 0);
@@ -119,7 +139,7 @@ test('every export works from the package name: embedded and served, produce, co
   await scheduler.close();
   assert.equal(await producer.unschedule('tick'), true);
   assert.equal(await isGroupPaused(conn, streams[1]!, 'g'), false);
-  for (const E of [LeaseLostError, TimeoutError, WorkerClosedError, CloseTimeoutError, ReplicationError]) assert.ok(E.prototype instanceof Error);
+  for (const E of [LeaseLostError, TimeoutError, WorkerClosedError, CloseTimeoutError, ReplicationError, WaitTimeoutError]) assert.ok(E.prototype instanceof Error);
 
   // The same database behind a RESP server, reached by URL (the options go to ioredis) or
   // through an ioredis client of one's own (wrapped, not closed with the connection).

@@ -66,7 +66,7 @@ describeEach(backends, (name) => `idempotent adds on ${name}`, (b, name) => {
 
   test('adds sent twice (a resend after a reconnect) are in the stream once, with the first id', async () => {
     const stream = unique('resent');
-    const producer = new Producer(resending(conn), { stream });
+    const producer = new Producer(resending(conn), { jobs: false, stream });
     const one = await producer.add({ n: 0 });
     const many = await producer.addMany(Array.from({ length: 250 }, (_, i) => ({ n: i + 1 })));
     const stored = await entries(conn, stream);
@@ -76,7 +76,7 @@ describeEach(backends, (name) => `idempotent adds on ${name}`, (b, name) => {
 
   test('the same payload added twice without a key is added twice (ids, not content, tell adds apart)', async () => {
     const stream = unique('same-payload');
-    const producer = new Producer(conn, { stream });
+    const producer = new Producer(conn, { jobs: false, stream });
     await producer.add({ same: true });
     await producer.add({ same: true });
     await producer.addMany([{ same: true }, { same: true }]);
@@ -85,7 +85,7 @@ describeEach(backends, (name) => `idempotent adds on ${name}`, (b, name) => {
 
   test('idempotencyKey alone: a second add with the key adds nothing and returns the first id', async () => {
     const stream = unique('key');
-    const producer = new Producer(conn, { stream });
+    const producer = new Producer(conn, { jobs: false, stream });
     const first = await producer.add({ order: 7 }, { idempotencyKey: 'order-7' });
     assert.equal(await producer.add({ order: 7, again: true }, { idempotencyKey: 'order-7' }), first);
     const [x, y] = await producer.addMany([{ payload: 8, idempotencyKey: 'order-8' }, { payload: 8, idempotencyKey: 'order-8' }], { keyed: true });
@@ -98,11 +98,11 @@ describeEach(backends, (name) => `idempotent adds on ${name}`, (b, name) => {
 
   test('producerId without a key deduplicates by content, with a key by the key, on every server', async () => {
     const stream = unique('pid');
-    const p1 = new Producer(conn, { stream, producerId: 'shop-1' });
+    const p1 = new Producer(conn, { jobs: false, stream, producerId: 'shop-1' });
     const auto = await p1.add({ order: 2 });
     assert.equal(await p1.add({ order: 2 }), auto);
     // Another Producer object with the same producerId (a restarted process) is the same producer.
-    const p2 = new Producer(conn, { stream, producerId: 'shop-1' });
+    const p2 = new Producer(conn, { jobs: false, stream, producerId: 'shop-1' });
     assert.equal(await p2.add({ order: 2 }), auto);
     const keyed = await p1.add({ order: 3 }, { idempotencyKey: 'order-3' });
     assert.equal(await p2.add({ order: 3 }, { idempotencyKey: 'order-3' }), keyed);
@@ -112,7 +112,7 @@ describeEach(backends, (name) => `idempotent adds on ${name}`, (b, name) => {
   test(`at most ${IDEMPOTENCE_WINDOW} adds unanswered at once, however many are asked for`, async () => {
     const stream = unique('window');
     const { conn: c, maxInFlight } = counting(conn);
-    const producer = new Producer(c, { stream });
+    const producer = new Producer(c, { jobs: false, stream });
     await Promise.all([producer.addMany(Array.from({ length: 450 }, (_, i) => i)), ...Array.from({ length: 30 }, (_, i) => producer.add(1000 + i))]);
     assert.equal(Number(await conn.call('XLEN', stream)), 480);
     assert.ok(maxInFlight() <= IDEMPOTENCE_WINDOW, `${maxInFlight()} unanswered at once`);
@@ -120,11 +120,11 @@ describeEach(backends, (name) => `idempotent adds on ${name}`, (b, name) => {
 
   test('idempotent: false is plain XADD: a resend adds the entry again', async () => {
     const stream = unique('plain');
-    const producer = new Producer(resending(conn), { stream, idempotent: false });
+    const producer = new Producer(resending(conn), { jobs: false, stream, idempotent: false });
     await producer.add({ n: 1 });
     assert.equal(Number(await conn.call('XLEN', stream)), 2);
     await assert.rejects(producer.add({ n: 2 }, { idempotencyKey: 'k' }), /idempotencyKey: this Producer was made with idempotent: false/);
-    assert.throws(() => new Producer(conn, { stream, idempotent: false, producerId: 'p' }), /producerId needs idempotent adds/);
+    assert.throws(() => new Producer(conn, { jobs: false, stream, idempotent: false, producerId: 'p' }), /producerId needs idempotent adds/);
   });
 
   test('a server with neither IDMP nor EVAL: plain XADD by default; producerId and idempotencyKey are refused', async () => {
@@ -132,17 +132,17 @@ describeEach(backends, (name) => `idempotent adds on ${name}`, (b, name) => {
     const bare = Object.assign(Object.create(conn) as Connection, {
       call: async (...args: Arg[]): Promise<Value> => (args[0] === 'COMMAND' && ['XCFGSET', 'EVAL'].includes(String(args[2])) ? [null] : conn.call(...args)),
     });
-    const plain = new Producer(bare, { stream });
+    const plain = new Producer(bare, { jobs: false, stream });
     const id = await plain.add({ n: 1 });
     assert.deepEqual(((await conn.call('XRANGE', stream, '-', '+')) as Value[][]).map((e) => e[0]), [id]);
     await assert.rejects(plain.add({ n: 2 }, { idempotencyKey: 'k' }), /idempotencyKey: this server can deduplicate adds in no way \(neither XADD IDMP nor EVAL\)/);
-    await assert.rejects(new Producer(bare, { stream, producerId: 'p' }).add({ n: 3 }), /producerId: this server can deduplicate adds in no way/);
+    await assert.rejects(new Producer(bare, { jobs: false, stream, producerId: 'p' }).add({ n: 3 }), /producerId: this server can deduplicate adds in no way/);
     assert.equal(Number(await conn.call('XLEN', stream)), 1);
   });
 
   test('what the server remembers stays bounded: the last 100 ids of a producer', { skip: name === 'redis-server' ? false : 'the script\'s keys (redis-server 7); IDMP keeps its own, bounded by IDMP-MAXSIZE' }, async () => {
     const stream = unique('bounded');
-    const producer = new Producer(conn, { stream, producerId: 'bounded' });
+    const producer = new Producer(conn, { jobs: false, stream, producerId: 'bounded' });
     await producer.addMany(Array.from({ length: 250 }, (_, i) => ({ payload: i, idempotencyKey: `k${i}` })), { keyed: true });
     const iids = scriptIidsKey(stream, 'bounded');
     assert.equal(Number(await conn.call('HLEN', iids)), IDEMPOTENCE_WINDOW);

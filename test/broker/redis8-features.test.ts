@@ -23,7 +23,7 @@ function until(cond: () => boolean): Promise<void> {
 test('Producer with producerId: a resend returns the first id and adds nothing', async () => {
   const db = await open();
   const conn = new EmbeddedConnection(db, false);
-  const p = new Producer(conn, { stream: 'orders', producerId: 'shop-1' });
+  const p = new Producer(conn, { jobs: false, stream: 'orders', producerId: 'shop-1' });
   const first = await p.add({ order: 1 }, { idempotencyKey: 'order-1' });
   assert.equal(await p.add({ order: 1 }, { idempotencyKey: 'order-1' }), first);
   const auto = await p.add({ order: 2 });

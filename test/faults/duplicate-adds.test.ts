@@ -53,7 +53,7 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
  * resends only wholly unanswered ones), and this caller, as most would, sends it again.
  */
 async function produce(conn: Connection, stream: string, producer: number, idempotent: boolean): Promise<number> {
-  const p = new Producer(conn, { stream, idempotent });
+  const p = new Producer(conn, { jobs: false, stream, idempotent });
   let retried = 0;
   for (let i = 0; i < PER_PRODUCER; i += 500) {
     const batch = Array.from({ length: 500 }, (_, j) => `${producer}:${i + j}`);

@@ -116,9 +116,9 @@ for (const backend of backends) {
     assert.equal(consume.status.code, SpanStatusCode.OK);
 
     // The wire: a traceparent field naming the producer span, after the documented fields.
-    const [[, fields]] = (await conn.call('XRANGE', stream, id, id)) as [[string, string[]]];
+    const [[, fields]] = (await conn.call('XRANGE', stream, '-', '+')) as [[string, string[]]];
     assert.deepEqual(fields, [
-      'payload', '{"order":7}', 'content-type', 'application/json', 'key', 'customer-1',
+      'payload', '{"order":7}', 'content-type', 'application/json', 'key', 'customer-1', 'job-id', id,
       'traceparent', `00-${traceId}-${send.spanContext().spanId}-01`,
     ]);
     await done();
@@ -184,7 +184,7 @@ test('without a registered propagator the producer writes traceparent itself, an
     const conn = await connect(db);
     const id = await new Producer(conn, { stream: 'plain' }).add('x');
     const [send] = spansNamed('send plain');
-    const [[, fields]] = (await conn.call('XRANGE', 'plain', id, id)) as [[string, string[]]];
+    const [[, fields]] = (await conn.call('XRANGE', 'plain', '-', '+')) as [[string, string[]]];
     assert.equal(fields[fields.indexOf('traceparent') + 1], `00-${send!.spanContext().traceId}-${send!.spanContext().spanId}-01`);
     const worker = new Worker(conn, { stream: 'plain', group: 'g' }, () => {});
     await worker.start();
@@ -204,7 +204,7 @@ test('with the api but no SDK registered, entries carry no trace fields and jobs
     const db = await open();
     const conn = await connect(db);
     const id = await new Producer(conn, { stream: 's' }).add({ a: 1 });
-    const [[, fields]] = await conn.call('XRANGE', 's', id, id);
+    const [[, fields]] = await conn.call('XRANGE', 's', '-', '+');
     let seen = null;
     const worker = new Worker(conn, { stream: 's', group: 'g' }, (job) => { seen = job.payload; });
     await worker.start();
@@ -212,11 +212,12 @@ test('with the api but no SDK registered, entries carry no trace fields and jobs
       if (Date.now() > deadline) throw new Error('timed out waiting for the job');
     }
     await worker.close();
-    console.log(JSON.stringify({ fields, seen }));
+    console.log(JSON.stringify({ id, fields, seen }));
     await conn.close();
     await db.close();
   `;
   const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
   assert.equal(run.status, 0, run.stderr);
-  assert.deepEqual(JSON.parse(run.stdout), { fields: ['payload', '{"a":1}', 'content-type', 'application/json'], seen: { a: 1 } });
+  const { id, fields, seen } = JSON.parse(run.stdout);
+  assert.deepEqual({ fields, seen }, { fields: ['payload', '{"a":1}', 'content-type', 'application/json', 'job-id', id], seen: { a: 1 } });
 });
