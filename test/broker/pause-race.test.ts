@@ -78,6 +78,9 @@ async function workerWithHeldRead(gated: Awaited<ReturnType<typeof gatedConnecti
   await worker.start();
   await producer.add(1);
   await waitFor(() => handled.count === 1, 'the first entry');
+  // The read after it must be blocked in the engine before the gate shuts, or add(2) below
+  // would find nothing to wake and the read would be the one held (slow machines).
+  await waitFor(async () => /blocked_clients:1\r?\n/.test(String(await gated.base.call('INFO', 'clients'))), 'the next read blocked');
   gated.shut();
   await producer.add(2); // ends the read blocked now; the one after it is held
   await waitFor(() => handled.count === 2 && gated.counts.held === 1, 'the next read held at the gate');
