@@ -22,6 +22,7 @@ import { probeStreamFeatures } from './stream-features.js';
 import { type IdempotenceMode, idempotentXadd, probeIdempotence } from './idempotence.js';
 import { Fields } from './codec.js';
 import { jobKeys } from './jobs/keys.js';
+import { linkEntries } from './jobs/entry-link.js';
 import { RecordField } from './jobs/record.js';
 import { eventCommand } from './jobs/events.js';
 
@@ -229,6 +230,19 @@ export class DelayedMover {
     const duplicates = mode !== 'none' ? [] : due.map((_, i) => (taken[i] ? String(results[starts[i]!]) : null)).filter((id) => id !== null);
     if (duplicates.length > 0) await link.call('XDEL', stream, ...duplicates);
     this.movedCount += taken.filter((t) => !t).length;
+    // The records of the jobs moved in learn their entries' ids (jobs/entry-link.ts).
+    const links = due.flatMap((member, i) => {
+      const jobId = taken[i] ? null : jobIdOf(member);
+      return jobId === null ? [] : [{ jobId, entryId: String(results[starts[i]!]) }];
+    });
+    linkEntries(this.conn, stream, links, (err) => {
+      if (this.closing) return;
+      try {
+        this.options.onError?.(err as Error);
+      } catch {
+        // as in the loop: an 'error' event without a listener
+      }
+    });
     return due.length === this.batch ? 0 : Math.min(this.pollMs, 1);
   }
 

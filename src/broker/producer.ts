@@ -34,6 +34,7 @@ import { loadTracing, ProducerTrace } from './tracing.js';
 import { probeStreamFeatures, type StreamFeatures } from './stream-features.js';
 import { delayedKey, encodeDelayedMember, newJobId, serverTimeMs } from './delayed.js';
 import { jobKeys } from './jobs/keys.js';
+import { linkEntries } from './jobs/entry-link.js';
 import { RecordField } from './jobs/record.js';
 import { eventCommand, type EventsOption, eventsMaxLen } from './jobs/events.js';
 import { encodeJobOptions, type PerJobOptions } from './jobs/job-options.js';
@@ -264,10 +265,14 @@ export class Producer<T = unknown> {
           try {
             const replies = need > 0 ? await this.multiAndWait(commands, need) : await this.conn.multi(commands);
             let at = 0;
+            const links: Array<{ jobId: string; entryId: string }> = [];
             for (const i of indexes) {
               out[i] = String(replies[at]);
               at += slice[i]!.commands.length;
+              if (!slice[i]!.delayed) links.push({ jobId: slice[i]!.jobId!, entryId: out[i]! });
             }
+            // The records learn their entries' ids (known only now); sent before add() resolves.
+            linkEntries(this.conn, slice[indexes[0]!]!.stream, links, (e) => this.options.logger?.warn(`sluice: recording the entry ids of jobs added to ${slice[indexes[0]!]!.stream} failed (a worker records them when it starts each job):`, e));
             return;
           } catch (err) {
             if (this.idempotence === 'none') throw err;
