@@ -100,7 +100,15 @@ export class QueueEvents<R = unknown> extends EventEmitter<QueueEventsMap<R>> {
   async close(): Promise<void> {
     this.closing = true;
     await this.started?.catch(() => {});
-    await this.link?.interrupt().catch(() => {});
+    // Interrupt until the loop has ended: a read sent just before may reach the server after
+    // the interrupt (CLIENT UNBLOCK goes on another connection) and would block for blockMs.
+    while (this.link !== null && this.loop !== null) {
+      await this.link.interrupt().catch(() => {});
+      let timer: NodeJS.Timeout | undefined;
+      const ended = await Promise.race([this.loop.then(() => true), new Promise<boolean>((r) => (timer = setTimeout(r, 20, false)))]);
+      clearTimeout(timer);
+      if (ended) break;
+    }
     await this.loop;
     await this.link?.close().catch(() => {});
   }

@@ -136,6 +136,8 @@ export class Queue<T = unknown, R = unknown> {
   private readonly codec: Codec;
   private events: QueueEvents<R> | null = null;
   private eventsReady: Promise<void> | null = null;
+  /** The listener's close, started when the last waiter left. */
+  private stopping: Promise<void> | undefined;
   /** Per job id, its waiters' callbacks for a finishing event. */
   private readonly waiters = new Map<string, Set<(e: Finish<R>) => void>>();
 
@@ -235,13 +237,17 @@ export class Queue<T = unknown, R = unknown> {
     } finally {
       set.delete(finish);
       if (set.size === 0) this.waiters.delete(id);
-      if (this.waiters.size === 0) void this.stopListening();
+      if (this.waiters.size === 0) this.stopping = this.stopListening();
     }
   }
 
-  /** Stops the events listener of waitUntilFinished, if one runs. */
+  /** Stops the events listener of waitUntilFinished, if one runs (or is still stopping). */
   async close(): Promise<void> {
     await this.stopListening();
+    // A listener the last wait left stopping: its link closes only once its read has ended;
+    // close() returning earlier let the caller close the connection under it (the link then
+    // retried for ever against a server that was gone).
+    await this.stopping;
   }
 
   // --- internals -------------------------------------------------------------------------------
