@@ -39,6 +39,8 @@ import { RecordField } from './jobs/record.js';
 import { eventCommand, type EventsOption, eventsMaxLen } from './jobs/events.js';
 import { encodeJobOptions, type PerJobOptions } from './jobs/job-options.js';
 import { IDEMPOTENT_XADD_SCRIPT } from './idempotence.js';
+import { sendUnique, type UniqueAdd } from './jobs/unique-adds.js';
+import { WatchLink } from './jobs/watch-link.js';
 
 export interface ProducerOptions {
   stream: string;
@@ -89,12 +91,17 @@ export interface ProducerOptions {
 export interface AddOptions extends PerJobOptions {
   /** Partition / ordering key: entries with the same key go to the same stream, in order. */
   key?: string;
-  /** The job's id (default: `idempotencyKey` if given, else a random one). */
+  /**
+   * The job's id (default: `idempotencyKey` if given, else a random one). While a job with this
+   * id exists (its record: until retention or a remove deletes it), another add with it adds
+   * nothing and resolves to the id: on every server, across producers (jobs/unique-adds.ts).
+   */
   jobId?: string;
   /**
-   * This message's idempotent id (e.g. an order id): a second add with the same key, within the
-   * server's window (the last 100 keys of the producer, for 100 s by default), adds nothing and
-   * returns the first id. Scoped to `producerId`, or to this Producer without one.
+   * This message's idempotent id (e.g. an order id). For jobs it is the job id (as `jobId`):
+   * a second add with it adds nothing. With `jobs: false`, within the server's window (the last
+   * 100 keys of the producer, for 100 s by default), adds nothing and returns the first entry
+   * id; scoped to `producerId`, or to this Producer without one.
    */
   idempotencyKey?: string;
   /** Delayed delivery: the entry reaches the stream this many ms from now (server clock). */
@@ -132,6 +139,8 @@ export class Producer<T = unknown> {
   private readonly inFlight = new InFlightWindow(IDEMPOTENCE_WINDOW);
   private readonly jobs: boolean;
   private readonly eventsMaxLen: number | null;
+  /** The link of adds with a given id or a deduplication id (unique-adds.ts), made on first use. */
+  private readonly watch: WatchLink;
 
   constructor(
     private readonly conn: Connection,
@@ -148,6 +157,15 @@ export class Producer<T = unknown> {
     this.jobs = options.jobs ?? true;
     this.eventsMaxLen = this.jobs ? eventsMaxLen(options.events) : null;
     this.streams = options.partitions === undefined ? [options.stream] : partitionStreams(options.stream, options.partitions);
+    this.watch = new WatchLink(conn);
+  }
+
+  /**
+   * Closes the connection of its own that adds with a `jobId`, `idempotencyKey` or
+   * `deduplication` use (it also closes itself after a second unused). The Producer can still add.
+   */
+  close(): Promise<void> {
+    return this.watch.close();
   }
 
   /** The stream an entry with this key goes to (keyless entries are spread round-robin). */
@@ -221,7 +239,7 @@ export class Producer<T = unknown> {
       } finally {
         this.inFlight.release(counted);
       }
-      slice.forEach((b, i) => (ids[from + i] = b.jobId ?? replies[i]!));
+      slice.forEach((b, i) => (ids[from + i] = b.unique !== undefined ? replies[i]! : (b.jobId ?? replies[i]!)));
     }
     return ids;
   }
@@ -259,7 +277,14 @@ export class Producer<T = unknown> {
     });
     const out: string[] = new Array(slice.length);
     await Promise.all(
-      [...byStream.values()].map(async (indexes) => {
+      [...byStream.values()].map(async (all) => {
+        const unique = all.filter((i) => slice[i]!.unique !== undefined);
+        const indexes = all.filter((i) => slice[i]!.unique === undefined);
+        if (unique.length > 0) {
+          const ids = await sendUnique(this.watch, slice[unique[0]!]!.stream, unique.map((i) => slice[i]!.unique!), need, this.options.waitTimeoutMs ?? 1000);
+          unique.forEach((i, j) => (out[i] = ids[j]!));
+        }
+        if (indexes.length === 0) return;
         let commands = indexes.flatMap((i) => slice[i]!.commands);
         for (;;) {
           try {
@@ -313,29 +338,40 @@ export class Producer<T = unknown> {
       const fields = [...encodeEntry(this.codec, payload, options.key), ...(trace?.entryFields() ?? [])];
       return { stream, commands: [['ZADD', delayedKey(stream), due, encodeDelayedMember(jobId, fields)]], jobId, delayed: true };
     }
-    const jobId = options.jobId ?? options.idempotencyKey ?? newJobId();
+    const given = options.jobId ?? options.idempotencyKey;
+    const jobId = given ?? newJobId();
     if (jobId.length === 0) throw new RangeError('jobId must not be empty');
     const opts = encodeJobOptions(options);
-    const jobFields = opts === undefined ? [Fields.jobId, jobId] : [Fields.jobId, jobId, Fields.opts, opts];
     const keys = jobKeys(stream);
     const data = this.codec.encode(payload);
     const now = Date.now() + this.clockOffsetMs;
-    const record: Arg[] = ['HSET', keys.record(jobId), RecordField.data, data, RecordField.added, now];
-    if (opts !== undefined) record.push(RecordField.opts, opts);
-    if (options.key !== undefined) record.push(RecordField.key, options.key);
-    // HSETNX: a resent add (its reply lost to a reconnect) must not set back the state a worker
-    // has moved the job on to meanwhile.
-    const commands: Arg[][] = [];
-    if (due === undefined) {
-      commands.push(this.xadd(features, stream, payload, options.key, options.idempotencyKey ?? options.jobId, trace, jobFields, true), record, ['HSETNX', keys.record(jobId), RecordField.state, 'waiting']);
-      if (this.eventsMaxLen !== null) commands.push(eventCommand(keys.events, this.eventsMaxLen, 'added', jobId));
-    } else {
-      const fields = [...encodeEntry(this.codec, payload, options.key), ...jobFields, ...(trace?.entryFields() ?? [])];
-      record.push(RecordField.due, due);
-      commands.push(['ZADD', delayedKey(stream), due, encodeDelayedMember(jobId, fields)], record, ['HSETNX', keys.record(jobId), RecordField.state, 'delayed']);
-      if (this.eventsMaxLen !== null) commands.push(eventCommand(keys.events, this.eventsMaxLen, 'delayed', jobId, ['due', due, 'delay', Math.max(0, due - now)]));
+    const entryFields = due === undefined ? [] : [...encodeEntry(this.codec, payload, options.key), ...(trace?.entryFields() ?? [])];
+    // The commands for a job id: the add's own, or (unique-adds.ts) those of the job holding a
+    // deduplication id whose delayed job this add replaces.
+    const build = (id: string): Arg[][] => {
+      const jobFields = opts === undefined ? [Fields.jobId, id] : [Fields.jobId, id, Fields.opts, opts];
+      const record: Arg[] = ['HSET', keys.record(id), RecordField.data, data, RecordField.added, now];
+      if (opts !== undefined) record.push(RecordField.opts, opts);
+      if (options.key !== undefined) record.push(RecordField.key, options.key);
+      // HSETNX: a resent add (its reply lost to a reconnect) must not set back the state a worker
+      // has moved the job on to meanwhile.
+      const commands: Arg[][] = [];
+      if (due === undefined) {
+        commands.push(this.xadd(features, stream, payload, options.key, options.idempotencyKey ?? options.jobId, trace, jobFields, true), record, ['HSETNX', keys.record(id), RecordField.state, 'waiting']);
+        if (this.eventsMaxLen !== null) commands.push(eventCommand(keys.events, this.eventsMaxLen, 'added', id));
+      } else {
+        record.push(RecordField.due, due);
+        commands.push(['ZADD', delayedKey(stream), due, encodeDelayedMember(id, [...entryFields, ...jobFields])], record, ['HSETNX', keys.record(id), RecordField.state, 'delayed']);
+        if (this.eventsMaxLen !== null) commands.push(eventCommand(keys.events, this.eventsMaxLen, 'delayed', id, ['due', due, 'delay', Math.max(0, due - now)]));
+      }
+      return commands;
+    };
+    const delayed = due !== undefined;
+    // A given id or a deduplication id: checked and added under WATCH (unique-adds.ts).
+    if (given !== undefined || options.deduplication !== undefined) {
+      return { stream, commands: [], jobId, delayed, unique: { jobId, checkRecord: given !== undefined, dedup: options.deduplication, build, delayed } };
     }
-    return { stream, commands, jobId, delayed: due !== undefined };
+    return { stream, commands: build(jobId), jobId, delayed };
   }
 
   /** The due time in server-clock ms, or undefined for an immediate add. */
@@ -469,6 +505,8 @@ interface Built {
   commands: Arg[][];
   jobId?: string;
   delayed: boolean;
+  /** An add with a given id or a deduplication id: sent by sendUnique (commands is empty). */
+  unique?: UniqueAdd;
 }
 
 /** ioredis's AbortError: a command of a pipeline cut short by a dropped link, maybe applied. */

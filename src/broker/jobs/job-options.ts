@@ -20,6 +20,23 @@ export interface PerJobOptions {
   removeOnComplete?: KeepJobs;
   /** Dead-lettered: keep its record this long / this many (the worker's removeOnFail otherwise). */
   removeOnFail?: KeepJobs;
+  /**
+   * Deduplication (BullMQ's): while the job added with this id exists (until it finishes, or
+   * for ttl ms), another add with it adds nothing and returns that job's id (unique-adds.ts).
+   */
+  deduplication?: DeduplicationOptions;
+}
+
+/** BullMQ's `deduplication` add option. */
+export interface DeduplicationOptions {
+  /** While a job added with this id exists (or for ttl ms), adds with it return that job's id. */
+  id: string;
+  /** Hold the id this many ms (whatever the job's state) instead of until the job finishes. */
+  ttl?: number;
+  /** Each deduplicated add sets the ttl again (needs ttl). */
+  extend?: boolean;
+  /** Debounce: a deduplicated add replaces the data and due time of the holding job while it is delayed. */
+  replace?: boolean;
 }
 
 /** The `opts` JSON of an entry, or undefined when the job has none. */
@@ -35,6 +52,13 @@ export function encodeJobOptions(o: PerJobOptions): string | undefined {
   }
   if (o.removeOnComplete !== undefined) out.removeOnComplete = checkKeep(o.removeOnComplete, 'removeOnComplete');
   if (o.removeOnFail !== undefined) out.removeOnFail = checkKeep(o.removeOnFail, 'removeOnFail');
+  if (o.deduplication !== undefined) {
+    const d = o.deduplication;
+    if (d === null || typeof d !== 'object' || typeof d.id !== 'string' || d.id.length === 0) throw new RangeError('deduplication.id: a non-empty string');
+    if (d.ttl !== undefined && !(Number.isInteger(d.ttl) && d.ttl > 0)) throw new RangeError('deduplication.ttl: an integer > 0 (ms)');
+    if (d.extend && d.ttl === undefined) throw new RangeError('deduplication.extend needs a ttl');
+    out.deduplication = { id: d.id, ...(d.ttl === undefined ? {} : { ttl: d.ttl }), ...(d.extend ? { extend: true } : {}), ...(d.replace ? { replace: true } : {}) };
+  }
   return Object.keys(out).length === 0 ? undefined : JSON.stringify(out);
 }
 

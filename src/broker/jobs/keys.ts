@@ -7,6 +7,7 @@
 //   PREFIX:completed     sorted set: completed jobs' ids by finish time (retention, getJobs)
 //   PREFIX:failed        sorted set: dead-lettered jobs' ids by finish time
 //   PREFIX:events        stream: the queue's events (events.ts), capped
+//   PREFIX:dedup:ID      string: the job id holding deduplication id ID (unique-adds.ts)
 import { slotPrefix } from '../partition.js';
 
 export interface JobKeys {
@@ -16,6 +17,10 @@ export interface JobKeys {
   readonly completed: string;
   readonly failed: string;
   readonly events: string;
+  /** The key of a deduplication id (add's `deduplication.id`). */
+  dedup(id: string): string;
+  /** The prefix every one of these keys starts with (`{orders}`), for obliterate's SCAN. */
+  readonly prefix: string;
 }
 
 const cache = new Map<string, JobKeys>();
@@ -31,6 +36,8 @@ export function jobKeys(stream: string): JobKeys {
       completed: `${prefix}:completed`,
       failed: `${prefix}:failed`,
       events: `${prefix}:events`,
+      dedup: (id) => `${prefix}:dedup:${id}`,
+      prefix,
     };
     if (cache.size > 10_000) cache.clear();
     cache.set(stream, keys);

@@ -8,6 +8,7 @@
 //   failure   HSET state=retrying, error, stack; events failed and retrying: pipelined;
 //   dead      HSET state=failed, finished, error, stack; ZADD PREFIX:failed; event deadLettered:
 //             inside the dead letter's MULTI (XADD dead letter + XACK).
+// A finish also frees the job's deduplication id when it holds it without a ttl (DEL PREFIX:dedup:ID).
 // Retention (jobs/retention.ts) then removes finished records beyond removeOnComplete /
 // removeOnFail. Entries without a `job-id` field (a Producer with jobs: false, another
 // language's producer) are anonymous: nothing is written for them.
@@ -27,6 +28,8 @@ export interface JobRef {
   deliveries: number;
   removeOnComplete?: KeepJobs;
   removeOnFail?: KeepJobs;
+  /** A deduplication id held until the job finishes (no ttl): released with the finish. */
+  dedupId?: string;
 }
 
 export class JobWrites implements JobWriter {
@@ -85,7 +88,7 @@ export class JobWrites implements JobWriter {
             ['HSET', record, RecordField.state, 'completed', RecordField.finished, now, RecordField.result, encoded, RecordField.attempts, j.deliveries],
             ['ZADD', this.keys.completed, now, j.jobId],
           ];
-    commands.push(...this.event('completed', j.jobId, ['returnvalue', encoded]));
+    commands.push(...this.event('completed', j.jobId, ['returnvalue', encoded]), ...this.release(j));
     return commands;
   }
 
@@ -112,8 +115,13 @@ export class JobWrites implements JobWriter {
             ['HSET', record, RecordField.state, 'failed', RecordField.finished, now, RecordField.error, error.message, RecordField.stack, stackOf(error), RecordField.attempts, j.deliveries],
             ['ZADD', this.keys.failed, now, j.jobId],
           ];
-    commands.push(...this.event('deadLettered', j.jobId, ['failedReason', error.message, 'attemptsMade', j.deliveries]));
+    commands.push(...this.event('deadLettered', j.jobId, ['failedReason', error.message, 'attemptsMade', j.deliveries]), ...this.release(j));
     return commands;
+  }
+
+  /** Frees the job's deduplication id, held until it finishes (no ttl: no other job can hold it). */
+  private release(j: JobRef): Arg[][] {
+    return j.dedupId === undefined ? [] : [['DEL', this.keys.dedup(j.dedupId)]];
   }
 
   /** job.updateProgress: the record's `progress` and a progress event, together. */

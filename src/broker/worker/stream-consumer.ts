@@ -398,6 +398,7 @@ export class StreamConsumer<T> {
       deliveries: h.deliveries,
       removeOnComplete: h.opts.removeOnComplete,
       removeOnFail: h.opts.removeOnFail,
+      dedupId: h.opts.deduplication?.ttl === undefined ? h.opts.deduplication?.id : undefined,
     };
   }
 
