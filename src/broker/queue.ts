@@ -11,6 +11,11 @@ import { JOB_STATES, type JobState, recordFromReply, RecordField } from './jobs/
 import { partitionStreams } from './partition.js';
 import { decodeResult, type QueueEventPayloads, QueueEvents } from './queue-events.js';
 import { pairsToObject } from './replies.js';
+import { type CleanState, JobActiveError, JobManager, JobStateError } from './jobs/manage.js';
+import { type EventsOption, eventsMaxLen } from './jobs/events.js';
+import { WatchLink } from './jobs/watch-link.js';
+
+export { JobActiveError, JobStateError, type CleanState };
 
 export interface QueueOptions {
   stream: string;
@@ -23,6 +28,8 @@ export interface QueueOptions {
   group?: string;
   /** The Producer's and Worker's codec (default JSON). */
   codec?: Codec;
+  /** The queue's events stream, as the Producer's and Worker's `events` (removed, promoted, … go there). */
+  events?: EventsOption;
 }
 
 /** A job as its record says, at the time it was read. */
@@ -140,6 +147,9 @@ export class Queue<T = unknown, R = unknown> {
   private stopping: Promise<void> | undefined;
   /** Per job id, its waiters' callbacks for a finishing event. */
   private readonly waiters = new Map<string, Set<(e: Finish<R>) => void>>();
+  /** The link of the management operations' transactions (jobs/manage.ts), made on first use. */
+  private readonly watch: WatchLink;
+  private readonly managers: JobManager[];
 
   constructor(
     private readonly conn: Connection,
@@ -147,6 +157,9 @@ export class Queue<T = unknown, R = unknown> {
   ) {
     this.streams = options.partitions === undefined ? [options.stream] : partitionStreams(options.stream, options.partitions);
     this.codec = options.codec ?? jsonCodec;
+    this.watch = new WatchLink(conn);
+    const cap = eventsMaxLen(options.events);
+    this.managers = this.streams.map((s) => new JobManager(conn, this.watch, s, this.codec, cap));
   }
 
   /** The job with this id, or null when there is no record of it. */
@@ -241,13 +254,91 @@ export class Queue<T = unknown, R = unknown> {
     }
   }
 
-  /** Stops the events listener of waitUntilFinished, if one runs (or is still stopping). */
+  /** Stops the events listener of waitUntilFinished, if one runs, and closes the management link. */
   async close(): Promise<void> {
     await this.stopListening();
     // A listener the last wait left stopping: its link closes only once its read has ended;
     // close() returning earlier let the caller close the connection under it (the link then
     // retried for ever against a server that was gone).
     await this.stopping;
+    await this.watch.close();
+  }
+
+  // --- management (jobs/manage.ts) ---------------------------------------------------------------
+
+  /**
+   * Removes a job that is waiting, delayed, completed or failed: its entry or delayed member, its
+   * record and logs (event `removed`, field `prev`). Resolves to false when there is no such job;
+   * rejects with JobActiveError when a worker holds it (active, or waiting out a retry).
+   */
+  async remove(id: string): Promise<boolean> {
+    const m = await this.managerOf(id);
+    return m === null ? false : m.remove(id);
+  }
+
+  /** Moves a delayed job into its stream now (event `promoted`); JobStateError when it is not delayed. */
+  async promote(id: string): Promise<void> {
+    const m = await this.managerOf(id);
+    if (m === null) throw new JobStateError(id, null, 'delayed (to promote)');
+    await m.promote(id);
+  }
+
+  /** Makes a delayed job due `delayMs` from now (server clock); JobStateError when it is not delayed. */
+  async changeDelay(id: string, delayMs: number): Promise<void> {
+    const m = await this.managerOf(id);
+    if (m === null) throw new JobStateError(id, null, 'delayed (to change its delay)');
+    await m.changeDelay(id, delayMs);
+  }
+
+  /**
+   * Runs a failed (dead-lettered) job again: a new entry with the same id, data and options, its
+   * attempts counted from 0 (event `waiting`). Its dead letter stays in the dead-letter stream.
+   * JobStateError when the job is not failed.
+   */
+  async retryJob(id: string): Promise<void> {
+    const m = await this.managerOf(id);
+    if (m === null) throw new JobStateError(id, null, 'failed (to retry)');
+    await m.retryJob(id);
+  }
+
+  /**
+   * Removes jobs in `state` older than `graceMs` (completed / failed: by finish time; delayed:
+   * by add time; waiting: by entry id), at most `limit` (0: all) per stream; resolves to their ids.
+   */
+  async clean(graceMs: number, limit: number, state: CleanState): Promise<string[]> {
+    if (!['completed', 'failed', 'delayed', 'waiting'].includes(state)) throw new RangeError('state: completed, failed, delayed or waiting');
+    const out: string[] = [];
+    for (const m of this.managers) out.push(...(await m.clean(graceMs, limit, state)));
+    return out;
+  }
+
+  /** Removes every waiting and delayed job (active ones run on); resolves to how many. */
+  async drain(): Promise<number> {
+    let n = 0;
+    for (const m of this.managers) n += await m.drain();
+    return n;
+  }
+
+  /**
+   * Deletes the queue: its stream(s) and every key beside them (records, logs, completed /
+   * failed, events, delayed jobs, schedules, deduplication ids), not the dead-letter stream.
+   * Rejects with JobActiveError while workers hold jobs, unless `force` (they then finish into
+   * a queue that is gone: stop them first).
+   */
+  async obliterate(options: { force?: boolean } = {}): Promise<void> {
+    if (!options.force) {
+      let active = 0;
+      for (const m of this.managers) active += await m.activeCount();
+      if (active > 0) throw new JobActiveError('*', `${this.options.stream}: ${active} jobs are active; stop the workers first, or obliterate({ force: true })`);
+    }
+    for (const m of this.managers) await m.obliterate();
+  }
+
+  /** The manager of the (partition) stream holding the job's record, or null. */
+  private async managerOf(id: string): Promise<JobManager | null> {
+    if (this.managers.length === 1) return this.managers[0]!;
+    const [hit] = await this.records([id]);
+    return hit === null || hit === undefined ? null : this.managers[this.streams.indexOf(hit.stream)]!;
   }
 
   // --- internals -------------------------------------------------------------------------------
