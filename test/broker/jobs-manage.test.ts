@@ -172,10 +172,11 @@ describeEach(backends, (name) => `managing jobs on ${name}`, (b) => {
     const ids = await producer.addMany(Array.from({ length: n }, (_, i) => ({ i })));
     const ran = new Map<number, number>();
     // The worker takes jobs from the front while the removes go from the back: they meet.
-    const starting = running<{ i: number }>(stream, async (p) => {
+    const worker = await running<{ i: number }>(stream, async (p) => {
       ran.set(p.i, (ran.get(p.i) ?? 0) + 1);
       await new Promise((r) => setTimeout(r, 2));
     }, { concurrency: 2 });
+    await waitFor(() => ran.size > 0, 'the worker runs');
     let activeErrors = 0;
     await Promise.all(
       [...ids].reverse().map(async (id) => {
@@ -187,7 +188,6 @@ describeEach(backends, (name) => `managing jobs on ${name}`, (b) => {
         }
       }),
     );
-    const worker = await starting;
     await waitFor(async () => (await queue.getJobCounts()).active === 0 && (await queue.getJobCounts()).waiting === 0, 'the rest ran');
     await worker.close();
     // removed while waiting: never ran; every other job (run, then maybe removed once finished) ran once

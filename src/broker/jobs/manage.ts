@@ -85,6 +85,7 @@ export class JobManager {
 
   /** Removes a waiting, delayed, completed or failed job; false when there is none. */
   remove(jobId: string): Promise<boolean> {
+    let misses = 0;
     return this.rounds(async (link) => {
       await link.call('WATCH', this.keys.record(jobId), moverGuardKey(this.stream));
       const record = recordFromReply((await link.call('HGETALL', this.keys.record(jobId))) as Value);
@@ -99,7 +100,11 @@ export class JobManager {
       }
       if (state === 'waiting') {
         const [hit] = await this.waitingEntries(link, (id) => id === jobId, 1);
-        if (hit === undefined) return null; // taken meanwhile (the worker's write is coming): look again
+        if (hit === undefined) {
+          // Taken meanwhile: the worker's write of its start is on its way. Look again, a while.
+          if (++misses < 20) return null;
+          throw new JobActiveError(jobId, `job ${jobId} is no longer waiting (its entry was delivered or trimmed): it cannot be removed now`);
+        }
         const removed = await this.removeWaiting(link, [{ ...found, entry: hit.entry }]);
         if (removed === null) return null;
         if (removed.length === 0) throw new JobActiveError(jobId);
@@ -263,6 +268,8 @@ export class JobManager {
         const r = await body(link);
         await link.call('UNWATCH');
         if (r !== null) return r;
+        // a worker or mover is changing it: let its writes land (a timer, not a microtask)
+        await new Promise((resolve) => setTimeout(resolve, Math.min(50, i)));
       }
       throw new Error(`${what} on ${this.stream}: the job kept changing (${MAX_ROUNDS} tries)`);
     });
