@@ -37,11 +37,11 @@ export {
   type WorkerOptions,
 } from './broker/worker.js';
 export { DeadLetters, type DeadLetter } from './broker/dead-letters.js';
-export { Queue, JobView, JobFailedError, JobNotFoundError, WaitTimeoutError, type QueueOptions, type JobInfo, type JobCounts } from './broker/queue.js';
+export { Queue, JobView, JobFailedError, JobNotFoundError, WaitTimeoutError, JobActiveError, JobStateError, type CleanState, type QueueOptions, type JobInfo, type JobCounts } from './broker/queue.js';
 export { QueueEvents, type QueueEventsOptions, type QueueEventsMap, type QueueEventPayloads, type QueueEventBase } from './broker/queue-events.js';
 export type { JobState } from './broker/jobs/record.js';
 export type { QueueEventName, EventsOption } from './broker/jobs/events.js';
-export type { KeepJobs, BackoffOption, PerJobOptions } from './broker/jobs/job-options.js';
+export type { KeepJobs, BackoffOption, PerJobOptions, DeduplicationOptions } from './broker/jobs/job-options.js';
 export { DelayedMover, delayedKey, type DelayedMoverOptions } from './broker/delayed.js';
 export { Metrics, groupLag, type MetricsSnapshot, type GroupLag, type CounterName } from './broker/metrics.js';
 export { jsonCodec, MalformedEntryError, type Codec } from './broker/codec.js';

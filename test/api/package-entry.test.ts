@@ -54,6 +54,8 @@ import {
   JobView,
   JobFailedError,
   JobNotFoundError,
+  JobActiveError,
+  JobStateError,
   WaitTimeoutError,
 } from 'sluice';
 import { WAIT_LIMIT_MS, waitFor } from '../support/wait.js';
@@ -64,7 +66,7 @@ test('the entry exports exactly the documented runtime names', () => {
     'LeaseLostError', 'MalformedEntryError', 'Metrics', 'Producer', 'RedisConnection', 'ReplicationError', 'ReplyError',
     'TimeoutError', 'TransactionError', 'Worker', 'WorkerClosedError', 'connect', 'connectCluster', 'dashboardHandler',
     'delayedKey', 'exponentialBackoff', 'groupLag', 'jsonCodec', 'metricsHandler', 'open', 'partitionOf', 'partitionStreams',
-    'probeStreamFeatures', 'serve', 'Queue', 'QueueEvents', 'JobView', 'JobFailedError', 'JobNotFoundError', 'WaitTimeoutError', 'Scheduler', 'pauseGroup', 'resumeGroup', 'pausedGroups', 'isGroupPaused', 'serverMetricsRegistry', 'silentLogger', 'startDashboard', 'startMetricsServer',
+    'probeStreamFeatures', 'serve', 'Queue', 'QueueEvents', 'JobView', 'JobFailedError', 'JobNotFoundError', 'JobActiveError', 'JobStateError', 'WaitTimeoutError', 'Scheduler', 'pauseGroup', 'resumeGroup', 'pausedGroups', 'isGroupPaused', 'serverMetricsRegistry', 'silentLogger', 'startDashboard', 'startMetricsServer',
   ].sort());
 });
 
@@ -113,6 +115,9 @@ test('every export works from the package name: embedded and served, produce, co
   assert.equal(done.state, 'completed');
   await assert.rejects(queue.waitUntilFinished(second, 1000), JobFailedError);
   await assert.rejects(queue.waitUntilFinished('no-such-job', 1000), JobNotFoundError);
+  await assert.rejects(queue.promote(first), JobStateError);
+  assert.equal(await queue.remove(first), true);
+  assert.equal(new JobActiveError(first).name, 'JobActiveError');
   await waitFor(() => seen.length === 1, 'the completed event', WAIT_LIMIT_MS, 5);
   assert.deepEqual(seen, [first]);
   await events.close();
