@@ -15,6 +15,7 @@ const MODULES: Record<string, string> = {
   dashboard: './dashboard.js',
   pause: './pause.js',
   resume: './pause.js',
+  jobs: './jobs.js',
 };
 
 async function main(): Promise<void> {

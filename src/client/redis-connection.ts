@@ -53,6 +53,9 @@ export class RedisConnection implements BlockingConnection {
 
   async duplicate(): Promise<BlockingConnection> {
     const copy = new RedisConnection(this.link.client.duplicate(), true);
+    // A lazyConnect client's copy is lazy too: without an offline queue (the CLI's) its first
+    // command would fail instead of connecting, so connect it here.
+    if (copy.link.client.status === 'wait') await copy.link.client.connect();
     copy.parent = this;
     const readId = (): void => void copy.call('CLIENT', 'ID').then((id) => (copy.clientId = Number(id)), () => {});
     readId();
