@@ -41,6 +41,7 @@ import { encodeJobOptions, type PerJobOptions } from './jobs/job-options.js';
 import { IDEMPOTENT_XADD_SCRIPT } from './idempotence.js';
 import { sendUnique, type UniqueAdd } from './jobs/unique-adds.js';
 import { WatchLink } from './jobs/watch-link.js';
+import { PRIORITY_FIELD, PriorityOrder, prioritizedAdd, prioritizedKey, priorityOf, wakeIfFirst } from './jobs/priority.js';
 
 export interface ProducerOptions {
   stream: string;
@@ -108,6 +109,12 @@ export interface AddOptions extends PerJobOptions {
   delayMs?: number;
   /** Delayed delivery: the entry reaches the stream at this time (unix ms or Date, server clock). */
   at?: Date | number;
+  /**
+   * Priority, as BullMQ's: 1 is the highest, up to 2^21; 0 or absent is none (plain FIFO, taken
+   * before prioritized jobs). Waits in the stream's prioritized set until a worker has room
+   * (jobs/priority.ts). Needs jobs on; not with delayMs / at (RangeError).
+   */
+  priority?: number;
 }
 
 /** add() with waitReplicas: the entry was written (as `id`) but too few replicas confirmed it. */
@@ -141,6 +148,7 @@ export class Producer<T = unknown> {
   private readonly eventsMaxLen: number | null;
   /** The link of adds with a given id or a deduplication id (unique-adds.ts), made on first use. */
   private readonly watch: WatchLink;
+  private readonly priorityOrder = new PriorityOrder();
 
   constructor(
     private readonly conn: Connection,
@@ -283,9 +291,16 @@ export class Producer<T = unknown> {
         if (unique.length > 0) {
           const ids = await sendUnique(this.watch, slice[unique[0]!]!.stream, unique.map((i) => slice[i]!.unique!), need, this.options.waitTimeoutMs ?? 1000);
           unique.forEach((i, j) => (out[i] = ids[j]!));
+          // Prioritized ones: wake idle workers if the set held nothing else (as below).
+          const woken = unique.filter((i) => slice[i]!.prioritized).length;
+          const stream = slice[unique[0]!]!.stream;
+          if (woken > 0) await wakeIfFirst(this.conn, stream, await this.conn.call('ZCARD', prioritizedKey(stream)), woken);
         }
         if (indexes.length === 0) return;
         let commands = indexes.flatMap((i) => slice[i]!.commands);
+        // Prioritized jobs: the set's size last, which says whether idle workers need a wake.
+        const prioritized = indexes.filter((i) => slice[i]!.prioritized).length;
+        if (prioritized > 0) commands.push(['ZCARD', prioritizedKey(slice[indexes[0]!]!.stream)]);
         for (;;) {
           try {
             const replies = need > 0 ? await this.multiAndWait(commands, need) : await this.conn.multi(commands);
@@ -298,6 +313,7 @@ export class Producer<T = unknown> {
             }
             // The records learn their entries' ids (known only now); sent before add() resolves.
             linkEntries(this.conn, slice[indexes[0]!]!.stream, links, (e) => this.options.logger?.warn(`sluice: recording the entry ids of jobs added to ${slice[indexes[0]!]!.stream} failed (a worker records them when it starts each job):`, e));
+            if (prioritized > 0) await wakeIfFirst(this.conn, slice[indexes[0]!]!.stream, replies[replies.length - 1]!, prioritized);
             return;
           } catch (err) {
             if (this.idempotence === 'none') throw err;
@@ -331,6 +347,9 @@ export class Producer<T = unknown> {
    */
   private command(features: StreamFeatures, stream: string, payload: T, options: AddOptions, trace: ProducerTrace | null): Built {
     const due = this.dueTime(options);
+    const priority = priorityOf(options.priority);
+    if (priority !== undefined && due !== undefined) throw new RangeError('priority and delayMs / at are exclusive: a delayed job cannot be prioritized yet');
+    if (priority !== undefined && !this.jobs) throw new RangeError('priority needs jobs (this Producer was made with jobs: false)');
     if (!this.jobs) {
       if (due === undefined) return { stream, commands: [this.xadd(features, stream, payload, options.key, options.idempotencyKey, trace, [])], delayed: false };
       // A delayed job's member holds its random job id: a resent ZADD changes nothing.
@@ -356,7 +375,13 @@ export class Producer<T = unknown> {
       // HSETNX: a resent add (its reply lost to a reconnect) must not set back the state a worker
       // has moved the job on to meanwhile.
       const commands: Arg[][] = [];
-      if (due === undefined) {
+      if (priority !== undefined) {
+        // Into the stream's prioritized set; a worker moves it in when it has room (jobs/priority.ts).
+        const fields = [...encodeEntry(this.codec, payload, options.key), ...jobFields, PRIORITY_FIELD, String(priority), ...(trace?.entryFields() ?? [])];
+        record.push(RecordField.priority, priority);
+        commands.push(prioritizedAdd(stream, priority, this.priorityOrder.next(now), id, fields), record, ['HSETNX', keys.record(id), RecordField.state, 'prioritized']);
+        if (this.eventsMaxLen !== null) commands.push(eventCommand(keys.events, this.eventsMaxLen, 'added', id, ['priority', priority]));
+      } else if (due === undefined) {
         commands.push(this.xadd(features, stream, payload, options.key, options.idempotencyKey ?? options.jobId, trace, jobFields, true), record, ['HSETNX', keys.record(id), RecordField.state, 'waiting']);
         if (this.eventsMaxLen !== null) commands.push(eventCommand(keys.events, this.eventsMaxLen, 'added', id));
       } else {
@@ -366,12 +391,14 @@ export class Producer<T = unknown> {
       }
       return commands;
     };
-    const delayed = due !== undefined;
+    // A prioritized job is not in the stream yet either: no entry id to link, a wake instead.
+    const delayed = due !== undefined || priority !== undefined;
+    const prioritized = priority !== undefined;
     // A given id or a deduplication id: checked and added under WATCH (unique-adds.ts).
     if (given !== undefined || options.deduplication !== undefined) {
-      return { stream, commands: [], jobId, delayed, unique: { jobId, checkRecord: given !== undefined, dedup: options.deduplication, build, delayed } };
+      return { stream, commands: [], jobId, delayed, prioritized, unique: { jobId, checkRecord: given !== undefined, dedup: options.deduplication, build, delayed } };
     }
-    return { stream, commands: build(jobId), jobId, delayed };
+    return { stream, commands: build(jobId), jobId, delayed, prioritized };
   }
 
   /** The due time in server-clock ms, or undefined for an immediate add. */
@@ -507,6 +534,8 @@ interface Built {
   delayed: boolean;
   /** An add with a given id or a deduplication id: sent by sendUnique (commands is empty). */
   unique?: UniqueAdd;
+  /** A prioritized job (its ZADD first). */
+  prioritized?: boolean;
 }
 
 /** ioredis's AbortError: a command of a pipeline cut short by a dropped link, maybe applied. */

@@ -4,6 +4,7 @@
 // events are described in jobs/record.ts and jobs/events.ts.
 import type { Connection, Value } from '../client/connection.js';
 import { type Codec, Fields, jsonCodec } from './codec.js';
+import { decodePrioritizedMember, prioritizedKey } from './jobs/priority.js';
 import { decodeDelayedMember, delayedKey } from './delayed.js';
 import { decodeJobOptions, type PerJobOptions } from './jobs/job-options.js';
 import { jobKeys } from './jobs/keys.js';
@@ -60,6 +61,8 @@ export interface JobInfo<T = unknown, R = unknown> {
   entryId: string | undefined;
   /** The consumer that ran it last. */
   consumer: string | undefined;
+  /** Its priority (1 is the highest); 0 for none. */
+  priority: number;
 }
 
 /** A job's record, with what can be done with it. */
@@ -81,6 +84,7 @@ export class JobView<T = unknown, R = unknown> implements JobInfo<T, R> {
   readonly progress!: unknown;
   readonly entryId!: string | undefined;
   readonly consumer!: string | undefined;
+  readonly priority!: number;
 
   constructor(
     info: JobInfo<T, R>,
@@ -189,15 +193,17 @@ export class Queue<T = unknown, R = unknown> {
    * waiting out a retry's backoff: `retrying` is counted in it), `waiting` its lag.
    */
   async getJobCounts(): Promise<JobCounts> {
-    const counts: JobCounts = { delayed: 0, waiting: 0, active: 0, retrying: 0, completed: 0, failed: 0 };
+    const counts: JobCounts = { delayed: 0, prioritized: 0, waiting: 0, active: 0, retrying: 0, completed: 0, failed: 0 };
     for (const stream of this.streams) {
       const keys = jobKeys(stream);
-      const [delayed, completed, failed] = await this.conn.pipeline([
+      const [delayed, completed, failed, prioritized] = await this.conn.pipeline([
         ['ZCARD', delayedKey(stream)],
         ['ZCARD', keys.completed],
         ['ZCARD', keys.failed],
+        ['ZCARD', prioritizedKey(stream)],
       ]);
       counts.delayed += Number(delayed);
+      counts.prioritized += Number(prioritized);
       counts.completed += Number(completed);
       counts.failed += Number(failed);
       const group = await this.group(stream);
@@ -416,6 +422,7 @@ export class Queue<T = unknown, R = unknown> {
       progress: r[RecordField.progress] === undefined ? undefined : JSON.parse(r[RecordField.progress]),
       entryId: r[RecordField.entry],
       consumer: r[RecordField.consumer],
+      priority: num(RecordField.priority) ?? 0,
     };
   }
 
@@ -431,6 +438,11 @@ export class Queue<T = unknown, R = unknown> {
         const i = job === null ? -1 : job.fields.indexOf(Fields.jobId);
         return i >= 0 && i % 2 === 0 ? [job!.fields[i + 1]!] : [];
       });
+    }
+    if (state === 'prioritized') {
+      // Lowest number first, then first in (the members' order).
+      const members = (await this.conn.call('ZRANGE', prioritizedKey(stream), 0, stop)) as Value[];
+      return members.flatMap((m) => decodePrioritizedMember(String(m))?.jobId ?? []);
     }
     const group = await this.group(stream);
     const count = Number.isFinite(want) ? want : 10_000;
@@ -480,5 +492,6 @@ function jobIdsOf(reply: Value): string[] {
 function orderFor(state: JobState): (a: JobInfo, b: JobInfo) => number {
   if (state === 'completed' || state === 'failed') return (a, b) => (b.finishedAt ?? 0) - (a.finishedAt ?? 0);
   if (state === 'delayed') return (a, b) => (a.dueAt ?? 0) - (b.dueAt ?? 0);
+  if (state === 'prioritized') return (a, b) => a.priority - b.priority || a.addedAt - b.addedAt;
   return (a, b) => a.addedAt - b.addedAt;
 }

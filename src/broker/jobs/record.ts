@@ -10,15 +10,16 @@
 //   consumer  who ran it last                              result    the handler's return value (codec)
 //   error     the last failure's message                   stack     its stack
 //   progress  the last job.updateProgress value (JSON)
+//   priority  the job's priority (1 highest), when it was added with one (priority.ts)
 //
-// `state` is written at each transition (waiting/delayed by the producer or mover, active,
+// `state` is written at each transition (waiting/delayed/prioritized by the producer, waiting by a mover, active,
 // retrying, completed, failed by the worker). A worker that died mid-job leaves `active`
 // until another worker claims the entry and writes it again.
 import type { Value } from '../../client/connection.js';
 
-export type JobState = 'delayed' | 'waiting' | 'active' | 'retrying' | 'completed' | 'failed';
+export type JobState = 'delayed' | 'prioritized' | 'waiting' | 'active' | 'retrying' | 'completed' | 'failed';
 
-export const JOB_STATES: readonly JobState[] = ['delayed', 'waiting', 'active', 'retrying', 'completed', 'failed'];
+export const JOB_STATES: readonly JobState[] = ['delayed', 'prioritized', 'waiting', 'active', 'retrying', 'completed', 'failed'];
 
 export const RecordField = {
   data: 'data',
@@ -36,6 +37,7 @@ export const RecordField = {
   error: 'error',
   stack: 'stack',
   progress: 'progress',
+  priority: 'priority',
 } as const;
 
 /** HGETALL's reply (a flat list) as an object; null when the record does not exist. */

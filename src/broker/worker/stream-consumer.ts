@@ -17,6 +17,8 @@
 //   a job (an entry with `job-id`): each step also updates its record and sends its event
 //   (job-writes.ts); the completion goes in the XACK's MULTI, the dead letter's in its MULTI;
 //   finished records are then kept by removeOnComplete / removeOnFail (jobs/retention.ts)
+//   prioritized jobs (jobs/priority.ts): moved from the stream's prioritized set into the stream,
+//   lowest number first, up to the free slots, just before a read; wake-up entries are acked
 import type { BlockingConnection, Connection, Value } from '../../client/connection.js';
 import { decodeEntry } from '../codec.js';
 import { deadLetterFields } from '../dead-letters.js';
@@ -37,6 +39,7 @@ import { WorkerJob } from './job.js';
 import { Fields } from '../codec.js';
 import { backoffFunction, decodeJobOptions, resolveKeep } from '../jobs/job-options.js';
 import { RetentionKeeper } from '../jobs/retention.js';
+import { isWakeEntry, PriorityTaker } from '../jobs/priority.js';
 
 /** How often a pause repeats its interrupt while a read it must end is still on its way. */
 const INTERRUPT_RETRY_MS = 20;
@@ -79,6 +82,7 @@ export class StreamConsumer<T> {
   private end!: () => void;
   private readonly writes: JobWrites;
   private readonly retention: RetentionKeeper;
+  private readonly priority: PriorityTaker;
   /** Jobs were read since the last empty read: the next empty one sends a 'drained' event. */
   private busySinceDrained = false;
 
@@ -97,6 +101,7 @@ export class StreamConsumer<T> {
     this.retention = new RetentionKeeper(conn, this.writes.keys, o.removeOnComplete, o.removeOnFail, o.keepAcknowledged, onError);
     this.acker = new Acker(conn, o.stream, o.group, onError, () => this.writes.flush());
     this.retries = new RetryScheduler((id) => this.guard(this.retryDue(id)));
+    this.priority = new PriorityTaker(conn, o.stream);
     this.ended = new Promise((resolve) => (this.end = resolve));
   }
 
@@ -128,6 +133,10 @@ export class StreamConsumer<T> {
     await this.checkPause();
     if (this.state !== 'running') return;
     this.every(this.o.pauseCheckMs, () => this.checkPause());
+    // Prioritized jobs whose wake-up entry went missing (a producer killed just after its add).
+    this.every(this.o.pauseCheckMs, async () => {
+      if (await this.priority.check()) await this.blocking?.interrupt();
+    });
     this.loop = this.readLoop();
   }
 
@@ -201,6 +210,11 @@ export class StreamConsumer<T> {
       if (this.state !== 'running' || this.paused) continue;
       if (this.state !== 'running') break;
       try {
+        // Prioritized jobs, lowest number first, into the stream for the read below to take.
+        if (this.priority.pending) {
+          await this.priority.take(this.freeSlots());
+          if (this.state !== 'running' || this.paused) continue; // a close or pause came meanwhile
+        }
         // Set before anything is awaited: a pause seen from here on waits for this read to end.
         const reading = this.reader!.read(this.freeSlots());
         this.readInFlight = reading.then(
@@ -242,6 +256,11 @@ export class StreamConsumer<T> {
     if (result.trimmed.length > 0) this.trimmed(result.trimmed);
     const claimed: string[] = [];
     for (const d of result.entries) {
+      this.priority.noteEntry(d.entry.fields);
+      if (isWakeEntry(d.entry.fields)) {
+        void this.acker.ack(d.entry.id); // a wake-up (jobs/priority.ts): nothing to run
+        continue;
+      }
       if (!this.take(d)) continue;
       if (d.claimed) claimed.push(d.entry.id);
     }
@@ -649,6 +668,7 @@ export class StreamConsumer<T> {
     await Promise.all([...this.acks]);
     this.writes.flush();
     this.retention.close();
+    this.priority.close();
     if (this.gaveUp) return;
     for (const u of this.unsubscribe) u();
     this.consumerRemoved = await this.deleteConsumerIfEmpty(this.consumer).catch(() => false);
@@ -674,6 +694,7 @@ export class StreamConsumer<T> {
     if (this.batchTimer) clearTimeout(this.batchTimer);
     this.retries.cancelAll();
     this.retention.close();
+    this.priority.close();
     const lost: string[] = [];
     const running = this.table.inState('running', 'queued');
     for (const h of running) {
