@@ -15,6 +15,9 @@
 // script with that pid and iid.
 // The move itself needs no Lua (WATCH/MULTI and stream/sorted-set commands), so it runs on
 // sluice server too; the script is only how a server without IDMP deduplicates the XADD.
+// A delayed job with a priority (its fields hold `priority`) goes into the stream's prioritized
+// set instead (jobs/priority.ts), record state `prioritized`, and one wake-up entry follows the
+// move so idle workers take it.
 import { randomBytes } from 'node:crypto';
 import type { BlockingConnection, Connection, Value } from '../client/connection.js';
 import { execWatched } from './watched-multi.js';
@@ -25,6 +28,7 @@ import { jobKeys } from './jobs/keys.js';
 import { linkEntries } from './jobs/entry-link.js';
 import { RecordField } from './jobs/record.js';
 import { eventCommand } from './jobs/events.js';
+import { PRIORITY_FIELD, PriorityOrder, prioritizedAdd, WAKE_FIELD } from './jobs/priority.js';
 
 /** The sorted set holding a stream's delayed jobs. */
 export function delayedKey(stream: string): string {
@@ -102,6 +106,7 @@ export class DelayedMover {
   private movedCount = 0;
   /** Streams whose pass is waiting on the server now (what abandon() reports). */
   private readonly busy = new Set<string>();
+  private readonly priorityOrder = new PriorityOrder();
 
   constructor(
     private readonly conn: Connection,
@@ -204,13 +209,19 @@ export class DelayedMover {
     // A job's record says it is waiting now (jobs/record.ts), and its event says so.
     const starts: number[] = [];
     const commands: string[][] = [];
+    /** Per member: the ZADD into the prioritized set that moved it, else null (an XADD). */
+    const prioritized: Array<string[] | null> = [];
     for (const member of due) {
       starts.push(commands.length);
-      commands.push(moveCommand(stream, member, mode), ['ZREM', key, member]);
+      const job = decodeDelayedMember(member);
+      const priority = job === null ? -1 : job.fields.indexOf(PRIORITY_FIELD);
+      const zadd = job !== null && priority >= 0 && priority % 2 === 0 ? prioritizedAdd(stream, Number(job.fields[priority + 1]), this.priorityOrder.next(now), job.jobId, job.fields).map(String) : null;
+      prioritized.push(zadd);
+      commands.push(zadd ?? moveCommand(stream, member, mode), ['ZREM', key, member]);
       const jobId = jobIdOf(member);
       if (jobId === null) continue;
       const keys = jobKeys(stream);
-      commands.push(['HSET', keys.record(jobId), RecordField.state, 'waiting']);
+      commands.push(['HSET', keys.record(jobId), RecordField.state, zadd === null ? 'waiting' : 'prioritized']);
       const cap = this.options.eventsMaxLen ?? null;
       if (cap !== null) commands.push(eventCommand(keys.events, cap, 'waiting', jobId).map(String));
     }
@@ -227,8 +238,12 @@ export class DelayedMover {
     // IDMP that XADD is a duplicate of another move: delete it again. With IDMP (or the
     // idempotence script) the XADD returned the first id.
     const taken = due.map((_, i) => Number(results[starts[i]! + 1]) === 0);
-    const duplicates = mode !== 'none' ? [] : due.map((_, i) => (taken[i] ? String(results[starts[i]!]) : null)).filter((id) => id !== null);
+    const duplicates = mode !== 'none' ? [] : due.map((_, i) => (taken[i] && prioritized[i] === null ? String(results[starts[i]!]) : null)).filter((id) => id !== null);
     if (duplicates.length > 0) await link.call('XDEL', stream, ...duplicates);
+    // A prioritized one moved twice the same way: its second member goes again.
+    const doubled = due.flatMap((_, i) => (taken[i] && prioritized[i] !== null ? [prioritized[i]![3]!] : []));
+    if (doubled.length > 0) await link.call('ZREM', prioritized.find((z) => z !== null)![1]!, ...doubled);
+    if (prioritized.some((z, i) => z !== null && !taken[i])) await link.call('XADD', stream, '*', WAKE_FIELD, 'prioritized');
     this.movedCount += taken.filter((t) => !t).length;
     // The records of the jobs moved in learn their entries' ids (jobs/entry-link.ts).
     const links = due.flatMap((member, i) => {

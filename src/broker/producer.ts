@@ -112,7 +112,7 @@ export interface AddOptions extends PerJobOptions {
   /**
    * Priority, as BullMQ's: 1 is the highest, up to 2^21; 0 or absent is none (plain FIFO, taken
    * before prioritized jobs). Waits in the stream's prioritized set until a worker has room
-   * (jobs/priority.ts). Needs jobs on; not with delayMs / at (RangeError).
+   * (jobs/priority.ts); with delayMs / at, from its due time on. Needs jobs on (RangeError).
    */
   priority?: number;
 }
@@ -348,7 +348,6 @@ export class Producer<T = unknown> {
   private command(features: StreamFeatures, stream: string, payload: T, options: AddOptions, trace: ProducerTrace | null): Built {
     const due = this.dueTime(options);
     const priority = priorityOf(options.priority);
-    if (priority !== undefined && due !== undefined) throw new RangeError('priority and delayMs / at are exclusive: a delayed job cannot be prioritized yet');
     if (priority !== undefined && !this.jobs) throw new RangeError('priority needs jobs (this Producer was made with jobs: false)');
     if (!this.jobs) {
       if (due === undefined) return { stream, commands: [this.xadd(features, stream, payload, options.key, options.idempotencyKey, trace, [])], delayed: false };
@@ -375,7 +374,7 @@ export class Producer<T = unknown> {
       // HSETNX: a resent add (its reply lost to a reconnect) must not set back the state a worker
       // has moved the job on to meanwhile.
       const commands: Arg[][] = [];
-      if (priority !== undefined) {
+      if (priority !== undefined && due === undefined) {
         // Into the stream's prioritized set; a worker moves it in when it has room (jobs/priority.ts).
         const fields = [...encodeEntry(this.codec, payload, options.key), ...jobFields, PRIORITY_FIELD, String(priority), ...(trace?.entryFields() ?? [])];
         record.push(RecordField.priority, priority);
@@ -385,15 +384,18 @@ export class Producer<T = unknown> {
         commands.push(this.xadd(features, stream, payload, options.key, options.idempotencyKey ?? options.jobId, trace, jobFields, true), record, ['HSETNX', keys.record(id), RecordField.state, 'waiting']);
         if (this.eventsMaxLen !== null) commands.push(eventCommand(keys.events, this.eventsMaxLen, 'added', id));
       } else {
+        // With a priority, the mover puts it into the prioritized set when it is due (delayed.ts).
+        if (priority !== undefined) record.push(RecordField.priority, priority);
+        const priorityFields = priority === undefined ? [] : [PRIORITY_FIELD, String(priority)];
         record.push(RecordField.due, due);
-        commands.push(['ZADD', delayedKey(stream), due, encodeDelayedMember(id, [...entryFields, ...jobFields])], record, ['HSETNX', keys.record(id), RecordField.state, 'delayed']);
+        commands.push(['ZADD', delayedKey(stream), due, encodeDelayedMember(id, [...entryFields, ...jobFields, ...priorityFields])], record, ['HSETNX', keys.record(id), RecordField.state, 'delayed']);
         if (this.eventsMaxLen !== null) commands.push(eventCommand(keys.events, this.eventsMaxLen, 'delayed', id, ['due', due, 'delay', Math.max(0, due - now)]));
       }
       return commands;
     };
     // A prioritized job is not in the stream yet either: no entry id to link, a wake instead.
     const delayed = due !== undefined || priority !== undefined;
-    const prioritized = priority !== undefined;
+    const prioritized = priority !== undefined && due === undefined;
     // A given id or a deduplication id: checked and added under WATCH (unique-adds.ts).
     if (given !== undefined || options.deduplication !== undefined) {
       return { stream, commands: [], jobId, delayed, prioritized, unique: { jobId, checkRecord: given !== undefined, dedup: options.deduplication, build, delayed } };

@@ -1,7 +1,8 @@
 // Per-job priority on every backend, through the public API (Producer.add's `priority`, the
 // Worker, Queue.getJob): jobs start lowest number first under concurrency 50, plain jobs go
 // first and are never held back, an idle worker wakes for a prioritized add, two workers move
-// each job once, the record shows the state and the priority, and bad options are refused.
+// each job once, delayed jobs with a priority join the set when due, the record shows the state
+// and the priority, and bad options are refused.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Connection } from '../../src/client/connection.js';
@@ -148,14 +149,39 @@ describeEach(backends, (name) => `job priority on ${name}`, (b) => {
     assert.equal((await queue.getJobCounts()).prioritized, 0);
   });
 
-  test('bad priorities, priority with a delay, and priority without jobs are refused with RangeError', async () => {
+  test('delayed jobs with a priority go into the prioritized set when due (state delayed, then prioritized), then by priority', async () => {
+    const stream = unique('prio-delayed');
+    const producer = new Producer<string>(conn, { stream });
+    const queue = new Queue<string>(conn, { stream });
+    let open!: () => void;
+    const gate = new Promise<void>((r) => (open = r));
+    const started: string[] = [];
+    const w = worker<string>({ stream, group: 'g', concurrency: 1 }, async (job) => {
+      started.push(job.payload);
+      if (job.payload === 'gate') await gate; // holds the only slot while the others fall due
+    });
+    await w.start();
+    await producer.add('gate');
+    await waitFor(() => started.length === 1, 'the gate job running');
+    const ids = new Map<string, string>();
+    for (const [name, priority] of [['c', 3], ['a', 1], ['b', 2]] as const) ids.set(name, await producer.add(name, { priority, delayMs: 200 }));
+    const before = await queue.getJob(ids.get('a')!);
+    assert.equal(before?.state, 'delayed');
+    assert.equal(before?.priority, 1);
+    await waitFor(async () => Number(await conn.call('ZCARD', prioritizedKey(stream))) === 3, 'moved into the prioritized set when due', 5000);
+    assert.equal((await queue.getJob(ids.get('a')!))?.state, 'prioritized');
+    open();
+    await waitFor(() => started.length === 4, 'all started', 5000);
+    assert.deepEqual(started, ['gate', 'a', 'b', 'c']);
+  });
+
+  test('bad priorities and priority without jobs are refused with RangeError', async () => {
     const stream = unique('prio-bad');
     const producer = new Producer<string>(conn, { stream });
     for (const priority of [-1, 1.5, 2 ** 21 + 1, Number.NaN]) {
       await assert.rejects(producer.add('x', { priority }), RangeError, `priority ${priority}`);
     }
     await producer.add('x', { priority: 2 ** 21 }); // the lowest priority is allowed
-    await assert.rejects(producer.add('x', { priority: 1, delayMs: 10 }), /priority and delayMs/);
     const plain = new Producer<string>(conn, { stream, jobs: false });
     await assert.rejects(plain.add('x', { priority: 1 }), /priority needs jobs/);
   });
