@@ -13,7 +13,7 @@
 //                               XREADGROUP wakes up; workers acknowledge it and run nothing
 //
 // Taking (PriorityTaker, one per StreamConsumer): while it has reason to think the set is not
-// empty, before each read the worker moves up to its free slots' worth of the lowest members
+// empty, with each read the worker moves up to its free slots' worth of the lowest members
 // into the stream: WATCH the guard, ZRANGE 0 n-1, then one MULTI of XADD + ZREM + the record's
 // state (`waiting`) per member, SET guard and ZCARD (what is left); EXEC. The XREADGROUP that follows delivers them
 // as ordinary entries (PEL, claims, acks, retries, dead letters unchanged). A MULTI is applied

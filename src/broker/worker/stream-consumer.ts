@@ -18,7 +18,7 @@
 //   (job-writes.ts); the completion goes in the XACK's MULTI, the dead letter's in its MULTI;
 //   finished records are then kept by removeOnComplete / removeOnFail (jobs/retention.ts)
 //   prioritized jobs (jobs/priority.ts): moved from the stream's prioritized set into the stream,
-//   lowest number first, up to the free slots, just before a read; wake-up entries are acked
+//   lowest number first, up to the free slots, along with a read; wake-up entries are acked
 import type { BlockingConnection, Connection, Value } from '../../client/connection.js';
 import { decodeEntry } from '../codec.js';
 import { deadLetterFields } from '../dead-letters.js';
