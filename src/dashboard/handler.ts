@@ -7,6 +7,7 @@ import type { Connection } from '../client/connection.js';
 import { registerActions } from './action-routes.js';
 import { registerViews } from './api.js';
 import { serveAsset } from './assets.js';
+import { registerJobViews } from './job-routes.js';
 import { requireJson, requireLoopbackHost, requireSameOrigin, requireToken } from './guard.js';
 import { HttpError, redisErrorStatus, sendError } from './http.js';
 import { readOverview } from './overview.js';
@@ -55,6 +56,7 @@ export function dashboardHandler(conn: Connection, options: DashboardOptions = {
   });
   const router = new Router();
   registerViews(router, { conn, sampler, maxStreams, tokenRequired: token !== undefined });
+  registerJobViews(router, conn, maxStreams);
   registerActions(router, conn, sampler);
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {

@@ -1,7 +1,9 @@
 // The main view's data: every stream with its groups, consumers and dead-letter count. Reads
 // the same XINFO replies as `sluice stats` (readStreamStats), for all streams at once.
-// A dead-letter stream `S:dead` whose source S exists is folded into S (its count), not listed.
+// A dead-letter stream `S:dead` whose source S exists is folded into S (its count), not listed;
+// so is a jobs events stream `{S}:events` (jobs/keys.ts): both are S's keys, not queues.
 import type { Connection } from '../client/connection.js';
+import { jobKeys } from '../broker/jobs/keys.js';
 import { defaultDeadLetterStream } from '../broker/partition.js';
 import { readStreamStats, type StreamStats } from '../broker/stream-stats.js';
 import { StreamKeyError } from '../broker/stream-key-error.js';
@@ -89,11 +91,50 @@ export async function readStream(conn: Connection, name: string, rateOf: (name: 
   }
 }
 
+/** S when `name` is S's jobs events stream (`{S}:events`, `S{tag}:events`), else null. */
+export function eventsStreamSource(name: string): string | null {
+  if (!name.endsWith(':events')) return null;
+  const prefix = name.slice(0, -':events'.length);
+  const source = /^\{[^{}]+\}$/.test(prefix) ? prefix.slice(1, -1) : prefix;
+  return source !== '' && jobKeys(source).events === name ? source : null;
+}
+
+export interface Listed {
+  /** The streams listed, sorted. */
+  names: string[];
+  /**
+   * Queues known only by their events stream: S has no stream yet (all its jobs are delayed)
+   * or no more, but `{S}:events` exists. The job view offers them beside `names`.
+   */
+  jobsOnly: string[];
+  truncated: boolean;
+}
+
+/**
+ * The streams the dashboard lists (up to `limit`, sorted): those SCAN finds, less each listed
+ * stream's dead-letter stream (`S:dead`) and every jobs events stream (`{S}:events`): they are
+ * a queue's own keys, not queues.
+ */
+export async function listedStreams(conn: Connection, limit: number): Promise<Listed> {
+  const { names, truncated } = await findStreams(conn, limit);
+  const found = new Set(names);
+  const deadLetterStreams = new Set(names.map(defaultDeadLetterStream));
+  const listed: string[] = [];
+  const jobsOnly: string[] = [];
+  for (const name of names) {
+    const source = eventsStreamSource(name);
+    if (source !== null) {
+      if (!found.has(source)) jobsOnly.push(source);
+    } else if (!deadLetterStreams.has(name)) {
+      listed.push(name);
+    }
+  }
+  return { names: listed, jobsOnly, truncated };
+}
+
 /** Every stream (up to `limit`), sorted by name. */
 export async function readOverview(conn: Connection, limit: number, rateOf: (name: string) => number | null = () => null): Promise<Overview> {
-  const { names, truncated } = await findStreams(conn, limit);
-  const deadLetterStreams = new Set(names.map(defaultDeadLetterStream));
-  const shown = names.filter((n) => !deadLetterStreams.has(n));
+  const { names: shown, truncated } = await listedStreams(conn, limit);
   const views: Array<StreamView | null> = new Array(shown.length).fill(null);
   let next = 0;
   const reader = async (): Promise<void> => {
