@@ -8,6 +8,7 @@ const TYPES: Record<string, string> = {
   'index.html': 'text/html; charset=utf-8',
   'app.js': 'text/javascript; charset=utf-8',
   'charts.js': 'text/javascript; charset=utf-8',
+  'jobs.js': 'text/javascript; charset=utf-8',
   'style.css': 'text/css; charset=utf-8',
   'uPlot.iife.min.js': 'text/javascript; charset=utf-8',
   'uPlot.min.css': 'text/css; charset=utf-8',

@@ -46,7 +46,7 @@ describe('dashboardHandler mounted under /ops in an app server', () => {
     const html = await page.text();
     // Relative asset URLs: they resolve under whatever prefix the page is served from.
     assert.match(html, /src="assets\/app\.js"/);
-    for (const asset of ['app.js', 'charts.js', 'style.css', 'uPlot.iife.min.js', 'uPlot.min.css']) {
+    for (const asset of ['app.js', 'charts.js', 'jobs.js', 'style.css', 'uPlot.iife.min.js', 'uPlot.min.css']) {
       const res = await fetch(`${base}/ops/assets/${asset}`);
       assert.equal(res.status, 200, asset);
       assert.ok((await res.arrayBuffer()).byteLength > 100, asset);

@@ -2,6 +2,7 @@
 // redraws the tables and charts every sampling interval, and runs the actions as POSTs.
 // Every value from the server reaches the page as text nodes, never as HTML.
 import { LiveChart, seriesOf } from './charts.js';
+import { createJobsView } from './jobs.js';
 
 const TOKEN_KEY = 'sluice-dashboard-token';
 /** A consumer idle longer than this while holding pending entries is flagged. */
@@ -306,6 +307,10 @@ function selectFromHash() {
   loadDetail().then(() => $('detail').scrollIntoView({ block: 'start' }), reportError);
 }
 
+// --- jobs -------------------------------------------------------------------------------------
+
+const jobs = createJobsView({ h, $, api, seg, time, reportError });
+
 // --- refresh loop ---------------------------------------------------------------------------
 
 async function refresh() {
@@ -317,6 +322,7 @@ async function refresh() {
     await renderDeadLetters();
     await refreshCharts();
     if (state.selected !== null) await loadDetail();
+    await jobs.refresh();
     const backend = state.info.backend === 'embedded' ? 'embedded' : `server ${state.info.version ?? ''}`;
     $('backend').textContent = `${backend} · ${state.streams.length} streams`;
     $('status').textContent = `updated ${new Date().toLocaleTimeString()}`;
@@ -340,17 +346,24 @@ function start() {
     sessionStorage.setItem(TOKEN_KEY, state.token);
     $('token-form').hidden = true;
     state.info = null;
-    refresh().then(selectFromHash);
+    refresh().then(() => {
+      selectFromHash();
+      jobs.onHash();
+    });
   });
   $('entries-newest').addEventListener('click', () => {
     state.entryCursors = [];
     loadDetail().catch(reportError);
   });
   $('detail-close').addEventListener('click', () => { location.hash = ''; });
-  window.addEventListener('hashchange', selectFromHash);
+  window.addEventListener('hashchange', () => {
+    selectFromHash();
+    jobs.onHash();
+  });
   window.addEventListener('resize', () => { charts.rate?.resize(); charts.lag?.resize(); });
   refresh().then(() => {
     selectFromHash();
+    jobs.onHash();
     const every = state.info?.sampleIntervalMs ?? 2000;
     state.timer = setInterval(refresh, every);
   });

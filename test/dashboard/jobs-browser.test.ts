@@ -1,0 +1,97 @@
+// The job view in a real browser: headless Chromium (Debian's package, driven by
+// playwright-core) on a real `sluice dashboard` in front of a real `sluice server`, with jobs a
+// real Producer and Worker made (seed-jobs.ts): the jobs of a state with the counts, search by
+// id, a job's detail (data, return value, error and stack, progress, logs, timeline).
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { Page } from 'playwright-core';
+import { connect } from '../../src/client/connect.js';
+import type { Connection } from '../../src/client/connection.js';
+import { startSluice, type Target } from '../cli/helpers.js';
+import { launchBrowser, startDashboardCli, type DashboardProcess } from './helpers.js';
+import { LATER, seedJobs, SHOP, type SeededJobs } from './seed-jobs.js';
+
+let target: Target;
+let conn: Connection;
+let browser: Awaited<ReturnType<typeof launchBrowser>>;
+let jobs: SeededJobs;
+let dash: DashboardProcess;
+let page: Page;
+const errors: string[] = [];
+
+before(async () => {
+  [target, browser] = await Promise.all([startSluice(), launchBrowser()]);
+  conn = await connect(target.url);
+  jobs = await seedJobs(conn);
+  dash = await startDashboardCli(target.url);
+  page = await browser.context.newPage();
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(`${dash.url}/`);
+  await page.waitForSelector('body[data-loaded]');
+});
+after(async () => {
+  await page?.close();
+  await dash?.stop();
+  await browser?.close();
+  await conn?.close();
+  await target?.stop();
+});
+
+const jobRows = (p: Page): Promise<Array<string | null>> => p.locator('#jobs tbody tr[data-job]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-job')));
+
+/** Shows a state's jobs of `stream` and waits until the table is that state's. */
+async function showState(stream: string, state: string): Promise<void> {
+  await page.selectOption('#jobs-stream', stream);
+  await page.click(`#job-states button[data-job-state="${state}"]`);
+  await page.waitForSelector(`#job-states button[data-job-state="${state}"][aria-pressed="true"]`);
+}
+
+describe('job view', () => {
+  test('the streams table leaves out the jobs events streams; the job view offers the queues', async () => {
+    assert.deepEqual(await page.locator('#streams tbody tr td:first-child').allInnerTexts(), [SHOP]);
+    assert.deepEqual(await page.locator('#jobs-stream option').allInnerTexts(), [LATER, SHOP]);
+  });
+
+  test('lists the jobs of a state, with every state counted', async () => {
+    await showState(SHOP, 'waiting');
+    await page.waitForFunction((ids) => [...document.querySelectorAll('#jobs tbody tr[data-job]')].map((r) => r.getAttribute('data-job')).join() === ids, jobs.waiting.join());
+    const counts = await page.locator('#job-states button').evaluateAll((bs) => bs.map((b) => [b.getAttribute('data-job-state'), b.querySelector('.count')!.textContent]));
+    assert.deepEqual(counts, [['waiting', '2'], ['active', '0'], ['retrying', '0'], ['delayed', '1'], ['completed', '1'], ['failed', '1']]);
+    await showState(SHOP, 'failed');
+    await page.waitForSelector(`#jobs tr[data-job="${jobs.failed}"]`);
+    assert.deepEqual(await jobRows(page), [jobs.failed]);
+    assert.equal(await page.locator(`#jobs tr[data-job="${jobs.failed}"] td:nth-child(7)`).innerText(), 'out of boxes');
+    await showState(LATER, 'delayed');
+    await page.waitForSelector(`#jobs tr[data-job="${jobs.laterDelayed}"]`);
+    assert.match(await page.locator(`#jobs tr[data-job="${jobs.laterDelayed}"] td:nth-child(5)`).innerText(), /^due \d{4}-/);
+  });
+
+  test("search by id opens the job's detail: data, return value, progress, logs and timeline", async () => {
+    await page.fill('#job-search-input', jobs.completed);
+    await page.click('#job-search button');
+    await page.waitForSelector(`#job-detail[data-job="${jobs.completed}"]`);
+    assert.equal(await page.locator('#job-detail-stream').innerText(), `in ${SHOP}`);
+    assert.equal(await page.locator('#job-state').innerText(), 'completed');
+    assert.equal(await page.locator('#job-attempts').innerText(), '1');
+    assert.equal(await page.locator('#job-progress').innerText(), '50');
+    assert.deepEqual(JSON.parse(await page.locator('#job-data').innerText()), { sku: 'tea', qty: 3 });
+    assert.deepEqual(JSON.parse(await page.locator('#job-return').innerText()), { total: 12 });
+    assert.deepEqual(await page.locator('#job-logs li').allInnerTexts(), ['packing 3 x tea']);
+    const steps = await page.locator('#job-timeline tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-step')));
+    for (const step of ['added', 'event added', 'event active', 'event progress', 'event completed']) assert.ok(steps.includes(step), `${step} in ${steps.join(', ')}`);
+    assert.ok(steps.indexOf('event added') < steps.indexOf('event completed'));
+  });
+
+  test('a failed job shows its error and stack; an unknown id says where it looked', async () => {
+    await showState(SHOP, 'failed');
+    await page.click(`#jobs tr[data-job="${jobs.failed}"] a`);
+    await page.waitForSelector(`#job-detail[data-job="${jobs.failed}"]`);
+    assert.equal(await page.locator('#job-error').innerText(), 'out of boxes');
+    assert.match(await page.locator('#job-stack').innerText(), /^Error: out of boxes\n\s+at /);
+    assert.equal(await page.locator('#job-state').innerText(), 'failed');
+    await page.fill('#job-search-input', 'nothing-like-it');
+    await page.click('#job-search button');
+    await page.waitForFunction(() => /no job nothing-like-it in 2 streams/.test(document.getElementById('job-search-result')!.textContent ?? ''));
+    assert.deepEqual(errors, []);
+  });
+});
