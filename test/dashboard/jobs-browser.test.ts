@@ -56,7 +56,7 @@ describe('job view', () => {
     await showState(SHOP, 'waiting');
     await page.waitForFunction((ids) => [...document.querySelectorAll('#jobs tbody tr[data-job]')].map((r) => r.getAttribute('data-job')).join() === ids, jobs.waiting.join());
     const counts = await page.locator('#job-states button').evaluateAll((bs) => bs.map((b) => [b.getAttribute('data-job-state'), b.querySelector('.count')!.textContent]));
-    assert.deepEqual(counts, [['waiting', '2'], ['active', '0'], ['retrying', '0'], ['delayed', '1'], ['completed', '1'], ['failed', '1']]);
+    assert.deepEqual(counts, [['waiting', '2'], ['prioritized', '0'], ['active', '0'], ['retrying', '0'], ['delayed', '1'], ['completed', '1'], ['failed', '1']]);
     await showState(SHOP, 'failed');
     await page.waitForSelector(`#jobs tr[data-job="${jobs.failed}"]`);
     assert.deepEqual(await jobRows(page), [jobs.failed]);

@@ -3,7 +3,7 @@
 // timeline and its events). app.js gives it the page's helpers and calls refresh() every
 // interval; the detail opens on `#job=STREAM/ID`. Values reach the page as text, never HTML.
 
-const STATES = ['waiting', 'active', 'retrying', 'delayed', 'completed', 'failed'];
+const STATES = ['waiting', 'prioritized', 'active', 'retrying', 'delayed', 'completed', 'failed'];
 const PAGE = 20;
 
 export function createJobsView({ h, $, api, seg, time, reportError }) {
