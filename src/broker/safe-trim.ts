@@ -55,8 +55,15 @@ export class SafeTrimmer {
   /** The MINID the producer's bound asks for, or null when nothing is over it. */
   private async bound(stream: string): Promise<string | null> {
     if (this.options.minIdAgeMs !== undefined) return `${Math.max(0, (this.options.clock ?? systemClock).now() - this.options.minIdAgeMs)}-0`;
-    const excess = Number(await this.conn.call('XLEN', stream)) - (this.options.maxLen ?? Infinity);
+    const maxLen = this.options.maxLen ?? Infinity;
+    const excess = Number(await this.conn.call('XLEN', stream)) - maxLen;
     if (!(excess > 0)) return null;
+    if (maxLen >= 1 && maxLen < excess) {
+      // Far over (a backlog consumed at last): read the maxLen kept, not the excess dropped.
+      const kept = (await this.conn.call('XREVRANGE', stream, '+', '-', 'COUNT', maxLen)) as Value[][];
+      const oldestKept = kept[kept.length - 1];
+      return oldestKept === undefined ? null : String(oldestKept[0]);
+    }
     const over = (await this.conn.call('XRANGE', stream, '-', '+', 'COUNT', excess)) as Value[][];
     const last = over[over.length - 1];
     return last === undefined ? null : nextId(String(last[0]));
