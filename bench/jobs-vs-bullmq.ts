@@ -1,0 +1,197 @@
+// sluice jobs against BullMQ 6.7 on the same redis-server (started here), in BullMQ's own
+// benchmark scenarios (taskforcesh/bullmq-bench): queue-add (one job at a time, each awaited),
+// queue-add-bulk (addBulk of 50), worker-generic (concurrency 1) and worker-concurrent
+// (concurrency 100), the workers timed over a queue filled beforehand. Both are configured
+// alike: results stored (the handler returns a small object), events on (capped at 10,000 by
+// both), finished jobs kept as sluice's default (removeOnComplete { count: 1000 },
+// removeOnFail { count: 10000 }), which BullMQ is given. Prints jobs/s each and sluice/BullMQ.
+//
+// Then memory per retained completed job: N jobs added and completed with every record kept
+// (removeOnComplete: false on both), INFO used_memory before and after, over N; with MEMORY
+// USAGE of the keys it is made of.
+//
+// Usage: node dist/bench/jobs-vs-bullmq.js [--add 2000] [--bulk 10000] [--generic 2000]
+//        [--concurrent 10000] [--memory 10000]
+import { Queue as BullQueue, Worker as BullWorker } from 'bullmq';
+import { connect } from '../src/client/connect.js';
+import type { Connection, Value } from '../src/client/connection.js';
+import { Producer } from '../src/broker/producer.js';
+import { Worker } from '../src/broker/worker.js';
+import { startRedis } from './servers.js';
+
+function arg(name: string, fallback: number): number {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 && process.argv[i + 1] !== undefined ? Number(process.argv[i + 1]) : fallback;
+}
+const N = { add: arg('add', 2000), bulk: arg('bulk', 10_000), generic: arg('generic', 2000), concurrent: arg('concurrent', 10_000), memory: arg('memory', 10_000) };
+
+interface Payload {
+  orderId: string;
+  sku: string;
+  qty: number;
+}
+const payload = (n: number): Payload => ({ orderId: `order-${String(n).padStart(8, '0')}`, sku: 'tea', qty: 1 + (n % 5) });
+const handler = (data: Payload): { total: number } => ({ total: data.qty * 4 });
+const KEEP = { removeOnComplete: { count: 1000 }, removeOnFail: { count: 10_000 } };
+
+const server = await startRedis();
+const url = `redis://127.0.0.1:${server.port}`;
+const connection = { host: '127.0.0.1', port: server.port, maxRetriesPerRequest: null };
+const admin = await connect(url);
+let seq = 0;
+const rate = (n: number, ms: number): number => Math.round(n / (ms / 1000));
+
+/** Resolves once `count()` reaches n. */
+async function until(count: () => number, n: number): Promise<void> {
+  while (count() < n) await new Promise((r) => setTimeout(r, 2));
+}
+
+// --- sluice ------------------------------------------------------------------------------------
+
+async function sluiceAdd(n: number, bulk: number): Promise<number> {
+  const conn = await connect(url);
+  const producer = new Producer<Payload>(conn, { stream: `sl${++seq}` });
+  await producer.add(payload(-1)); // the server probe and the script load, outside the timing
+  const t = performance.now();
+  if (bulk === 1) for (let i = 0; i < n; i++) await producer.add(payload(i));
+  else for (let i = 0; i < n; i += bulk) await producer.addMany(Array.from({ length: bulk }, (_, k) => payload(i + k)));
+  const ms = performance.now() - t;
+  await conn.close();
+  return rate(n, ms);
+}
+
+async function sluiceWork(n: number, concurrency: number): Promise<number> {
+  const conn = await connect(url);
+  const stream = `sl${++seq}`;
+  const producer = new Producer<Payload>(conn, { stream });
+  for (let i = 0; i < n; i += 1000) await producer.addMany(Array.from({ length: Math.min(1000, n - i) }, (_, k) => payload(i + k)));
+  let done = 0;
+  const worker = new Worker<Payload, { total: number }>(conn, { stream, group: 'g', concurrency, ...KEEP }, (job) => handler(job.payload));
+  worker.on('completed', () => done++);
+  const t = performance.now();
+  await worker.start();
+  await until(() => done, n);
+  const ms = performance.now() - t;
+  await worker.close();
+  await conn.close();
+  return rate(n, ms);
+}
+
+// --- BullMQ --------------------------------------------------------------------------------------
+
+async function bullAdd(n: number, bulk: number): Promise<number> {
+  const queue = new BullQueue(`bq${++seq}`, { connection });
+  await queue.add('job', payload(-1), KEEP);
+  const t = performance.now();
+  if (bulk === 1) for (let i = 0; i < n; i++) await queue.add('job', payload(i), KEEP);
+  else for (let i = 0; i < n; i += bulk) await queue.addBulk(Array.from({ length: bulk }, (_, k) => ({ name: 'job', data: payload(i + k), opts: KEEP })));
+  const ms = performance.now() - t;
+  await queue.close();
+  return rate(n, ms);
+}
+
+async function bullWork(n: number, concurrency: number): Promise<number> {
+  const name = `bq${++seq}`;
+  const queue = new BullQueue(name, { connection });
+  for (let i = 0; i < n; i += 1000) await queue.addBulk(Array.from({ length: Math.min(1000, n - i) }, (_, k) => ({ name: 'job', data: payload(i + k), opts: KEEP })));
+  let done = 0;
+  const t = performance.now();
+  const worker = new BullWorker(name, async (job) => handler(job.data as Payload), { connection, concurrency, ...KEEP });
+  worker.on('completed', () => done++);
+  await until(() => done, n);
+  const ms = performance.now() - t;
+  await worker.close();
+  await queue.close();
+  return rate(n, ms);
+}
+
+// --- memory --------------------------------------------------------------------------------------
+
+async function usedMemory(conn: Connection): Promise<number> {
+  const info = String(await conn.call('INFO', 'memory'));
+  return Number(/used_memory:(\d+)/.exec(info)![1]);
+}
+
+async function memoryUsage(conn: Connection, key: string): Promise<number> {
+  return Number((await conn.call('MEMORY', 'USAGE', key, 'SAMPLES', 0)) as Value);
+}
+
+async function sluiceMemory(n: number): Promise<{ perJob: number; parts: Record<string, number> }> {
+  await admin.call('FLUSHALL');
+  const conn = await connect(url);
+  const stream = `{slmem}`;
+  const producer = new Producer<Payload>(conn, { stream });
+  let done = 0;
+  const worker = new Worker<Payload, { total: number }>(conn, { stream, group: 'g', concurrency: 100, removeOnComplete: false, removeOnFail: false }, (job) => handler(job.payload));
+  worker.on('completed', () => done++);
+  await producer.add(payload(-1)); // probes, script load, group: outside the measure
+  await worker.start();
+  await until(() => done, 1);
+  const before = await usedMemory(admin);
+  for (let i = 0; i < n; i += 1000) await producer.addMany(Array.from({ length: Math.min(1000, n - i) }, (_, k) => payload(i + k)));
+  await until(() => done, n + 1);
+  await worker.close();
+  const after = await usedMemory(admin);
+  const [ids] = [(await admin.call('ZRANGE', `${stream}:completed`, 0, 0)) as string[]];
+  const parts = {
+    record: await memoryUsage(admin, `${stream}:job:${ids[0]}`),
+    'stream entry': (await memoryUsage(admin, stream)) / (n + 1),
+    'completed zset': (await memoryUsage(admin, `${stream}:completed`)) / (n + 1),
+    'events stream (capped)': (await memoryUsage(admin, `${stream}:events`)) / (n + 1),
+  };
+  await conn.close();
+  return { perJob: (after - before) / n, parts };
+}
+
+async function bullMemory(n: number): Promise<{ perJob: number; parts: Record<string, number> }> {
+  await admin.call('FLUSHALL');
+  const name = 'bqmem';
+  const queue = new BullQueue(name, { connection });
+  let done = 0;
+  const worker = new BullWorker(name, async (job) => handler(job.data as Payload), { connection, concurrency: 100, removeOnComplete: { count: Number.MAX_SAFE_INTEGER }, removeOnFail: { count: Number.MAX_SAFE_INTEGER } });
+  worker.on('completed', () => done++);
+  await queue.add('job', payload(-1));
+  await until(() => done, 1);
+  const before = await usedMemory(admin);
+  for (let i = 0; i < n; i += 1000) await queue.addBulk(Array.from({ length: Math.min(1000, n - i) }, (_, k) => ({ name: 'job', data: payload(i + k) })));
+  await until(() => done, n + 1);
+  await worker.close();
+  const after = await usedMemory(admin);
+  const [id] = (await admin.call('ZRANGE', `bull:${name}:completed`, 0, 0)) as string[];
+  const parts = {
+    'job hash': await memoryUsage(admin, `bull:${name}:${id}`),
+    'completed zset': (await memoryUsage(admin, `bull:${name}:completed`)) / (n + 1),
+    'events stream (capped)': (await memoryUsage(admin, `bull:${name}:events`)) / (n + 1),
+  };
+  await queue.close();
+  return { perJob: (after - before) / n, parts };
+}
+
+// --- run -------------------------------------------------------------------------------------------
+
+const redisVersion = /redis_version:(\S+)/.exec(String(await admin.call('INFO', 'server')))![1];
+process.stdout.write(`redis-server ${redisVersion} on port ${server.port}; BullMQ 6.7 and sluice on the same server, one run each\n\n`);
+process.stdout.write(`${'scenario'.padEnd(36)}${'sluice/s'.padStart(10)}${'BullMQ/s'.padStart(10)}${'ratio'.padStart(8)}\n`);
+const scenarios: Array<[string, () => Promise<number>, () => Promise<number>]> = [
+  [`queue-add (${N.add}, one at a time)`, () => sluiceAdd(N.add, 1), () => bullAdd(N.add, 1)],
+  [`queue-add-bulk (${N.bulk}, bulks of 50)`, () => sluiceAdd(N.bulk, 50), () => bullAdd(N.bulk, 50)],
+  [`worker-generic (${N.generic}, conc. 1)`, () => sluiceWork(N.generic, 1), () => bullWork(N.generic, 1)],
+  [`worker-concurrent (${N.concurrent}, conc. 100)`, () => sluiceWork(N.concurrent, 100), () => bullWork(N.concurrent, 100)],
+];
+for (const [name, sluice, bull] of scenarios) {
+  await admin.call('FLUSHALL');
+  const s = await sluice();
+  await admin.call('FLUSHALL');
+  const b = await bull();
+  process.stdout.write(`${name.padEnd(36)}${String(s).padStart(10)}${String(b).padStart(10)}${(s / b).toFixed(2).padStart(7)}x\n`);
+}
+
+const sm = await sluiceMemory(N.memory);
+const bm = await bullMemory(N.memory);
+process.stdout.write(`\nmemory per retained completed job (${N.memory} jobs, used_memory delta / N):\n`);
+process.stdout.write(`  sluice ${Math.round(sm.perJob)} B, BullMQ ${Math.round(bm.perJob)} B: ratio ${(sm.perJob / bm.perJob).toFixed(2)}x\n`);
+process.stdout.write(`  sluice parts (MEMORY USAGE, per job): ${Object.entries(sm.parts).map(([k, v]) => `${k} ${Math.round(v)} B`).join(', ')}\n`);
+process.stdout.write(`  BullMQ parts (MEMORY USAGE, per job): ${Object.entries(bm.parts).map(([k, v]) => `${k} ${Math.round(v)} B`).join(', ')}\n`);
+
+await admin.close();
+await server.stop();
