@@ -3,6 +3,7 @@
 // A dead-letter stream `S:dead` whose source S exists is folded into S (its count), not listed;
 // so is a jobs events stream `{S}:events` (jobs/keys.ts): both are S's keys, not queues.
 import type { Connection } from '../client/connection.js';
+import { delayedKey } from '../broker/delayed.js';
 import { jobKeys } from '../broker/jobs/keys.js';
 import { defaultDeadLetterStream } from '../broker/partition.js';
 import { readStreamStats, type StreamStats } from '../broker/stream-stats.js';
@@ -91,12 +92,16 @@ export async function readStream(conn: Connection, name: string, rateOf: (name: 
   }
 }
 
-/** S when `name` is S's jobs events stream (`{S}:events`, `S{tag}:events`), else null. */
-export function eventsStreamSource(name: string): string | null {
-  if (!name.endsWith(':events')) return null;
+/**
+ * The streams whose jobs events stream `name` is (`{S}:events` of S, `S{tag}:events` of
+ * `S{tag}`), most likely first; empty when it is none. `{S}:events` is also `{S}`'s: a stream
+ * named with its own hash tag shares the key prefix.
+ */
+export function eventsStreamSources(name: string): string[] {
+  if (!name.endsWith(':events')) return [];
   const prefix = name.slice(0, -':events'.length);
-  const source = /^\{[^{}]+\}$/.test(prefix) ? prefix.slice(1, -1) : prefix;
-  return source !== '' && jobKeys(source).events === name ? source : null;
+  const candidates = /^\{[^{}]+\}$/.test(prefix) ? [prefix.slice(1, -1), prefix] : [prefix];
+  return candidates.filter((s) => s !== '' && jobKeys(s).events === name);
 }
 
 export interface Listed {
@@ -120,15 +125,20 @@ export async function listedStreams(conn: Connection, limit: number): Promise<Li
   const found = new Set(names);
   const deadLetterStreams = new Set(names.map(defaultDeadLetterStream));
   const listed: string[] = [];
-  const jobsOnly: string[] = [];
+  const orphans: string[][] = [];
   for (const name of names) {
-    const source = eventsStreamSource(name);
-    if (source !== null) {
-      if (!found.has(source)) jobsOnly.push(source);
-    } else if (!deadLetterStreams.has(name)) {
-      listed.push(name);
+    const sources = eventsStreamSources(name);
+    if (sources.length === 0) {
+      if (!deadLetterStreams.has(name)) listed.push(name);
+    } else if (!sources.some((s) => found.has(s))) {
+      orphans.push(sources);
     }
   }
+  // `{S}:events` alone could be S's or `{S}`'s: the one whose delayed jobs are there.
+  const ambiguous = orphans.filter((o) => o.length > 1).flat();
+  const replies = ambiguous.length === 0 ? [] : await conn.pipeline(ambiguous.map((s) => ['EXISTS', delayedKey(s)]));
+  const delayed = new Set(ambiguous.filter((_, i) => Number(replies[i]) === 1));
+  const jobsOnly = orphans.map((o) => o.find((s) => delayed.has(s)) ?? o[0]!);
   return { names: listed, jobsOnly, truncated };
 }
 

@@ -1,6 +1,6 @@
 // `sluice dashboard` over the other backends connect() takes: an embedded data directory (the
 // AOF a process wrote and closed) and a local 3-master Redis Cluster, where the streams live
-// on different masters and every master must be scanned.
+// on different masters and every master must be scanned (jobs' events streams included).
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,6 +12,7 @@ import { clusterClientOf } from '../../src/client/ioredis-link.js';
 import { LocalCluster } from '../cluster/local-cluster.js';
 import { apiGet, apiPost, startDashboardCli } from './helpers.js';
 import { EMAILS, ORDERS, seed } from './seed.js';
+import { LATER, seedJobs, SHOP } from './seed-jobs.js';
 
 interface StreamJson {
   name: string;
@@ -80,6 +81,26 @@ describe('dashboard over Redis Cluster', () => {
         assert.equal(retried.status, 200);
         assert.equal(retried.body.retried.length, 2);
         assert.equal(await conn.call('XLEN', ORDERS), 33);
+
+        // Jobs: their events streams are not listed; search and detail reach each queue's node.
+        // Hash-tagged names, as on any cluster: `{shop}:dead` must share `{shop}`'s slot.
+        const [shop, later] = [`{${SHOP}}`, `{${LATER}}`];
+        const jobs = await seedJobs(conn, { shop, later });
+        const names = (await apiGet<StreamJson[]>(dash.url, 'streams')).body.map((s) => s.name);
+        assert.deepEqual(names, [EMAILS, ...extra, ORDERS, shop].sort());
+        const offered = await apiGet<{ streams: string[] }>(dash.url, 'jobs');
+        // `{later}:events` alone is `later`'s or `{later}`'s: the delayed jobs in `{later}:delayed` say which.
+        assert.deepEqual(offered.body.streams, [EMAILS, ...extra, ORDERS, later, shop].sort());
+        const found = await apiGet<{ matches: unknown[] }>(dash.url, `jobs/${jobs.failed}`);
+        assert.deepEqual(found.body.matches, [{ stream: shop, state: 'failed' }]);
+        const delayed = await apiGet<{ matches: unknown[] }>(dash.url, `jobs/${jobs.laterDelayed}`);
+        assert.deepEqual(delayed.body.matches, [{ stream: later, state: 'delayed' }]);
+        const list = await apiGet<{ items: Array<{ id: string }> }>(dash.url, `streams/${encodeURIComponent(later)}/jobs?state=delayed`);
+        assert.deepEqual(list.body.items.map((j) => j.id), [jobs.laterDelayed]);
+        const detail = await apiGet<{ events: Array<{ event: string }> }>(dash.url, `streams/${encodeURIComponent(shop)}/jobs/${jobs.completed}`);
+        // The set, not the order: on a cluster the worker's buffered `active` write can land after
+        // the handler's `progress` (seen here; the single-node order is checked in jobs-api.test.ts).
+        assert.deepEqual(detail.body.events.map((e) => e.event).sort(), ['active', 'added', 'completed', 'progress']);
       } finally {
         await dash.stop();
       }

@@ -1,7 +1,8 @@
 // Jobs the job-view tests look at, made by a real Producer and Worker (no hand-written keys):
 // in `shop`, one completed (return value, progress, a log line), one failed for good (a stack),
 // one delayed an hour, two waiting (added after the worker closed); in `later`, a queue whose
-// only job is delayed, so its stream does not exist yet, only its events stream.
+// only job is delayed, so its stream does not exist yet, only its events stream. On a cluster,
+// pass hash-tagged names (`{shop}`): the dead-letter stream must share the stream's slot.
 import type { Connection } from '../../src/client/connection.js';
 import { Producer } from '../../src/broker/producer.js';
 import { Queue } from '../../src/broker/queue.js';
@@ -26,10 +27,10 @@ export interface SeededJobs {
   laterDelayed: string;
 }
 
-export async function seedJobs(conn: Connection): Promise<SeededJobs> {
-  const producer = new Producer<ShopOrder>(conn, { stream: SHOP });
-  const queue = new Queue(conn, { stream: SHOP });
-  const worker = new Worker<ShopOrder, { total: number }>(conn, { stream: SHOP, group: 'packers', consumer: 'packer-1', blockMs: 50 }, async (job) => {
+export async function seedJobs(conn: Connection, names: { shop: string; later: string } = { shop: SHOP, later: LATER }): Promise<SeededJobs> {
+  const producer = new Producer<ShopOrder>(conn, { stream: names.shop });
+  const queue = new Queue(conn, { stream: names.shop });
+  const worker = new Worker<ShopOrder, { total: number }>(conn, { stream: names.shop, group: 'packers', consumer: 'packer-1', blockMs: 50 }, async (job) => {
     await job.updateProgress(50);
     await job.log(`packing ${job.payload.qty} x ${job.payload.sku}`);
     if (job.payload.fail === true) throw new Error('out of boxes');
@@ -45,7 +46,7 @@ export async function seedJobs(conn: Connection): Promise<SeededJobs> {
   await worker.close();
   const delayed = await producer.add({ sku: 'jam', qty: 1 }, { jobId: 'order-jam', delayMs: HOUR });
   const waiting = [await producer.add({ sku: 'milk', qty: 1 }, { jobId: 'order-milk' }), await producer.add({ sku: 'bread', qty: 2 }, { jobId: 'order-bread' })];
-  const laterDelayed = await new Producer(conn, { stream: LATER }).add({ report: 'monthly' }, { jobId: 'report-1', delayMs: HOUR });
+  const laterDelayed = await new Producer(conn, { stream: names.later }).add({ report: 'monthly' }, { jobId: 'report-1', delayMs: HOUR });
   await queue.close();
   return { completed, failed, delayed, waiting, laterDelayed };
 }
