@@ -1,9 +1,12 @@
-// POST routes: the actions (see actions.ts). The handler has already checked the token, the
-// origin and the JSON content type before any of these runs.
+// POST routes: the actions (see actions.ts, and job-actions.ts for the job view's buttons). The
+// handler has already checked the token, the origin and the JSON content type before any of
+// these runs.
 import type { Connection } from '../client/connection.js';
 import { pauseGroup, resumeGroup } from '../broker/pause.js';
 import { claimPending, deleteEntries, nackPending, purgeDeadLetters, retryDeadLetters, selectionOf } from './actions.js';
 import { readJsonBody, sendJson } from './http.js';
+import { JOB_ACTIONS, runJobAction } from './job-actions.js';
+import { checkJobId } from './jobs.js';
 import type { Router } from './router.js';
 import type { Sampler } from './sampler.js';
 
@@ -39,6 +42,13 @@ export function registerActions(router: Router, conn: Connection, sampler: Sampl
     await resumeGroup(conn, params['stream']!, params['group']!);
     done(res, { paused: false });
   });
+
+  for (const action of JOB_ACTIONS) {
+    router.post(`/api/streams/:stream/jobs/:id/${action}`, async ({ req, res, params }) => {
+      await readJsonBody(req); // `{}`: the path says everything
+      done(res, await runJobAction(conn, params['stream']!, checkJobId(params['id']!), action));
+    });
+  }
 
   router.post('/api/streams/:stream/entries/delete', async ({ req, res, params }) => {
     done(res, await deleteEntries(conn, params['stream']!, await readJsonBody(req)));

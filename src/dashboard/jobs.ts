@@ -1,7 +1,8 @@
 // The job view's reads: a stream's jobs by state with the counts (Queue.getJobs / getJobCounts),
 // one job's detail (its record, log lines, timeline and its events from the `PREFIX:events`
 // stream), and a search for a job id across the streams the dashboard lists. Every one only
-// reads; the buttons' actions are job-actions.ts.
+// reads; the buttons' actions are job-actions.ts. Each request's Queue is closed after it (its
+// management link, if one was opened).
 import type { Connection, Value } from '../client/connection.js';
 import { jobKeys } from '../broker/jobs/keys.js';
 import { JOB_STATES, type JobState, RecordField } from '../broker/jobs/record.js';
@@ -99,6 +100,14 @@ const plain = (job: JobInfo): JobInfo => {
 /** A page of the stream's jobs in `state` and the counts of every state. */
 export async function listJobs(conn: Connection, stream: string, options: { state: JobState; start: number; count: number; group?: string }): Promise<JobList> {
   const queue = await queueOf(conn, stream, options.group);
+  try {
+    return await listOf(queue, stream, options);
+  } finally {
+    await queue.close();
+  }
+}
+
+function listOf(queue: Queue, stream: string, options: { state: JobState; start: number; count: number }): Promise<JobList> {
   return asked(async () => {
     const counts = await queue.getJobCounts();
     const jobs = await queue.getJobs(options.state, options.start, options.start + options.count);
@@ -155,6 +164,14 @@ function timelineOf(job: JobInfo, events: JobEvent[]): TimelineStep[] {
 /** One job's detail; 404 when the stream has no record of it. */
 export async function readJob(conn: Connection, stream: string, id: string): Promise<JobDetail> {
   const queue = new Queue(conn, { stream });
+  try {
+    return await detailOf(conn, queue, stream, id);
+  } finally {
+    await queue.close();
+  }
+}
+
+async function detailOf(conn: Connection, queue: Queue, stream: string, id: string): Promise<JobDetail> {
   const job = await queue.getJob(id);
   if (job === null) throw new HttpError(404, `no job ${id} in ${stream} (never added, removed, or removed by retention)`);
   const info = plain(job);

@@ -1,7 +1,8 @@
 // The job view's JSON API on every backend (embedded, sluice server, redis-server): the
 // dashboard's handler served over HTTP in front of jobs a real Producer and Worker made
 // (seed-jobs.ts). Discovery folds the jobs' events stream into its queue; lists by state with
-// counts and paging; a job's detail with its logs, events and timeline; search by id.
+// counts and paging; a job's detail with its logs, events and timeline; search by id; the
+// retry / remove / promote actions (Queue.retryJob / remove / promote) and their refusals.
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -9,7 +10,11 @@ import { after, before, test } from 'node:test';
 import type { Connection } from '../../src/client/connection.js';
 import { dashboardHandler, type DashboardHandler } from '../../src/dashboard/handler.js';
 import { backends, describeEach } from '../broker/backends.js';
-import { apiGet } from './helpers.js';
+import { Producer } from '../../src/broker/producer.js';
+import { Queue } from '../../src/broker/queue.js';
+import { Worker } from '../../src/broker/worker.js';
+import { waitFor } from '../support/wait.js';
+import { apiGet, apiPost } from './helpers.js';
 import { LATER, seedJobs, SHOP, type SeededJobs } from './seed-jobs.js';
 
 interface JobJson {
@@ -53,6 +58,14 @@ describeEach(backends, (name) => `dashboard job view API on ${name}`, (backend) 
   let base: string;
   let jobs: SeededJobs;
   const get = <T>(path: string) => apiGet<T>(base, path);
+  const post = <T>(path: string, body: unknown = {}) => apiPost<T>(base, path, body);
+  interface ActionJson {
+    id: string;
+    stream: string;
+    action: string;
+    state: string | null;
+    error?: string;
+  }
 
   before(async () => {
     conn = await backend.connect();
@@ -166,5 +179,73 @@ describeEach(backends, (name) => `dashboard job view API on ${name}`, (backend) 
     assert.deepEqual(later.body.matches, [{ stream: LATER, state: 'delayed' }]);
     const none = await get<{ matches: unknown[] }>(`jobs/${encodeURIComponent('no such/job')}`);
     assert.deepEqual([none.status, none.body.matches], [200, []]);
+  });
+
+  test('retry runs a failed job again; promote moves a delayed one in; the wrong state is 409', async () => {
+    const notFailed = await post<ActionJson>(`streams/${SHOP}/jobs/${jobs.completed}/retry`);
+    assert.equal(notFailed.status, 409);
+    assert.match(notFailed.body.error!, /is completed, not failed/);
+    const retried = await post<ActionJson>(`streams/${SHOP}/jobs/${jobs.failed}/retry`);
+    assert.deepEqual([retried.status, retried.body], [200, { id: jobs.failed, stream: SHOP, action: 'retry', state: 'waiting' }]);
+    const waiting = await get<ListJson>(`streams/${SHOP}/jobs?state=waiting`);
+    assert.deepEqual(waiting.body.items.map((j) => j.id), [...jobs.waiting, jobs.failed]);
+    assert.equal(waiting.body.counts['failed'], 0);
+
+    assert.equal((await post(`streams/${SHOP}/jobs/${jobs.completed}/promote`)).status, 409);
+    const promoted = await post<ActionJson>(`streams/${SHOP}/jobs/${jobs.delayed}/promote`);
+    assert.deepEqual([promoted.status, promoted.body.state], [200, 'waiting']);
+    const events = (await get<DetailJson>(`streams/${SHOP}/jobs/${jobs.delayed}`)).body.events.map((e) => e.event);
+    assert.deepEqual(events.slice(-2), ['promoted', 'waiting']);
+    assert.equal((await post(`streams/${SHOP}/jobs/no-such-job/promote`)).status, 404);
+  });
+
+  test('remove deletes a waiting or finished job; an unknown one is 404', async () => {
+    const removed = await post<ActionJson>(`streams/${SHOP}/jobs/${jobs.waiting[0]}/remove`);
+    assert.deepEqual([removed.status, removed.body.state], [200, null]);
+    assert.equal((await get(`streams/${SHOP}/jobs/${jobs.waiting[0]}`)).status, 404);
+    const list = await get<ListJson>(`streams/${SHOP}/jobs?state=waiting`);
+    assert.ok(!list.body.items.some((j) => j.id === jobs.waiting[0]));
+    const finished = await post<ActionJson>(`streams/${SHOP}/jobs/${jobs.completed}/remove`);
+    assert.deepEqual([finished.status, finished.body.state], [200, null]);
+    assert.equal((await post(`streams/${SHOP}/jobs/${jobs.waiting[0]}/remove`)).status, 404);
+  });
+
+  test('a job a worker holds cannot be removed (409); actions keep the POST, JSON and token rules', async () => {
+    const stream = 'held';
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const worker = new Worker(conn, { stream, group: 'g', blockMs: 50 }, async () => {
+      await gate;
+    });
+    await worker.start();
+    const queue = new Queue(conn, { stream });
+    try {
+      const id = await new Producer(conn, { stream }).add({ n: 1 });
+      await waitFor(async () => (await queue.getJob(id))?.state === 'active', 'the job to be active');
+      const refused = await post<ActionJson>(`streams/${stream}/jobs/${id}/remove`);
+      assert.equal(refused.status, 409);
+      assert.match(refused.body.error!, /active/);
+      release();
+      await queue.waitUntilFinished(id, 10_000);
+    } finally {
+      release();
+      await worker.close();
+      await queue.close();
+    }
+    assert.equal((await fetch(`${base}/api/streams/${SHOP}/jobs/${jobs.waiting[1]}/remove`)).status, 405);
+    const form = await fetch(`${base}/api/streams/${SHOP}/jobs/${jobs.waiting[1]}/remove`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'x=1' });
+    assert.equal(form.status, 415);
+    const guarded = dashboardHandler(conn, { token: 'sesame' });
+    const server2 = createServer(guarded);
+    await new Promise<void>((r) => server2.listen(0, '127.0.0.1', r));
+    try {
+      const url = `http://127.0.0.1:${(server2.address() as AddressInfo).port}`;
+      assert.equal((await apiPost(url, `streams/${SHOP}/jobs/${jobs.waiting[1]}/remove`, {})).status, 401);
+      assert.equal((await apiPost(url, `streams/${SHOP}/jobs/${jobs.waiting[1]}/remove`, {}, 'sesame')).status, 200);
+    } finally {
+      guarded.close();
+      server2.closeAllConnections();
+      await new Promise((r) => server2.close(r));
+    }
   });
 });

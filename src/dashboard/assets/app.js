@@ -309,7 +309,7 @@ function selectFromHash() {
 
 // --- jobs -------------------------------------------------------------------------------------
 
-const jobs = createJobsView({ h, $, api, seg, time, reportError });
+const jobs = createJobsView({ h, $, api, act, seg, time, reportError });
 
 // --- refresh loop ---------------------------------------------------------------------------
 

@@ -1,12 +1,23 @@
 // The page's job view: a stream's jobs by state with the counts, a search by id, and one job's
 // detail (data, options, attempts, return value or error with its stack, progress, logs, a
-// timeline and its events). app.js gives it the page's helpers and calls refresh() every
+// timeline and its events), with Retry / Promote / Remove buttons (POST .../jobs/ID/ACTION). app.js gives it the page's helpers and calls refresh() every
 // interval; the detail opens on `#job=STREAM/ID`. Values reach the page as text, never HTML.
 
+/** The order of the state buttons; a state the server counts and this list lacks goes last. */
 const STATES = ['waiting', 'prioritized', 'active', 'retrying', 'delayed', 'completed', 'failed'];
+
+/** The buttons a job in a state has (what Queue.retryJob / remove / promote accept). */
+function actionsFor(state) {
+  const out = [];
+  if (state === 'failed') out.push('retry');
+  if (state === 'delayed') out.push('promote');
+  if (['waiting', 'prioritized', 'delayed', 'completed', 'failed'].includes(state)) out.push('remove');
+  return out;
+}
+const LABEL = { retry: 'Retry', promote: 'Promote', remove: 'Remove' };
 const PAGE = 20;
 
-export function createJobsView({ h, $, api, seg, time, reportError }) {
+export function createJobsView({ h, $, api, act, seg, time, reportError }) {
   const view = {
     streams: [],
     stream: null,
@@ -38,7 +49,7 @@ export function createJobsView({ h, $, api, seg, time, reportError }) {
       $('jobs-stream').replaceChildren(...view.streams.map((s) => h('option', { value: s, selected: s === view.stream }, s)));
     }
     if (view.stream === null) {
-      $('jobs').tBodies[0].replaceChildren(h('tr', {}, h('td', { colspan: 7, className: 'muted' }, 'no streams')));
+      $('jobs').tBodies[0].replaceChildren(h('tr', {}, h('td', { colspan: 8, className: 'muted' }, 'no streams')));
       return;
     }
     const groupQuery = view.group === '' ? '' : `&group=${seg(view.group)}`;
@@ -59,7 +70,8 @@ export function createJobsView({ h, $, api, seg, time, reportError }) {
     }
     if (!changed('jobs', [list, view.group])) return;
     renderGroups(list);
-    $('job-states').replaceChildren(...STATES.map((s) =>
+    const states = [...STATES.filter((s) => s in list.counts), ...Object.keys(list.counts).filter((s) => !STATES.includes(s))];
+    $('job-states').replaceChildren(...states.map((s) =>
       h('button', { type: 'button', 'data-job-state': s, 'aria-pressed': s === view.state ? 'true' : 'false', onclick: () => { view.state = s; view.start = 0; refreshList().catch(reportError); } },
         `${s} `, h('span', { className: 'count' }, list.counts[s] ?? 0))));
     $('jobs').tBodies[0].replaceChildren(...list.items.map((j) =>
@@ -70,10 +82,17 @@ export function createJobsView({ h, $, api, seg, time, reportError }) {
         h('td', {}, time(j.addedAt)),
         h('td', {}, j.state === 'delayed' ? `due ${time(j.dueAt)}` : time(j.finishedAt ?? 0)),
         h('td', { className: 'wrap' }, h('code', {}, short(j.data))),
-        h('td', { className: `wrap${j.state === 'failed' ? ' bad' : ''}` }, j.state === 'completed' ? h('code', {}, short(j.returnValue)) : (j.failedReason ?? '')))));
-    if (list.items.length === 0) $('jobs').tBodies[0].append(h('tr', {}, h('td', { colspan: 7, className: 'muted' }, `no ${view.state} jobs`)));
+        h('td', { className: `wrap${j.state === 'failed' ? ' bad' : ''}` }, j.state === 'completed' ? h('code', {}, short(j.returnValue)) : (j.failedReason ?? '')),
+        h('td', {}, ...buttons(j.stream, j.id, j.state)))));
+    if (list.items.length === 0) $('jobs').tBodies[0].append(h('tr', {}, h('td', { colspan: 8, className: 'muted' }, `no ${view.state} jobs`)));
     $('jobs-newer').disabled = view.start === 0;
     $('jobs-more').disabled = !list.more;
+  }
+
+  /** Retry / Promote / Remove for a job in `state`; Remove asks first. */
+  function buttons(stream, id, state) {
+    return actionsFor(state).map((a) =>
+      h('button', { type: 'button', 'data-job-action': a, className: a === 'remove' ? 'danger' : '', onclick: () => act(`streams/${seg(stream)}/jobs/${seg(id)}/${a}`, {}, a === 'remove' ? `Remove job ${id} from ${stream}?` : undefined) }, LABEL[a]));
   }
 
   function renderGroups(list) {
@@ -109,6 +128,7 @@ export function createJobsView({ h, $, api, seg, time, reportError }) {
       $('job-detail').dataset.state = 'gone';
       $('job-detail-id').textContent = id;
       $('job-detail-stream').textContent = `in ${stream}`;
+      $('job-detail-actions').replaceChildren();
       $('job-detail-body').replaceChildren(h('p', { id: 'job-gone', className: 'muted' }, err.message));
       return;
     }
@@ -119,6 +139,7 @@ export function createJobsView({ h, $, api, seg, time, reportError }) {
     $('job-detail').dataset.state = j.state;
     $('job-detail-id').textContent = j.id;
     $('job-detail-stream').textContent = `in ${stream}`;
+    $('job-detail-actions').replaceChildren(...buttons(stream, j.id, j.state));
     const outcome = j.state === 'completed'
       ? [h('h3', {}, 'Return value'), h('pre', { id: 'job-return' }, json(j.returnValue))]
       : j.failedReason !== undefined
