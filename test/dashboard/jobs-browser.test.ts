@@ -1,15 +1,19 @@
 // The job view in a real browser: headless Chromium (Debian's package, driven by
 // playwright-core) on a real `sluice dashboard` in front of a real `sluice server`, with jobs a
 // real Producer and Worker made (seed-jobs.ts): the jobs of a state with the counts, search by
-// id, a job's detail (data, return value, error and stack, progress, logs, timeline).
+// id, a job's detail (data, return value, error and stack, progress, logs, timeline), and the
+// buttons: remove a waiting job, promote a delayed one, retry a failed one (which then runs).
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { connect } from '../../src/client/connect.js';
+import { Queue } from '../../src/broker/queue.js';
+import { Worker } from '../../src/broker/worker.js';
+import { waitFor } from '../support/wait.js';
 import type { Connection } from '../../src/client/connection.js';
 import { startSluice, type Target } from '../cli/helpers.js';
 import { launchBrowser, startDashboardCli, type DashboardProcess } from './helpers.js';
-import { LATER, seedJobs, SHOP, type SeededJobs } from './seed-jobs.js';
+import { LATER, seedJobs, SHOP, type SeededJobs, type ShopOrder } from './seed-jobs.js';
 
 let target: Target;
 let conn: Connection;
@@ -92,6 +96,55 @@ describe('job view', () => {
     await page.fill('#job-search-input', 'nothing-like-it');
     await page.click('#job-search button');
     await page.waitForFunction(() => /no job nothing-like-it in 2 streams/.test(document.getElementById('job-search-result')!.textContent ?? ''));
+    assert.deepEqual(errors, []);
+  });
+
+  test('Remove on a waiting job removes it (after a confirm)', async () => {
+    await showState(SHOP, 'waiting');
+    const row = `#jobs tr[data-job="${jobs.waiting[0]}"]`;
+    await page.waitForSelector(row);
+    assert.deepEqual(await page.locator(`${row} button`).allInnerTexts(), ['Remove']);
+    page.once('dialog', (d) => void d.accept());
+    await page.click(`${row} button[data-job-action="remove"]`);
+    await page.waitForSelector(row, { state: 'detached' });
+    const queue = new Queue(conn, { stream: SHOP });
+    assert.equal(await queue.getJob(jobs.waiting[0]!), null);
+    await queue.close();
+  });
+
+  test('Promote on a delayed job moves it into the stream', async () => {
+    await showState(SHOP, 'delayed');
+    const row = `#jobs tr[data-job="${jobs.delayed}"]`;
+    await page.waitForSelector(row);
+    assert.deepEqual(await page.locator(`${row} button`).allInnerTexts(), ['Promote', 'Remove']);
+    await page.click(`${row} button[data-job-action="promote"]`);
+    await page.waitForSelector(row, { state: 'detached' });
+    await showState(SHOP, 'waiting');
+    await page.waitForSelector(`#jobs tr[data-job="${jobs.delayed}"]`);
+    assert.equal(await page.locator(`#job-states button[data-job-state="delayed"] .count`).innerText(), '0');
+  });
+
+  test("Retry in a failed job's detail runs it again: a worker completes it this time", async () => {
+    await page.goto(`${dash.url}/#job=${SHOP}/${jobs.failed}`);
+    await page.waitForSelector(`#job-detail[data-job="${jobs.failed}"][data-state="failed"]`);
+    assert.deepEqual(await page.locator('#job-detail-actions button').allInnerTexts(), ['Retry', 'Remove']);
+    await page.click('#job-detail-actions button[data-job-action="retry"]');
+    await page.waitForSelector(`#job-detail[data-job="${jobs.failed}"][data-state="waiting"]`);
+    // A worker that packs whatever it gets: the retried job runs again and completes.
+    const worker = new Worker<ShopOrder, { total: number }>(conn, { stream: SHOP, group: 'packers', consumer: 'packer-2', blockMs: 50 }, async (job) => ({ total: job.payload.qty * 4 }));
+    await worker.start();
+    try {
+      await page.waitForSelector(`#job-detail[data-job="${jobs.failed}"][data-state="completed"]`);
+    } finally {
+      await worker.close();
+    }
+    assert.deepEqual(JSON.parse(await page.locator('#job-return').innerText()), { total: 8 });
+    const steps = await page.locator('#job-timeline tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-step')));
+    assert.equal(steps.filter((s) => s === 'event active').length, 2, steps.join(', '));
+    assert.ok(steps.lastIndexOf('event completed') > steps.indexOf('event deadLettered'));
+    const queue = new Queue(conn, { stream: SHOP });
+    await waitFor(async () => (await queue.getJob(jobs.failed))?.consumer === 'packer-2', 'the record to name packer-2');
+    await queue.close();
     assert.deepEqual(errors, []);
   });
 });
