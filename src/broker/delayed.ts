@@ -247,7 +247,7 @@ export class DelayedMover {
     this.movedCount += taken.filter((t) => !t).length;
     // The records of the jobs moved in learn their entries' ids (jobs/entry-link.ts).
     const links = due.flatMap((member, i) => {
-      const jobId = taken[i] ? null : jobIdOf(member);
+      const jobId = taken[i] || prioritized[i] !== null ? null : jobIdOf(member); // a prioritized one is not in the stream yet
       return jobId === null ? [] : [{ jobId, entryId: String(results[starts[i]!]) }];
     });
     linkEntries(this.conn, stream, links, (err) => {

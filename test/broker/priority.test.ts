@@ -146,6 +146,7 @@ describeEach(backends, (name) => `job priority on ${name}`, (b) => {
     const done = await queue.getJob(low);
     assert.equal(done?.state, 'completed');
     assert.equal(done?.priority, 9);
+    assert.match(done?.entryId ?? '', /^\d+-\d+$/, 'the record names the entry it was moved in as');
     assert.equal((await queue.getJobCounts()).prioritized, 0);
   });
 

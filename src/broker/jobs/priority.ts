@@ -29,6 +29,7 @@
 import type { Arg, BlockingConnection, Connection, Value } from '../../client/connection.js';
 import { execWatched } from '../watched-multi.js';
 import { slotPrefix } from '../partition.js';
+import { linkEntries } from './entry-link.js';
 import { jobKeys } from './keys.js';
 import { RecordField } from './record.js';
 
@@ -113,6 +114,7 @@ export class PriorityTaker {
   constructor(
     private readonly conn: Connection,
     private readonly stream: string,
+    private readonly onError: (err: unknown) => void = () => {},
   ) {}
 
   /** A wake-up entry or a moved job was read: the set may hold more. */
@@ -162,12 +164,17 @@ export class PriorityTaker {
       // ZREM 0: this EXEC ran without its WATCH (a client library resent it after a reconnect)
       // and another move had the member: its XADD is a duplicate, delete it again.
       const duplicates: string[] = [];
+      const links: Array<{ jobId: string; entryId: string }> = [];
       let at = 0;
       for (const m of lowest) {
+        const job = decodePrioritizedMember(String(m));
         if (Number(exec[at + 1]) === 0) duplicates.push(String(exec[at]));
-        at += decodePrioritizedMember(String(m)) === null ? 2 : 3;
+        else if (job !== null) links.push({ jobId: job.jobId, entryId: String(exec[at]) });
+        at += job === null ? 2 : 3;
       }
       if (duplicates.length > 0) await link.call('XDEL', this.stream, ...duplicates);
+      // The records learn their entries' ids (entry-link.ts), as for jobs added to the stream.
+      linkEntries(this.conn, this.stream, links, this.onError);
       this.pending = Number(exec[exec.length - 1]) > 0;
       return lowest.length - duplicates.length;
     }

@@ -101,7 +101,7 @@ export class StreamConsumer<T> {
     this.retention = new RetentionKeeper(conn, this.writes.keys, o.removeOnComplete, o.removeOnFail, o.keepAcknowledged, onError);
     this.acker = new Acker(conn, o.stream, o.group, onError, () => this.writes.flush());
     this.retries = new RetryScheduler((id) => this.guard(this.retryDue(id)));
-    this.priority = new PriorityTaker(conn, o.stream);
+    this.priority = new PriorityTaker(conn, o.stream, onError);
     this.ended = new Promise((resolve) => (this.end = resolve));
   }
 
