@@ -147,4 +147,19 @@ describe('job view', () => {
     await queue.close();
     assert.deepEqual(errors, []);
   });
+
+  test('a stream with two groups is seen through one, chosen in a select', async () => {
+    await conn.call('XGROUP', 'CREATE', SHOP, 'auditors', '$');
+    await page.selectOption('#jobs-stream', LATER);
+    await showState(SHOP, 'waiting');
+    await page.waitForSelector('#jobs-group-label', { state: 'visible' });
+    assert.deepEqual(await page.locator('#jobs-group option').allInnerTexts(), ['auditors', 'packers']);
+    assert.equal(await page.locator('#jobs-group').inputValue(), 'auditors');
+    await page.selectOption('#jobs-group', 'packers');
+    // The choice holds across the page's refreshes (every interval, 300 ms here).
+    const asPackers = (r: { url(): string }): boolean => r.url().includes(`/api/streams/${SHOP}/jobs?`) && r.url().includes('group=packers');
+    for (let i = 0; i < 2; i++) await page.waitForResponse(asPackers);
+    assert.equal(await page.locator('#jobs-group').inputValue(), 'packers');
+    assert.deepEqual(errors, []);
+  });
 });
