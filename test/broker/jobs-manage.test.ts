@@ -164,6 +164,49 @@ describeEach(backends, (name) => `managing jobs on ${name}`, (b) => {
     await producer.close();
   });
 
+  test('prioritized jobs: remove one, promote a delayed one into the prioritized set, drain the rest', async () => {
+    const stream = unique('prio-manage');
+    const producer = new Producer(conn, { stream });
+    const queue = new Queue(conn, { stream });
+    const a = await producer.add({ n: 1 }, { priority: 2 });
+    const b = await producer.add({ n: 2 }, { priority: 2 });
+    const c = await producer.add({ n: 3 }, { priority: 5, delayMs: 3_600_000 });
+    assert.equal((await queue.getJob(a))?.state, 'prioritized');
+    assert.equal(await queue.remove(a), true);
+    assert.equal(await queue.getJob(a), null);
+    assert.equal((await queue.getJobCounts()).prioritized, 1);
+    await queue.promote(c);
+    assert.equal((await queue.getJob(c))?.state, 'prioritized');
+    assert.equal((await queue.getJobCounts()).prioritized, 2);
+    assert.equal(await queue.drain(), 2);
+    assert.equal(await queue.getJob(b), null);
+    const counts = await queue.getJobCounts();
+    assert.equal(counts.prioritized + counts.delayed, 0);
+    // a promoted prioritized job runs
+    const d = await producer.add({ n: 4 }, { priority: 1, delayMs: 3_600_000 });
+    const worker = await running<{ n: number }>(stream, async (p) => p.n);
+    await queue.promote(d);
+    assert.equal(await queue.waitUntilFinished(d, 20_000), 4);
+    await worker.close();
+    await queue.close();
+    await producer.close();
+  });
+
+  test('a waiting job linked to its entry is removed through it', async () => {
+    const stream = unique('linked');
+    const producer = new Producer(conn, { stream });
+    const queue = new Queue(conn, { stream });
+    const id = await producer.add({ n: 1 });
+    await producer.add({ n: 2 });
+    const entry = (await queue.getJob(id))?.entryId;
+    assert.ok(entry !== undefined, 'the record names its entry');
+    assert.equal(await queue.remove(id), true);
+    assert.deepEqual(((await conn.call('XRANGE', stream, entry, entry)) as Value[]).length, 0);
+    assert.equal(Number(await conn.call('XLEN', stream)), 1);
+    await queue.close();
+    await producer.close();
+  });
+
   test('removing waiting jobs while a worker takes them: each job either runs once or is removed', async () => {
     const stream = unique('remove-race');
     const producer = new Producer(conn, { stream });

@@ -6,16 +6,19 @@
 //   delayed job   its member is found by the record's `due` (ZRANGE BYSCORE due due: O(log n));
 //                 the MULTI writes the delayed movers' guard key (delayed.ts), which they
 //                 WATCH, and WATCHes it too: a move in flight aborts, or aborts this.
-//   waiting job   the record does not know its entry id (the XADD's reply comes after the
-//                 MULTI that wrote the record), so the entry is found by scanning the entries
-//                 no group has been delivered yet (XRANGE from the groups' last-delivered id,
-//                 1,000 at a time: O(backlog), as BullMQ's LREM of its wait list). A worker's
+//   waiting job   its entry is the record's `entry` (written after the add: entry-link.ts)
+//                 while no group has been given it yet; without one (the link not written
+//                 yet), the entry is found by scanning the entries no group has been delivered
+//                 (XRANGE from the groups' last-delivered id, 1,000 at a time: O(backlog), as
+//                 BullMQ's LREM of its wait list). A worker's
 //                 XREADGROUP does not touch any key a WATCH sees, so the MULTI checks instead:
 //                 XDEL of the entry, then XPENDING of it per group. An entry found pending was
 //                 taken by a worker in between: its job is active, its record is put back
 //                 (HSETNX: the worker's own writes win) and remove() rejects with
 //                 JobActiveError. (Its entry stays deleted; the worker holds its fields and
 //                 acknowledges it as usual, but a claim after that worker dies finds no entry.)
+//   prioritized   its member in PREFIX:prioritized is the one scored at the record's `priority`
+//                 (priority.ts); the MULTI writes and WATCHes that set's movers' guard.
 //   finished job  the record, its logs and its index (completed / failed sorted set).
 //
 // A removal also frees the job's deduplication id if the job holds it, and sends a `removed`
@@ -32,6 +35,8 @@ import { decodeJobOptions } from './job-options.js';
 import { jobKeys, type JobKeys } from './keys.js';
 import { type JobState, recordFromReply, RecordField } from './record.js';
 import type { WatchLink } from './watch-link.js';
+import { linkEntries } from './entry-link.js';
+import { decodePrioritizedMember, PRIORITY_FIELD, PriorityOrder, prioritizedAdd, prioritizedKey, WAKE_FIELD } from './priority.js';
 
 /** The job is being run (active or waiting out a retry): it cannot be removed now. */
 export class JobActiveError extends Error {
@@ -72,6 +77,9 @@ interface Found {
 /** The management operations on one (partition) stream. */
 export class JobManager {
   private readonly keys: JobKeys;
+  private readonly order = new PriorityOrder();
+  /** The prioritized set's movers' guard (priority.ts). */
+  private readonly prioritizedGuard: string;
 
   constructor(
     private readonly conn: Connection,
@@ -81,6 +89,7 @@ export class JobManager {
     private readonly eventsMaxLen: number | null,
   ) {
     this.keys = jobKeys(stream);
+    this.prioritizedGuard = `${prioritizedKey(stream)}:mover`;
   }
 
   /** Removes a waiting, delayed, completed or failed job; false when there is none. */
@@ -98,8 +107,14 @@ export class JobManager {
         if (member === null) return null; // moved meanwhile: look again
         return (await this.removeDelayed(link, [{ ...found, member }])) === null ? null : true;
       }
+      if (state === 'prioritized') {
+        const member = await this.prioritizedMemberOf(link, jobId, record);
+        if (member === null) return null; // moved meanwhile: look again
+        return (await this.removePrioritized(link, [{ ...found, member }])) === null ? null : true;
+      }
       if (state === 'waiting') {
-        const [hit] = await this.waitingEntries(link, (id) => id === jobId, 1);
+        const linked = record[RecordField.entry];
+        const [hit] = linked !== undefined && (await this.stillWaiting(link, linked)) ? [{ jobId, entry: linked }] : await this.waitingEntries(link, (id) => id === jobId, 1);
         if (hit === undefined) {
           // Taken meanwhile: the worker's write of its start is on its way. Look again, a while.
           if (++misses < 20) return null;
@@ -120,15 +135,22 @@ export class JobManager {
       const { member } = await this.delayedJob(link, jobId, 'delayed (to promote)');
       if (member === null) return null;
       const job = decodeDelayedMember(member)!;
+      // A job with a priority goes into the prioritized set, as the delayed mover would move it.
+      const p = job.fields.indexOf(PRIORITY_FIELD);
+      const zadd = p >= 0 && p % 2 === 0 ? prioritizedAdd(this.stream, Number(job.fields[p + 1]), this.order.next(await serverTimeMs(link)), jobId, job.fields) : null;
       const commands: Arg[][] = [
         ['ZREM', delayedKey(this.stream), member],
-        ['XADD', this.stream, '*', ...job.fields],
-        ['HSET', this.keys.record(jobId), RecordField.state, 'waiting'],
+        zadd ?? ['XADD', this.stream, '*', ...job.fields],
+        ['HSET', this.keys.record(jobId), RecordField.state, zadd === null ? 'waiting' : 'prioritized'],
         ...this.event('promoted', jobId),
         ...this.event('waiting', jobId),
         this.guard(),
       ];
-      return (await this.exec(link, commands)) === null ? null : undefined;
+      const exec = await this.exec(link, commands);
+      if (exec === null) return null;
+      if (zadd !== null) await this.conn.call('XADD', this.stream, '*', WAKE_FIELD, 'prioritized'); // idle workers look at the set
+      else linkEntries(this.conn, this.stream, [{ jobId, entryId: String(exec[1]) }], () => {});
+      return undefined;
     }, `promote ${jobId}`);
   }
 
@@ -172,7 +194,10 @@ export class JobManager {
         ['HSET', r, RecordField.state, 'waiting', RecordField.attempts, 0],
         ...this.event('waiting', jobId),
       ];
-      return (await this.exec(link, commands)) === null ? null : undefined;
+      const exec = await this.exec(link, commands);
+      if (exec === null) return null;
+      linkEntries(this.conn, this.stream, [{ jobId, entryId: String(exec[0]) }], () => {});
+      return undefined;
     }, `retryJob ${jobId}`);
   }
 
@@ -216,7 +241,7 @@ export class JobManager {
     return out;
   }
 
-  /** Removes every waiting and delayed job (not active ones); resolves to how many. */
+  /** Removes every waiting, delayed and prioritized job (not active ones); resolves to how many. */
   async drain(): Promise<number> {
     let count = 0;
     for (;;) {
@@ -229,6 +254,22 @@ export class JobManager {
         const picked = await this.delayedMembers(link, SCAN_COUNT, () => true);
         return picked.length === 0 ? [] : this.removeDelayed(link, picked);
       }, 'drain delayed');
+      count += removed.length;
+      if (removed.length === 0) break;
+    }
+    for (;;) {
+      const removed = await this.rounds(async (link) => {
+        await link.call('WATCH', this.prioritizedGuard);
+        const members = ((await link.call('ZRANGE', prioritizedKey(this.stream), 0, SCAN_COUNT - 1)) as Value[]).map(String);
+        const jobs = members.flatMap((m) => {
+          const id = decodePrioritizedMember(m)?.jobId;
+          return id === undefined ? [] : [{ member: m, jobId: id }];
+        });
+        if (jobs.length === 0) return [];
+        await link.call('WATCH', ...jobs.map((j) => this.keys.record(j.jobId)));
+        const records = await this.recordsOf(link, jobs.map((j) => j.jobId));
+        return this.removePrioritized(link, jobs.map((j, i) => ({ ...j, record: records[i]!.record })));
+      }, 'drain prioritized');
       count += removed.length;
       if (removed.length === 0) break;
     }
@@ -308,6 +349,32 @@ export class JobManager {
     const members = (await link.call('ZRANGE', delayedKey(this.stream), due, due, 'BYSCORE')) as Value[];
     for (const m of members) if (decodeDelayedMember(String(m))?.jobId === jobId) return String(m);
     return null;
+  }
+
+  /** A prioritized job's member (scored at its priority, WATCHed with the guard); null when not in the set. */
+  private async prioritizedMemberOf(link: BlockingConnection, jobId: string, record: Record<string, string>): Promise<string | null> {
+    await link.call('WATCH', this.prioritizedGuard);
+    const priority = record[RecordField.priority];
+    const members = (await link.call('ZRANGE', prioritizedKey(this.stream), priority ?? '-inf', priority ?? '+inf', 'BYSCORE')) as Value[];
+    for (const m of members) if (decodePrioritizedMember(String(m))?.jobId === jobId) return String(m);
+    return null;
+  }
+
+  /** Whether an entry is in the stream and given to no group yet. */
+  private async stillWaiting(link: BlockingConnection, entry: string): Promise<boolean> {
+    const [groups, rows] = await Promise.all([groupsOf(link, this.stream), link.call('XRANGE', this.stream, entry, entry).catch(() => []) as Promise<Value[]>]);
+    return rows.length === 1 && groups.every((g) => compareIds(entry, g.lastDelivered) > 0);
+  }
+
+  private async removePrioritized(link: BlockingConnection, jobs: Array<Found & { member: string }>): Promise<string[] | null> {
+    const dedup = await this.heldDedup(link, jobs);
+    const commands: Arg[][] = [
+      ['ZREM', prioritizedKey(this.stream), ...jobs.map((j) => j.member)],
+      ['DEL', ...jobs.flatMap((j) => [this.keys.record(j.jobId), this.keys.logs(j.jobId)]), ...dedup],
+      ...jobs.flatMap((j) => this.event('removed', j.jobId, ['prev', 'prioritized'])),
+      ['SET', this.prioritizedGuard, String(Date.now()), 'PX', GUARD_TTL_MS],
+    ];
+    return (await this.exec(link, commands)) === null ? null : jobs.map((j) => j.jobId);
   }
 
   /** Up to `limit` delayed jobs (soonest first) whose record passes `pick`, WATCHed with the guard. */
