@@ -318,7 +318,7 @@ export class Queue<T = unknown, R = unknown> {
     return out;
   }
 
-  /** Removes every waiting and delayed job (active ones run on); resolves to how many. */
+  /** Removes every waiting, delayed and prioritized job (active ones run on); resolves to how many. */
   async drain(): Promise<number> {
     let n = 0;
     for (const m of this.managers) n += await m.drain();

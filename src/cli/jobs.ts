@@ -168,7 +168,7 @@ export function register(program: Command): void {
       });
     });
 
-  withCommonOptions(jobs.command('drain').description('Remove every waiting and delayed job (active ones run on)'))
+  withCommonOptions(jobs.command('drain').description('Remove every waiting, delayed and prioritized job (active ones run on)'))
     .argument('<stream>', 'the queue (its stream)')
     .action(async (stream: string, flags: JobsFlags) => {
       await withQueue(stream, flags, async (q) => {
