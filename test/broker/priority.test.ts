@@ -176,6 +176,23 @@ describeEach(backends, (name) => `job priority on ${name}`, (b) => {
     assert.deepEqual(started, ['gate', 'a', 'b', 'c']);
   });
 
+  test('a prioritized add with a jobId: a second add of that id is the same job; an idle worker still wakes for it', async () => {
+    const stream = unique('prio-jobid');
+    const producer = new Producer<string>(conn, { stream });
+    const started: string[] = [];
+    const w = worker<string>({ stream, group: 'g', pauseCheckMs: 60_000, blockMs: 60_000 }, (job) => {
+      started.push(`${job.id}:${job.payload}`);
+    });
+    await w.start();
+    assert.equal(await producer.add('first', { priority: 4, jobId: 'order-1' }), 'order-1');
+    await waitFor(() => started.length === 1, 'handled', 5000);
+    assert.equal(await producer.add('second', { priority: 4, jobId: 'order-1' }), 'order-1');
+    await producer.add('after', { priority: 1 });
+    await waitFor(() => started.length === 2, 'the next job handled', 5000);
+    assert.deepEqual(started.map((s) => s.split(':')[1]), ['first', 'after'], 'the second add of order-1 added nothing');
+    await producer.close();
+  });
+
   test('bad priorities and priority without jobs are refused with RangeError', async () => {
     const stream = unique('prio-bad');
     const producer = new Producer<string>(conn, { stream });
