@@ -16,9 +16,10 @@
 // empty, with each read the worker moves up to its free slots' worth of the lowest members
 // into the stream: WATCH the guard, ZRANGE 0 n-1, then one MULTI of XADD + ZREM + the record's
 // state (`waiting`) per member, SET guard and ZCARD (what is left); EXEC. The XREADGROUP sent
-// beside it delivers them (blocked, the XADDs wake it) as ordinary entries (PEL, claims, acks, retries, dead letters unchanged). A MULTI is applied
-// whole or not at all, so a kill -9 anywhere loses no job: before EXEC it is still in the set,
-// after it an entry like any other. Another mover's EXEC in between aborts ours (the guard):
+// beside it delivers them (blocked, the XADDs wake it) as ordinary entries (PEL, claims, acks,
+// retries, dead letters unchanged); their records then learn their entry ids (entry-link.ts).
+// A MULTI is applied whole or not at all, so a kill -9 anywhere loses no job: before EXEC it is
+// still in the set, after it an entry like any other. Another mover's EXEC in between aborts ours (the guard):
 // we read again. The set costs O(log n) per add (ZADD) and per take (ZREM); plain jobs never
 // touch it, and a worker reads it only after a wake, an entry that was moved, or the periodic
 // check (EXISTS every pauseCheckMs) finds it not empty.
