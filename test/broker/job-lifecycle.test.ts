@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Connection } from '../../src/client/connection.js';
+import { DelayedMover } from '../../src/broker/delayed.js';
 import { Producer } from '../../src/broker/producer.js';
 import { JobFailedError, Queue } from '../../src/broker/queue.js';
 import { QueueEvents } from '../../src/broker/queue-events.js';
@@ -189,6 +190,26 @@ describeEach(backends, (name) => `a job's whole life on ${name}`, (b) => {
     assert.equal(job.entryId, entryId, "the record names the job's entry");
     assert.deepEqual((await queue.getJobs('waiting')).map((j) => j.id), [id]);
     assert.equal((await queue.getJobCounts()).waiting, 1);
+  });
+
+  test('a delayed job moved in names its entry; one moved into the prioritized set names none', async () => {
+    const stream = unique('moved');
+    const producer = new Producer<Order>(conn, { stream });
+    const queue = new Queue<Order, Receipt>(conn, { stream });
+    closers.push(() => queue.close());
+    await conn.call('XGROUP', 'CREATE', stream, 'g', '0', 'MKSTREAM');
+    const plain = await producer.add({ sku: 'jam', qty: 1 }, { delayMs: 1 });
+    const urgent = await producer.add({ sku: 'tea', qty: 2 }, { delayMs: 1, priority: 1 });
+    const mover = new DelayedMover(conn, { stream, pollMs: 20 });
+    closers.push(() => mover.close());
+    await mover.start();
+    await waitFor(async () => (await queue.getJob(plain))?.entryId !== undefined, 'the moved job to name its entry');
+    const entries = (await conn.call('XRANGE', stream, '-', '+')) as Array<[string, string[]]>;
+    const mine = entries.find(([, fields]) => fields.includes(plain))!;
+    assert.equal((await queue.getJob(plain))!.entryId, mine[0]);
+    assert.equal((await queue.getJob(plain))!.state, 'waiting');
+    await waitFor(async () => (await queue.getJob(urgent))?.state === 'prioritized', 'the prioritized one moved');
+    assert.equal((await queue.getJob(urgent))!.entryId, undefined, 'no entry yet (its ZADD replied a count)');
   });
 });
 
