@@ -84,6 +84,16 @@ export class ClientState {
     this.authenticated = authenticated;
   }
 
+  /**
+   * As Redis's mustObeyClient: the commands this client sends already happened elsewhere (the
+   * AOF being loaded; on a replica, the link to its primary), so they are obeyed as written: no
+   * OOM refusal, no blocking, no LIMIT on trimming, ids and times taken as given. The one place
+   * to ask, so the replication link joins by its kind here.
+   */
+  get mustObey(): boolean {
+    return this.kind === 'aof';
+  }
+
   /** Set by the transport: drops the connection (CLIENT KILL, SHUTDOWN). */
   kill: () => void = () => {
     this.closeAfterReply = true;

@@ -1,6 +1,19 @@
 // Value syntaxes of CONFIG parameters that need more than yes/no or an integer: memory sizes
 // with Redis's units, and client-output-buffer-limit's per-class triples.
-import type { ConfigParam } from './config.js';
+
+/** A CONFIG parameter: its name, default, and how a value is checked and applied. */
+export interface ConfigParam {
+  name: string;
+  defaultValue: string;
+  /** Returns an error text when the value is not acceptable, or the normalised value. */
+  validate?: (value: string, current: string) => { ok: string } | { error: string };
+  /** Changeable at runtime with CONFIG SET. */
+  mutable?: boolean;
+  /** Redis's PROTECTED_CONFIG: CONFIG SET only where enable-protected-configs allows it. */
+  protected?: boolean;
+  /** Called after a successful CONFIG SET. */
+  onChange?: (value: string) => void;
+}
 
 const UNITS: Record<string, number> = { '': 1, b: 1, k: 1000, kb: 1024, m: 1000 ** 2, mb: 1024 ** 2, g: 1000 ** 3, gb: 1024 ** 3 };
 

@@ -3,20 +3,9 @@
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { globMatch } from './glob.js';
-import { memoryParam, validateOutputBufferLimits } from './config-values.js';
+import { type ConfigParam, memoryParam, validateOutputBufferLimits } from './config-values.js';
 
-export interface ConfigParam {
-  name: string;
-  defaultValue: string;
-  /** Returns an error text when the value is not acceptable, or the normalised value. */
-  validate?: (value: string, current: string) => { ok: string } | { error: string };
-  /** Changeable at runtime with CONFIG SET. */
-  mutable?: boolean;
-  /** Redis's PROTECTED_CONFIG: CONFIG SET only where enable-protected-configs allows it. */
-  protected?: boolean;
-  /** Called after a successful CONFIG SET. */
-  onChange?: (value: string) => void;
-}
+export type { ConfigParam } from './config-values.js';
 
 const yesNo = (value: string) => {
   const v = value.toLowerCase();
@@ -108,6 +97,7 @@ export const DEFAULT_PARAMS: ConfigParam[] = [
   { name: 'stream-node-max-entries', defaultValue: '100', validate: nonNegativeInt, mutable: true },
   { name: 'save', defaultValue: '', mutable: true },
   memoryParam('maxmemory', 0, 0),
+  memoryParam('repl-backlog-size', 1024 * 1024, 1),
   {
     name: 'maxmemory-policy',
     defaultValue: 'noeviction',
@@ -143,7 +133,13 @@ export class Config {
 
   constructor(overrides: Record<string, string> = {}) {
     for (const p of DEFAULT_PARAMS) this.declare(p);
-    for (const [k, v] of Object.entries(overrides)) this.values.set(k, v);
+    for (const [k, v] of Object.entries(overrides)) this.values.set(k, this.normalized(k, v));
+  }
+
+  /** A start-up value in the form CONFIG SET would store ("16kb" → "16384"); as given when it does not validate. */
+  private normalized(name: string, value: string): string {
+    const check = this.params.get(name)?.validate?.(value, this.values.get(name) ?? '');
+    return check !== undefined && 'ok' in check ? check.ok : value;
   }
 
   declare(param: ConfigParam): void {

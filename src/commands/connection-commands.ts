@@ -8,12 +8,12 @@ import { integerArg, isKeyword, lower, parseInt64, text } from './args.js';
 import type { ClientState } from './client-state.js';
 import { REDIS_VERSION } from './core/identity.js';
 import { helpReply } from './help.js';
-import type { Instance } from './core/instance.js';
+import type { InstanceView } from './types.js';
 import type { RequestArgs } from '../resp/request-args.js';
 import { type CommandSpec, type Context, command, container, inPlaceCommand } from './types.js';
 
 /** Checks a password for a user as the default user with `requirepass` does. */
-export function passwordMatches(instance: Instance, user: string, pass: Buffer): boolean {
+export function passwordMatches(instance: InstanceView, user: string, pass: Buffer): boolean {
   if (user !== 'default') return false;
   const required = instance.config.get('requirepass');
   return required === '' || required === pass.toString('utf8');
@@ -75,7 +75,7 @@ function hello(ctx: Context, argv: Buffer[]): Reply {
     ['proto', client.resp],
     ['id', client.id],
     ['mode', 'standalone'],
-    ['role', 'master'],
+    ['role', ctx.instance.replication.role],
     ['modules', []],
   ]);
 }

@@ -9,6 +9,7 @@ import { commands as introspection } from './introspection.js';
 import { commands as monitor } from './monitor.js';
 import { commands as persistence } from './persistence.js';
 import { commands as pubsub } from './pubsub.js';
+import { commands as replication } from './replication.js';
 import { commands as scripting } from './scripting.js';
 import { commands as server } from './server.js';
 import { commands as sets } from './sets.js';
@@ -32,6 +33,7 @@ export const allCommands: CommandSpec[] = [
   ...sortedSets,
   ...streams,
   ...persistence,
+  ...replication,
   ...scripting,
   ...pubsub,
   ...monitor,

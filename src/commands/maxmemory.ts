@@ -5,14 +5,14 @@
 import { ErrorReply } from '../resp/reply.js';
 import { Errors } from '../resp/errors.js';
 import type { ClientState } from './client-state.js';
-import type { Instance } from './core/instance.js';
+import type { InstanceView } from './types.js';
 import type { CommandSpec } from './types.js';
 import { usedMemory } from './used-memory.js';
 
 /** Commands Redis lets through inside MULTI even past the limit. */
 const MULTI_ALWAYS_ALLOWED = new Set(['exec', 'discard', 'quit', 'reset']);
 
-function denyOnOom(instance: Instance, client: ClientState, spec: CommandSpec, fullName: string): boolean {
+function denyOnOom(instance: InstanceView, client: ClientState, spec: CommandSpec, fullName: string): boolean {
   if (fullName === 'exec') {
     return (client.multi ?? []).some((argv) => {
       const queued = instance.resolve(argv);
@@ -23,10 +23,10 @@ function denyOnOom(instance: Instance, client: ClientState, spec: CommandSpec, f
   return spec.flags.includes('denyoom') || (client.multi !== null && !MULTI_ALWAYS_ALLOWED.has(fullName));
 }
 
-/** The OOM rejection for this command, or null when it may run. The AOF loader is exempt. */
-export function maxmemoryRejection(instance: Instance, client: ClientState, spec: CommandSpec, fullName: string): ErrorReply | null {
+/** The OOM rejection for this command, or null when it may run. What must be obeyed (the AOF loader) is exempt. */
+export function maxmemoryRejection(instance: InstanceView, client: ClientState, spec: CommandSpec, fullName: string): ErrorReply | null {
   const max = instance.config.getNumber('maxmemory');
-  if (max <= 0 || client.kind === 'aof' || !denyOnOom(instance, client, spec, fullName)) return null;
+  if (max <= 0 || client.mustObey || !denyOnOom(instance, client, spec, fullName)) return null;
   // As Redis's getMaxmemoryState: used_memory less what is not counted for eviction.
   const used = usedMemory(instance);
   if (used.total - used.notCountedForEvict <= max) return null;

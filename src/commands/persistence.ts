@@ -1,5 +1,5 @@
 // SAVE, BGSAVE, BGREWRITEAOF, LASTSAVE. With a data directory and no AOF (`sluice server
-// --dir D --appendonly no`, or after CONFIG SET appendonly no), SAVE and BGSAVE write the RDB file DIR/dbfilename (rdb-snapshot.ts; BGSAVE saves synchronously and replies as Redis's fork
+// --dir D --appendonly no`, or after CONFIG SET appendonly no), SAVE and BGSAVE write the RDB file DIR/dbfilename (persist/rdb-snapshot.ts through core/persistence.ts's SnapshotControl; BGSAVE saves synchronously and replies as Redis's fork
 // does). With the AOF on, the AOF is what a restart loads, so they map onto an AOF rewrite (a
 // compacted snapshot) and reply as Redis does. The AOF is reached through the Persistence
 // interface (core/persistence.ts; src/persist/aof.ts implements it), so this layer does not
@@ -7,12 +7,11 @@
 import { OK, SimpleString, fail, type Reply } from '../resp/reply.js';
 import { Errors } from '../resp/errors.js';
 import { lower } from './args.js';
-import type { Instance } from './core/instance.js';
-import type { Persistence } from './core/persistence.js';
-import { rdbFileEnabled, saveRdbFile } from './rdb-snapshot.js';
+import type { InstanceView } from './types.js';
+import type { Persistence, SnapshotControl } from './core/persistence.js';
 import { command, type CommandSpec, type Context } from './types.js';
 
-function control(instance: Instance): Persistence {
+function control(instance: InstanceView): Persistence {
   if (instance.persistence === null) fail(Errors.noPersistence);
   return instance.persistence;
 }
@@ -31,8 +30,8 @@ function bgsave(ctx: Context, argv: Buffer[]): Reply {
     if (lower(argv[1]!) !== 'schedule') fail(Errors.syntax);
     schedule = true;
   }
-  if (ctx.instance.persistence === null && rdbFileEnabled(ctx.instance)) {
-    rdbSave(ctx);
+  if (ctx.instance.persistence === null && ctx.instance.snapshots !== null) {
+    rdbSave(ctx.instance.snapshots);
     return new SimpleString('Background saving started');
   }
   const p = control(ctx.instance);
@@ -51,17 +50,17 @@ function bgsave(ctx: Context, argv: Buffer[]): Reply {
   return new SimpleString('Background saving started');
 }
 
-function rdbSave(ctx: Context): void {
+function rdbSave(snapshots: SnapshotControl): void {
   try {
-    saveRdbFile(ctx.instance);
+    snapshots.saveFile();
   } catch {
     fail(Errors.bare);
   }
 }
 
 function save(ctx: Context): Reply {
-  if (ctx.instance.persistence === null && rdbFileEnabled(ctx.instance)) {
-    rdbSave(ctx);
+  if (ctx.instance.persistence === null && ctx.instance.snapshots !== null) {
+    rdbSave(ctx.instance.snapshots);
     return OK;
   }
   const p = control(ctx.instance);

@@ -1,8 +1,8 @@
 // Live cursors for SCAN-like commands. Redis's cursors encode a position in its hash table;
-// ours park the iterator of a running scan under a fresh cursor number, per Instance. Every key
+// ours park the iterator of a running scan under a fresh cursor number, per InstanceView. Every key
 // present for the whole scan is returned once; an unknown cursor (too old, from before a
 // restart) restarts the scan, which keeps that guarantee. At most MAX_PARKED scans are kept.
-import type { Instance } from './core/instance.js';
+import type { InstanceView } from './types.js';
 
 const MAX_PARKED = 4096;
 
@@ -19,9 +19,9 @@ interface CursorState {
   parked: Map<string, Parked<unknown>>;
 }
 
-const states = new WeakMap<Instance, CursorState>();
+const states = new WeakMap<InstanceView, CursorState>();
 
-function stateOf(instance: Instance): CursorState {
+function stateOf(instance: InstanceView): CursorState {
   let state = states.get(instance);
   if (state === undefined) {
     state = { next: 1n, parked: new Map() };
@@ -34,7 +34,7 @@ function stateOf(instance: Instance): CursorState {
  * Resumes the scan of `source` at `cursor` (or starts one with `start()`), hands up to `count`
  * items to `visit`, and returns the cursor to continue with ('0' when the scan is complete).
  */
-export function scanStep<T>(instance: Instance, cursor: string, source: object, start: () => Iterator<T>, count: number, visit: (item: T) => void): string {
+export function scanStep<T>(instance: InstanceView, cursor: string, source: object, start: () => Iterator<T>, count: number, visit: (item: T) => void): string {
   const state = stateOf(instance);
   let parked = (cursor === '0' ? undefined : state.parked.get(cursor)) as Parked<T> | undefined;
   if (parked !== undefined) state.parked.delete(cursor);

@@ -7,7 +7,7 @@ import { type ConfigParam } from './config.js';
 import { allowProtectedAction } from './core/protected.js';
 import { globMatch } from './glob.js';
 import { helpReply } from './help.js';
-import type { Instance } from './core/instance.js';
+import type { InstanceView } from './types.js';
 import { type CommandSpec, type Context, command, container } from './types.js';
 
 // --- INFO --------------------------------------------------------------------------------
@@ -127,13 +127,13 @@ interface Found {
 }
 
 /** The specs COMMAND INFO/DOCS name (all when none is named); undefined for unknown names. */
-function requestedSpecs(instance: Instance, argv: Buffer[]): Array<Found | undefined> {
+function requestedSpecs(instance: InstanceView, argv: Buffer[]): Array<Found | undefined> {
   if (argv.length === 2) return instance.table.all().map((spec) => ({ spec }));
   return argv.slice(2).map((a) => lookup(instance, text(a)));
 }
 
 /** Looks up "name" or "name|sub" as COMMAND INFO/DOCS accept it. */
-function lookup(instance: Instance, name: string): Found | undefined {
+function lookup(instance: InstanceView, name: string): Found | undefined {
   const [base, sub] = name.toLowerCase().split('|', 2) as [string, string | undefined];
   const spec = instance.table.get(base);
   if (spec === undefined) return undefined;

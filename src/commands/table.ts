@@ -1,6 +1,6 @@
 import type { Buffer } from 'node:buffer';
 import { equalsLower, type RequestArgs } from '../resp/request-args.js';
-import { Resolved } from './core/resolve.js';
+import { Resolved } from './core/resolved.js';
 import type { CommandSpec } from './types.js';
 
 /** The command table: lower-case name to spec, as Redis's server.commands dict. */

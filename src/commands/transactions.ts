@@ -1,13 +1,13 @@
 // MULTI / EXEC / DISCARD / WATCH / UNWATCH, as Redis 7.0's multi.c. Queueing itself (and the
-// flagging of a transaction whose queued command was rejected) happens in Instance.execute.
+// flagging of a transaction whose queued command was rejected) happens in InstanceView.execute.
 import { keyOf } from '../engine/keyspace.js';
 import { NULL_ARRAY, OK, type Reply, fail } from '../resp/reply.js';
 import { Errors } from '../resp/errors.js';
 import type { ClientState } from './client-state.js';
-import type { Instance } from './core/instance.js';
+import type { InstanceView } from './types.js';
 import { type CommandSpec, type Context, command } from './types.js';
 
-function discardTransaction(instance: Instance, client: ClientState): void {
+function discardTransaction(instance: InstanceView, client: ClientState): void {
   client.multi = null;
   client.multiAborted = false;
   instance.unwatchAll(client);

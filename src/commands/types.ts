@@ -1,9 +1,20 @@
-import type { Database } from '../engine/keyspace.js';
-import type { Reply } from '../resp/reply.js';
+// What a command handler is given and declares: its spec (CommandSpec), the Context it runs
+// with, and the InstanceView: the part of the instance (core/instance.ts) a handler may use.
+// Handlers depend on these interfaces, never on the Instance class, so the command families
+// and the execution core import each other in one direction only.
+import type { Database, Keyspace } from '../engine/keyspace.js';
+import type { Logger } from '../logger.js';
+import type { ErrorReply, Reply } from '../resp/reply.js';
 import type { RequestArgs } from '../resp/request-args.js';
 import type { ClientState } from './client-state.js';
-import type { Instance } from './core/instance.js';
-import type { PropagatedArg } from './core/persistence.js';
+import type { Config } from './config.js';
+import type { BuffersHeld } from './core/buffers-held.js';
+import type { InfoRegistry } from './core/info.js';
+import type { EffectFanout, PropagatedArg } from './core/effects.js';
+import type { DatasetControl, Persistence, SnapshotControl } from './core/persistence.js';
+import type { ReplicationView } from './core/replication.js';
+import type { Stats } from './core/stats.js';
+import type { PubSubRegistry } from './pubsub-registry.js';
 
 /** Command flags as COMMAND INFO reports them (a subset of Redis's). */
 export type CommandFlag =
@@ -59,9 +70,77 @@ export interface CommandSpec {
   run?: (ctx: Context, args: RequestArgs) => Reply;
 }
 
+/** The command table as handlers read it (COMMAND, COMMAND INFO, COMMAND DOCS). */
+export interface CommandCatalog {
+  all(): CommandSpec[];
+  get(name: string): CommandSpec | undefined;
+  readonly size: number;
+}
+
+/** A command line resolved against the table (its spec and "name" or "container|sub"). */
+export interface ResolvedCommand {
+  readonly spec: CommandSpec;
+  readonly fullName: string;
+}
+
+/** What handlers do with the blocked clients: park one (Context.block), or wake a flushed db's. */
+export interface BlockingView {
+  block(
+    client: ClientState,
+    db: number,
+    keys: string[],
+    timeoutMs: number,
+    retry: (ctx: Context, readyKey: string) => Reply | undefined,
+    onTimeout: Reply,
+  ): Promise<Reply>;
+  /** FLUSHDB/FLUSHALL/SWAPDB: blocked readers of the database (null: all) re-check their keys. */
+  dbFlushed(db: number | null): void;
+}
+
+/**
+ * The instance as a handler sees it: the data, the settings, the statistics, the registries of
+ * clients, subscribers and monitors, and the hooks other layers install (persistence, dataset
+ * control, snapshots, replication). core/instance.ts's Instance implements it.
+ */
+export interface InstanceView {
+  readonly keyspace: Keyspace;
+  readonly config: Config;
+  readonly stats: Stats;
+  readonly clients: Map<number, ClientState>;
+  readonly startedAt: number;
+  readonly info: InfoRegistry;
+  readonly logger: Logger;
+  readonly table: CommandCatalog;
+  readonly pubsub: PubSubRegistry;
+  readonly buffersHeld: BuffersHeld;
+  readonly monitors: Set<ClientState>;
+  readonly blocked: BlockingView;
+  /** Where command effects go (the AOF, the replication stream): see core/effects.ts. */
+  readonly effects: EffectFanout;
+  /** The AOF, when one is on. */
+  readonly persistence: Persistence | null;
+  datasetControl: DatasetControl | null;
+  /** dump.rdb SAVE/BGSAVE and its INFO status; null where no data directory is set. */
+  snapshots: SnapshotControl | null;
+  /** This instance's replication role, ids and offsets (INFO replication, ROLE). */
+  readonly replication: ReplicationView;
+  activeExpireEnabled: boolean;
+  dirty: number;
+  lastSaveTime: number;
+  usedMemoryPeak: number;
+  shutdownHandler: ((opts: { save: boolean | null }) => Promise<string | null>) | null;
+  blockedClientCount(): number;
+  resolve(argv: Buffer[]): ResolvedCommand | ErrorReply;
+  /** EXEC: runs the client's queued commands atomically. */
+  exec(client: ClientState): Reply;
+  watch(client: ClientState, db: number, key: string): void;
+  unwatchAll(client: ClientState): void;
+  touchAllWatched(db: number | null): void;
+}
+
 /** What a handler sees while it runs. */
 export interface Context {
-  readonly instance: Instance;
+  readonly instance: InstanceView;
   readonly client: ClientState;
   /** The client's selected database. */
   readonly db: Database;

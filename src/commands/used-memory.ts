@@ -5,8 +5,7 @@
 // maxmemory check read the same figures. V8's own heap is shown apart (v8_heap_used): it holds
 // garbage until the collector runs and is no measure of the data.
 import type { MemoryModel } from '../engine/dataset-memory.js';
-import type { ClientState } from './client-state.js';
-import type { Instance } from './core/instance.js';
+import type { InstanceView } from './types.js';
 import { allocSize, estimatedBytes } from './object-encoding.js';
 
 /**
@@ -26,35 +25,6 @@ export const redisMemoryModel: MemoryModel = {
   valueBytes: (value) => Math.round(estimatedBytes(value)),
 };
 
-/**
- * The clients whose buffers hold bytes (a partial request, replies the client has not read),
- * registered by the transport while they do: summing them costs nothing for the quiet ones.
- */
-export class BuffersHeld {
-  private readonly holding = new Set<ClientState>();
-
-  /** `client.buffers()` may hold bytes now. */
-  holds(client: ClientState): void {
-    this.holding.add(client);
-  }
-
-  /** `client.buffers()` holds nothing now (drained, released, or the client is gone). */
-  released(client: ClientState): void {
-    this.holding.delete(client);
-  }
-
-  /** As Redis counts clients in used_memory: a query buffer while a request is partly received, unsent replies. */
-  bytes(): number {
-    let n = 0;
-    for (const client of this.holding) {
-      const b = client.buffers?.();
-      if (b === undefined) continue;
-      n += (b.queryBuffered > 0 ? b.queryBuffered + b.queryFree : 0) + b.outputUnsent;
-    }
-    return n;
-  }
-}
-
 export interface UsedMemory {
   /** used_memory: all of the below. */
   readonly total: number;
@@ -69,7 +39,7 @@ export interface UsedMemory {
   readonly notCountedForEvict: number;
 }
 
-export function usedMemory(instance: Instance): UsedMemory {
+export function usedMemory(instance: InstanceView): UsedMemory {
   const dataset = instance.keyspace.datasetBytes();
   const clients = instance.buffersHeld.bytes();
   const aofBuffer = instance.persistence?.bufferedBytes ?? 0;

@@ -2,7 +2,8 @@
 // rewrites (manual and automatic) and swaps the files atomically, and reports INFO fields.
 import { join } from 'node:path';
 import type { Instance } from '../commands/core/instance.js';
-import type { Persistence, Propagated, RewriteStart } from '../commands/core/persistence.js';
+import type { Persistence, RewriteStart } from '../commands/core/persistence.js';
+import type { Propagated } from '../commands/core/effects.js';
 import { describeError, type AofFs } from './fs-layer.js';
 import { baseName, incrName, writeManifest, type Manifest } from './manifest.js';
 import { Rewrite } from './rewrite.js';

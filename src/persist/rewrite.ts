@@ -19,15 +19,15 @@
 // runs, which happens synchronously with the switch to the new files.
 import { join } from 'node:path';
 import type { Instance } from '../commands/core/instance.js';
-import type { Propagated } from '../commands/core/persistence.js';
-import { propagatedBytes } from '../commands/core/persistence.js';
+import type { Propagated } from '../commands/core/effects.js';
+import { propagatedBytes } from '../commands/core/effects.js';
 import { keyBytes, keyOf } from '../engine/keyspace.js';
 import type { Stream } from '../engine/stream.js';
 import { formatId, incrementId, MAX_ID, MIN_ID, type StreamId } from '../engine/stream-id.js';
 import { rewriteStreamMeta } from './rewrite-stream.js';
 import type { AofFs } from './fs-layer.js';
 import { serializeKey, type Argv } from './serialize.js';
-import { BatchEncoder } from './writer.js';
+import { BatchEncoder } from './batch-encoder.js';
 import { KeyStatusTable } from './key-status.js';
 
 

@@ -11,10 +11,8 @@
 // not held: barrier() rejects at once with the MISCONF text, and the transport answers the
 // commands that logged something with it (see README.md: such a command ran in memory and its
 // bytes reach the log if the disk takes them before the process ends; it is not acknowledged).
-import { Encoder } from '../resp/encoder.js';
-import { writeXadds } from '../commands/stream/entries-reply.js';
-import type { EntryRefs } from '../engine/entry-refs.js';
-import type { Propagated } from '../commands/core/persistence.js';
+import { BatchEncoder } from './batch-encoder.js';
+import type { Propagated } from '../commands/core/effects.js';
 import { describeError, type AofFs } from './fs-layer.js';
 import { type Logger, silentLogger } from '../logger.js';
 import { Errors } from '../resp/errors.js';
@@ -23,75 +21,6 @@ export type FsyncPolicy = 'always' | 'everysec' | 'no';
 
 /** Fsyncs averaging longer than this run in the thread pool, not on the event loop. */
 export const FSYNC_ON_LOOP_MAX_MS = 2;
-
-const MULTI = ['MULTI'];
-const EXEC = ['EXEC'];
-
-/** The AOF writer keeps an arena up to this size for the next turn's batches. */
-const KEEP_ARENA = 1 << 20;
-
-/**
- * Encodes batches as Redis's feedAppendOnlyFile: SELECT when the db changes, MULTI/EXEC around
- * batches. Commands are written straight into one RESP arena (the reply encoder's, as a command
- * is an array of bulk strings) and stay there until take() hands them out as one Buffer:
- * encoding each command into a Buffer of its own was a quarter of the server's CPU for
- * pipelined XADDs under appendonly. Once that Buffer is written and dropped, reuse() lets the
- * next batches overwrite it.
- */
-export class BatchEncoder {
-  /** The db the log is in after what was encoded so far; -1 forces a SELECT. */
-  db = -1;
-  private readonly resp = new Encoder(2);
-
-  /** Appends a batch (MULTI/EXEC around more than one command); returns its length in bytes. */
-  encode(batch: Propagated[]): number {
-    const resp = this.resp;
-    const before = resp.pending;
-    const wrap = batch.length > 1;
-    for (let i = 0; i < batch.length; i++) {
-      const item = batch[i]!;
-      this.select(item.db);
-      if (wrap && i === 0) resp.command(MULTI);
-      resp.command(item.argv);
-    }
-    if (wrap) resp.command(EXEC);
-    return resp.pending - before;
-  }
-
-  /** Appends one command outside any MULTI (the rewrite's form). */
-  add(db: number, argv: Array<Buffer | string>): void {
-    this.select(db);
-    this.resp.command(argv);
-  }
-
-  /** As add() for `XADD key id fields...` of every entry, written from the node bytes. */
-  addEntries(db: number, key: Buffer, entries: EntryRefs): void {
-    this.select(db);
-    writeXadds(this.resp, key, entries);
-  }
-
-  private select(db: number): void {
-    if (db === this.db) return;
-    this.resp.command(['SELECT', String(db)]);
-    this.db = db;
-  }
-
-  /** Bytes appended since the last take(). */
-  get pending(): number {
-    return this.resp.pending;
-  }
-
-  /** Pushes what was appended since the last take() onto `out`, as one Buffer. */
-  take(out: Buffer[]): void {
-    const bytes = this.resp.take();
-    if (bytes.length > 0) out.push(bytes);
-  }
-
-  /** Every Buffer take() handed out was written and dropped: start the arena over. */
-  reuse(maxKeep = KEEP_ARENA): void {
-    this.resp.reuse(maxKeep);
-  }
-}
 
 interface Waiter {
   /** Resolve once this many bytes of the file are written (and fsynced when `sync`). */

@@ -3,8 +3,8 @@
 import { allCommands } from '../commands/index.js';
 import { Instance } from '../commands/core/instance.js';
 import { attachInstance } from '../commands/core/instance-handles.js';
-import { enableRdbFile, loadRdbFileAtStart } from '../commands/rdb-snapshot.js';
 import { ServerDatasetControl } from '../persist/dataset-control.js';
+import { RdbSnapshots } from '../persist/rdb-snapshot.js';
 import type { Logger } from '../logger.js';
 import { startServer } from './server.js';
 
@@ -61,9 +61,10 @@ export async function serve(options: ServeOptions = {}): Promise<Server> {
   instance.datasetControl = control;
   // With a directory, SAVE/BGSAVE write DIR/dbfilename whenever the AOF is off (from the
   // start, or after CONFIG SET appendonly no), as Redis's do.
-  if (options.dir !== undefined) enableRdbFile(instance);
+  const snapshots = options.dir !== undefined ? new RdbSnapshots(instance) : null;
+  instance.snapshots = snapshots;
   if (persistent) await control.openAtStart(options.dir!, appendfsync);
-  else if (options.dir !== undefined) loadRdbFileAtStart(instance); // no AOF: the RDB file is the persistence
+  else snapshots?.loadAtStart(); // no AOF: the RDB file is the persistence
   const server = await startServer({
     port: options.port,
     bind: options.bind,

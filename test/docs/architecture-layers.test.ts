@@ -4,7 +4,8 @@
 // on an import from a lower layer into a higher one: the page and the code cannot drift apart.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, readdirSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
@@ -66,4 +67,60 @@ test('nothing in src/ imports from a layer above its own', () => {
   }
   assert.ok(crossing > 100, `imports across layers found: ${crossing}`); // the parse found the graph
   assert.deepEqual(upward, []);
+});
+
+/** The import circles (strongly connected components of two or more files) among `files`. */
+function importCircles(files: string[]): string[][] {
+  const inSet = new Set(files);
+  const edges = new Map(files.map((f) => [f, importsOf(f).filter((t) => inSet.has(t))]));
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const circles: string[][] = [];
+  const visit = (v: string): void => {
+    index.set(v, index.size);
+    low.set(v, index.get(v)!);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of edges.get(v)!) {
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) !== index.get(v)) return;
+    const circle: string[] = [];
+    let w: string;
+    do {
+      w = stack.pop()!;
+      onStack.delete(w);
+      circle.push(relative(ROOT, w));
+    } while (w !== v);
+    if (circle.length > 1) circles.push(circle.sort());
+  };
+  for (const f of files) if (!index.has(f)) visit(f);
+  return circles;
+}
+
+// The command families and the execution core once formed a 13-file circle (handlers typed their
+// context with the Instance class, which imports the table of handlers). Handlers now see the
+// InstanceView interface (commands/types.ts); type imports count here too.
+test('the server side (commands, persist, replication, server) has no import circle', () => {
+  const files = ['commands', 'persist', 'replication', 'server'].flatMap((layer) => sourceFiles(join(SRC, layer)));
+  assert.ok(files.length > 100, `files read: ${files.length}`);
+  assert.deepEqual(importCircles(files), []);
+});
+
+test('the circle check finds a circle, through type imports too', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sluice-circle-'));
+  writeFileSync(join(dir, 'a.ts'), "import type { B } from './b.js';\nexport type A = B;\n");
+  writeFileSync(join(dir, 'b.ts'), "import { c } from './c.js';\nimport type { A } from './a.js';\nexport type B = A | typeof c;\n");
+  writeFileSync(join(dir, 'c.ts'), 'export const c = 1;\n');
+  try {
+    const circles = importCircles(['a.ts', 'b.ts', 'c.ts'].map((f) => join(dir, f)));
+    assert.deepEqual(circles.map((c) => c.map((f) => f.slice(f.lastIndexOf('/') + 1))), [['a.ts', 'b.ts']]);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

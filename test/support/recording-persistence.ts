@@ -1,7 +1,8 @@
 // A persistence layer that only records what commands propagate: for tests of the
 // propagated forms. It has no file, so it cannot rewrite; SAVE and friends fail loudly.
 import type { Instance } from '../../src/commands/core/instance.js';
-import type { Persistence, Propagated } from '../../src/commands/core/persistence.js';
+import type { Persistence } from '../../src/commands/core/persistence.js';
+import type { Propagated } from '../../src/commands/core/effects.js';
 
 function noRewrites(): never {
   throw new Error('ERR the recording persistence of this test does not rewrite');

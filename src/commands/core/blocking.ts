@@ -2,7 +2,7 @@
 // keys changed since, and serving them FIFO per key as Redis's handleClientsBlockedOnKeys.
 import type { Reply } from '../../resp/reply.js';
 import type { ClientState } from '../client-state.js';
-import type { Context } from '../types.js';
+import type { BlockingView, Context } from '../types.js';
 
 export interface Waiter {
   readonly client: ClientState;
@@ -18,7 +18,7 @@ export interface Waiter {
 /** Node's timers overflow past 2^31-1 ms (they would fire at once): longer ones re-arm in slices. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
-export class BlockedClients {
+export class BlockedClients implements BlockingView {
   private readonly waitersByKey = new Map<string, Waiter[]>();
   private readonly readyKeys = new Set<string>();
   private serving = false;

@@ -1,12 +1,12 @@
 // The Context a handler runs with: the client's database, and what the command changed and
-// asks to propagate, collected for Instance to log when the command ends.
+// asks to propagate, collected for InstanceView to log when the command ends.
 import type { Database } from '../../engine/keyspace.js';
 import type { Reply } from '../../resp/reply.js';
 import type { RequestArgs } from '../../resp/request-args.js';
 import type { ClientState } from '../client-state.js';
 import type { Context } from '../types.js';
-import type { Instance } from './instance.js';
-import type { Propagated, PropagatedArg } from './persistence.js';
+import type { InstanceView } from '../types.js';
+import type { Propagated, PropagatedArg } from './effects.js';
 
 /** Shared by every command that propagates nothing: no array allocated per command. */
 const NOTHING: readonly Propagated[] = Object.freeze([]);
@@ -21,7 +21,7 @@ export class CommandContext implements Context {
   readonly db: Database;
 
   constructor(
-    readonly instance: Instance,
+    readonly instance: InstanceView,
     readonly client: ClientState,
     readonly noBlock: boolean,
     dbIndex?: number,
@@ -47,7 +47,7 @@ export class CommandContext implements Context {
   }
 
   get propagating(): boolean {
-    return this.instance.persistence !== null;
+    return this.instance.effects.active;
   }
 
   preventPropagation(): void {

@@ -2,9 +2,13 @@
 import * as os from 'node:os';
 import { getHeapSpaceStatistics } from 'node:v8';
 import { REDIS_VERSION, RUN_ID } from './identity.js';
-import { rdbStatus } from '../rdb-snapshot.js';
-import type { Instance } from './instance.js';
+import type { RdbStatus } from './persistence.js';
+import { replicationInfoLines } from './replication.js';
+import type { InstanceView } from '../types.js';
 import { usedMemory } from '../used-memory.js';
+
+/** INFO persistence's RDB fields where no data directory is set (nothing saved or loaded). */
+const NO_SNAPSHOTS: RdbStatus = { saves: 0, lastSaveOk: true, lastSaveSeconds: -1, lastLoadKeysLoaded: 0, lastLoadKeysExpired: 0 };
 
 /** Redis's bytesToHuman. */
 function human(bytes: number): string {
@@ -20,7 +24,7 @@ function human(bytes: number): string {
 }
 
 /** Registers the sections in INFO's order; commandstats is shown only by INFO all / everything. */
-export function registerBuiltinSections(instance: Instance): void {
+export function registerBuiltinSections(instance: InstanceView): void {
   const { info, stats, config } = instance;
   info.register('server', () => {
     const now = Date.now();
@@ -108,7 +112,7 @@ export function registerBuiltinSections(instance: Instance): void {
   // Without an AOF; the persistence layer replaces this section when it attaches.
   // Saves are synchronous (BGSAVE too), so no save is ever "in progress".
   info.register('persistence', () => {
-    const rdb = rdbStatus(instance);
+    const rdb = instance.snapshots?.status ?? NO_SNAPSHOTS;
     return [
     'loading:0',
     'async_loading:0',
@@ -158,19 +162,7 @@ export function registerBuiltinSections(instance: Instance): void {
     'unexpected_error_replies:0',
     `total_error_replies:${stats.totalErrorReplies}`,
   ], true);
-  info.register('replication', () => [
-    'role:master',
-    'connected_slaves:0',
-    'master_failover_state:no-failover',
-    `master_replid:${RUN_ID}`,
-    'master_replid2:0000000000000000000000000000000000000000',
-    'master_repl_offset:0',
-    'second_repl_offset:-1',
-    'repl_backlog_active:0',
-    'repl_backlog_size:1048576',
-    'repl_backlog_first_byte_offset:0',
-    'repl_backlog_histlen:0',
-  ], true);
+  info.register('replication', () => replicationInfoLines(instance.replication, instance.config.getNumber('repl-backlog-size')), true);
   info.register('cpu', () => {
     const cpu = process.cpuUsage();
     const secs = (us: number) => (us / 1e6).toFixed(6);

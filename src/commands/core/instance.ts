@@ -10,18 +10,23 @@ import { RequestArgs } from '../../resp/request-args.js';
 import { ClientState } from '../client-state.js';
 import { Config } from '../config.js';
 import { maxmemoryRejection } from '../maxmemory.js';
-import { BuffersHeld, redisMemoryModel } from '../used-memory.js';
+import { redisMemoryModel } from '../used-memory.js';
+import { BuffersHeld } from './buffers-held.js';
+import { EffectFanout } from './effects.js';
+import { ReplicationState } from './replication.js';
 import { monitorLine, monitorRejection, redactedArgv } from '../monitor.js';
 import { SUBSCRIBED_MODE_COMMANDS } from '../pubsub.js';
 import { PubSubRegistry } from '../pubsub-registry.js';
 import { CommandTable } from '../table.js';
-import type { CommandSpec } from '../types.js';
+import type { CommandSpec, InstanceView } from '../types.js';
 import { BlockedClients, type Waiter } from './blocking.js';
 import { CommandContext } from './context.js';
 import { InfoRegistry } from './info.js';
 import { registerBuiltinSections } from './info-sections.js';
-import type { DatasetControl, Persistence, Propagated } from './persistence.js';
-import { type Resolved, resolveCommand } from './resolve.js';
+import type { Propagated } from './effects.js';
+import type { DatasetControl, Persistence, SnapshotControl } from './persistence.js';
+import { resolveCommand } from './resolve.js';
+import type { Resolved } from './resolved.js';
 import { type CommandStats, Stats } from './stats.js';
 import { WatchRegistry } from './watch.js';
 import { type Logger, silentLogger } from '../../logger.js';
@@ -40,7 +45,7 @@ export interface InstanceOptions {
   logger?: Logger;
 }
 
-export class Instance {
+export class Instance implements InstanceView {
   readonly keyspace: Keyspace;
   readonly table = new CommandTable();
   readonly config: Config;
@@ -51,9 +56,15 @@ export class Instance {
   readonly info = new InfoRegistry();
   /** The user's logger; the persistence layer and the server log through it too. */
   readonly logger: Logger;
-  persistence: Persistence | null = null;
+  /** Every sink of command effects: the AOF (while on), the replication backlog and replicas. */
+  readonly effects = new EffectFanout();
+  #persistence: Persistence | null = null;
   /** DEBUG RELOAD/LOADAOF and CONFIG SET appendonly; null where nothing installed one. */
   datasetControl: DatasetControl | null = null;
+  /** SAVE/BGSAVE to dump.rdb (persist/rdb-snapshot.ts); null where no data directory is set. */
+  snapshots: SnapshotControl | null = null;
+  /** Role, replication ids and offsets; src/replication/ moves them. */
+  readonly replication = new ReplicationState();
   /** DEBUG SET-ACTIVE-EXPIRE: when false, keys expire only when accessed. */
   activeExpireEnabled = true;
   /** Changes since the last save/rewrite, as Redis's server.dirty. */
@@ -94,7 +105,7 @@ export class Instance {
     this.keyspace.onKeyModified((db, key) => this.onKeyModified(db, key));
     this.keyspace.onKeyExpired((db, key) => {
       this.stats.expiredKeys++;
-      this.persistence?.append([{ db, argv: ['DEL', Buffer.from(key, 'latin1')] }]);
+      if (this.effects.active) this.effects.append([{ db, argv: ['DEL', Buffer.from(key, 'latin1')] }]);
     });
   }
 
@@ -114,6 +125,17 @@ export class Instance {
     if (this.expiryTimer !== null) clearInterval(this.expiryTimer);
     this.expiryTimer = null;
     for (const client of [...this.clients.values()]) client.blocked?.finish(undefined);
+  }
+
+  /** The AOF while it is on. Setting it also adds it to (or takes it from) the effect sinks. */
+  get persistence(): Persistence | null {
+    return this.#persistence;
+  }
+
+  set persistence(p: Persistence | null) {
+    if (this.#persistence !== null) this.effects.remove(this.#persistence);
+    this.#persistence = p;
+    if (p !== null) this.effects.add(p);
   }
 
   // --- clients -------------------------------------------------------------------------------
@@ -265,7 +287,7 @@ export class Instance {
     noBlock: boolean,
     batch?: Propagated[],
   ): Reply | Promise<Reply> {
-    const ctx = new CommandContext(this, client, noBlock || client.kind === 'aof');
+    const ctx = new CommandContext(this, client, noBlock || client.mustObey);
     const stats = (resolved.stats ??= this.stats.forCommand(resolved.fullName));
     // Inside a batch the clock was read once for all its commands (see beginBatch).
     const batched = this.batchStarted >= 0;
@@ -320,10 +342,10 @@ export class Instance {
       batch.push(...ctx.propagated(args));
       return;
     }
-    // Without a persistence layer nothing is logged: no argv is built for it.
-    if (this.persistence !== null) {
+    // Without an effect sink nothing is propagated: no argv is built for it.
+    if (this.effects.active) {
       const items = ctx.propagated(args);
-      if (items.length > 0) this.persistence.append(items as Propagated[]); // never the shared empty one
+      if (items.length > 0) this.effects.append(items);
     }
     this.serveReadyKeys();
   }
@@ -346,7 +368,7 @@ export class Instance {
       // With noBlock set no handler returns a pending promise; guard against one that does.
       replies.push(reply instanceof Promise ? new ErrorReply(Errors.blockedInMulti) : reply);
     }
-    if (batch.length > 0) this.persistence?.append(batch);
+    if (batch.length > 0 && this.effects.active) this.effects.append(batch);
     this.serveReadyKeys();
     return replies;
   }
@@ -399,7 +421,7 @@ export class Instance {
     }
     const batch: Propagated[] = [];
     this.finishContext(ctx, null, batch);
-    if (batch.length > 0) this.persistence?.append(batch);
+    if (batch.length > 0 && this.effects.active) this.effects.append(batch);
     // An error ending a block (NOGROUP, UNBLOCKED) fails the blocked command, as in Redis.
     if (reply instanceof ErrorReply) {
       this.stats.countError(reply.message);

@@ -1,33 +1,15 @@
-// The one interface between the execution core and the persistence layer (src/persist/aof.ts
-// implements it), so the commands layer never imports the persistence layer.
-import { Buffer } from 'node:buffer';
-import { StreamIdReply } from '../../resp/reply.js';
-
-/**
- * An argument of a logged command. A stream id may stay a StreamIdReply (XADD's generated id):
- * the log encodes it from its numbers, as replies do, without a string per command.
- */
-export type PropagatedArg = Buffer | string | StreamIdReply;
-
-/** One command to log, in the database it applies to. */
-export interface Propagated {
-  db: number;
-  argv: PropagatedArg[];
-}
-
-/** A logged argument's bytes (what the log holds for it). */
-export function propagatedBytes(arg: PropagatedArg): Buffer {
-  if (arg instanceof StreamIdReply) return Buffer.from(arg.toString(), 'latin1');
-  return typeof arg === 'string' ? Buffer.from(arg, 'utf8') : arg;
-}
+// The interfaces between the execution core and the persistence layer (src/persist/ implements
+// them: aof.ts, dataset-control.ts, rdb-snapshot.ts), so the commands layer never imports it.
+import type { EffectSink, Propagated } from './effects.js';
 
 /** What startRewrite did: began a rewrite, or found one already running. */
 export type RewriteStart = 'started' | 'in-progress';
 
-export interface Persistence {
+/** The AOF: an effect sink (one atomic batch per top-level command or EXEC) that also answers for the disk. */
+export interface Persistence extends EffectSink {
   // --- the log: what every write goes through ---
   /** The effects of one top-level command (or one EXEC), as an atomic batch. */
-  append(batch: Propagated[]): void;
+  append(batch: readonly Propagated[]): void;
   /**
    * A promise when replies must wait for the disk, else null. Under everysec/no the bytes of
    * one event-loop turn are written together at its end (the server's clients share one
@@ -63,4 +45,23 @@ export interface DatasetControl {
   reload(options: { flush: boolean; save: boolean; merge: boolean }): void;
   /** DEBUG LOADAOF: flush the AOF, empty the dataset, load it back from the files on disk. */
   loadAof(): Promise<void>;
+}
+
+/** What INFO persistence reports about RDB saves and loads. */
+export interface RdbStatus {
+  saves: number;
+  lastSaveOk: boolean;
+  lastSaveSeconds: number;
+  lastLoadKeysLoaded: number;
+  lastLoadKeysExpired: number;
+}
+
+/**
+ * dump.rdb in the data directory, for a server with a directory and no AOF (`sluice server --dir
+ * D --appendonly no`): SAVE/BGSAVE write it, a start loads it (src/persist/rdb-snapshot.ts).
+ */
+export interface SnapshotControl {
+  readonly status: RdbStatus;
+  /** SAVE: the dataset to DIR/dbfilename through a temp file, fsync and rename; throws Error('ERR') on failure. */
+  saveFile(): void;
 }

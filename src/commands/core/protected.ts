@@ -5,7 +5,7 @@
 // instance, so the settings do not apply to them. MODULE is the other protected command in
 // Redis; sluice has no modules.
 import type { ClientState } from '../client-state.js';
-import type { Instance } from './instance.js';
+import type { InstanceView } from '../types.js';
 import { Errors } from '../../resp/errors.js';
 
 const LOOPBACK = ['127.0.0.1', '::1', '::ffff:127.0.0.1'];
@@ -22,7 +22,7 @@ export function allowProtectedAction(setting: string, client: ClientState): bool
 }
 
 /** Redis's refusal text when the command is protected and not allowed for this client, else null. */
-export function protectedRefusal(instance: Instance, client: ClientState, fullName: string): string | null {
+export function protectedRefusal(instance: InstanceView, client: ClientState, fullName: string): string | null {
   if (fullName !== 'debug' || allowProtectedAction(instance.config.get('enable-debug-command'), client)) return null;
   return Errors.debugNotAllowed;
 }

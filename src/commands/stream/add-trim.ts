@@ -24,7 +24,7 @@ import { Errors } from '../../resp/errors.js';
 import { ArgCursor } from '../arg-cursor.js';
 import type { RequestArgs } from '../../resp/request-args.js';
 import { type Context, command, inPlaceCommand } from '../types.js';
-import type { PropagatedArg } from '../core/persistence.js';
+import type { PropagatedArg } from '../core/effects.js';
 import { idReply, nodeLimits, nowMs, oneKey, signalChanges } from './common.js';
 import { lookupTyped } from '../typed-lookup.js';
 
@@ -125,7 +125,7 @@ function parseAddOrTrim(argv: Buffer[], xadd: boolean): AddOrTrimRequest {
 
 /** The LIMIT trimming may use: replay never limits, "~" alone gets the node-sized default. */
 function resolveTrimLimit(ctx: Context, req: AddOrTrimRequest): void {
-  if (ctx.client.kind === 'aof') {
+  if (ctx.client.mustObey) {
     // Replayed commands were rewritten to their exact effect: never limit them.
     req.limit = 0;
   } else if (req.limitGiven) {

@@ -201,14 +201,14 @@ function xidmprecord(ctx: Context, argv: Buffer[]): Reply {
   const id = parseStrictId(argv[4]!);
   // The AOF may hold a record whose entry was trimmed by the XADD itself (MAXLEN 0) or that
   // the rewrite kept for a deleted entry: replay records it anyway.
-  if (ctx.client.kind !== 'aof' && s.get(id) === undefined) fail(Errors.idmpNoSuchId);
+  if (!ctx.client.mustObey && s.get(id) === undefined) fail(Errors.idmpNoSuchId);
   s.idmp ??= new IdmpState();
   const seen = s.idmp.lookup(pid.toString('latin1'), iid.toString('latin1'));
   if (seen !== undefined) {
     if (compareIds(seen, id) === 0) return OK;
     fail(Errors.idmpOtherId);
   }
-  const at = ctx.client.kind === 'aof' ? Number(id.ms) : nowMs(ctx);
+  const at = ctx.client.mustObey ? Number(id.ms) : nowMs(ctx);
   s.idmp.record(pid.toString('latin1'), iid.toString('latin1'), id, at);
   ctx.modified(key);
   return OK;

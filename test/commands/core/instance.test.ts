@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { keyOf } from '../../../src/engine/keyspace.js';
 import { Instance } from '../../../src/commands/core/instance.js';
-import type { Propagated } from '../../../src/commands/core/persistence.js';
+import type { Propagated } from '../../../src/commands/core/effects.js';
 import { command, container, type CommandSpec } from '../../../src/commands/types.js';
 import { ErrorReply, NULL_ARRAY, OK, type Reply } from '../../../src/resp/reply.js';
 import { recordingPersistence } from '../../support/recording-persistence.js';

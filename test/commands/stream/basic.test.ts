@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { type EmbeddedDatabase, open, type Value } from '../../../src/client/embedded.js';
-import type { Propagated } from '../../../src/commands/core/persistence.js';
+import type { Propagated } from '../../../src/commands/core/effects.js';
 import { recordingPersistence } from '../../support/recording-persistence.js';
 import { instanceBehind } from '../../../src/commands/core/instance-handles.js';
 import { callRaw } from '../../../src/client/embedded-internals.js';

@@ -1,0 +1,53 @@
+// Where the effects of write commands go. A command's effects (its deterministic forms: XADD
+// with the id it produced, XCLAIM for each delivery) are appended once, as one atomic batch,
+// and every sink receives that batch: the AOF (persist/aof.ts), and, when replication is on,
+// the replication backlog and the replicas (src/replication/). As Redis's
+// propagateNow() hands a command to feedAppendOnlyFile() and replicationFeedSlaves().
+import { Buffer } from 'node:buffer';
+import { StreamIdReply } from '../../resp/reply.js';
+
+/**
+ * An argument of a logged command. A stream id may stay a StreamIdReply (XADD's generated id):
+ * the log encodes it from its numbers, as replies do, without a string per command.
+ */
+export type PropagatedArg = Buffer | string | StreamIdReply;
+
+/** One command to log, in the database it applies to. */
+export interface Propagated {
+  db: number;
+  argv: PropagatedArg[];
+}
+
+/** A logged argument's bytes (what the log holds for it). */
+export function propagatedBytes(arg: PropagatedArg): Buffer {
+  if (arg instanceof StreamIdReply) return Buffer.from(arg.toString(), 'latin1');
+  return typeof arg === 'string' ? Buffer.from(arg, 'utf8') : arg;
+}
+
+/** A receiver of command effects. A batch must be read, never kept or changed: all sinks share it. */
+export interface EffectSink {
+  append(batch: readonly Propagated[]): void;
+}
+
+export class EffectFanout {
+  private sinks: readonly EffectSink[] = [];
+
+  /** True when a sink listens: handlers then build their propagated forms (Context.propagating). */
+  get active(): boolean {
+    return this.sinks.length > 0;
+  }
+
+  add(sink: EffectSink): void {
+    if (!this.sinks.includes(sink)) this.sinks = [...this.sinks, sink];
+  }
+
+  remove(sink: EffectSink): void {
+    this.sinks = this.sinks.filter((s) => s !== sink);
+  }
+
+  /** Hands one batch (never empty) to every sink, in the order they were added. */
+  append(batch: readonly Propagated[]): void {
+    const sinks = this.sinks;
+    for (let i = 0; i < sinks.length; i++) sinks[i]!.append(batch);
+  }
+}

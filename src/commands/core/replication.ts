@@ -1,0 +1,73 @@
+// An instance's replication identity as every part of it reads it: its role, its replication
+// ids (PSYNC2's replid and replid2) and its offsets, for INFO replication, ROLE and HELLO. An
+// instance starts as a primary with no replicas, as Redis does; src/replication/ holds what
+// moves these numbers (the backlog the effects feed, and later the links to replicas and to a
+// primary).
+import { randomBytes } from 'node:crypto';
+
+/** Forty hex digits, as Redis's getRandomHexChars makes run ids and replication ids. */
+export function randomReplicationId(): string {
+  return randomBytes(20).toString('hex');
+}
+
+/** The id Redis shows for "no previous replication history" (master_replid2). */
+export const NO_REPLICATION_ID = '0'.repeat(40);
+
+/** What INFO replication reports about the backlog; src/replication/backlog.ts provides one. */
+export interface BacklogStatus {
+  readonly size: number;
+  /** repl_backlog_first_byte_offset: the offset of the oldest byte kept. */
+  readonly firstByteOffset: number;
+  /** repl_backlog_histlen: how many bytes it holds. */
+  readonly histlen: number;
+}
+
+export interface ReplicationView {
+  /** 'master' or 'slave', in Redis's words (INFO role, ROLE, HELLO). */
+  readonly role: 'master' | 'slave';
+  readonly replid: string;
+  readonly replid2: string;
+  /** master_repl_offset: bytes of replication stream produced (or, on a replica, processed). */
+  readonly offset: number;
+  /** second_repl_offset: up to where replid2 is valid (-1: none). */
+  readonly secondOffset: number;
+  /** The backlog, null until one exists (Redis creates it when the first replica attaches). */
+  readonly backlog: BacklogStatus | null;
+}
+
+/** A primary with no replicas yet: what every instance is until replication changes it. */
+export class ReplicationState implements ReplicationView {
+  role: 'master' | 'slave' = 'master';
+  replid = randomReplicationId();
+  replid2 = NO_REPLICATION_ID;
+  offset = 0;
+  secondOffset = -1;
+  backlog: BacklogStatus | null = null;
+
+  /**
+   * As Redis's shiftReplicationId (a replica promoted): the old id stays valid as replid2 up to
+   * the current offset, so former siblings can continue from it with a partial resync.
+   */
+  shiftId(): void {
+    this.replid2 = this.replid;
+    this.secondOffset = this.offset + 1;
+    this.replid = randomReplicationId();
+  }
+}
+
+/** INFO replication for an instance with no replicas attached, field for field as Redis 7.0. */
+export function replicationInfoLines(r: ReplicationView, backlogSize: number): string[] {
+  return [
+    `role:${r.role}`,
+    'connected_slaves:0',
+    'master_failover_state:no-failover',
+    `master_replid:${r.replid}`,
+    `master_replid2:${r.replid2}`,
+    `master_repl_offset:${r.offset}`,
+    `second_repl_offset:${r.secondOffset}`,
+    `repl_backlog_active:${r.backlog !== null ? 1 : 0}`,
+    `repl_backlog_size:${r.backlog?.size ?? backlogSize}`,
+    `repl_backlog_first_byte_offset:${r.backlog?.firstByteOffset ?? 0}`,
+    `repl_backlog_histlen:${r.backlog?.histlen ?? 0}`,
+  ];
+}

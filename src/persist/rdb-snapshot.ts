@@ -1,0 +1,116 @@
+// The instance's whole dataset as an RDB file and back: what SAVE/BGSAVE write (dump.rdb in
+// `dir`), what a start without the AOF loads, and what a replication full sync will send and
+// load (saveRdb / loadRdb). Files go through the fs layer (fs-layer.ts), as the AOF's do, so
+// tests inject a failing disk here too. The format itself lives in src/rdb/.
+import { join } from 'node:path';
+import { Keyspace } from '../engine/keyspace.js';
+import { RdbFormatError } from '../rdb/constants.js';
+import { loadRdb as loadRdbInto, type RdbLoadResult, saveRdb as saveRdbOf } from '../rdb/rdb-file.js';
+import { REDIS_VERSION } from '../commands/core/identity.js';
+import type { Instance } from '../commands/core/instance.js';
+import type { RdbStatus, SnapshotControl } from '../commands/core/persistence.js';
+import { usedMemory } from '../commands/used-memory.js';
+import { Errors } from '../resp/errors.js';
+import { type AofFs, nodeFs } from './fs-layer.js';
+
+/** The dataset as an RDB file (version 10, as Redis 7.0 writes). */
+export function saveRdb(instance: Instance, options: { aofBase?: boolean } = {}): Buffer {
+  return saveRdbOf(instance.keyspace, {
+    version: REDIS_VERSION,
+    now: Date.now(),
+    usedMemory: usedMemory(instance).total,
+    aofBase: options.aofBase ?? false,
+  });
+}
+
+/**
+ * Replaces the dataset with an RDB file's. The file is decoded aside first, so a bad file
+ * (RdbFormatError) leaves the instance untouched; WATCHers and blocked clients of every key
+ * that changed are told.
+ */
+export function loadRdb(buffer: Buffer, instance: Instance): RdbLoadResult {
+  const fresh = new Keyspace(instance.keyspace.now, instance.keyspace.memoryModel);
+  const result = loadRdbInto(buffer, fresh, {
+    now: instance.keyspace.now(),
+    warn: (m) => instance.logger.warn(m),
+  });
+  for (const db of instance.keyspace.dbs) {
+    const incoming = fresh.db(db.index);
+    if (db.size === 0 && incoming.size === 0) continue;
+    const touched = new Set([...db.values.keys(), ...incoming.values.keys()]);
+    db.swapContents(incoming);
+    for (const key of touched) instance.keyspace.signalModified(db.index, key);
+  }
+  return result;
+}
+
+/** dump.rdb in the instance's `dir`: SAVE/BGSAVE write it, a start without the AOF loads it. */
+export class RdbSnapshots implements SnapshotControl {
+  readonly status: RdbStatus = { saves: 0, lastSaveOk: true, lastSaveSeconds: -1, lastLoadKeysLoaded: 0, lastLoadKeysExpired: 0 };
+
+  constructor(
+    private readonly instance: Instance,
+    private readonly fs: AofFs = nodeFs,
+  ) {}
+
+  private path(): string {
+    return join(this.instance.config.get('dir'), this.instance.config.get('dbfilename'));
+  }
+
+  /**
+   * SAVE: writes the dataset to DIR/dbfilename through a temp file, fsync and rename (as
+   * rdbSave), so a crash leaves the old file or the new one. Throws Error('ERR') on failure.
+   */
+  saveFile(): void {
+    const { instance, fs, status } = this;
+    const started = performance.now();
+    const path = this.path();
+    const dir = instance.config.get('dir');
+    const temp = join(dir, `temp-${process.pid}.rdb`);
+    try {
+      const data = saveRdb(instance);
+      fs.unlink(temp); // openAppend does not truncate: start from an empty file
+      const fd = fs.openAppend(temp);
+      try {
+        for (let written = 0; written < data.length; ) written += fs.write(fd, data, written, data.length - written);
+        fs.fsyncSync(fd);
+      } finally {
+        fs.close(fd);
+      }
+      fs.rename(temp, path);
+      fs.fsyncDir(dir);
+    } catch (err) {
+      status.lastSaveOk = false;
+      instance.logger.error(`sluice: failed saving the DB to ${path}: ${(err as Error).message}`);
+      throw new Error(Errors.bare);
+    }
+    status.saves++;
+    status.lastSaveOk = true;
+    status.lastSaveSeconds = Math.round((performance.now() - started) / 1000);
+    instance.dirty = 0;
+    instance.lastSaveTime = Math.floor(Date.now() / 1000);
+    instance.logger.info(`sluice: DB saved on disk (${path})`);
+  }
+
+  /** At start without the AOF: loads DIR/dbfilename when it exists; false when there is none. */
+  loadAtStart(): boolean {
+    const { instance, status } = this;
+    const path = this.path();
+    if (!this.fs.exists(path)) return false;
+    const started = performance.now();
+    instance.keyspace.loading = true;
+    try {
+      const result = loadRdb(this.fs.readFile(path), instance);
+      status.lastLoadKeysLoaded = result.keysLoaded;
+      status.lastLoadKeysExpired = result.keysExpired;
+      const sec = ((performance.now() - started) / 1000).toFixed(3);
+      instance.logger.info(`sluice: DB loaded from disk: ${sec} seconds (${result.keysLoaded} keys, ${result.keysExpired} expired)`);
+    } catch (err) {
+      if (err instanceof RdbFormatError) throw new Error(`Fatal error loading the DB (${path}): ${err.message}`);
+      throw err;
+    } finally {
+      instance.keyspace.loading = false;
+    }
+    return true;
+  }
+}

@@ -1,0 +1,92 @@
+// The replication backlog (Redis's repl_backlog): the last `repl-backlog-size` bytes of the
+// replication stream, so a replica that lost its link for a moment continues with PSYNC from
+// its offset instead of a full sync. It is an effect sink: every batch of command effects is
+// encoded as the AOF encodes it (SELECT on a change of db, MULTI/EXEC around batches) and each
+// byte advances the instance's master_repl_offset. As in Redis, an instance has none until its
+// first replica attaches (createBacklog), and its offsets then count from there.
+import type { EffectSink, Propagated } from '../commands/core/effects.js';
+import type { Instance } from '../commands/core/instance.js';
+import type { BacklogStatus, ReplicationState } from '../commands/core/replication.js';
+import { BatchEncoder } from '../persist/batch-encoder.js';
+
+export class ReplicationBacklog implements EffectSink, BacklogStatus {
+  private readonly encoder = new BatchEncoder();
+  private readonly ring: Buffer;
+  /** Where the next byte goes in `ring`. */
+  private head = 0;
+  /** How many bytes the ring holds (repl_backlog_histlen). */
+  histlen = 0;
+  private readonly chunks: Buffer[] = [];
+
+  constructor(
+    private readonly state: ReplicationState,
+    readonly size: number,
+  ) {
+    this.ring = Buffer.allocUnsafe(size);
+  }
+
+  /** repl_backlog_first_byte_offset: the offset of the oldest byte held (offset + 1 when empty). */
+  get firstByteOffset(): number {
+    return this.state.offset - this.histlen + 1;
+  }
+
+  append(batch: readonly Propagated[]): void {
+    this.encoder.encode(batch);
+    this.encoder.take(this.chunks);
+    for (const chunk of this.chunks) this.feed(chunk);
+    this.chunks.length = 0;
+    this.encoder.reuse();
+  }
+
+  /** Bytes of the replication stream that did not come from effects (a primary's PING, REPLCONF GETACK). */
+  feed(bytes: Buffer): void {
+    const { ring, size } = this;
+    // Only the last `size` bytes can stay.
+    const from = bytes.length > size ? bytes.length - size : 0;
+    let at = from;
+    while (at < bytes.length) {
+      const n = Math.min(size - this.head, bytes.length - at);
+      bytes.copy(ring, this.head, at, at + n);
+      this.head = (this.head + n) % size;
+      at += n;
+    }
+    this.histlen = Math.min(size, this.histlen + bytes.length);
+    this.state.offset += bytes.length;
+  }
+
+  /**
+   * The stream from `offset` (the first byte a replica lacks, as PSYNC names it) to the end, or
+   * null when the backlog no longer (or never) held it: the replica then needs a full sync.
+   */
+  since(offset: number): Buffer | null {
+    const end = this.state.offset + 1;
+    if (offset < this.firstByteOffset || offset > end) return null;
+    const length = end - offset;
+    const out = Buffer.allocUnsafe(length);
+    let from = (this.head - length + this.size) % this.size;
+    let copied = 0;
+    while (copied < length) {
+      const n = Math.min(this.size - from, length - copied);
+      this.ring.copy(out, copied, from, from + n);
+      copied += n;
+      from = 0;
+    }
+    return out;
+  }
+
+  /** The db the stream is in after what was fed: a new replica's stream starts with a SELECT (-1). */
+  forceSelect(): void {
+    this.encoder.db = -1;
+  }
+}
+
+/**
+ * As Redis's createReplicationBacklog (when a first replica attaches): a backlog of
+ * repl-backlog-size that every command effect from now on goes into.
+ */
+export function createBacklog(instance: Instance): ReplicationBacklog {
+  const backlog = new ReplicationBacklog(instance.replication, instance.config.getNumber('repl-backlog-size'));
+  instance.replication.backlog = backlog;
+  instance.effects.add(backlog);
+  return backlog;
+}
