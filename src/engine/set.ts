@@ -3,6 +3,9 @@
 // sorted intset, and SMEMBERS/SSCAN then reply in ascending numeric order; once a set leaves
 // that encoding it never returns to it. We track the same flag so replies are in the same
 // order as Redis's for integer sets, the common case in tests and the broker's receipts.
+// Members are kept twice: a Map in insertion order (membership, and the live iteration SSCAN
+// parks) and a dense array (a uniformly random member in O(1) for SPOP / SRANDMEMBER; a removal
+// moves the last slot into the freed one).
 import type { TypedValue } from './keyspace.js';
 
 /** Redis's default set-max-intset-entries. */
@@ -18,39 +21,89 @@ export function isIntsetMember(member: string): boolean {
 
 export class SetValue implements TypedValue {
   readonly typeName = 'set' as const;
-  readonly members = new Set<string>();
+  /** Member → its slot in `slots`; iterated in insertion order. */
+  private readonly index = new Map<string, number>();
+  private readonly slots: string[] = [];
   /** Mirrors Redis's OBJ_ENCODING_INTSET: all members integers and few enough of them. */
   private intset = true;
 
+  /** A set of `members` as Redis builds one member by member (setTypeCreate + setTypeAdd). */
+  static of(members: Iterable<string>): SetValue {
+    const set = new SetValue();
+    for (const m of members) set.add(m);
+    return set;
+  }
+
   get size(): number {
-    return this.members.size;
+    return this.slots.length;
+  }
+
+  /** The members in insertion order (a fresh live iterator each time). */
+  get members(): IterableIterator<string> {
+    return this.index.keys();
   }
 
   /** Adds a member; returns true when it was not there. */
   add(member: string): boolean {
-    if (this.members.has(member)) return false;
-    if (this.intset && (!isIntsetMember(member) || this.members.size + 1 > MAX_INTSET_ENTRIES)) {
+    if (this.index.has(member)) return false;
+    if (this.intset && (!isIntsetMember(member) || this.slots.length + 1 > MAX_INTSET_ENTRIES)) {
       this.intset = false;
     }
-    this.members.add(member);
+    this.index.set(member, this.slots.length);
+    this.slots.push(member);
     return true;
   }
 
   delete(member: string): boolean {
-    return this.members.delete(member);
+    const at = this.index.get(member);
+    if (at === undefined) return false;
+    this.index.delete(member);
+    const last = this.slots.pop()!;
+    if (at < this.slots.length) {
+      this.slots[at] = last;
+      this.index.set(last, at);
+    }
+    return true;
   }
 
   has(member: string): boolean {
-    return this.members.has(member);
+    return this.index.has(member);
   }
 
   get isIntset(): boolean {
     return this.intset;
   }
 
+  /** A uniformly random member (the set must not be empty). */
+  random(): string {
+    return this.slots[Math.floor(Math.random() * this.slots.length)]!;
+  }
+
+  /**
+   * `count` distinct random members (count < size), in the order drawn: a partial shuffle of a
+   * copy when many are wanted, draws with rejection when few are.
+   */
+  randomDistinct(count: number): string[] {
+    const size = this.slots.length;
+    if (count * 3 > size) {
+      const copy = this.slots.slice();
+      for (let i = 0; i < count; i++) {
+        const j = i + Math.floor(Math.random() * (size - i));
+        const t = copy[i]!;
+        copy[i] = copy[j]!;
+        copy[j] = t;
+      }
+      copy.length = count;
+      return copy;
+    }
+    const picked = new Set<string>();
+    while (picked.size < count) picked.add(this.random());
+    return [...picked];
+  }
+
   /** Members in the order Redis replies with them where that order is deterministic. */
   list(): string[] {
-    const all = [...this.members];
+    const all = [...this.index.keys()];
     if (this.intset) {
       all.sort((a, b) => {
         const x = BigInt(a);

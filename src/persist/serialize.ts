@@ -42,7 +42,7 @@ export function serializeKey(key: string, value: StoredValue, expireAt: number |
     }
     if (cmd.length > 2) out.push(cmd);
   } else if (value.typeName === 'set') {
-    const members = (value as unknown as { members: Set<string> }).members;
+    const members = (value as unknown as { members: Iterable<string> }).members;
     let cmd: Argv = ['SADD', k];
     for (const m of members) {
       cmd.push(keyBytes(m));

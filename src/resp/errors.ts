@@ -13,6 +13,8 @@ export const Errors = {
   notInteger: 'ERR value is not an integer or out of range',
   notFloat: 'ERR value is not a valid float',
   notPositive: 'ERR value is out of range, must be positive',
+  /** getRangeLongFromObjectOrReply's own text (SRANDMEMBER's count of -2^63). */
+  valueRange: (min: string, max: string) => `ERR value is out of range, value must between ${min} and ${max}`,
   overflow: 'ERR increment or decrement would overflow',
   decrementOverflow: 'ERR decrement would overflow',
   nanOrInfinity: 'ERR increment would produce NaN or Infinity',
@@ -101,6 +103,9 @@ export const Errors = {
   indexOutOfRange: 'ERR index out of range',
   numkeysNotPositive: 'ERR numkeys should be greater than 0',
   countNotPositive: 'ERR count should be greater than 0',
+  /** Redis would try to write that many members (and run out of memory); sluice refuses. */
+  srandmemberTooMany: 'ERR sluice does not reply more than 2^53 - 1 random members',
+  sintercardLimitNegative: "ERR LIMIT can't be negative",
   hashNotInteger: 'ERR hash value is not an integer',
   hashNotFloat: 'ERR hash value is not a float',
   incrementNanOrInfinity: 'ERR value is NaN or Infinity',
