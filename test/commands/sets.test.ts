@@ -50,3 +50,45 @@ test('WRONGTYPE from set commands', async () => {
   }
   await db.close();
 });
+
+test('SSCAN of a hashtable set: every member present for the whole scan is returned once, while members come and go', async () => {
+  const db = await open();
+  const all = Array.from({ length: 600 }, (_, i) => `m${i}`);
+  await db.call('SADD', 'big', ...all);
+  assert.equal(await db.call('OBJECT', 'ENCODING', 'big'), 'hashtable');
+  const seen = new Map<string, number>();
+  let cursor = '0';
+  let round = 0;
+  do {
+    const [next, members] = (await db.call('SSCAN', 'big', cursor, 'COUNT', '25')) as [string, string[]];
+    for (const m of members) seen.set(m, (seen.get(m) ?? 0) + 1);
+    // Churn between calls: add new members, remove (odd-numbered) old ones.
+    await db.call('SADD', 'big', `new${round}`);
+    await db.call('SREM', 'big', `m${2 * round + 1}`);
+    await db.call('SPOP', 'big');
+    round++;
+    cursor = next;
+  } while (cursor !== '0');
+  const present = new Set((await db.call('SMEMBERS', 'big')) as string[]);
+  for (const m of all) if (present.has(m)) assert.equal(seen.get(m), 1, m);
+  assert.ok(round > 10, 'the scan took several calls');
+  await db.close();
+});
+
+test('SRANDMEMBER with a positive count gives distinct members; SPOP with a count leaves the rest', async () => {
+  const db = await open();
+  const all = Array.from({ length: 50 }, (_, i) => `m${i}`);
+  await db.call('SADD', 's', ...all);
+  for (const count of [2, 10, 20, 40, 49]) {
+    const picked = (await db.call('SRANDMEMBER', 's', String(count))) as string[];
+    assert.equal(new Set(picked).size, count);
+    for (const m of picked) assert.ok(all.includes(m));
+  }
+  const repeated = (await db.call('SRANDMEMBER', 's', '-200')) as string[];
+  assert.equal(repeated.length, 200);
+  const popped = (await db.call('SPOP', 's', '45')) as string[];
+  const left = (await db.call('SMEMBERS', 's')) as string[];
+  assert.equal(new Set(popped).size, 45);
+  assert.deepEqual([...popped, ...left].sort(), [...all].sort());
+  await db.close();
+});
