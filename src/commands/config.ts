@@ -123,6 +123,8 @@ export const DEFAULT_PARAMS: ConfigParam[] = [
     },
   },
   { name: 'hz', defaultValue: '10', validate: nonNegativeInt, mutable: true },
+  // Read by the set commands as they add members (engine/set.ts's intset flag).
+  { name: 'set-max-intset-entries', defaultValue: '512', validate: nonNegativeInt, mutable: true },
 ];
 
 export class Config {

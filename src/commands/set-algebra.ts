@@ -11,6 +11,11 @@ import { int64Arg, isKeyword, parseInt64 } from './args.js';
 import type { Context } from './types.js';
 import { lookupTyped } from './typed-lookup.js';
 
+/** set-max-intset-entries: how many integers a set may hold as an intset (SetValue.add). */
+export function intsetLimit(ctx: Context): number {
+  return ctx.instance.config.getNumber('set-max-intset-entries');
+}
+
 function lookupSets(ctx: Context, keys: Buffer[]): Array<SetValue | undefined> {
   return keys.map((k) => lookupTyped(ctx.db, keyOf(k), 'set'));
 }
@@ -55,7 +60,7 @@ function sinterGeneric(ctx: Context, keys: Buffer[], dst: Buffer | null): Reply 
   const found = lookupSets(ctx, keys);
   const sets = found.filter((s): s is SetValue => s !== undefined);
   const members = sets.length < found.length ? [] : intersect(sets);
-  if (dst !== null) return store(ctx, dst, SetValue.of(members));
+  if (dst !== null) return store(ctx, dst, SetValue.of(members, intsetLimit(ctx)));
   return new SetReply(members.map(keyBytes));
 }
 
@@ -65,15 +70,16 @@ type Op = 'union' | 'diff';
 function combine(ctx: Context, keys: Buffer[], op: Op): SetValue {
   const sets = lookupSets(ctx, keys);
   const result = new SetValue();
+  const max = intsetLimit(ctx);
   if (op === 'union') {
-    for (const set of sets) if (set !== undefined) for (const m of set.members) result.add(m);
+    for (const set of sets) if (set !== undefined) for (const m of set.members) result.add(m, max);
     return result;
   }
   const first = sets[0];
   // A later key naming the first set again makes the difference empty.
   if (first === undefined || sets.some((s, i) => i > 0 && s === first)) return result;
   for (const m of first.members) {
-    if (!sets.some((s, i) => i > 0 && s !== undefined && s.has(m))) result.add(m);
+    if (!sets.some((s, i) => i > 0 && s !== undefined && s.has(m))) result.add(m, max);
   }
   return result;
 }

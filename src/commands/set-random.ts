@@ -8,6 +8,7 @@ import { fail, type Reply, SetReply } from '../resp/reply.js';
 import { Errors } from '../resp/errors.js';
 import { parseInt64 } from './args.js';
 import type { Context } from './types.js';
+import { intsetLimit } from './set-algebra.js';
 import { lookupTyped } from './typed-lookup.js';
 
 const LONG_MAX = 9223372036854775807n;
@@ -48,7 +49,7 @@ function spopWithCount(ctx: Context, argv: Buffer[]): Reply {
   ctx.addDirty(Math.min(count, size) - 1);
   if (count >= size) {
     // The whole set, as SUNION of it alone replies it (a fresh set: an intset when it can be).
-    const all = SetValue.of(set.members).list();
+    const all = SetValue.of(set.members, intsetLimit(ctx)).list();
     ctx.db.delete(key);
     ctx.propagate(['DEL', argv[1]!]);
     return new SetReply(all.map(keyBytes));
@@ -66,7 +67,7 @@ function spopWithCount(ctx: Context, argv: Buffer[]): Reply {
     const kept = set.randomDistinct(remaining);
     for (const member of kept) set.delete(member);
     popped.push(...set.list());
-    ctx.db.set(key, SetValue.of(kept), true);
+    ctx.db.set(key, SetValue.of(kept, intsetLimit(ctx)), true);
   }
   const replies = popped.map(keyBytes);
   if (ctx.propagating) for (const bytes of replies) ctx.propagate(['SREM', argv[1]!, bytes]);

@@ -7,7 +7,7 @@ import { SetValue } from '../engine/set.js';
 import { type Reply, SetReply } from '../resp/reply.js';
 import { removeMembersCommand } from './members.js';
 import { parseCursor } from './keys.js';
-import { sdiff, sdiffstore, sinter, sintercard, sintercardKeys, sinterstore, sunion, sunionstore } from './set-algebra.js';
+import { intsetLimit, sdiff, sdiffstore, sinter, sintercard, sintercardKeys, sinterstore, sunion, sunionstore } from './set-algebra.js';
 import { spop, srandmember } from './set-random.js';
 import { sscanReply } from './set-scan.js';
 import type { RequestArgs } from '../resp/request-args.js';
@@ -22,7 +22,8 @@ function sadd(ctx: Context, args: RequestArgs): Reply {
     ctx.db.set(key, set);
   }
   let added = 0;
-  for (let i = 2; i < args.length; i++) if (set.add(args.key(i))) added++;
+  const maxIntset = intsetLimit(ctx);
+  for (let i = 2; i < args.length; i++) if (set.add(args.key(i), maxIntset)) added++;
   if (added > 0) ctx.modified(key);
   return added;
 }
@@ -67,7 +68,7 @@ function smove(ctx: Context, argv: Buffer[]): Reply {
     ctx.db.set(dstKey, dstSet);
   }
   ctx.modified(srcKey);
-  if (dstSet.add(member)) ctx.modified(dstKey);
+  if (dstSet.add(member, intsetLimit(ctx))) ctx.modified(dstKey);
   return 1;
 }
 

@@ -8,7 +8,7 @@
 // moves the last slot into the freed one).
 import type { TypedValue } from './keyspace.js';
 
-/** Redis's default set-max-intset-entries. */
+/** Redis's default set-max-intset-entries (CONFIG SET changes it: callers pass theirs). */
 export const MAX_INTSET_ENTRIES = 512;
 
 /** True for the members Redis's intset can hold: strict signed 64-bit decimals. */
@@ -28,9 +28,9 @@ export class SetValue implements TypedValue {
   private intset = true;
 
   /** A set of `members` as Redis builds one member by member (setTypeCreate + setTypeAdd). */
-  static of(members: Iterable<string>): SetValue {
+  static of(members: Iterable<string>, maxIntset = MAX_INTSET_ENTRIES): SetValue {
     const set = new SetValue();
-    for (const m of members) set.add(m);
+    for (const m of members) set.add(m, maxIntset);
     return set;
   }
 
@@ -43,10 +43,10 @@ export class SetValue implements TypedValue {
     return this.index.keys();
   }
 
-  /** Adds a member; returns true when it was not there. */
-  add(member: string): boolean {
+  /** Adds a member; returns true when it was not there. Past `maxIntset` members it is a hashtable. */
+  add(member: string, maxIntset = MAX_INTSET_ENTRIES): boolean {
     if (this.index.has(member)) return false;
-    if (this.intset && (!isIntsetMember(member) || this.slots.length + 1 > MAX_INTSET_ENTRIES)) {
+    if (this.intset && (!isIntsetMember(member) || this.slots.length + 1 > maxIntset)) {
       this.intset = false;
     }
     this.index.set(member, this.slots.length);

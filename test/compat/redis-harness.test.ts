@@ -4,7 +4,9 @@
 // tagged needs:debug excluded), and with `--enable-debug-command yes` and a data directory, where
 // the needs:debug tests run too (CONFIG SET appendonly yes, DEBUG LOADAOF, BGREWRITEAOF):
 // redis-server 7.0.15 passes all 123, and so must sluice. unit/pubsub and unit/pubsubshard run
-// without their keyspace-notification tests (sluice publishes no keyspace events).
+// without their keyspace-notification tests (sluice publishes no keyspace events). unit/type/set
+// runs without needs:debug (its DEBUG RELOAD tests pass, but one needs:debug test needs
+// rdb-key-save-delay, a forked BGSAVE and DEBUG HTSTATS-KEY, which sluice does not have).
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -43,6 +45,15 @@ test("Redis 7.0's unit/type/stream and stream-cgroups tests pass against sluice 
   const server = await startSluiceServer();
   try {
     assertAllPassed(await runSuite(server.port, STREAM_UNITS, ['--tags', '-needs:debug']), 111);
+  } finally {
+    await server.stop();
+  }
+});
+
+test("Redis 7.0's unit/type/set tests pass against sluice server (without needs:debug: 95, as redis-server 7.0.15)", async () => {
+  const server = await startSluiceServer();
+  try {
+    assertAllPassed(await runSuite(server.port, ['unit/type/set'], ['--tags', '-needs:debug']), 95);
   } finally {
     await server.stop();
   }

@@ -333,3 +333,37 @@ cases.push({
     EXISTS big
   `,
 });
+
+cases.push({
+  name: 'set-max-intset-entries: SADD, SMOVE, the STORE forms and SPOP build intsets up to it (restored to 512)',
+  steps: cli`
+    CONFIG SET set-max-intset-entries 3
+    SADD a 5 1 3
+    OBJECT ENCODING a
+    SMEMBERS a
+    SADD a 2
+    OBJECT ENCODING a
+    SMEMBERS a  => sorted
+    SADD b 9 8 7 6 5
+    SINTERSTORE i a b
+    OBJECT ENCODING i
+    SUNIONSTORE u a b
+    OBJECT ENCODING u
+    SADD small 4
+    SMOVE b small 9
+    OBJECT ENCODING small
+    SMEMBERS small
+    SMOVE b small 8
+    OBJECT ENCODING small
+    SDIFFSTORE d small a
+    OBJECT ENCODING d
+    SMEMBERS d  => sorted
+    SPOP d 3  => sorted
+    CONFIG SET set-max-intset-entries 0
+    SADD zero 1
+    OBJECT ENCODING zero
+    CONFIG SET set-max-intset-entries 512
+    SADD back 1
+    OBJECT ENCODING back
+  `,
+});
