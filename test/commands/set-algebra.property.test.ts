@@ -17,7 +17,7 @@ function model(op: 'inter' | 'union' | 'diff', sets: Array<Set<string>>): Set<st
   return new Set([...first!].filter((m) => !rest.some((s) => s.has(m))));
 }
 
-/** An integer-only result of at most 512 members is an intset: Redis replies it ascending. */
+/** A set built of integers only (at most 512 here) is an intset: Redis replies it ascending. */
 function assertOrder(reply: string[]): void {
   if (!reply.every((m) => /^(0|-?[1-9][0-9]*)$/.test(m))) return;
   const ascending = [...reply].sort((a, b) => Number(a) - Number(b));
@@ -43,10 +43,13 @@ test('SINTER / SUNION / SDIFF, SINTERCARD and the STORE forms agree with a set m
           const reply = (await db.call(name, ...operands)) as string[];
           assert.deepEqual(new Set(reply), expected, `${name} ${operands.join(' ')}`);
           assert.equal(reply.length, expected.size, `${name} replies each member once`);
-          assertOrder(reply);
+          // SUNION / SDIFF reply a set they built (an intset if it can be); SINTER replies in
+          // the order of its smallest operand, a hashtable's when that is one.
+          if (op !== 'inter') assertOrder(reply);
           assert.equal(await db.call(`${name}STORE`, 'dst', ...operands), expected.size);
           const stored = (await db.call('SMEMBERS', 'dst')) as string[];
           assert.deepEqual(new Set(stored), expected);
+          assertOrder(stored);
           assert.equal(await db.call('EXISTS', 'dst'), expected.size > 0 ? 1 : 0);
         }
         const inter = model('inter', sets).size;
