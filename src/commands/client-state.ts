@@ -61,6 +61,12 @@ export class ClientState {
   replySkip: 'none' | 'next' | 'current' = 'none';
   /** Set by MONITOR: the client receives every command others run. */
   monitor = false;
+  /** A replica connected to this primary (after its SYNC/PSYNC): Redis's CLIENT_SLAVE. */
+  isReplica = false;
+  /** Called once when the instance forgets the client (its connection is gone). */
+  onGone: (() => void) | null = null;
+  /** master_repl_offset after this client's last command that propagated: what WAIT waits for. */
+  replOffset = 0;
   /**
    * Set by a transport that can deliver out-of-band replies (Pub/Sub messages, MONITOR lines):
    * writes one reply to this client now, between or before its own replies. Null where no

@@ -34,6 +34,13 @@ const existingDirectory = (value: string, current: string) => {
 const nonNegativeInt = (value: string) =>
   /^\d+$/.test(value) ? { ok: String(Number(value)) } : { error: 'argument couldn\'t be parsed into an integer' };
 
+/** An integer within Redis's bounds for the parameter, with its error text. */
+const intBetween = (min: number, max: number) => (value: string) => {
+  if (!/^-?\d+$/.test(value)) return { error: 'argument couldn\'t be parsed into an integer' };
+  const n = Number(value);
+  return n < min || n > max ? { error: `argument must be between ${min} and ${max} inclusive` } : { ok: String(n) };
+};
+
 /** Redis's maxmemory-policy names other than noeviction (reported as unsupported). */
 const EVICTION_POLICIES = ['volatile-lru', 'volatile-lfu', 'volatile-random', 'volatile-ttl', 'allkeys-lru', 'allkeys-lfu', 'allkeys-random'];
 
@@ -98,6 +105,20 @@ export const DEFAULT_PARAMS: ConfigParam[] = [
   { name: 'save', defaultValue: '', mutable: true },
   memoryParam('maxmemory', 0, 0),
   memoryParam('repl-backlog-size', 1024 * 1024, 1),
+  // Replication (src/replication/), Redis 7.0's defaults.
+  { name: 'repl-ping-replica-period', defaultValue: '10', validate: intBetween(1, 2147483647), mutable: true },
+  { name: 'repl-timeout', defaultValue: '60', validate: intBetween(1, 2147483647), mutable: true },
+  { name: 'repl-backlog-ttl', defaultValue: '3600', validate: intBetween(0, 2147483647), mutable: true },
+  { name: 'repl-diskless-sync', defaultValue: 'yes', validate: yesNo, mutable: true },
+  { name: 'repl-diskless-sync-delay', defaultValue: '5', validate: intBetween(0, 2147483647), mutable: true },
+  { name: 'repl-disable-tcp-nodelay', defaultValue: 'no', validate: yesNo, mutable: true },
+  { name: 'min-replicas-to-write', defaultValue: '0', validate: intBetween(0, 2147483647), mutable: true },
+  { name: 'min-replicas-max-lag', defaultValue: '10', validate: intBetween(0, 2147483647), mutable: true },
+  { name: 'replica-read-only', defaultValue: 'yes', validate: yesNo, mutable: true },
+  { name: 'replica-serve-stale-data', defaultValue: 'yes', validate: yesNo, mutable: true },
+  { name: 'replica-priority', defaultValue: '100', validate: intBetween(0, 2147483647), mutable: true },
+  { name: 'masterauth', defaultValue: '', mutable: true },
+  { name: 'masteruser', defaultValue: '', mutable: true },
   {
     name: 'maxmemory-policy',
     defaultValue: 'noeviction',

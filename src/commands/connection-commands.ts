@@ -128,6 +128,7 @@ function reset(ctx: Context): Reply {
 /** CLIENT LIST's flags, in the order Redis's catClientInfoString writes them. */
 function clientFlags(client: ClientState): string {
   let flags = '';
+  if (client.isReplica) flags += 'S';
   if (client.monitor) flags += 'O';
   if (client.subscriptions.active) flags += 'P';
   if (client.multi !== null) flags += 'x';
@@ -140,7 +141,13 @@ function clientFlags(client: ClientState): string {
 
 /** CLIENT LIST TYPE: monitors count as normal clients, subscribed ones as pubsub (getClientType). */
 function clientType(client: ClientState): string {
+  if (client.isReplica) return 'slave';
   return client.subscriptions.active ? 'pubsub' : 'normal';
+}
+
+/** CLIENT LIST/KILL TYPE: 'replica' and 'slave' name the same class, as getClientTypeByName. */
+function isOfType(client: ClientState, type: string): boolean {
+  return (type === 'replica' ? 'slave' : type) === clientType(client);
 }
 
 /** One CLIENT LIST line. `current` is the command the caller is running (Redis shows it). */
@@ -187,8 +194,7 @@ function clientList(ctx: Context, argv: Buffer[]): Reply {
   for (const client of ctx.instance.clients.values()) {
     if (client.kind === 'aof') continue;
     if (ids !== null && !ids.has(client.id)) continue;
-    // sluice has no replication: replica and master clients never match.
-    if (type !== null && type !== clientType(client)) continue;
+    if (type !== null && !isOfType(client, type)) continue;
     out += clientInfoLine(client, now, client === ctx.client ? 'client|list' : undefined) + '\n';
   }
   return new VerbatimReply('txt', out);
@@ -221,7 +227,7 @@ function clientKill(ctx: Context, argv: Buffer[]): Reply {
     } else if (opt === 'type') {
       const type = lower(value);
       if (!CLIENT_TYPES.has(type)) fail(Errors.unknownClientType(text(value)));
-      filters.push((c) => type === clientType(c));
+      filters.push((c) => isOfType(c, type));
     } else if (opt === 'user') {
       const user = text(value);
       if (user !== 'default') fail(Errors.noSuchUser(user));

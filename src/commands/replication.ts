@@ -1,13 +1,84 @@
-// The replication commands (Redis's replication.c). ROLE today; the links themselves (REPLICAOF,
-// SYNC/PSYNC, REPLCONF, WAIT) come with src/replication/, which moves the state ROLE reads.
-import type { Reply } from '../resp/reply.js';
+// The replication commands (Redis's replication.c): a replica's SYNC / PSYNC and REPLCONF, WAIT,
+// ROLE. They parse and answer in Redis's words; the links themselves are src/replication/'s,
+// reached through the instance's ReplicationControl (installed by the TCP server: the embedded
+// engine has none).
+import { OK, Replies, type Reply, fail } from '../resp/reply.js';
+import { Errors } from '../resp/errors.js';
+import { integerArg, lower } from './args.js';
 import { command, type CommandSpec, type Context } from './types.js';
 
-/** ROLE on a primary: ["master", offset, [[ip, port, offset] per replica]]. */
+const NO_REPLY = new Replies([]);
+/** Redis's NET_HOST_STR_LEN: REPLCONF ip-address is at most this long. */
+const HOST_MAX = 256;
+
+/** ROLE on a primary: ["master", offset, [[ip, port, acked offset] per replica]]. */
 function role(ctx: Context): Reply {
   const r = ctx.instance.replication;
-  return [r.role, r.offset, []];
+  const replicas = ctx.instance.replicationControl?.replicas() ?? [];
+  return [r.role, r.offset, replicas.map((s) => [s.ip, String(s.port), String(s.ackOffset)])];
 }
+
+function sync(ctx: Context, argv: Buffer[]): Reply | Promise<Reply> {
+  // A replica already attached sends nothing more of this kind: ignored, as Redis does.
+  if (ctx.client.isReplica) return NO_REPLY;
+  const control = ctx.instance.replicationControl;
+  if (control === null) fail(Errors.noReplicationHere);
+  let psync: { replid: string; offset: number } | null = null;
+  if (lower(argv[0]!) === 'psync') psync = { replid: argv[1]!.toString('latin1'), offset: integerArg(argv[2]!) };
+  return control.sync(ctx.client, psync);
+}
+
+function replconf(ctx: Context, argv: Buffer[]): Reply {
+  if (argv.length % 2 === 0) fail(Errors.syntax);
+  const control = ctx.instance.replicationControl;
+  for (let j = 1; j < argv.length; j += 2) {
+    const option = lower(argv[j]!);
+    const value = argv[j + 1]!.toString('latin1');
+    switch (option) {
+      case 'listening-port':
+        integerArg(argv[j + 1]!);
+        break;
+      case 'ip-address':
+        if (argv[j + 1]!.length >= HOST_MAX) fail(Errors.replconfIpTooLong(argv[j + 1]!.length));
+        break;
+      case 'capa':
+      case 'rdb-only':
+        break;
+      case 'ack':
+        // From an attached replica only, and never answered (Redis's replconfCommand returns early).
+        if (ctx.client.isReplica && control !== null) control.replconf(ctx.client, 'ack', String(integerArg(argv[j + 1]!)), argv.slice(j + 2).map((a) => a.toString('latin1')));
+        return NO_REPLY;
+      case 'getack':
+        // Asked of a replica by its primary; a primary has nothing to answer.
+        return NO_REPLY;
+      default:
+        fail(Errors.unrecognizedReplconf(argv[j]!.toString('latin1')));
+    }
+    control?.replconf(ctx.client, option, value, []);
+  }
+  return OK;
+}
+
+function wait(ctx: Context, argv: Buffer[]): Reply | Promise<Reply> {
+  const r = ctx.instance.replication;
+  if (r.role === 'slave') fail(Errors.waitOnReplica);
+  const count = integerArg(argv[1]!);
+  const timeout = integerArg(argv[2]!, Errors.timeoutNotInteger);
+  if (timeout < 0) fail(Errors.timeoutNegative);
+  const control = ctx.instance.replicationControl;
+  const offset = ctx.client.replOffset;
+  const acked = control?.acknowledged(offset) ?? 0;
+  if (acked >= count || ctx.noBlock) return acked;
+  if (control === null) {
+    // No replica can ever attach here: what Redis would answer once the timeout passes.
+    return new Promise((resolve) => {
+      if (timeout > 0) setTimeout(() => resolve(0), timeout);
+    });
+  }
+  return control.waitFor(offset, count, timeout);
+}
+
+const REPLICATION_ADMIN = { categories: ['admin', 'slow', 'dangerous'], group: 'server' };
 
 export const commands: CommandSpec[] = [
   command('role', 1, ['noscript', 'loading', 'stale', 'fast'], null, role, {
@@ -15,5 +86,26 @@ export const commands: CommandSpec[] = [
     summary: 'Returns the replication role',
     since: '2.8.12',
     group: 'server',
+  }),
+  command('sync', 1, ['admin', 'noscript', 'no_async_loading', 'no_multi'], null, sync, {
+    ...REPLICATION_ADMIN,
+    summary: 'An internal command used in replication',
+    since: '1.0.0',
+  }),
+  command('psync', -3, ['admin', 'noscript', 'no_async_loading', 'no_multi'], null, sync, {
+    ...REPLICATION_ADMIN,
+    summary: 'An internal command used in replication',
+    since: '2.8.0',
+  }),
+  command('replconf', -1, ['admin', 'noscript', 'loading', 'stale', 'allow_busy'], null, replconf, {
+    ...REPLICATION_ADMIN,
+    summary: 'An internal command for configuring the replication stream',
+    since: '3.0.0',
+  }),
+  command('wait', 3, ['noscript'], null, wait, {
+    categories: ['slow', 'connection'],
+    summary: 'Blocks until the asynchronous replication of all preceding write commands sent by the connection is completed',
+    since: '3.0.0',
+    group: 'generic',
   }),
 ];

@@ -12,7 +12,7 @@ import type { BuffersHeld } from './core/buffers-held.js';
 import type { InfoRegistry } from './core/info.js';
 import type { EffectFanout, PropagatedArg } from './core/effects.js';
 import type { DatasetControl, Persistence, SnapshotControl } from './core/persistence.js';
-import type { ReplicationView } from './core/replication.js';
+import type { ReplicationControl, ReplicationView } from './core/replication.js';
 import type { Stats } from './core/stats.js';
 import type { PubSubRegistry } from './pubsub-registry.js';
 
@@ -33,6 +33,7 @@ export type CommandFlag =
   | 'no_auth'
   | 'may_replicate'
   | 'no_multi'
+  | 'no_async_loading'
   | 'allow_busy'
   | 'no_mandatory_keys'
   | 'movablekeys';
@@ -124,6 +125,8 @@ export interface InstanceView {
   snapshots: SnapshotControl | null;
   /** This instance's replication role, ids and offsets (INFO replication, ROLE). */
   readonly replication: ReplicationView;
+  /** SYNC/PSYNC, REPLCONF and WAIT go here; null where nothing installed replication (the embedded engine). */
+  replicationControl: ReplicationControl | null;
   activeExpireEnabled: boolean;
   dirty: number;
   lastSaveTime: number;

@@ -17,6 +17,8 @@ export class ReplicationBacklog implements EffectSink, BacklogStatus {
   /** How many bytes the ring holds (repl_backlog_histlen). */
   histlen = 0;
   private readonly chunks: Buffer[] = [];
+  /** Told of every byte fed, as it is fed (the primary sends them to its replicas). The Buffer is reused after the call. */
+  onBytes: ((bytes: Buffer) => void) | null = null;
 
   constructor(
     private readonly state: ReplicationState,
@@ -52,6 +54,7 @@ export class ReplicationBacklog implements EffectSink, BacklogStatus {
     }
     this.histlen = Math.min(size, this.histlen + bytes.length);
     this.state.offset += bytes.length;
+    this.onBytes?.(bytes);
   }
 
   /**

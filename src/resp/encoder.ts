@@ -205,6 +205,12 @@ export class Encoder implements ReplyWriter {
   }
 
   /** A stream id as the bulk string "ms-seq", its digits written from numbers. */
+  raw(bytes: Buffer): void {
+    this.ensure(bytes.length);
+    bytes.copy(this.buf, this.pos);
+    this.pos += bytes.length;
+  }
+
   streamId(ms: number | bigint, seq: number | bigint): void {
     // Parts above 2^53 are bigints (ids are canonical U64s); those few go through a string.
     if (typeof ms !== 'number' || typeof seq !== 'number') {

@@ -197,6 +197,15 @@ export const Errors = {
   loadaofNeedsAof: 'ERR DEBUG LOADAOF needs the append-only file on (CONFIG SET appendonly yes)',
   rdbLoadFailed: 'ERR Error trying to load the RDB dump, check server logs.',
   aofLoadFailed: 'ERR Error trying to load the AOF files, check server logs.',
+  // --- replication (replication.c)
+  unrecognizedReplconf: (option: string) => `ERR Unrecognized REPLCONF option: ${option}`,
+  replconfIpTooLong: (bytes: number) => `ERR REPLCONF ip-address provided by replica instance is too long: ${bytes} bytes`,
+  syncWithPendingOutput: 'ERR SYNC and PSYNC are invalid with pending output',
+  noReplicas: 'NOREPLICAS Not enough good replicas to write.',
+  waitOnReplica:
+    'ERR WAIT cannot be used with replica instances. Please also note that since Redis 4.0 if a replica is configured to be writable (which is not the default) writes to replicas are just local and are not propagated.',
+  /** sluice's own: the embedded engine has no network for a replica to attach over. */
+  noReplicationHere: 'ERR sluice replicates over the network only: connect to `sluice server` to SYNC or PSYNC',
   noPersistence: 'ERR persistence is not enabled: start sluice with a data directory (--dir)',
   rewriteInProgress: 'ERR Background append only file rewriting already in progress',
   saveInProgress: 'ERR Background save already in progress',

@@ -88,6 +88,8 @@ export interface ReplyWriter {
   bulkDecimal(n: number): void;
   /** A stream id as the bulk string "ms-seq" (as StreamIdReply). */
   streamId(ms: number | bigint, seq: number | bigint): void;
+  /** Bytes that are already RESP (or are not RESP: a replica's RDB payload), as they are. */
+  raw(bytes: Buffer): void;
 }
 
 /**

@@ -1,8 +1,8 @@
 // client-output-buffer-limit, as Redis's checkClientOutputBufferLimits: a client whose unsent
 // replies reach the hard limit, or stay at or above the soft limit for more than the soft
 // seconds, is disconnected. (Before either, sluice stops reading from a client whose replies
-// pile up; see Connection.) A subscribed client is of the pubsub class, any other of the normal
-// class: sluice has no replicas, whose limits are kept for CONFIG GET/SET as Redis shows them.
+// pile up; see Connection.) A replica attached to this primary is of the replica (slave) class,
+// a subscribed client of the pubsub class, any other of the normal class.
 // A client that has not authenticated yet has a small fixed limit of its own, whatever the
 // setting (Redis's fix for CVE-2025-21605, in redis-server 7.0.15 as distributions ship it).
 import type { Config } from '../commands/config.js';

@@ -5,6 +5,7 @@ import * as net from 'node:net';
 import { allCommands } from '../commands/index.js';
 import { Instance } from '../commands/core/instance.js';
 import type { Logger } from '../logger.js';
+import { PrimaryRole } from '../replication/primary.js';
 import { SocketConnection } from './socket-connection.js';
 import { deniedByProtectedMode, DENIED_REPLY } from './protected-mode.js';
 
@@ -50,6 +51,9 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   if (options.requirepass !== undefined) instance.config.setRaw('requirepass', options.requirepass);
   if (options.protectedMode !== undefined) instance.config.setRaw('protected-mode', options.protectedMode);
   instance.startActiveExpiry();
+  // Replicas attach over TCP: a served instance is a primary they can SYNC with.
+  const primary = instance.replicationControl instanceof PrimaryRole ? instance.replicationControl : new PrimaryRole(instance);
+  instance.replicationControl = primary;
 
   const connections = new Set<SocketConnection>();
   const hooks: Array<() => Promise<void> | void> = [];
@@ -83,6 +87,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   // 'timeout' (seconds): close clients idle that long; blocked clients wait for their own timeout.
   // Also the soft output buffer limits' clock.
   const idleSweeper = setInterval(() => {
+    primary.cron();
     // client-output-buffer-limit's soft limit counts seconds even when no reply is added.
     for (const c of [...connections]) {
       c.checkOutputLimit();
@@ -92,7 +97,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     if (timeout <= 0) return;
     const limit = Date.now() - timeout * 1000;
     for (const c of [...connections]) {
-      if (c.client.blocked === null && c.client.lastInteraction < limit) c.destroy();
+      if (c.client.blocked === null && !c.client.isReplica && c.client.lastInteraction < limit) c.destroy();
     }
   }, 1000);
   idleSweeper.unref();

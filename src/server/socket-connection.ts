@@ -118,7 +118,7 @@ export class SocketConnection {
       outputUnsent: this.outputBacklog(),
     });
     const config = instance.config;
-    this.outputLimit = new OutputLimit(config, () => (this.client.subscriptions.active ? 'pubsub' : 'normal'));
+    this.outputLimit = new OutputLimit(config, () => (this.client.isReplica ? 'slave' : this.client.subscriptions.active ? 'pubsub' : 'normal'));
     this.requestLimits = config.derived((c) => ({
       maxBulkLen: c.getNumber('proto-max-bulk-len'),
       maxQueryBuffer: c.getNumber('client-query-buffer-limit'),

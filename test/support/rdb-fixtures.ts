@@ -47,23 +47,23 @@ export async function populate(client: Redis, prefix = ''): Promise<string[]> {
  * Drops the XINFO fields that are not data: sluice's Redis 7.2 additions ("active-time",
  * "inactive") and "radix-tree-nodes" (an internal of Redis's rax).
  */
-export function scrubInfo(reply: unknown): unknown {
+export function scrubInfo(reply: unknown, ignore: string[] = []): unknown {
   if (!Array.isArray(reply)) return reply;
   const out: unknown[] = [];
   for (let i = 0; i < reply.length; i++) {
     const v = reply[i];
     const name = Buffer.isBuffer(v) ? v.toString() : v;
-    if (i % 2 === 0 && typeof name === 'string' && ['active-time', 'inactive', 'radix-tree-nodes'].includes(name)) {
+    if (i % 2 === 0 && typeof name === 'string' && (['active-time', 'inactive', 'radix-tree-nodes'].includes(name) || ignore.includes(name))) {
       i++;
       continue;
     }
-    out.push(scrubInfo(v));
+    out.push(scrubInfo(v, ignore));
   }
   return out;
 }
 
 /** What the keys hold, read through commands (sets sorted: a hashtable set's order is not data). */
-export async function snapshot(client: Redis, keys: string[]): Promise<unknown[]> {
+export async function snapshot(client: Redis, keys: string[], ignore: string[] = []): Promise<unknown[]> {
   const out: unknown[] = [];
   for (const key of keys) {
     const type = await client.type(key);
@@ -87,8 +87,8 @@ export async function snapshot(client: Redis, keys: string[]): Promise<unknown[]
         break;
       case 'stream':
         value = [
-          scrubInfo(await client.callBuffer('XINFO', 'STREAM', key, 'FULL')),
-          scrubInfo(await client.call('XINFO', 'GROUPS', key)),
+          scrubInfo(await client.callBuffer('XINFO', 'STREAM', key, 'FULL'), ignore),
+          scrubInfo(await client.call('XINFO', 'GROUPS', key), ignore),
           await client.call('XRANGE', key, '-', '+'),
         ];
         break;

@@ -149,6 +149,9 @@ export function registerBuiltinSections(instance: InstanceView): void {
     `total_net_input_bytes:${stats.netInputBytes}`,
     `total_net_output_bytes:${stats.netOutputBytes}`,
     `rejected_connections:${stats.rejectedConnections}`,
+    `sync_full:${stats.syncFull}`,
+    `sync_partial_ok:${stats.syncPartialOk}`,
+    `sync_partial_err:${stats.syncPartialErr}`,
     `expired_keys:${stats.expiredKeys}`,
     'evicted_keys:0',
     'evicted_clients:0',
@@ -162,7 +165,7 @@ export function registerBuiltinSections(instance: InstanceView): void {
     'unexpected_error_replies:0',
     `total_error_replies:${stats.totalErrorReplies}`,
   ], true);
-  info.register('replication', () => replicationInfoLines(instance.replication, instance.config.getNumber('repl-backlog-size')), true);
+  info.register('replication', () => replicationInfoLines(instance.replication, instance.config.getNumber('repl-backlog-size'), instance.replicationControl?.replicas() ?? []), true);
   info.register('cpu', () => {
     const cpu = process.cpuUsage();
     const secs = (us: number) => (us / 1e6).toFixed(6);

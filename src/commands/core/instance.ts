@@ -13,7 +13,7 @@ import { maxmemoryRejection } from '../maxmemory.js';
 import { redisMemoryModel } from '../used-memory.js';
 import { BuffersHeld } from './buffers-held.js';
 import { EffectFanout } from './effects.js';
-import { ReplicationState } from './replication.js';
+import { type ReplicationControl, ReplicationState } from './replication.js';
 import { monitorLine, monitorRejection, redactedArgv } from '../monitor.js';
 import { SUBSCRIBED_MODE_COMMANDS } from '../pubsub.js';
 import { PubSubRegistry } from '../pubsub-registry.js';
@@ -65,6 +65,8 @@ export class Instance implements InstanceView {
   snapshots: SnapshotControl | null = null;
   /** Role, replication ids and offsets; src/replication/ moves them. */
   readonly replication = new ReplicationState();
+  /** Installed by the TCP server (src/replication/primary.ts); null in the embedded engine. */
+  replicationControl: ReplicationControl | null = null;
   /** DEBUG SET-ACTIVE-EXPIRE: when false, keys expire only when accessed. */
   activeExpireEnabled = true;
   /** Changes since the last save/rewrite, as Redis's server.dirty. */
@@ -99,6 +101,7 @@ export class Instance implements InstanceView {
     this.keyspace = new Keyspace(options.now, redisMemoryModel);
     this.config = new Config(options.config);
     this.maxmemory = this.config.derived((c) => c.getNumber('maxmemory'));
+    this.minReplicasToWrite = this.config.derived((c) => c.getNumber('min-replicas-to-write'));
     this.logger = options.logger ?? silentLogger;
     this.table.register(commands);
     registerBuiltinSections(this);
@@ -154,6 +157,9 @@ export class Instance implements InstanceView {
     this.monitors.delete(client);
     this.buffersHeld.released(client);
     this.clients.delete(client.id);
+    const gone = client.onGone;
+    client.onGone = null;
+    gone?.();
   }
 
   blockedClientCount(): number {
@@ -188,6 +194,10 @@ export class Instance implements InstanceView {
       return this.reject(fullName, Errors.noAuth);
     }
     const oom = maxmemoryRejection(this, client, spec, fullName); if (oom !== null) return oom;
+    if (resolved.write && this.minReplicasToWrite() > 0 && !client.mustObey && this.tooFewReplicas()) {
+      if (client.multi !== null) client.multiAborted = true;
+      return this.reject(fullName, Errors.noReplicas);
+    }
     if (client.resp === 2 && client.subscriptions.active && !SUBSCRIBED_MODE_COMMANDS.has(fullName)) {
       const message = Errors.subscribedMode(fullName);
       return this.reject(fullName, fullName === 'exec' ? this.abortExec(client, message).message : message);
@@ -226,7 +236,8 @@ export class Instance implements InstanceView {
       client.monitor ||
       (client.resp === 2 && client.subscriptions.active) ||
       (this.persistence !== null && resolved.write && this.persistence.writeError() !== null) ||
-      this.maxmemory() > 0
+      this.maxmemory() > 0 ||
+      this.minReplicasToWrite() > 0
     ) {
       return this.execute(client, args.toArgv(), resolved);
     }
@@ -235,6 +246,14 @@ export class Instance implements InstanceView {
 
   /** The maxmemory setting, read per command by executeArgs. */
   private readonly maxmemory: () => number;
+  /** min-replicas-to-write, read per command by executeArgs. */
+  private readonly minReplicasToWrite: () => number;
+
+  /** As Redis's processCommand with min-replicas-to-write and min-replicas-max-lag both set. */
+  private tooFewReplicas(): boolean {
+    if (this.config.getNumber('min-replicas-max-lag') <= 0 || this.replication.role !== 'master') return false;
+    return (this.replicationControl?.goodReplicas() ?? 0) < this.minReplicasToWrite();
+  }
 
   /** Finds a command's spec, checking existence and arity. */
   resolve(argv: Buffer[]): Resolved | ErrorReply {
@@ -345,7 +364,10 @@ export class Instance implements InstanceView {
     // Without an effect sink nothing is propagated: no argv is built for it.
     if (this.effects.active) {
       const items = ctx.propagated(args);
-      if (items.length > 0) this.effects.append(items);
+      if (items.length > 0) {
+        this.effects.append(items);
+        ctx.client.replOffset = this.replication.offset;
+      }
     }
     this.serveReadyKeys();
   }
@@ -368,7 +390,10 @@ export class Instance implements InstanceView {
       // With noBlock set no handler returns a pending promise; guard against one that does.
       replies.push(reply instanceof Promise ? new ErrorReply(Errors.blockedInMulti) : reply);
     }
-    if (batch.length > 0 && this.effects.active) this.effects.append(batch);
+    if (batch.length > 0 && this.effects.active) {
+      this.effects.append(batch);
+      client.replOffset = this.replication.offset;
+    }
     this.serveReadyKeys();
     return replies;
   }

@@ -4,6 +4,8 @@
 // moves these numbers (the backlog the effects feed, and later the links to replicas and to a
 // primary).
 import { randomBytes } from 'node:crypto';
+import type { Reply } from '../../resp/reply.js';
+import type { ClientState } from '../client-state.js';
 
 /** Forty hex digits, as Redis's getRandomHexChars makes run ids and replication ids. */
 export function randomReplicationId(): string {
@@ -35,6 +37,37 @@ export interface ReplicationView {
   readonly backlog: BacklogStatus | null;
 }
 
+/** A replica attached to this primary, as INFO replication and ROLE show it. */
+export interface ReplicaInfo {
+  readonly ip: string;
+  /** The port it announced (REPLCONF listening-port), 0 when none. */
+  readonly port: number;
+  /** wait_bgsave, send_bulk or online. */
+  readonly state: string;
+  /** The offset it last acknowledged (REPLCONF ACK). */
+  readonly ackOffset: number;
+  /** Seconds since its last ACK. */
+  readonly lagSeconds: number;
+}
+
+/**
+ * The replication commands' way into src/replication/ (the server installs one; an instance
+ * without one, the embedded engine, has no network to replicate over).
+ */
+export interface ReplicationControl {
+  /** SYNC (psync null) or PSYNC <replid> <offset>: the reply (+FULLRESYNC and the RDB, or +CONTINUE and the backlog). */
+  sync(client: ClientState, psync: { replid: string; offset: number } | null): Reply;
+  /** REPLCONF's options after validation: listening-port, ip-address, capa, ack. */
+  replconf(client: ClientState, option: string, value: string, extra: string[]): void;
+  replicas(): ReplicaInfo[];
+  /** How many replicas acknowledged `offset` or more. */
+  acknowledged(offset: number): number;
+  /** Replicas online with a lag within min-replicas-max-lag (min-replicas-to-write counts these). */
+  goodReplicas(): number;
+  /** WAIT: resolves with the count of replicas that acknowledged `offset` once `count` did or `timeoutMs` passed (0: no limit). */
+  waitFor(offset: number, count: number, timeoutMs: number): Promise<number>;
+}
+
 /** A primary with no replicas yet: what every instance is until replication changes it. */
 export class ReplicationState implements ReplicationView {
   role: 'master' | 'slave' = 'master';
@@ -55,11 +88,12 @@ export class ReplicationState implements ReplicationView {
   }
 }
 
-/** INFO replication for an instance with no replicas attached, field for field as Redis 7.0. */
-export function replicationInfoLines(r: ReplicationView, backlogSize: number): string[] {
+/** INFO replication, field for field as Redis 7.0 (a primary's view). */
+export function replicationInfoLines(r: ReplicationView, backlogSize: number, replicas: ReplicaInfo[]): string[] {
   return [
     `role:${r.role}`,
-    'connected_slaves:0',
+    `connected_slaves:${replicas.length}`,
+    ...replicas.map((s, i) => `slave${i}:ip=${s.ip},port=${s.port},state=${s.state},offset=${s.ackOffset},lag=${s.lagSeconds}`),
     'master_failover_state:no-failover',
     `master_replid:${r.replid}`,
     `master_replid2:${r.replid2}`,

@@ -17,6 +17,10 @@ export class Stats {
   totalErrorReplies = 0;
   netInputBytes = 0;
   netOutputBytes = 0;
+  /** Full syncs served, PSYNCs continued from the backlog, and PSYNCs that could not be. */
+  syncFull = 0;
+  syncPartialOk = 0;
+  syncPartialErr = 0;
   readonly perCommand = new Map<string, CommandStats>();
   readonly errorCodes = new Map<string, number>();
 
@@ -47,6 +51,9 @@ export class Stats {
     this.totalErrorReplies = 0;
     this.netInputBytes = 0;
     this.netOutputBytes = 0;
+    this.syncFull = 0;
+    this.syncPartialOk = 0;
+    this.syncPartialErr = 0;
     // Zeroed in place: dispatch keeps each command's counters (Resolved.stats).
     for (const s of this.perCommand.values()) {
       s.calls = 0;

@@ -1,0 +1,266 @@
+// The primary's side of replication, as Redis 7.0's replication.c: replicas attach with SYNC or
+// PSYNC, get a full sync (+FULLRESYNC, then the dataset as an RDB) or continue from the
+// backlog (+CONTINUE), and from then on receive every command effect as the replication
+// stream. They acknowledge offsets with REPLCONF ACK every second, which INFO replication,
+// ROLE, WAIT and min-replicas-to-write read. Every repl-ping-replica-period the primary PINGs
+// them through the stream; a replica silent past repl-timeout is dropped.
+import { randomBytes } from 'node:crypto';
+import type { ClientState } from '../commands/client-state.js';
+import type { Instance } from '../commands/core/instance.js';
+import type { ReplicaInfo, ReplicationControl } from '../commands/core/replication.js';
+import { DirectReply, type Reply, type ReplyWriter } from '../resp/reply.js';
+import { saveRdb } from '../persist/rdb-snapshot.js';
+import { createBacklog, type ReplicationBacklog } from './backlog.js';
+
+/** Bytes written to a replica as they are (the RDB transfer, the replication stream). */
+export class ReplicationBytes extends DirectReply {
+  constructor(readonly bytes: Buffer) {
+    super();
+  }
+
+  writeTo(w: ReplyWriter): void {
+    w.raw(this.bytes);
+  }
+
+  toReply(): Reply {
+    return this.bytes;
+  }
+}
+
+const PING = Buffer.from('*1\r\n$4\r\nPING\r\n');
+const GETACK = Buffer.from('*3\r\n$8\r\nREPLCONF\r\n$6\r\nGETACK\r\n$1\r\n*\r\n');
+
+interface Replica {
+  readonly client: ClientState;
+  port: number;
+  ip: string;
+  readonly capa: Set<string>;
+  state: 'wait_bgsave' | 'online';
+  ackOffset: number;
+  /** When the last ACK came (ms), or when it attached. */
+  ackAt: number;
+}
+
+interface Waiter {
+  offset: number;
+  count: number;
+  resolve: (acked: number) => void;
+  timer: NodeJS.Timeout | null;
+}
+
+export class PrimaryRole implements ReplicationControl {
+  private readonly byClient = new Map<ClientState, Replica>();
+  /** Replicas in the order they attached (INFO's slave0, slave1 ...). */
+  private readonly attached: Replica[] = [];
+  private backlog: ReplicationBacklog | null = null;
+  private waiters: Waiter[] = [];
+  /** Seconds of the cron, for the PING period. */
+  private cronTicks = 0;
+  /** A GETACK is asked of the replicas at the end of this turn (WAIT), once per turn. */
+  private getAckQueued = false;
+
+  constructor(private readonly instance: Instance) {}
+
+  // --- REPLCONF (from a replica before and after its SYNC) --------------------------------------
+
+  replconf(client: ClientState, option: string, value: string, extra: string[]): void {
+    const pending = this.pendingOptions(client);
+    switch (option) {
+      case 'listening-port':
+        pending.port = Number(value);
+        break;
+      case 'ip-address':
+        pending.ip = value;
+        break;
+      case 'capa':
+        pending.capa.add(value.toLowerCase());
+        break;
+      case 'ack': {
+        const replica = this.byClient.get(client);
+        if (replica === undefined) return;
+        const offset = Number(value);
+        if (offset > replica.ackOffset) replica.ackOffset = offset;
+        replica.ackAt = Date.now();
+        void extra;
+        this.serveWaiters();
+        break;
+      }
+    }
+  }
+
+  /** What a client said in REPLCONF before it became a replica (kept per client until then). */
+  private readonly options = new WeakMap<ClientState, { port: number; ip: string; capa: Set<string> }>();
+
+  private pendingOptions(client: ClientState): { port: number; ip: string; capa: Set<string> } {
+    const replica = this.byClient.get(client);
+    if (replica !== undefined) return replica;
+    let o = this.options.get(client);
+    if (o === undefined) {
+      o = { port: 0, ip: '', capa: new Set() };
+      this.options.set(client, o);
+    }
+    return o;
+  }
+
+  // --- SYNC / PSYNC ----------------------------------------------------------------------------
+
+  sync(client: ClientState, psync: { replid: string; offset: number } | null): Reply {
+    const r = this.instance.replication;
+    const options = this.pendingOptions(client);
+    if (psync !== null && this.backlog !== null) {
+      const sameHistory =
+        psync.replid === r.replid || (psync.replid === r.replid2 && psync.offset <= r.secondOffset);
+      const missing = sameHistory ? this.backlog.since(psync.offset) : null;
+      if (missing !== null) {
+        const replica = this.attach(client, options, 'online');
+        this.instance.stats.syncPartialOk++;
+        this.instance.logger.info(`sluice: Partial resynchronization request from ${client.addr} accepted. Sending ${missing.length} bytes of backlog starting from offset ${psync.offset}.`);
+        const head = Buffer.from(replica.capa.has('psync2') ? `+CONTINUE ${r.replid}\r\n` : '+CONTINUE\r\n');
+        return new ReplicationBytes(Buffer.concat([head, missing]));
+      }
+      if (psync.replid !== '?') this.instance.stats.syncPartialErr++;
+    }
+    // A full sync. The first replica of a primary without a backlog starts a new history, as
+    // Redis's syncCommand does (changeReplicationId, clearReplicationId2, createReplicationBacklog).
+    if (this.backlog === null) {
+      r.replid = randomBytes(20).toString('hex');
+      r.replid2 = '0'.repeat(40);
+      r.secondOffset = -1;
+      this.backlog = createBacklog(this.instance);
+      this.backlog.onBytes = (bytes) => this.broadcast(bytes);
+    }
+    this.instance.stats.syncFull++;
+    const replica = this.attach(client, options, 'wait_bgsave');
+    // The snapshot is taken synchronously: nothing runs between it and the replica's first
+    // stream bytes, so the stream continues exactly at this offset. It starts with a SELECT.
+    const rdb = saveRdb(this.instance);
+    this.backlog.forceSelect();
+    const head = psync !== null ? `+FULLRESYNC ${r.replid} ${r.offset}\r\n` : '';
+    let body: Buffer;
+    if (replica.capa.has('eof') && this.instance.config.get('repl-diskless-sync') === 'yes') {
+      const mark = randomBytes(20).toString('hex');
+      body = Buffer.concat([Buffer.from(`${head}$EOF:${mark}\r\n`), rdb, Buffer.from(mark)]);
+    } else {
+      body = Buffer.concat([Buffer.from(`${head}$${rdb.length}\r\n`), rdb]);
+    }
+    this.instance.logger.info(`sluice: Synchronization with replica ${client.addr} succeeded (full sync, ${rdb.length} bytes of RDB)`);
+    replica.state = 'online';
+    return new ReplicationBytes(body);
+  }
+
+  private attach(client: ClientState, options: { port: number; ip: string; capa: Set<string> }, state: Replica['state']): Replica {
+    const replica: Replica = {
+      client,
+      port: options.port,
+      ip: options.ip !== '' ? options.ip : client.addr.slice(0, client.addr.lastIndexOf(':')).replace(/^\[|\]$/g, ''),
+      capa: options.capa,
+      state,
+      ackOffset: 0,
+      ackAt: Date.now(),
+    };
+    client.isReplica = true;
+    this.byClient.set(client, replica);
+    this.attached.push(replica);
+    const detach = client.onGone;
+    client.onGone = () => {
+      detach?.();
+      this.detach(client);
+    };
+    return replica;
+  }
+
+  private detach(client: ClientState): void {
+    const replica = this.byClient.get(client);
+    if (replica === undefined) return;
+    this.byClient.delete(client);
+    this.attached.splice(this.attached.indexOf(replica), 1);
+    this.instance.logger.info(`sluice: Connection with replica ${client.addr} lost.`);
+  }
+
+  /** The stream's new bytes (a command's effects, a PING) to every attached replica. */
+  private broadcast(bytes: Buffer): void {
+    if (this.attached.length === 0) return;
+    const reply = new ReplicationBytes(Buffer.from(bytes)); // the backlog's encoder reuses its memory
+    // After the reply of a command the replica itself is running (its PSYNC), never before it.
+    for (const replica of this.attached) replica.client.push?.(reply, true);
+  }
+
+  // --- what INFO, ROLE, WAIT and min-replicas-to-write read --------------------------------------
+
+  replicas(): ReplicaInfo[] {
+    const now = Date.now();
+    return this.attached.map((s) => ({
+      ip: s.ip,
+      port: s.port,
+      state: s.state,
+      ackOffset: s.ackOffset,
+      lagSeconds: Math.floor((now - s.ackAt) / 1000),
+    }));
+  }
+
+  acknowledged(offset: number): number {
+    let n = 0;
+    for (const s of this.attached) if (s.state === 'online' && s.ackOffset >= offset) n++;
+    return n;
+  }
+
+  goodReplicas(): number {
+    const maxLag = this.instance.config.getNumber('min-replicas-max-lag');
+    const now = Date.now();
+    let n = 0;
+    for (const s of this.attached) if (s.state === 'online' && (now - s.ackAt) / 1000 <= maxLag) n++;
+    return n;
+  }
+
+  waitFor(offset: number, count: number, timeoutMs: number): Promise<number> {
+    return new Promise((resolve) => {
+      const waiter: Waiter = { offset, count, resolve, timer: null };
+      if (timeoutMs > 0) {
+        waiter.timer = setTimeout(() => {
+          this.waiters = this.waiters.filter((w) => w !== waiter);
+          resolve(this.acknowledged(offset));
+        }, timeoutMs);
+      }
+      this.waiters.push(waiter);
+      // As Redis's beforeSleep: one REPLCONF GETACK * per turn asks the replicas for their offset.
+      if (!this.getAckQueued) {
+        this.getAckQueued = true;
+        setImmediate(() => {
+          this.getAckQueued = false;
+          if (this.waiters.length > 0 && this.attached.length > 0) this.backlog?.feed(GETACK);
+        });
+      }
+    });
+  }
+
+  private serveWaiters(): void {
+    if (this.waiters.length === 0) return;
+    const left: Waiter[] = [];
+    for (const w of this.waiters) {
+      const acked = this.acknowledged(w.offset);
+      if (acked >= w.count) {
+        if (w.timer !== null) clearTimeout(w.timer);
+        w.resolve(acked);
+      } else {
+        left.push(w);
+      }
+    }
+    this.waiters = left;
+  }
+
+  // --- every second (Redis's replicationCron) -----------------------------------------------------
+
+  cron(): void {
+    this.cronTicks++;
+    const period = this.instance.config.getNumber('repl-ping-replica-period');
+    if (this.attached.length > 0 && this.cronTicks % period === 0) this.backlog?.feed(PING);
+    const timeoutMs = this.instance.config.getNumber('repl-timeout') * 1000;
+    const now = Date.now();
+    for (const s of [...this.attached]) {
+      if (s.state === 'online' && now - s.ackAt > timeoutMs) {
+        this.instance.logger.warn(`sluice: Disconnecting timedout replica (streaming sync): ${s.client.addr}`);
+        s.client.kill();
+      }
+    }
+  }
+}
