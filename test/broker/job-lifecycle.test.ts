@@ -12,6 +12,7 @@ import { Producer } from '../../src/broker/producer.js';
 import { JobFailedError, Queue } from '../../src/broker/queue.js';
 import { QueueEvents } from '../../src/broker/queue-events.js';
 import { Worker } from '../../src/broker/worker.js';
+import { jobKeys } from '../../src/broker/jobs/keys.js';
 import { backends, deferred, describeEach } from './backends.js';
 import { unique } from '../support/names.js';
 import { waitFor } from '../support/wait.js';
@@ -210,6 +211,37 @@ describeEach(backends, (name) => `a job's whole life on ${name}`, (b) => {
     assert.equal((await queue.getJob(plain))!.state, 'waiting');
     await waitFor(async () => (await queue.getJob(urgent))?.state === 'prioritized', 'the prioritized one moved');
     assert.equal((await queue.getJob(urgent))!.entryId, undefined, 'no entry yet (its ZADD replied a count)');
+  });
+
+  test('fast jobs (a sync handler, their start and completion in one write): each record ends completed with its start, each job has its events in order', async () => {
+    const stream = unique('fast');
+    const producer = new Producer<Order>(conn, { stream });
+    const queue = new Queue<Order, Receipt>(conn, { stream });
+    closers.push(() => queue.close());
+    for (const concurrency of [1, 50]) {
+      const ids = await producer.addMany(Array.from({ length: 120 }, (_, i) => ({ sku: `s${concurrency}-${i}`, qty: 1 })));
+      let done = 0;
+      const worker = new Worker<Order, Receipt>(conn, { stream, group: 'g', concurrency }, (job) => ({ total: job.payload.qty, sku: job.payload.sku }));
+      worker.on('completed', () => done++);
+      worker.on('error', () => {});
+      await worker.start();
+      await waitFor(() => done === ids.length, 'every job completed');
+      await worker.close();
+      for (const job of await Promise.all(ids.map((id) => queue.getJob(id)))) {
+        assert.equal(job?.state, 'completed', JSON.stringify(job));
+        assert.equal(job.attemptsMade, 1);
+        assert.ok(job.startedAt !== undefined && job.finishedAt! >= job.startedAt, 'started, then finished');
+        assert.match(job.entryId ?? '', /^\d+-\d+$/);
+        assert.ok(job.consumer !== undefined);
+      }
+      const events = (await conn.call('XRANGE', jobKeys(stream).events, '-', '+')) as Array<[string, string[]]>;
+      const byJob = new Map<string, string[]>();
+      for (const [, fields] of events) {
+        const jobId = fields[fields.indexOf('jobId') + 1]!;
+        if (fields.includes('jobId')) byJob.set(jobId, [...(byJob.get(jobId) ?? []), fields[fields.indexOf('event') + 1]!]);
+      }
+      for (const id of ids) assert.deepEqual(byJob.get(id), ['added', 'active', 'completed'], id);
+    }
   });
 });
 

@@ -1,7 +1,10 @@
 // What a worker writes about the jobs it runs (jobs/record.ts, jobs/events.ts), beside the
 // stream's own commands:
 //   start     HSET state=active, started, attempts, entry, consumer; event active (claimed too,
-//             when taken over from a dead consumer): one pipeline per read, not awaited;
+//             when taken over from a dead consumer): one pipeline per read, not awaited; when
+//             the job finished in the same event-loop turn, they go first in the MULTI of its
+//             XACK instead (deferWhile / take), so the server still sees them before the
+//             completion, in one write;
 //   complete  HSET state=completed, finished, result; ZADD PREFIX:completed; event completed:
 //             inside the MULTI of the XACK (acker.ts), so a job is never acknowledged without
 //             its result, nor completed without its acknowledgement;
@@ -49,6 +52,8 @@ export class JobWrites implements JobWriter {
     /** Log lines kept per job (the newest). */
     private readonly keepLogs: number,
     private readonly onError: (err: unknown) => void,
+    /** While true at a turn's end, the queued writes wait for take() (the acker's next batch). */
+    private readonly deferWhile: () => boolean = () => false,
   ) {
     this.keys = jobKeys(stream);
   }
@@ -154,16 +159,29 @@ export class JobWrites implements JobWriter {
   private send(commands: Arg[][]): void {
     if (commands.length === 0) return;
     for (const c of commands) this.buffer.push(c);
-    this.scheduled ??= setImmediate(() => this.flush());
+    this.scheduled ??= setImmediate(() => {
+      this.scheduled = null;
+      if (!this.deferWhile()) this.flush();
+    });
+  }
+
+  /** The queued writes, to be sent by the caller ahead of its own commands (and no longer here). */
+  take(): Arg[][] {
+    if (this.scheduled !== null) clearImmediate(this.scheduled);
+    this.scheduled = null;
+    const commands = this.buffer;
+    this.buffer = [];
+    return commands;
   }
 
   /** Sends the queued writes now (not awaited; a failure is reported through onError). */
   flush(): void {
-    if (this.scheduled !== null) clearImmediate(this.scheduled);
-    this.scheduled = null;
-    const commands = this.buffer;
+    this.sendNow(this.take());
+  }
+
+  /** Sends these writes now (not awaited; a failure is reported through onError). */
+  sendNow(commands: Arg[][]): void {
     if (commands.length === 0) return;
-    this.buffer = [];
     const sent = commands.length === 1 ? this.conn.call(...commands[0]!).then(() => {}) : this.conn.pipeline(commands).then((replies) => {
       const failed = replies.find((r) => r instanceof Error);
       if (failed) throw failed;

@@ -97,9 +97,10 @@ export class StreamConsumer<T> {
   ) {
     // After abandon() the CloseTimeoutError has said which acks went unconfirmed.
     const onError = (err: unknown): void => void (this.gaveUp || this.emit('error', asError(err)));
-    this.writes = new JobWrites(conn, o.stream, consumer, o.codec, o.eventsMaxLen, o.removeOnComplete, o.removeOnFail, o.keepLogs, onError);
+    // A job's start waits for its completion's MULTI when that is queued by the turn's end.
+    this.writes = new JobWrites(conn, o.stream, consumer, o.codec, o.eventsMaxLen, o.removeOnComplete, o.removeOnFail, o.keepLogs, onError, () => this.acker.queued);
     this.retention = new RetentionKeeper(conn, this.writes.keys, o.removeOnComplete, o.removeOnFail, o.keepAcknowledged, onError);
-    this.acker = new Acker(conn, o.stream, o.group, onError, () => this.writes.flush());
+    this.acker = new Acker(conn, o.stream, o.group, onError, () => this.writes.take(), (commands) => this.writes.sendNow(commands));
     this.retries = new RetryScheduler((id) => this.guard(this.retryDue(id)));
     this.priority = new PriorityTaker(conn, o.stream, onError);
     this.ended = new Promise((resolve) => (this.end = resolve));
