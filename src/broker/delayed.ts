@@ -50,9 +50,12 @@ const GUARD_TTL_MS = 600_000;
 /** The producer id of the mover's idempotent XADDs (IDMP, or the idempotence script). */
 export const DELAYED_PRODUCER_ID = 'sluice-delayed';
 
-/** A unique job id: time-ordered (ms, base 36) plus 80 random bits. */
+/**
+ * A unique job id, 20 characters: the time (ms, base 36, 8 digits until 2059) and 72 random
+ * bits (base64url). Short, as it is in every finished job's record key, index and events.
+ */
 export function newJobId(): string {
-  return `${Date.now().toString(36)}-${randomBytes(10).toString('hex')}`;
+  return `${Date.now().toString(36)}${randomBytes(9).toString('base64url')}`;
 }
 
 /** The sorted-set member of a delayed job. */
