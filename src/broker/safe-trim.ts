@@ -45,6 +45,11 @@ export class SafeTrimmer {
 
   /** Trims now; resolves to the number of entries removed. */
   async trim(stream: string): Promise<number> {
+    if (this.options.maxLen === 0 && this.options.minIdAgeMs === undefined) {
+      // Everything the groups no longer need: no need to read the stream for a bound.
+      const needed = await this.oldestNeeded(stream);
+      return Number(await this.conn.call('XTRIM', stream, ...(needed === null ? ['MAXLEN', 0] : ['MINID', needed])));
+    }
     const bound = await this.bound(stream);
     if (bound === null) return 0;
     const needed = await this.oldestNeeded(stream);

@@ -1,7 +1,8 @@
 // Retention bounds on every backend, over many jobs: removeOnComplete's count holds the
 // completed set, the records and (acknowledged entries trimmed) the stream to about that count
 // however many jobs ran; an age bound removes what finished longer ago; removeOnFail bounds
-// the failed set and records; keepAcknowledged keeps the entries but not the records.
+// the failed set and records; keepAcknowledged keeps the entries but not the records;
+// removeOnComplete: false keeps the records but not the acknowledged entries.
 //
 // The big run is 100,000 jobs on the embedded engine and 10,000 on redis-server and sluice
 // server (JOB_RETENTION_JOBS=100000 runs 100,000 everywhere), added with addMany in batches of
@@ -155,5 +156,19 @@ describeEach(backends, (name) => `job retention on ${name}`, (b, name) => {
     await waitFor(() => done === 3000, '3000 completed', 60_000);
     await waitFor(async () => (await records(conn, stream)) === 100, 'the records at 100', 5000);
     assert.equal(Number(await conn.call('XLEN', stream)), 3000);
+  });
+
+  test('removeOnComplete: false keeps every record; the acknowledged entries are trimmed all the same', async () => {
+    const stream = unique('keepall');
+    const producer = new Producer<{ n: number }>(conn, { stream, idempotent: false });
+    const w = start({ stream, removeOnComplete: false });
+    let done = 0;
+    w.on('completed', () => done++);
+    await w.start();
+    await addJobs(producer, 0, 3000);
+    await waitFor(() => done === 3000, '3000 completed', 60_000);
+    await waitFor(async () => Number(await conn.call('XLEN', stream)) === 0, 'every acknowledged entry trimmed', 10_000);
+    assert.equal(await records(conn, stream), 3000);
+    assert.equal(Number(await conn.call('ZCARD', `${stream}:completed`)), 3000);
   });
 });

@@ -2,7 +2,8 @@
 // finish, at most once per interval (sooner after half the count, at most 1000, finished), the records of completed (and of dead-lettered) jobs past
 // the policy's count or age are deleted with their logs and index entries, oldest first, and
 // the stream's acknowledged entries are trimmed by the same count or age (SafeTrimmer: never
-// an entry a group still needs), unless the worker keeps them (keepAcknowledged).
+// an entry a group still needs), or all of them when the records are kept without a bound,
+// unless the worker keeps them (keepAcknowledged).
 //
 // A job added with a policy of its own applies it, as in BullMQ, to the pass after it finishes
 // (the whole set is trimmed by it; `true` removes that job's record at once).
@@ -48,7 +49,10 @@ export class RetentionKeeper {
   ) {
     const byCount = Number.isFinite(completed.count) ? completed.count : undefined;
     const byAge = byCount === undefined && Number.isFinite(completed.ageMs) ? completed.ageMs : undefined;
-    this.entries = keepAcknowledged || (byCount === undefined && byAge === undefined) ? null : new SafeTrimmer(conn, { maxLen: byCount, minIdAgeMs: byAge, intervalMs });
+    // Records kept without a bound (removeOnComplete: false): they hold the finished jobs, and
+    // an acknowledged entry is only a copy of a record's data, so every one no group still needs
+    // is trimmed (maxLen 0); keepAcknowledged keeps them.
+    this.entries = keepAcknowledged ? null : new SafeTrimmer(conn, { maxLen: byCount ?? (byAge === undefined ? 0 : undefined), minIdAgeMs: byAge, intervalMs });
   }
 
   /** A job finished (with its own policy, if it has one): a pass runs when the interval has passed. */

@@ -103,7 +103,8 @@ export interface WorkerOptions {
    * Completed jobs' records kept (jobs/retention.ts): true removes each at once, a count keeps
    * the newest n, `{ age, count }` (age in seconds, as BullMQ). Default `{ count: 1000 }`. The
    * stream's acknowledged entries are trimmed to the same count or age (never one a group still
-   * needs) unless keepAcknowledged. A job's own removeOnComplete overrides it.
+   * needs), all of them when the records are kept without a bound (`false`: the records hold
+   * the jobs), unless keepAcknowledged. A job's own removeOnComplete overrides it.
    */
   removeOnComplete?: KeepJobs;
   /** Dead-lettered jobs' records kept, as removeOnComplete. Default `{ count: 10000 }`. */
