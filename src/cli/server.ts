@@ -18,6 +18,7 @@ interface ServerFlags {
   metricsPort?: string;
   metricsBind: string;
   metricsToken?: string;
+  replicaof?: string;
   [flag: string]: string | undefined;
 }
 
@@ -33,6 +34,11 @@ const CONFIG_FLAGS: Array<[string, string]> = [
   ['enable-protected-configs', 'no (default), yes, or local (loopback clients only): allow CONFIG SET dir / dbfilename'],
   ['propagation-error-behavior', 'ignore (default) or panic: what a command failing while the AOF loads does'],
   ['dbfilename', 'the RDB file SAVE/BGSAVE write in --dir and loaded at start without the AOF (default dump.rdb)'],
+  ['masterauth', 'the password to AUTH with at the primary (with --replicaof)'],
+  ['masteruser', 'the user to AUTH as at the primary (with --replicaof and --masterauth)'],
+  ['replica-read-only', 'yes (default): a replica refuses writes from its clients with READONLY'],
+  ['min-replicas-to-write', 'refuse writes with NOREPLICAS while fewer replicas are online and within min-replicas-max-lag (default 0: never)'],
+  ['repl-backlog-size', 'bytes of replication stream kept for replicas to resume from with PSYNC (default 1mb)'],
 ];
 
 function camel(name: string): string {
@@ -51,6 +57,14 @@ function configFlags(flags: ServerFlags): Record<string, string> {
     out[name] = result.ok;
   }
   return out;
+}
+
+/** `--replicaof "host port"` (or "host:port"). */
+function primaryAddress(value: string): { host: string; port: number } {
+  const m = /^\s*(\S+?)(?:\s+|:)(\d+)\s*$/.exec(value);
+  const port = m === null ? NaN : Number(m[2]);
+  if (m === null || port < 1 || port > 65535) throw new Error(`invalid --replicaof '${value}': give "host port"`);
+  return { host: m[1]!, port };
 }
 
 function choice(name: string, value: string, allowed: string[]): string {
@@ -87,7 +101,8 @@ export function register(program: Command): void {
     .option('--requirepass <password>', 'password clients must AUTH with')
     .option('--metrics-port <port>', 'serve Prometheus metrics on http://METRICS-BIND:PORT/metrics (0 picks a free one)')
     .option('--metrics-bind <host>', 'address the metrics listen on', '127.0.0.1')
-    .option('--metrics-token <token>', 'bearer token scrapes must send (default: the requirepass, if set)');
+    .option('--metrics-token <token>', 'bearer token scrapes must send (default: the requirepass, if set)')
+    .option('--replicaof <"host port">', 'start as a replica of this primary (redis-server or sluice server), as redis.conf\'s replicaof');
   for (const [name, help] of CONFIG_FLAGS) command.option(`--${name} <value>`, help);
   command.action(async (flags: ServerFlags) => {
       hideCommandLine('sluice server');
@@ -108,6 +123,7 @@ export function register(program: Command): void {
         appendonly: persistent,
         ...(flags.dir === undefined ? {} : { dir: flags.dir }),
         ...(flags.requirepass === undefined ? {} : { requirepass: flags.requirepass }),
+        ...(flags.replicaof === undefined ? {} : { replicaof: primaryAddress(flags.replicaof) }),
         onShutdownComplete: () => process.exit(0),
       });
       let metricsUrl: string | null = null;

@@ -81,7 +81,8 @@ export class ClientState {
   buffers: (() => ClientBuffers) | null = null;
 
   constructor(
-    readonly kind: 'tcp' | 'embedded' | 'aof',
+    /** 'primary': on a replica, the link its primary's stream is applied through (src/replication/replica.ts). */
+    readonly kind: 'tcp' | 'embedded' | 'aof' | 'primary',
     authenticated: boolean,
     readonly addr = '',
     readonly laddr = '',
@@ -94,10 +95,10 @@ export class ClientState {
    * As Redis's mustObeyClient: the commands this client sends already happened elsewhere (the
    * AOF being loaded; on a replica, the link to its primary), so they are obeyed as written: no
    * OOM refusal, no blocking, no LIMIT on trimming, ids and times taken as given. The one place
-   * to ask, so the replication link joins by its kind here.
+   * to ask.
    */
   get mustObey(): boolean {
-    return this.kind === 'aof';
+    return this.kind === 'aof' || this.kind === 'primary';
   }
 
   /** Set by the transport: drops the connection (CLIENT KILL, SHUTDOWN). */

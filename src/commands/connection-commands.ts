@@ -129,6 +129,7 @@ function reset(ctx: Context): Reply {
 function clientFlags(client: ClientState): string {
   let flags = '';
   if (client.isReplica) flags += 'S';
+  if (client.kind === 'primary') flags += 'M';
   if (client.monitor) flags += 'O';
   if (client.subscriptions.active) flags += 'P';
   if (client.multi !== null) flags += 'x';
@@ -142,6 +143,7 @@ function clientFlags(client: ClientState): string {
 /** CLIENT LIST TYPE: monitors count as normal clients, subscribed ones as pubsub (getClientType). */
 function clientType(client: ClientState): string {
   if (client.isReplica) return 'slave';
+  if (client.kind === 'primary') return 'master';
   return client.subscriptions.active ? 'pubsub' : 'normal';
 }
 

@@ -2,7 +2,7 @@
 // ROLE. They parse and answer in Redis's words; the links themselves are src/replication/'s,
 // reached through the instance's ReplicationControl (installed by the TCP server: the embedded
 // engine has none).
-import { OK, Replies, type Reply, fail } from '../resp/reply.js';
+import { OK, Replies, type Reply, SimpleString, fail } from '../resp/reply.js';
 import { Errors } from '../resp/errors.js';
 import { integerArg, lower } from './args.js';
 import { command, type CommandSpec, type Context } from './types.js';
@@ -11,11 +11,28 @@ const NO_REPLY = new Replies([]);
 /** Redis's NET_HOST_STR_LEN: REPLCONF ip-address is at most this long. */
 const HOST_MAX = 256;
 
-/** ROLE on a primary: ["master", offset, [[ip, port, acked offset] per replica]]. */
+/** ROLE: ["master", offset, [[ip, port, acked offset] per replica]] or ["slave", host, port, state, offset]. */
 function role(ctx: Context): Reply {
   const r = ctx.instance.replication;
+  const link = r.primaryLink;
+  if (r.role === 'slave' && link !== null) return ['slave', link.host, link.port, link.state, r.role === 'slave' && r.linkUp ? r.offset : -1];
   const replicas = ctx.instance.replicationControl?.replicas() ?? [];
   return [r.role, r.offset, replicas.map((s) => [s.ip, String(s.port), String(s.ackOffset)])];
+}
+
+/** REPLICAOF / SLAVEOF host port | NO ONE. */
+function replicaof(ctx: Context, argv: Buffer[]): Reply {
+  const control = ctx.instance.replicationControl;
+  if (lower(argv[1]!) === 'no' && lower(argv[2]!) === 'one') {
+    if (control === null) return OK;
+    control.replicaOfNoOne();
+    return OK;
+  }
+  if (ctx.client.isReplica) fail(Errors.replicaofFromReplica);
+  const port = integerArg(argv[2]!, Errors.invalidMasterPort);
+  if (port < 0 || port > 65535) fail(Errors.invalidMasterPort);
+  if (control === null) fail(Errors.noReplicationHere);
+  return control.replicaOf(argv[1]!.toString('latin1'), port) ? OK : new SimpleString('OK Already connected to specified master');
 }
 
 function sync(ctx: Context, argv: Buffer[]): Reply | Promise<Reply> {
@@ -101,6 +118,16 @@ export const commands: CommandSpec[] = [
     ...REPLICATION_ADMIN,
     summary: 'An internal command for configuring the replication stream',
     since: '3.0.0',
+  }),
+  command('replicaof', 3, ['admin', 'noscript', 'stale', 'no_async_loading'], null, replicaof, {
+    ...REPLICATION_ADMIN,
+    summary: 'Configures a server as replica of another, or promotes it to a master',
+    since: '5.0.0',
+  }),
+  command('slaveof', 3, ['admin', 'noscript', 'stale', 'no_async_loading'], null, replicaof, {
+    ...REPLICATION_ADMIN,
+    summary: 'Sets a Redis server as a replica of another, or promotes it to being a master',
+    since: '1.0.0',
   }),
   command('wait', 3, ['noscript'], null, wait, {
     categories: ['slow', 'connection'],

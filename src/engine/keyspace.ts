@@ -131,6 +131,11 @@ export class Database {
     const at = this.expires.get(key);
     if (at === undefined || at > this.keyspace.now()) return false;
     if (this.keyspace.loading) return false;
+    if (this.keyspace.expiryByPrimary) {
+      // A replica: its primary's DEL removes the key. Until then the primary's commands still see
+      // it, and everyone else reads it as gone (Redis's expireIfNeeded on a replica).
+      return !this.keyspace.obeyingPrimary;
+    }
     this.remove(key, this.values.get(key)!);
     this.keyspace.onExpired(this.index, key);
     return true;
@@ -142,6 +147,7 @@ export class Database {
    */
   activeExpireCycle(sampleSize = 20, maxRounds = 16): number {
     let removed = 0;
+    if (this.keyspace.expiryByPrimary) return 0;
     for (let round = 0; round < maxRounds && this.expires.size > 0; round++) {
       let sampled = 0;
       let expired = 0;
@@ -171,6 +177,10 @@ export class Keyspace {
   readonly dbs: Database[];
   /** True while the AOF is being replayed: no expiry happens then, as in Redis. */
   loading = false;
+  /** A replica's: keys are removed only by its primary's DELs; expired ones read as missing. */
+  expiryByPrimary = false;
+  /** Set while a command from the primary runs: it sees expired keys that are still there. */
+  obeyingPrimary = false;
   private readonly listeners: KeyListener[] = [];
   /** Listeners told about keys that expired (the AOF logs a DEL for them). */
   private readonly expiryListeners: KeyListener[] = [];

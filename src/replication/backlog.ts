@@ -33,6 +33,9 @@ export class ReplicationBacklog implements EffectSink, BacklogStatus {
   }
 
   append(batch: readonly Propagated[]): void {
+    // A replica's stream is its primary's, proxied byte for byte (feed): its own effects (the
+    // primary's commands as it applied them) are not encoded again.
+    if (this.state.role === 'slave') return;
     this.encoder.encode(batch);
     this.encoder.take(this.chunks);
     for (const chunk of this.chunks) this.feed(chunk);

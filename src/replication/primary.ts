@@ -7,8 +7,9 @@
 import { randomBytes } from 'node:crypto';
 import type { ClientState } from '../commands/client-state.js';
 import type { Instance } from '../commands/core/instance.js';
-import type { ReplicaInfo, ReplicationControl } from '../commands/core/replication.js';
-import { DirectReply, type Reply, type ReplyWriter } from '../resp/reply.js';
+import type { ReplicaInfo } from '../commands/core/replication.js';
+import { DirectReply, ErrorReply, type Reply, type ReplyWriter } from '../resp/reply.js';
+import { Errors } from '../resp/errors.js';
 import { saveRdb } from '../persist/rdb-snapshot.js';
 import { createBacklog, type ReplicationBacklog } from './backlog.js';
 
@@ -48,7 +49,7 @@ interface Waiter {
   timer: NodeJS.Timeout | null;
 }
 
-export class PrimaryRole implements ReplicationControl {
+export class PrimaryRole {
   private readonly byClient = new Map<ClientState, Replica>();
   /** Replicas in the order they attached (INFO's slave0, slave1 ...). */
   private readonly attached: Replica[] = [];
@@ -104,8 +105,28 @@ export class PrimaryRole implements ReplicationControl {
 
   // --- SYNC / PSYNC ----------------------------------------------------------------------------
 
+  /** The backlog the stream goes into (a replica makes a new one at each full sync from its primary). */
+  useBacklog(backlog: ReplicationBacklog): void {
+    if (this.backlog !== null && this.backlog !== backlog) {
+      this.backlog.onBytes = null;
+      this.instance.effects.remove(this.backlog);
+    }
+    this.backlog = backlog;
+    backlog.onBytes = (bytes) => this.broadcast(bytes);
+  }
+
+  get currentBacklog(): ReplicationBacklog | null {
+    return this.backlog;
+  }
+
+  /** Drops every attached replica (a replica that changes primary: its history changes too). */
+  disconnectReplicas(): void {
+    for (const s of [...this.attached]) s.client.kill();
+  }
+
   sync(client: ClientState, psync: { replid: string; offset: number } | null): Reply {
     const r = this.instance.replication;
+    if (r.role === 'slave' && !r.linkUp) return new ErrorReply(Errors.noMasterLink);
     const options = this.pendingOptions(client);
     if (psync !== null && this.backlog !== null) {
       const sameHistory =
@@ -122,19 +143,20 @@ export class PrimaryRole implements ReplicationControl {
     }
     // A full sync. The first replica of a primary without a backlog starts a new history, as
     // Redis's syncCommand does (changeReplicationId, clearReplicationId2, createReplicationBacklog).
-    if (this.backlog === null) {
+    let backlog = this.backlog;
+    if (backlog === null) {
       r.replid = randomBytes(20).toString('hex');
       r.replid2 = '0'.repeat(40);
       r.secondOffset = -1;
-      this.backlog = createBacklog(this.instance);
-      this.backlog.onBytes = (bytes) => this.broadcast(bytes);
+      backlog = createBacklog(this.instance);
+      this.useBacklog(backlog);
     }
     this.instance.stats.syncFull++;
     const replica = this.attach(client, options, 'wait_bgsave');
     // The snapshot is taken synchronously: nothing runs between it and the replica's first
     // stream bytes, so the stream continues exactly at this offset. It starts with a SELECT.
     const rdb = saveRdb(this.instance);
-    this.backlog.forceSelect();
+    backlog.forceSelect();
     const head = psync !== null ? `+FULLRESYNC ${r.replid} ${r.offset}\r\n` : '';
     let body: Buffer;
     if (replica.capa.has('eof') && this.instance.config.get('repl-diskless-sync') === 'yes') {
@@ -253,7 +275,8 @@ export class PrimaryRole implements ReplicationControl {
   cron(): void {
     this.cronTicks++;
     const period = this.instance.config.getNumber('repl-ping-replica-period');
-    if (this.attached.length > 0 && this.cronTicks % period === 0) this.backlog?.feed(PING);
+    // A replica's sub-replicas get its primary's PINGs, proxied with the rest of the stream.
+    if (this.attached.length > 0 && this.cronTicks % period === 0 && this.instance.replication.role === 'master') this.backlog?.feed(PING);
     const timeoutMs = this.instance.config.getNumber('repl-timeout') * 1000;
     const now = Date.now();
     for (const s of [...this.attached]) {

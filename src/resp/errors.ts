@@ -200,6 +200,11 @@ export const Errors = {
   // --- replication (replication.c)
   unrecognizedReplconf: (option: string) => `ERR Unrecognized REPLCONF option: ${option}`,
   replconfIpTooLong: (bytes: number) => `ERR REPLCONF ip-address provided by replica instance is too long: ${bytes} bytes`,
+  replicaofFromReplica: 'ERR Command is not valid when client is a replica.',
+  invalidMasterPort: 'ERR Invalid master port',
+  noMasterLink: "NOMASTERLINK Can't SYNC while not connected with my master",
+  readOnlyReplica: "READONLY You can't write against a read only replica.",
+  masterDown: "MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'.",
   syncWithPendingOutput: 'ERR SYNC and PSYNC are invalid with pending output',
   noReplicas: 'NOREPLICAS Not enough good replicas to write.',
   waitOnReplica:

@@ -29,6 +29,8 @@ export interface ServeOptions {
   onShutdownComplete?: () => void;
   /** Where notices go (AOF loading, client errors); silent by default, the CLI passes one writing to stderr. */
   logger?: Logger;
+  /** Starts as a replica of this primary (a redis-server or another sluice server), as `replicaof` in redis.conf. */
+  replicaof?: { host: string; port: number };
 }
 
 /** A running server, as serve() returns it. */
@@ -73,6 +75,7 @@ export async function serve(options: ServeOptions = {}): Promise<Server> {
   });
   server.onShutdown(async () => control.close());
   const host = server.host.includes(':') ? `[${server.host}]` : server.host;
+  if (options.replicaof !== undefined) instance.replicationControl?.replicaOf(options.replicaof.host, options.replicaof.port);
   // The listener's own object carries its Instance: hand out only the public view.
   const running: Server = {
     url: `redis://${host}:${server.port}`,

@@ -5,7 +5,7 @@ import * as net from 'node:net';
 import { allCommands } from '../commands/index.js';
 import { Instance } from '../commands/core/instance.js';
 import type { Logger } from '../logger.js';
-import { PrimaryRole } from '../replication/primary.js';
+import { ServerReplication } from '../replication/control.js';
 import { SocketConnection } from './socket-connection.js';
 import { deniedByProtectedMode, DENIED_REPLY } from './protected-mode.js';
 
@@ -51,9 +51,11 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   if (options.requirepass !== undefined) instance.config.setRaw('requirepass', options.requirepass);
   if (options.protectedMode !== undefined) instance.config.setRaw('protected-mode', options.protectedMode);
   instance.startActiveExpiry();
-  // Replicas attach over TCP: a served instance is a primary they can SYNC with.
-  const primary = instance.replicationControl instanceof PrimaryRole ? instance.replicationControl : new PrimaryRole(instance);
-  instance.replicationControl = primary;
+  // Replicas attach over TCP (a served instance is a primary they can SYNC with), and it can
+  // follow a primary itself (REPLICAOF).
+  let listeningPort = 0;
+  const replication = new ServerReplication(instance, () => listeningPort);
+  instance.replicationControl = replication;
 
   const connections = new Set<SocketConnection>();
   const hooks: Array<() => Promise<void> | void> = [];
@@ -87,7 +89,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   // 'timeout' (seconds): close clients idle that long; blocked clients wait for their own timeout.
   // Also the soft output buffer limits' clock.
   const idleSweeper = setInterval(() => {
-    primary.cron();
+    replication.cron();
     // client-output-buffer-limit's soft limit counts seconds even when no reply is added.
     for (const c of [...connections]) {
       c.checkOutputLimit();
@@ -106,6 +108,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     if (closing !== null) return closing;
     closing = (async () => {
       clearInterval(idleSweeper);
+      replication.stop();
       const stopped = new Promise<void>((resolve) => listener.close(() => resolve()));
       for (const c of [...connections]) c.destroy();
       await stopped;
@@ -139,6 +142,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   listener.on('error', (err) => instance.logger.error('sluice: listener error:', err));
   const port = (listener.address() as net.AddressInfo).port;
   instance.config.setRaw('port', String(port));
+  listeningPort = port;
   instance.config.setRaw('bind', host);
 
   return {

@@ -165,7 +165,13 @@ export function registerBuiltinSections(instance: InstanceView): void {
     'unexpected_error_replies:0',
     `total_error_replies:${stats.totalErrorReplies}`,
   ], true);
-  info.register('replication', () => replicationInfoLines(instance.replication, instance.config.getNumber('repl-backlog-size'), instance.replicationControl?.replicas() ?? []), true);
+  info.register('replication', () => replicationInfoLines(
+      instance.replication,
+      instance.config.getNumber('repl-backlog-size'),
+      instance.replicationControl?.replicas() ?? [],
+      instance.config.getNumber('replica-priority'),
+      instance.config.get('replica-read-only') === 'yes',
+    ), true);
   info.register('cpu', () => {
     const cpu = process.cpuUsage();
     const secs = (us: number) => (us / 1e6).toFixed(6);

@@ -194,6 +194,13 @@ export class Instance implements InstanceView {
       return this.reject(fullName, Errors.noAuth);
     }
     const oom = maxmemoryRejection(this, client, spec, fullName); if (oom !== null) return oom;
+    if (this.replication.role === 'slave' && !client.mustObey) {
+      const refusal = this.replicaRefusal(resolved.write, spec.flags.includes('stale'));
+      if (refusal !== null) {
+        if (client.multi !== null) client.multiAborted = true;
+        return this.reject(fullName, refusal);
+      }
+    }
     if (resolved.write && this.minReplicasToWrite() > 0 && !client.mustObey && this.tooFewReplicas()) {
       if (client.multi !== null) client.multiAborted = true;
       return this.reject(fullName, Errors.noReplicas);
@@ -237,7 +244,8 @@ export class Instance implements InstanceView {
       (client.resp === 2 && client.subscriptions.active) ||
       (this.persistence !== null && resolved.write && this.persistence.writeError() !== null) ||
       this.maxmemory() > 0 ||
-      this.minReplicasToWrite() > 0
+      this.minReplicasToWrite() > 0 ||
+      this.replication.role === 'slave'
     ) {
       return this.execute(client, args.toArgv(), resolved);
     }
@@ -248,6 +256,13 @@ export class Instance implements InstanceView {
   private readonly maxmemory: () => number;
   /** min-replicas-to-write, read per command by executeArgs. */
   private readonly minReplicasToWrite: () => number;
+
+  /** A replica's refusals, as processCommand: writes while read-only, most commands while its link is down and stale data is not served. */
+  private replicaRefusal(write: boolean, allowedStale: boolean): string | null {
+    if (!this.replication.linkUp && !allowedStale && this.config.get('replica-serve-stale-data') === 'no') return Errors.masterDown;
+    if (write && this.config.get('replica-read-only') === 'yes') return Errors.readOnlyReplica;
+    return null;
+  }
 
   /** As Redis's processCommand with min-replicas-to-write and min-replicas-max-lag both set. */
   private tooFewReplicas(): boolean {

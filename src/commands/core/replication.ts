@@ -24,6 +24,20 @@ export interface BacklogStatus {
   readonly histlen: number;
 }
 
+/** A replica's view of its link (INFO replication's master_* fields, ROLE). */
+export interface PrimaryLinkInfo {
+  readonly host: string;
+  readonly port: number;
+  /** ROLE's words: connect, connecting, sync, connected. */
+  readonly state: 'connect' | 'connecting' | 'sync' | 'connected';
+  /** Seconds since the last byte from the primary (master_last_io_seconds_ago), -1 when never. */
+  readonly lastIoSecondsAgo: number;
+  /** Seconds since the link went down (master_link_down_since_seconds), -1 when it is up. */
+  readonly downSinceSeconds: number;
+  /** Bytes of the primary's stream read (slave_read_repl_offset), applied or not. */
+  readonly readOffset: number;
+}
+
 export interface ReplicationView {
   /** 'master' or 'slave', in Redis's words (INFO role, ROLE, HELLO). */
   readonly role: 'master' | 'slave';
@@ -35,6 +49,8 @@ export interface ReplicationView {
   readonly secondOffset: number;
   /** The backlog, null until one exists (Redis creates it when the first replica attaches). */
   readonly backlog: BacklogStatus | null;
+  readonly linkUp: boolean;
+  readonly primaryLink: PrimaryLinkInfo | null;
 }
 
 /** A replica attached to this primary, as INFO replication and ROLE show it. */
@@ -64,6 +80,10 @@ export interface ReplicationControl {
   acknowledged(offset: number): number;
   /** Replicas online with a lag within min-replicas-max-lag (min-replicas-to-write counts these). */
   goodReplicas(): number;
+  /** REPLICAOF host port: follow it (false: already following it). */
+  replicaOf(host: string, port: number): boolean;
+  /** REPLICAOF NO ONE: become a primary (PSYNC2: the old history stays valid as replid2). */
+  replicaOfNoOne(): void;
   /** WAIT: resolves with the count of replicas that acknowledged `offset` once `count` did or `timeoutMs` passed (0: no limit). */
   waitFor(offset: number, count: number, timeoutMs: number): Promise<number>;
 }
@@ -76,6 +96,10 @@ export class ReplicationState implements ReplicationView {
   offset = 0;
   secondOffset = -1;
   backlog: BacklogStatus | null = null;
+  /** A replica's link to its primary is up (synced and streaming); always true on a primary. */
+  linkUp = true;
+  /** A replica's primary and link, for INFO replication and ROLE; null on a primary. */
+  primaryLink: PrimaryLinkInfo | null = null;
 
   /**
    * As Redis's shiftReplicationId (a replica promoted): the old id stays valid as replid2 up to
@@ -89,9 +113,27 @@ export class ReplicationState implements ReplicationView {
 }
 
 /** INFO replication, field for field as Redis 7.0 (a primary's view). */
-export function replicationInfoLines(r: ReplicationView, backlogSize: number, replicas: ReplicaInfo[]): string[] {
+export function replicationInfoLines(r: ReplicationView, backlogSize: number, replicas: ReplicaInfo[], priority = 100, readOnly = true): string[] {
+  const link = r.primaryLink;
+  const replicaLines =
+    link === null
+      ? []
+      : [
+          `master_host:${link.host}`,
+          `master_port:${link.port}`,
+          `master_link_status:${r.linkUp ? 'up' : 'down'}`,
+          `master_last_io_seconds_ago:${link.lastIoSecondsAgo}`,
+          `master_sync_in_progress:${link.state === 'sync' ? 1 : 0}`,
+          `slave_read_repl_offset:${link.readOffset}`,
+          `slave_repl_offset:${r.offset}`,
+          ...(r.linkUp ? [] : [`master_link_down_since_seconds:${link.downSinceSeconds}`]),
+          `slave_priority:${priority}`,
+          `slave_read_only:${readOnly ? 1 : 0}`,
+          'replica_announced:1',
+        ];
   return [
     `role:${r.role}`,
+    ...replicaLines,
     `connected_slaves:${replicas.length}`,
     ...replicas.map((s, i) => `slave${i}:ip=${s.ip},port=${s.port},state=${s.state},offset=${s.ackOffset},lag=${s.lagSeconds}`),
     'master_failover_state:no-failover',

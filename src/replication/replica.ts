@@ -1,0 +1,387 @@
+// The replica's side of replication, as Redis 7.0's replication.c: REPLICAOF host port starts a
+// link to the primary (PING, AUTH with masterauth, REPLCONF listening-port and capa eof psync2,
+// PSYNC with this instance's replid and offset), loads the RDB of a full sync (held whole
+// first: a truncated or corrupt one is never half-loaded), then applies the primary's stream
+// through a client whose commands must be obeyed, acknowledges its offset every second and on
+// REPLCONF GETACK, and proxies the stream byte for byte into its own backlog for replicas of
+// its own. REPLICAOF NO ONE promotes it (a new replid, the old one kept as replid2).
+import { connect as connectSocket, type Socket } from 'node:net';
+import type { ClientState } from '../commands/client-state.js';
+import type { Instance } from '../commands/core/instance.js';
+import type { PrimaryLinkInfo } from '../commands/core/replication.js';
+import { loadRdb } from '../persist/rdb-snapshot.js';
+import { RequestParser } from '../resp/parser.js';
+import { ErrorReply } from '../resp/reply.js';
+import { createBacklog } from './backlog.js';
+import type { PrimaryRole } from './primary.js';
+
+const command = (...argv: string[]): string => `*${argv.length}\r\n${argv.map((a) => `$${Buffer.byteLength(a)}\r\n${a}\r\n`).join('')}`;
+
+/** Reads the handshake's lines and the RDB payload from the primary's socket. */
+class HandshakeReader {
+  private buffer: Buffer = Buffer.alloc(0);
+  private wake: (() => void) | null = null;
+  private failure: Error | null = null;
+
+  constructor(private readonly socket: Socket) {
+    socket.on('data', this.onData);
+    socket.on('close', () => this.fail(new Error('connection closed by the primary')));
+    socket.on('error', (err) => this.fail(err));
+  }
+
+  private readonly onData = (chunk: Buffer): void => {
+    this.buffer = this.buffer.length === 0 ? chunk : Buffer.concat([this.buffer, chunk]);
+    this.wake?.();
+  };
+
+  private fail(err: Error): void {
+    this.failure ??= err;
+    this.wake?.();
+  }
+
+  private async more(): Promise<void> {
+    if (this.failure !== null) throw this.failure;
+    await new Promise<void>((resolve) => (this.wake = resolve));
+    this.wake = null;
+    if (this.failure !== null) throw this.failure;
+  }
+
+  /** One reply line, without its CRLF; the primary's keepalive newlines before it are skipped. */
+  async line(): Promise<string> {
+    for (;;) {
+      while (this.buffer.length > 0 && this.buffer[0] === 0x0a) this.buffer = this.buffer.subarray(1);
+      const eol = this.buffer.indexOf('\r\n');
+      if (eol >= 0) {
+        const line = this.buffer.subarray(0, eol).toString('latin1');
+        this.buffer = this.buffer.subarray(eol + 2);
+        return line;
+      }
+      await this.more();
+    }
+  }
+
+  async bytes(n: number): Promise<Buffer> {
+    while (this.buffer.length < n) await this.more();
+    const out = Buffer.from(this.buffer.subarray(0, n));
+    this.buffer = this.buffer.subarray(n);
+    return out;
+  }
+
+  /** Bytes up to a 40-byte end mark (a diskless transfer's "$EOF:<mark>"), the mark dropped. */
+  async untilMark(mark: Buffer): Promise<Buffer> {
+    for (;;) {
+      const at = this.buffer.indexOf(mark);
+      if (at >= 0) {
+        const out = Buffer.from(this.buffer.subarray(0, at));
+        this.buffer = this.buffer.subarray(at + mark.length);
+        return out;
+      }
+      await this.more();
+    }
+  }
+
+  /** Hands the socket over to the stream: what was read past the handshake comes first. */
+  detach(): Buffer {
+    this.socket.off('data', this.onData);
+    this.socket.removeAllListeners('close');
+    this.socket.removeAllListeners('error');
+    return this.buffer;
+  }
+}
+
+type LinkState = PrimaryLinkInfo['state'];
+
+export class ReplicaRole implements PrimaryLinkInfo {
+  host = '';
+  port = 0;
+  state: LinkState = 'connect';
+  readOffset = 0;
+  private socket: Socket | null = null;
+  private client: ClientState | null = null;
+  private lastIo = 0;
+  /** When the current link attempt began (a handshake that hangs is timed out too). */
+  private attemptStarted = 0;
+  private downSince = Date.now();
+  /** Bumped by each new link: callbacks of an older one do nothing. */
+  private generation = 0;
+  private readonly parser = new RequestParser({ maxBulkLen: 512 * 1024 * 1024, maxQueryBuffer: Number.MAX_SAFE_INTEGER });
+  /** Stream bytes parsed but not yet applied (one command's, or a MULTI's until its EXEC). */
+  private unapplied: Buffer[] = [];
+  private pendingStream: Buffer = Buffer.alloc(0);
+
+  constructor(
+    private readonly instance: Instance,
+    private readonly primary: PrimaryRole,
+    /** The port this server listens on, announced with REPLCONF listening-port. */
+    private readonly listeningPort: () => number,
+  ) {}
+
+  get following(): boolean {
+    return this.host !== '';
+  }
+
+  get lastIoSecondsAgo(): number {
+    return this.lastIo === 0 ? -1 : Math.floor((Date.now() - this.lastIo) / 1000);
+  }
+
+  get downSinceSeconds(): number {
+    return this.instance.replication.linkUp ? -1 : Math.floor((Date.now() - this.downSince) / 1000);
+  }
+
+  /** REPLICAOF host port. False when already following it (Redis's "Already connected"). */
+  follow(host: string, port: number): boolean {
+    const r = this.instance.replication;
+    if (this.host === host && this.port === port && r.role === 'slave') return false;
+    const wasPrimary = r.role === 'master';
+    this.dropLink();
+    this.host = host;
+    this.port = port;
+    r.role = 'slave';
+    r.linkUp = false;
+    r.primaryLink = this;
+    this.downSince = Date.now();
+    this.instance.keyspace.expiryByPrimary = true;
+    // Its own replicas resync from the history this instance is about to follow.
+    this.primary.disconnectReplicas();
+    // A former primary may continue its history with the new primary (PSYNC2): its offset stays.
+    if (wasPrimary) this.instance.logger.info(`sluice: Connecting to MASTER ${host}:${port}`);
+    this.connect();
+    return true;
+  }
+
+  /** REPLICAOF NO ONE: the link is dropped and this instance becomes a primary of a new history. */
+  promote(): void {
+    const r = this.instance.replication;
+    if (r.role === 'master') return;
+    this.dropLink();
+    this.host = '';
+    this.port = 0;
+    r.role = 'master';
+    r.linkUp = true;
+    r.primaryLink = null;
+    r.shiftId();
+    this.instance.keyspace.expiryByPrimary = false;
+    // Its replicas reconnect to learn the new id, and continue from the backlog (replid2); the
+    // stream of the new history starts with a SELECT (Redis's disconnectSlaves, slaveseldb -1).
+    this.primary.currentBacklog?.forceSelect();
+    this.primary.disconnectReplicas();
+    this.instance.logger.info(`sluice: MASTER MODE enabled (new replid ${r.replid}, offset of the previous history ${r.secondOffset - 1})`);
+  }
+
+  private dropLink(): void {
+    this.generation++;
+    this.socket?.destroy();
+    this.socket = null;
+    if (this.client !== null) {
+      const client = this.client;
+      this.client = null;
+      this.instance.removeClient(client);
+    }
+    if (this.instance.replication.linkUp && this.instance.replication.role === 'slave') this.downSince = Date.now();
+    this.instance.replication.linkUp = this.instance.replication.role === 'master';
+    this.state = 'connect';
+    this.parser.release();
+    this.unapplied = [];
+    this.pendingStream = Buffer.alloc(0);
+  }
+
+  private connect(): void {
+    const generation = ++this.generation;
+    this.state = 'connecting';
+    this.attemptStarted = Date.now();
+    const socket = connectSocket(this.port, this.host);
+    socket.setNoDelay(true);
+    this.socket = socket;
+    this.handshake(socket, generation).catch((err: unknown) => {
+      if (generation !== this.generation) return;
+      this.instance.logger.warn(`sluice: replication link to ${this.host}:${this.port} failed: ${(err as Error).message}`);
+      this.linkLost();
+    });
+  }
+
+  private linkLost(): void {
+    if (this.instance.replication.linkUp) this.downSince = Date.now();
+    this.dropLink();
+    // cron() connects again within a second, as Redis's replicationCron.
+  }
+
+  private async handshake(socket: Socket, generation: number): Promise<void> {
+    const reader = new HandshakeReader(socket);
+    await new Promise<void>((resolve, reject) => {
+      socket.once('connect', resolve);
+      socket.once('error', reject);
+    });
+    const config = this.instance.config;
+    socket.write(command('PING'));
+    const pong = await reader.line();
+    // As Redis: an auth error to PING still means the primary is there.
+    if (pong.startsWith('-') && !/^-(NOAUTH|NOPERM|ERR operation not permitted)/.test(pong)) throw new Error(`error reply to PING from master: '${pong}'`);
+    const auth = config.get('masterauth');
+    if (auth !== '') {
+      const user = config.get('masteruser');
+      socket.write(user !== '' ? command('AUTH', user, auth) : command('AUTH', auth));
+      const reply = await reader.line();
+      if (reply.startsWith('-')) throw new Error(`unable to AUTH to MASTER: ${reply}`);
+    }
+    socket.write(command('REPLCONF', 'listening-port', String(this.listeningPort())));
+    await reader.line(); // an error is only logged by Redis: an old primary may not know it
+    socket.write(command('REPLCONF', 'capa', 'eof', 'capa', 'psync2'));
+    await reader.line();
+    const r = this.instance.replication;
+    socket.write(command('PSYNC', r.replid, String(r.offset + 1)));
+    this.state = 'sync';
+    const reply = await reader.line();
+    this.lastIo = Date.now();
+    const full = /^\+FULLRESYNC ([0-9a-f]{40}) (\d+)/.exec(reply);
+    if (full !== null) {
+      const payload = await this.readPayload(reader);
+      if (generation !== this.generation) return;
+      this.loadFullSync(payload, full[1]!, Number(full[2]));
+    } else if (reply.startsWith('+CONTINUE')) {
+      const newId = reply.slice('+CONTINUE'.length).trim();
+      if (newId !== '' && newId !== r.replid) {
+        // The primary's history has a new id (it was promoted): ours continues under it.
+        r.replid2 = r.replid;
+        r.secondOffset = r.offset + 1;
+        r.replid = newId;
+      }
+      this.instance.logger.info('sluice: MASTER <-> REPLICA sync: Master accepted a Partial Resynchronization.');
+    } else {
+      throw new Error(`unexpected reply to PSYNC from master: ${reply}`);
+    }
+    if (generation !== this.generation) return;
+    this.startStream(socket, reader.detach(), generation);
+  }
+
+  private async readPayload(reader: HandshakeReader): Promise<Buffer> {
+    const header = await reader.line();
+    if (header.startsWith('-')) throw new Error(`master aborted the sync: ${header}`);
+    if (header.startsWith('$EOF:')) return reader.untilMark(Buffer.from(header.slice(5), 'latin1'));
+    const length = Number(header.slice(1));
+    if (!header.startsWith('$') || !Number.isSafeInteger(length) || length < 0) throw new Error(`bad bulk header from master: ${header}`);
+    return reader.bytes(length);
+  }
+
+  /** The whole RDB was received: load it (a bad one throws before anything changes), then follow. */
+  private loadFullSync(rdb: Buffer, replid: string, offset: number): void {
+    const instance = this.instance;
+    instance.keyspace.loading = true;
+    try {
+      const result = loadRdb(rdb, instance);
+      instance.logger.info(`sluice: MASTER <-> REPLICA sync: Finished with success (${result.keysLoaded} keys)`);
+    } finally {
+      instance.keyspace.loading = false;
+    }
+    const r = instance.replication;
+    r.replid = replid;
+    r.replid2 = '0'.repeat(40);
+    r.secondOffset = -1;
+    r.offset = offset;
+    this.readOffset = offset;
+    this.primary.useBacklog(createBacklog(instance));
+    // The AOF held the old dataset: it starts over from the loaded one.
+    if (instance.persistence !== null && !instance.persistence.rewriting) instance.persistence.rewriteNow();
+  }
+
+  private startStream(socket: Socket, already: Buffer, generation: number): void {
+    const r = this.instance.replication;
+    const client = this.instance.newClient('primary', `${this.host}:${this.port}`, `${socket.localAddress}:${socket.localPort}`);
+    client.authenticated = true;
+    client.kill = () => {
+      if (generation === this.generation) this.linkLost();
+    };
+    this.client = client;
+    this.state = 'connected';
+    r.linkUp = true;
+    this.readOffset = r.offset;
+    socket.on('data', (chunk: Buffer) => {
+      if (generation === this.generation) this.onStream(chunk);
+    });
+    socket.on('close', () => {
+      if (generation !== this.generation) return;
+      this.instance.logger.warn('sluice: Connection with master lost.');
+      this.linkLost();
+    });
+    socket.on('error', () => undefined);
+    this.sendAck();
+    if (already.length > 0) this.onStream(already);
+  }
+
+  /** Applies every whole command of the stream; proxies what was applied into the backlog. */
+  private onStream(chunk: Buffer): void {
+    const client = this.client;
+    if (client === null) return;
+    this.lastIo = Date.now();
+    this.readOffset += chunk.length;
+    this.pendingStream = this.pendingStream.length === 0 ? chunk : Buffer.concat([this.pendingStream, chunk]);
+    this.parser.pushCopy(chunk);
+    const keyspace = this.instance.keyspace;
+    for (;;) {
+      const before = this.parser.bufferedBytes;
+      let args;
+      try {
+        args = this.parser.nextArgs();
+      } catch (err) {
+        this.instance.logger.error(`sluice: unparsable replication stream from master, dropping the link: ${(err as Error).message}`);
+        this.linkLost();
+        return;
+      }
+      if (args === null) break;
+      const used = before - this.parser.bufferedBytes;
+      const raw = this.pendingStream.subarray(0, used);
+      this.pendingStream = this.pendingStream.subarray(used);
+      const argv = args.toArgv();
+      const name = argv[0]!.toString('latin1').toLowerCase();
+      const getack = name === 'replconf' && argv[1]?.toString('latin1').toLowerCase() === 'getack';
+      if (getack) {
+        // Answered with the offset before this command, as replicationSendAck from within it.
+        this.sendAck();
+      } else {
+        keyspace.obeyingPrimary = true;
+        try {
+          const reply = this.instance.execute(client, argv);
+          if (reply instanceof ErrorReply) this.instance.logger.warn(`sluice: == CRITICAL == This replica is sending an error to its master: '${reply.message}' after processing the command '${name}'`);
+        } finally {
+          keyspace.obeyingPrimary = false;
+        }
+      }
+      this.unapplied.push(Buffer.from(raw));
+      // A transaction's bytes count once its EXEC ran, as Redis updates reploff outside MULTI only.
+      if (client.multi === null) {
+        const backlog = this.primary.currentBacklog;
+        for (const bytes of this.unapplied) {
+          if (backlog !== null) backlog.feed(bytes);
+          else this.instance.replication.offset += bytes.length;
+        }
+        this.unapplied = [];
+      }
+      if (this.client !== client) return; // the command dropped the link (REPLICAOF from the stream)
+    }
+  }
+
+  private sendAck(): void {
+    if (this.socket === null || this.state !== 'connected') return;
+    this.socket.write(command('REPLCONF', 'ACK', String(this.instance.replication.offset)));
+  }
+
+  /** Every second: ACK the offset, time the link out, or connect again. */
+  cron(): void {
+    if (!this.following) return;
+    const timeoutMs = this.instance.config.getNumber('repl-timeout') * 1000;
+    if (this.state === 'connecting' || this.state === 'sync') {
+      if (Date.now() - Math.max(this.attemptStarted, this.lastIo) > timeoutMs) {
+        this.instance.logger.warn('sluice: Timeout connecting to the MASTER...');
+        this.linkLost();
+      }
+    } else if (this.state === 'connected') {
+      if (Date.now() - this.lastIo > timeoutMs) {
+        this.instance.logger.warn('sluice: MASTER timeout: no data nor PING received...');
+        this.linkLost();
+        return;
+      }
+      this.sendAck();
+    } else if (this.state === 'connect') {
+      this.connect();
+    }
+  }
+}
