@@ -13,6 +13,11 @@ export interface ConfigParam {
   protected?: boolean;
   /** Called after a successful CONFIG SET. */
   onChange?: (value: string) => void;
+  /**
+   * Redis 7.0's alias (the ziplist names of the listpack parameters): CONFIG GET and SET
+   * answer to both names, and CONFIG GET lists both.
+   */
+  alias?: string;
 }
 
 const UNITS: Record<string, number> = { '': 1, b: 1, k: 1000, kb: 1024, m: 1000 ** 2, mb: 1024 ** 2, g: 1000 ** 3, gb: 1024 ** 3 };
@@ -83,4 +88,35 @@ export function validateOutputBufferLimits(value: string, current: string): { ok
     limits[cls] = { hard, soft, softSeconds: seconds };
   }
   return { ok: CLASS_ORDER.map((c) => `${c} ${limits[c].hard} ${limits[c].soft} ${limits[c].softSeconds}`).join(' ') };
+}
+
+const LLONG_MAX = 9223372036854775807n;
+
+/**
+ * An integer parameter as Redis 7.0's numeric configs read one (string2ll: no sign but '-', no
+ * leading zero, within long long), then checked against the parameter's bounds.
+ */
+export function strictInteger(min: bigint, max: bigint): (value: string) => { ok: string } | { error: string } {
+  return (value) => {
+    const bad = { error: 'argument couldn\'t be parsed into an integer' };
+    if (!/^(0|-?[1-9][0-9]{0,18})$/.test(value)) return bad;
+    const n = BigInt(value);
+    if (n > LLONG_MAX || n < -LLONG_MAX - 1n) return bad;
+    if (n < min || n > max) return { error: `argument must be between ${min} and ${max} inclusive` };
+    return { ok: n.toString() };
+  };
+}
+
+/**
+ * A size_t parameter of Redis's MEMORY_CONFIG kind (hash-max-listpack-value): memtoull's digits
+ * and unit ("1k", "1kb", "" is 0), at most LONG_MAX, shown in bytes.
+ */
+export function memoryBytes(value: string): { ok: string } | { error: string } {
+  if (value === '') return { ok: '0' };
+  const m = /^(\d+)([a-z]*)$/i.exec(value);
+  const unit = m === null ? undefined : UNITS[m[2]!.toLowerCase()];
+  if (m === null || unit === undefined) return { error: 'argument must be a memory value' };
+  const n = BigInt(m[1]!) * BigInt(unit);
+  if (n > LLONG_MAX) return { error: `argument must be between 0 and ${LLONG_MAX} inclusive` };
+  return { ok: n.toString() };
 }

@@ -3,7 +3,7 @@
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { globMatch } from './glob.js';
-import { type ConfigParam, memoryParam, validateOutputBufferLimits } from './config-values.js';
+import { type ConfigParam, memoryBytes, memoryParam, strictInteger, validateOutputBufferLimits } from './config-values.js';
 
 export type { ConfigParam } from './config-values.js';
 
@@ -144,19 +144,49 @@ export const DEFAULT_PARAMS: ConfigParam[] = [
     },
   },
   { name: 'hz', defaultValue: '10', validate: nonNegativeInt, mutable: true },
-  // Read by the set commands as they add members (engine/set.ts's intset flag).
-  { name: 'set-max-intset-entries', defaultValue: '512', validate: nonNegativeInt, mutable: true },
 ];
+
+const LONG_MAX = 9223372036854775807n;
+const INT_MAX = 2147483647n;
+
+/**
+ * Redis 7.0's encoding thresholds and logs, with its defaults, bounds, error texts and ziplist
+ * aliases. The set, hash and sorted-set thresholds decide OBJECT ENCODING as Redis's do
+ * (engine/set.ts, engine/hash.ts, engine/sorted-set.ts; one-way conversions); the slowlog ones
+ * drive SLOWLOG (slowlog.ts). sluice's lists have no quicklist nodes to size or compress, and it
+ * keeps no latency monitor: list-max-listpack-size, list-compress-depth and
+ * latency-monitor-threshold are accepted and stored.
+ */
+const ENCODING_AND_LOG_PARAMS: ConfigParam[] = [
+  { name: 'set-max-intset-entries', defaultValue: '512', validate: strictInteger(0n, LONG_MAX), mutable: true },
+  { name: 'hash-max-listpack-entries', alias: 'hash-max-ziplist-entries', defaultValue: '512', validate: strictInteger(0n, LONG_MAX), mutable: true },
+  { name: 'hash-max-listpack-value', alias: 'hash-max-ziplist-value', defaultValue: '64', validate: memoryBytes, mutable: true },
+  { name: 'zset-max-listpack-entries', alias: 'zset-max-ziplist-entries', defaultValue: '128', validate: strictInteger(0n, LONG_MAX), mutable: true },
+  { name: 'zset-max-listpack-value', alias: 'zset-max-ziplist-value', defaultValue: '64', validate: memoryBytes, mutable: true },
+  { name: 'list-max-listpack-size', alias: 'list-max-ziplist-size', defaultValue: '-2', validate: strictInteger(-INT_MAX - 1n, INT_MAX), mutable: true },
+  { name: 'list-compress-depth', defaultValue: '0', validate: strictInteger(0n, INT_MAX), mutable: true },
+  { name: 'latency-monitor-threshold', defaultValue: '0', validate: strictInteger(0n, LONG_MAX), mutable: true },
+  { name: 'slowlog-log-slower-than', defaultValue: '10000', validate: strictInteger(-1n, LONG_MAX), mutable: true },
+  { name: 'slowlog-max-len', defaultValue: '128', validate: strictInteger(0n, LONG_MAX), mutable: true },
+];
+DEFAULT_PARAMS.push(...ENCODING_AND_LOG_PARAMS);
 
 export class Config {
   private readonly params = new Map<string, ConfigParam>();
   private readonly values = new Map<string, string>();
   /** getNumber's parsed values: dispatch reads some per command (maxmemory, node limits). */
   private readonly numbers = new Map<string, number>();
+  /** Alias → the parameter's name (Redis 7.0's ziplist names of the listpack parameters). */
+  private readonly aliases = new Map<string, string>();
 
   constructor(overrides: Record<string, string> = {}) {
     for (const p of DEFAULT_PARAMS) this.declare(p);
-    for (const [k, v] of Object.entries(overrides)) this.values.set(k, this.normalized(k, v));
+    for (const [k, v] of Object.entries(overrides)) this.values.set(this.canonical(k), this.normalized(this.canonical(k), v));
+  }
+
+  /** The parameter's own name for a name or an alias. */
+  private canonical(name: string): string {
+    return this.aliases.get(name) ?? name;
   }
 
   /** A start-up value in the form CONFIG SET would store ("16kb" → "16384"); as given when it does not validate. */
@@ -168,17 +198,24 @@ export class Config {
   declare(param: ConfigParam): void {
     this.generation++;
     this.params.set(param.name, param);
+    if (param.alias !== undefined) {
+      // A parameter of its own to CONFIG SET (as Redis 7.0's alias configs: setting both names
+      // in one CONFIG SET is not a duplicate), writing the same value.
+      this.aliases.set(param.alias, param.name);
+      this.params.set(param.alias, { ...param, name: param.alias, alias: param.name });
+    }
     if (!this.values.has(param.name)) this.values.set(param.name, param.defaultValue);
     this.numbers.delete(param.name);
   }
 
   get(name: string): string {
-    const v = this.values.get(name);
+    const v = this.values.get(this.canonical(name));
     if (v === undefined) throw new Error(`unknown config parameter ${name}`);
     return v;
   }
 
   getNumber(name: string): number {
+    name = this.canonical(name);
     let n = this.numbers.get(name);
     if (n === undefined) {
       n = Number(this.get(name));
@@ -200,6 +237,8 @@ export class Config {
     const out: Array<[string, string]> = [];
     for (const [name, value] of this.values) {
       if (globMatch(pattern, name, true)) out.push([name, value]);
+      const alias = this.params.get(name)?.alias;
+      if (alias !== undefined && globMatch(pattern, alias, true)) out.push([alias, value]);
     }
     return out;
   }
@@ -229,6 +268,7 @@ export class Config {
 
   /** Sets a value without validation (start-up flags, already checked). */
   setRaw(name: string, value: string): void {
+    name = this.canonical(name);
     this.generation++;
     this.values.set(name, value);
     this.numbers.delete(name);

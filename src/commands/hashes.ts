@@ -14,6 +14,12 @@ import { lookupTyped } from './typed-lookup.js';
 const INT64_MAX = 9223372036854775807n;
 const INT64_MIN = -9223372036854775808n;
 
+/** hash-max-listpack-entries and -value: past either a hash is a hashtable (HashValue.set). */
+function hashLimits(ctx: Context): [entries: number, value: number] {
+  const config = ctx.instance.config;
+  return [config.getNumber('hash-max-listpack-entries'), config.getNumber('hash-max-listpack-value')];
+}
+
 /** The hash at `key`, created empty (and stored) when missing. */
 function lookupOrCreateHash(db: Database, key: string): HashValue {
   let hash = lookupTyped(db, key, 'hash');
@@ -30,8 +36,9 @@ function hsetGeneric(name: 'hset' | 'hmset') {
     const key = args.key(1);
     const hash = lookupOrCreateHash(ctx.db, key);
     let created = 0;
+    const [maxEntries, maxValue] = hashLimits(ctx);
     for (let i = 2; i < args.length; i += 2) {
-      if (hash.set(args.key(i), args.copy(i + 1))) created++;
+      if (hash.set(args.key(i), args.copy(i + 1), maxEntries, maxValue)) created++;
     }
     ctx.modified(key);
     return name === 'hset' ? created : OK;
@@ -43,7 +50,7 @@ function hsetnx(ctx: Context, argv: Buffer[]): Reply {
   const existing = lookupTyped(ctx.db, key, 'hash');
   const field = keyOf(argv[2]!);
   if (existing?.has(field)) return 0;
-  lookupOrCreateHash(ctx.db, key).set(field, Buffer.from(argv[3]!));
+  lookupOrCreateHash(ctx.db, key).set(field, Buffer.from(argv[3]!), ...hashLimits(ctx));
   ctx.modified(key);
   return 1;
 }
@@ -106,7 +113,7 @@ function hincrby(ctx: Context, argv: Buffer[]): Reply {
     fail(Errors.overflow);
   }
   value += by;
-  hash.set(field, Buffer.from(value.toString(), 'latin1'));
+  hash.set(field, Buffer.from(value.toString(), 'latin1'), ...hashLimits(ctx));
   ctx.modified(key);
   return value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(value) : value;
 }
@@ -124,7 +131,7 @@ function hincrbyfloat(ctx: Context, argv: Buffer[]): Reply {
   const sum = addLongDouble(base, incr);
   if (sum === undefined || sum.inf) fail(Errors.nanOrInfinity);
   const text = formatLongDouble(sum);
-  hash.set(field, Buffer.from(text, 'latin1'));
+  hash.set(field, Buffer.from(text, 'latin1'), ...hashLimits(ctx));
   ctx.modified(key);
   // Logged as the resulting value, as Redis does, so replay does not redo float arithmetic.
   ctx.propagate(['HSET', argv[1]!, argv[2]!, text]);

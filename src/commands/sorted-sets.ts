@@ -33,6 +33,12 @@ function entriesReply(ctx: Context, entries: ScoreEntry[], withScores: boolean):
 
 // --- ZADD / ZINCRBY ------------------------------------------------------------------------------
 
+/** zset-max-listpack-entries and -value: past either a sorted set is a skiplist (SortedSetValue.set). */
+function zsetLimits(ctx: Context): [entries: number, value: number] {
+  const config = ctx.instance.config;
+  return [config.getNumber('zset-max-listpack-entries'), config.getNumber('zset-max-listpack-value')];
+}
+
 function zaddGeneric(ctx: Context, argv: Buffer[], incrCommand: boolean): Reply {
   let nx = false;
   let xx = false;
@@ -70,13 +76,14 @@ function zaddGeneric(ctx: Context, argv: Buffer[], incrCommand: boolean): Reply 
     ctx.db.set(key, zset);
   }
   if (zset !== undefined) {
+    const [maxEntries, maxValue] = zsetLimits(ctx);
     for (let j = 0; j < scores.length; j++) {
       const member = keyOf(argv[i + 1 + j * 2]!);
       let score = scores[j]!;
       const current = zset.score(member);
       if (current === undefined) {
         if (xx) continue;
-        zset.set(member, score);
+        zset.set(member, score, maxEntries, maxValue);
         added++;
       } else {
         if (nx) continue;
@@ -86,7 +93,7 @@ function zaddGeneric(ctx: Context, argv: Buffer[], incrCommand: boolean): Reply 
         }
         if ((lt && score >= current) || (gt && score <= current)) continue;
         if (score !== current) {
-          zset.set(member, score);
+          zset.set(member, score, maxEntries, maxValue);
           updated++;
         }
       }

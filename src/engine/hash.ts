@@ -4,9 +4,9 @@
 // rely on it); updating a field keeps its position, as a listpack update does.
 import type { TypedValue } from './keyspace.js';
 
-/** Redis's default hash-max-listpack-entries and hash-max-listpack-value. */
-const LISTPACK_MAX_ENTRIES = 512;
-const LISTPACK_MAX_VALUE = 64;
+/** Redis's default hash-max-listpack-entries and hash-max-listpack-value (CONFIG SET changes them: callers pass theirs). */
+export const LISTPACK_MAX_ENTRIES = 512;
+export const LISTPACK_MAX_VALUE = 64;
 
 export class HashValue implements TypedValue {
   readonly typeName = 'hash' as const;
@@ -26,11 +26,14 @@ export class HashValue implements TypedValue {
     return this.fields.get(field);
   }
 
-  /** Sets a field; returns true when the field is new. */
-  set(field: string, value: Buffer): boolean {
+  /**
+   * Sets a field; returns true when the field is new. A field or value longer than `maxValue`
+   * bytes, or more than `maxEntries` fields, and the hash is a hashtable for good.
+   */
+  set(field: string, value: Buffer, maxEntries = LISTPACK_MAX_ENTRIES, maxValue = LISTPACK_MAX_VALUE): boolean {
     const isNew = !this.fields.has(field);
     this.fields.set(field, value);
-    if (this.listpack && (field.length > LISTPACK_MAX_VALUE || value.length > LISTPACK_MAX_VALUE || this.fields.size > LISTPACK_MAX_ENTRIES)) {
+    if (this.listpack && (field.length > maxValue || value.length > maxValue || this.fields.size > maxEntries)) {
       this.listpack = false;
     }
     return isNew;

@@ -61,6 +61,12 @@ export class SortedSetValue implements TypedValue {
   private chunks: Chunk[] = [];
   /** Fenwick tree over chunk sizes (1-based internally); null with at most one chunk. */
   private tree: number[] | null = null;
+  /**
+   * Redis's OBJ_ENCODING_LISTPACK. A listpack-sized set has no member index while it fits in one
+   * chunk; one grown past a chunk under a raised zset-max-listpack-entries keeps its encoding
+   * and gains the index.
+   */
+  private listpack = true;
 
   get size(): number {
     return this.count;
@@ -72,7 +78,7 @@ export class SortedSetValue implements TypedValue {
    * depends on it.
    */
   get isListpack(): boolean {
-    return this.index === null;
+    return this.listpack;
   }
 
   score(member: string): number | undefined {
@@ -86,14 +92,23 @@ export class SortedSetValue implements TypedValue {
     return this.score(member) !== undefined;
   }
 
-  /** Adds a member or moves it to a new score; returns true when the member is new. */
-  set(member: string, score: number): boolean {
+  /**
+   * Adds a member or moves it to a new score; returns true when the member is new. A new member
+   * longer than `maxValue` bytes, or one past `maxEntries` members, and the set is a skiplist
+   * for good (zset-max-listpack-value / -entries).
+   */
+  set(member: string, score: number, maxEntries = MAX_LISTPACK_ENTRIES, maxValue = MAX_LISTPACK_VALUE): boolean {
     const old = this.score(member);
-    if (old === undefined && this.index === null && (member.length > MAX_LISTPACK_VALUE || this.count + 1 > MAX_LISTPACK_ENTRIES)) {
-      this.leaveListpack();
+    if (old === undefined) {
+      if (this.listpack && (member.length > maxValue || this.count + 1 > maxEntries)) {
+        this.listpack = false;
+        if (this.index === null) this.buildIndex();
+      } else if (this.index === null && this.count + 1 > CHUNK_MAX) {
+        this.buildIndex();
+      }
     }
     // A listpack stores -0 as the integer 0; a skiplist keeps the double as it is.
-    if (this.index === null && score === 0) score = 0;
+    if (this.listpack && score === 0) score = 0;
     if (old !== undefined) {
       // Same score (-0 and 0 included, as Redis's `score != curscore` test): nothing moves.
       if (old === score) return false;
@@ -120,7 +135,7 @@ export class SortedSetValue implements TypedValue {
    * place across changes. Only for sets that left the listpack form.
    */
   indexMembers(): IterableIterator<string> {
-    if (this.index === null) throw new Error('a listpack-sized set has no member index');
+    if (this.index === null) throw new Error('a set of one chunk has no member index');
     return this.index.keys();
   }
 
@@ -197,8 +212,8 @@ export class SortedSetValue implements TypedValue {
 
   // --- internals -----------------------------------------------------------------------------
 
-  /** Builds the member index: the set grew past what Redis keeps as a listpack. */
-  private leaveListpack(): void {
+  /** Builds the member index: the set left the listpack encoding, or outgrew one chunk. */
+  private buildIndex(): void {
     const index = new Map<string, Chunk>();
     for (const c of this.chunks) {
       c.hashes = new Int32Array(HASHES_CAPACITY);
