@@ -13,6 +13,7 @@ import { commands as replication } from './replication.js';
 import { commands as scripting } from './scripting.js';
 import { commands as server } from './server.js';
 import { commands as sets } from './sets.js';
+import { commands as slowlog } from './slowlog.js';
 import { commands as sortedSets } from './sorted-sets.js';
 import { commands as streams } from './stream/index.js';
 import { commands as strings } from './strings.js';
@@ -22,6 +23,7 @@ import type { CommandSpec } from './types.js';
 export const allCommands: CommandSpec[] = [
   ...connection,
   ...server,
+  ...slowlog,
   ...debug,
   ...transactions,
   ...keys,

@@ -38,6 +38,14 @@ export type CommandFlag =
   | 'no_mandatory_keys'
   | 'movablekeys';
 
+/** The slow log as SLOWLOG reads it (commands/slowlog.ts's `SlowLog`). */
+export interface SlowLogView {
+  readonly length: number;
+  /** The newest `count` entries, newest first. */
+  newest(count: number): Array<{ id: number; time: number; duration: number; argv: Buffer[]; peer: string; name: string }>;
+  reset(): void;
+}
+
 export interface CommandSpec {
   /** Lower-case name; for a subcommand, just the subcommand ("create" under "xgroup"). */
   name: string;
@@ -115,6 +123,8 @@ export interface InstanceView {
   readonly pubsub: PubSubRegistry;
   readonly buffersHeld: BuffersHeld;
   readonly monitors: Set<ClientState>;
+  /** SLOWLOG's entries (commands/slowlog.ts). */
+  readonly slowlog: SlowLogView;
   readonly blocked: BlockingView;
   /** Where command effects go (the AOF, the replication stream): see core/effects.ts. */
   readonly effects: EffectFanout;

@@ -103,6 +103,7 @@ export const Errors = {
   indexOutOfRange: 'ERR index out of range',
   numkeysNotPositive: 'ERR numkeys should be greater than 0',
   countNotPositive: 'ERR count should be greater than 0',
+  slowlogCount: 'ERR count should be greater than or equal to -1',
   /** Redis would try to write that many members (and run out of memory); sluice refuses. */
   srandmemberTooMany: 'ERR sluice does not reply more than 2^53 - 1 random members',
   sintercardLimitNegative: "ERR LIMIT can't be negative",

@@ -16,6 +16,7 @@ import { EffectFanout } from './effects.js';
 import { type ReplicationControl, ReplicationState } from './replication.js';
 import { monitorLine, monitorRejection, redactedArgv } from '../monitor.js';
 import { SUBSCRIBED_MODE_COMMANDS } from '../pubsub.js';
+import { SlowLog } from '../slowlog.js';
 import { PubSubRegistry } from '../pubsub-registry.js';
 import { CommandTable } from '../table.js';
 import type { CommandSpec, InstanceView } from '../types.js';
@@ -49,6 +50,8 @@ export class Instance implements InstanceView {
   readonly keyspace: Keyspace;
   readonly table = new CommandTable();
   readonly config: Config;
+  /** SLOWLOG's entries; fed from call() while slowlog-log-slower-than is not negative. */
+  readonly slowlog: SlowLog;
   readonly stats = new Stats();
   readonly clients = new Map<number, ClientState>();
   readonly startedAt = Date.now();
@@ -100,6 +103,7 @@ export class Instance implements InstanceView {
   constructor(commands: CommandSpec[], options: InstanceOptions = {}) {
     this.keyspace = new Keyspace(options.now, redisMemoryModel);
     this.config = new Config(options.config);
+    this.slowlog = new SlowLog(this.config);
     this.maxmemory = this.config.derived((c) => c.getNumber('maxmemory'));
     this.minReplicasToWrite = this.config.derived((c) => c.getNumber('min-replicas-to-write'));
     this.logger = options.logger ?? silentLogger;
@@ -334,12 +338,17 @@ export class Instance implements InstanceView {
       reply = this.errorReply(err);
     }
     stats.calls++;
+    let ended = -1;
     if (batched) {
       if (this.batchCount < this.batchCommands.length) this.batchCommands[this.batchCount] = stats;
       else this.batchCommands.push(stats);
       this.batchCount++;
     } else {
-      stats.usec += (performance.now() - started) * 1000;
+      ended = performance.now();
+      stats.usec += (ended - started) * 1000;
+    }
+    if (this.slowlog.threshold() >= 0 && client.kind !== 'aof') {
+      this.slowlog.afterCall(client, resolved.fullName, args, batched ? this.batchStarted : -1, started, ended, reply);
     }
     this.stats.commandsProcessed++;
     client.lastCommand = resolved.fullName;
