@@ -20,8 +20,16 @@ function info(ctx: Context, argv: Buffer[]): Reply {
 
 function configGet(ctx: Context, argv: Buffer[]): Reply {
   const seen = new Map<string, string>();
-  for (const pattern of argv.slice(2)) {
-    for (const [name, value] of ctx.instance.config.match(keyOf(pattern))) seen.set(name, value);
+  const config = ctx.instance.config;
+  for (const arg of argv.slice(2)) {
+    const pattern = keyOf(arg);
+    // As Redis: a name without glob characters is looked up (any case, aliases too) and
+    // answered with the name as given.
+    if (!/[[*?]/.test(pattern)) {
+      if (!seen.has(pattern) && config.has(pattern.toLowerCase())) seen.set(pattern, config.get(pattern.toLowerCase()));
+      continue;
+    }
+    for (const [name, value] of config.match(pattern)) seen.set(name, value);
   }
   return new MapReply([...seen].map(([k, v]) => [k, v] as [Reply, Reply]));
 }
