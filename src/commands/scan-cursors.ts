@@ -1,7 +1,11 @@
 // Live cursors for SCAN-like commands. Redis's cursors encode a position in its hash table;
-// ours park the iterator of a running scan under a fresh cursor number, per InstanceView. Every key
+// ours park the iterator of a running scan under a fresh cursor number, per instance. Every key
 // present for the whole scan is returned once; an unknown cursor (too old, from before a
 // restart) restarts the scan, which keeps that guarantee. At most MAX_PARKED scans are kept.
+import { keyOf } from '../engine/keyspace.js';
+import { fail } from '../resp/reply.js';
+import { Errors } from '../resp/errors.js';
+import { int64Arg, isKeyword } from './args.js';
 import type { InstanceView } from './types.js';
 
 const MAX_PARKED = 4096;
@@ -56,4 +60,27 @@ export function scanStep<T>(instance: InstanceView, cursor: string, source: obje
     state.parked.delete(oldest!);
   }
   return next;
+}
+
+/**
+ * The options of a scan of one value (SSCAN, ZSCAN) after its key and cursor: COUNT n (at least
+ * 1, capped at a million) and MATCH pattern (null for none or '*'), with Redis's errors.
+ */
+export function memberScanOptions(argv: Buffer[]): { count: number; pattern: string | null } {
+  let count = 10;
+  let pattern: string | null = null;
+  for (let i = 3; i < argv.length; i++) {
+    const remaining = argv.length - i - 1;
+    if (isKeyword(argv[i], 'count') && remaining >= 1) {
+      const v = int64Arg(argv[++i]!);
+      if (v < 1n) fail(Errors.syntax);
+      count = v > 1000000n ? 1000000 : Number(v);
+    } else if (isKeyword(argv[i], 'match') && remaining >= 1) {
+      pattern = keyOf(argv[++i]!);
+      if (pattern === '*') pattern = null;
+    } else {
+      fail(Errors.syntax);
+    }
+  }
+  return { count, pattern };
 }

@@ -3,12 +3,10 @@
 // hashtable set is walked like SCAN walks the keyspace (scan-cursors.ts): the cursor names a
 // parked live iterator over the members, so every member present for the whole scan is
 // returned once; an unknown cursor restarts the scan.
-import { scanStep } from './scan-cursors.js';
-import { keyBytes, keyOf } from '../engine/keyspace.js';
+import { memberScanOptions, scanStep } from './scan-cursors.js';
+import { keyBytes } from '../engine/keyspace.js';
 import type { SetValue } from '../engine/set.js';
-import { fail, type Reply } from '../resp/reply.js';
-import { Errors } from '../resp/errors.js';
-import { int64Arg, isKeyword } from './args.js';
+import type { Reply } from '../resp/reply.js';
 import { globMatch } from './glob.js';
 import type { Context } from './types.js';
 
@@ -16,21 +14,7 @@ import type { Context } from './types.js';
 export function sscanReply(ctx: Context, argv: Buffer[], cursor: string, set: SetValue | undefined): Reply {
   if (set === undefined) return ['0', []];
   // Options are read after the key lookup, as Redis does (a missing key ignores bad ones).
-  let count = 10;
-  let pattern: string | null = null;
-  for (let i = 3; i < argv.length; i++) {
-    const remaining = argv.length - i - 1;
-    if (isKeyword(argv[i], 'count') && remaining >= 1) {
-      const v = int64Arg(argv[++i]!);
-      if (v < 1n) fail(Errors.syntax);
-      count = v > 1000000n ? 1000000 : Number(v);
-    } else if (isKeyword(argv[i], 'match') && remaining >= 1) {
-      pattern = keyOf(argv[++i]!);
-      if (pattern === '*') pattern = null;
-    } else {
-      fail(Errors.syntax);
-    }
-  }
+  const { count, pattern } = memberScanOptions(argv);
   const found: Reply[] = [];
   const emit = (member: string): void => {
     if (pattern === null || globMatch(pattern, member)) found.push(keyBytes(member));

@@ -3,13 +3,11 @@
 // A big one is walked like SCAN walks the keyspace (see keys.ts): the cursor names a parked
 // live iterator over the member map, so every member present for the whole scan is returned
 // once; an unknown cursor restarts the scan.
-import { scanStep } from './scan-cursors.js';
-import { keyBytes, keyOf } from '../engine/keyspace.js';
+import { memberScanOptions, scanStep } from './scan-cursors.js';
+import { keyBytes } from '../engine/keyspace.js';
 import type { SortedSetValue } from '../engine/sorted-set.js';
 import { formatDouble } from '../resp/encoder.js';
-import { fail, type Reply } from '../resp/reply.js';
-import { Errors } from '../resp/errors.js';
-import { int64Arg, isKeyword } from './args.js';
+import type { Reply } from '../resp/reply.js';
 import { globMatch } from './glob.js';
 import type { Context } from './types.js';
 
@@ -31,21 +29,7 @@ function scanScoreText(zset: SortedSetValue, score: number): string {
 export function zscanReply(ctx: Context, argv: Buffer[], cursor: string, zset: SortedSetValue | undefined): Reply {
   if (zset === undefined) return ['0', []];
   // Options are read after the key lookup, as Redis does (a missing key ignores bad ones).
-  let count = 10;
-  let pattern: string | null = null;
-  for (let i = 3; i < argv.length; i++) {
-    const remaining = argv.length - i - 1;
-    if (isKeyword(argv[i], 'count') && remaining >= 1) {
-      const v = int64Arg(argv[++i]!);
-      if (v < 1n) fail(Errors.syntax);
-      count = v > 1000000n ? 1000000 : Number(v);
-    } else if (isKeyword(argv[i], 'match') && remaining >= 1) {
-      pattern = keyOf(argv[++i]!);
-      if (pattern === '*') pattern = null;
-    } else {
-      fail(Errors.syntax);
-    }
-  }
+  const { count, pattern } = memberScanOptions(argv);
   const found: Reply[] = [];
   const emit = (member: string, score: number): void => {
     if (pattern !== null && !globMatch(pattern, member)) return;
