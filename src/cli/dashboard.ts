@@ -9,7 +9,8 @@ import { redisClientOf } from '../client/ioredis-link.js';
 import { RedisConnection } from '../client/redis-connection.js';
 import { DashboardRefusal, startDashboard } from '../dashboard/server.js';
 import { bindRefusal } from '../dashboard/guard.js';
-import { checkUrl, CliError, DEFAULT_URL, describeError } from './errors.js';
+import { SENTINEL_URL_PREFIX } from '../client/sentinel-url.js';
+import { checkSentinelUrl, checkUrl, CliError, DEFAULT_URL, describeError } from './errors.js';
 
 interface DashboardFlags {
   url: string;
@@ -24,6 +25,7 @@ const CONNECT_TIMEOUT_MS = 5000;
 
 function checkBackendUrl(url: string): string {
   if (url.startsWith(CLUSTER_URL_PREFIX) || url.startsWith('embedded:')) return url;
+  if (url.startsWith(SENTINEL_URL_PREFIX)) return checkSentinelUrl(url);
   return checkUrl(url);
 }
 
@@ -64,7 +66,7 @@ export function register(program: Command): void {
   program
     .command('dashboard')
     .description('Web dashboard: streams, groups, consumers, entries, pending and dead letters, with live charts and actions')
-    .option('--url <url>', 'backend: redis://, rediss://, redis+cluster://h:p,h:p or embedded:/dir', process.env['SLUICE_URL'] ?? DEFAULT_URL)
+    .option('--url <url>', 'backend: redis://, rediss://, redis+cluster://h:p,h:p, redis+sentinel://h:p,h:p/name or embedded:/dir', process.env['SLUICE_URL'] ?? DEFAULT_URL)
     .option('--port <port>', 'HTTP port, 0 picks a free one', '7420')
     .option('--bind <host>', 'address to listen on (other than loopback only with --token)', '127.0.0.1')
     .option('--token <token>', 'require Authorization: Bearer <token> on the API (default $SLUICE_DASHBOARD_TOKEN)', process.env['SLUICE_DASHBOARD_TOKEN'])

@@ -1,6 +1,7 @@
 // One-line CLI errors: whatever a command throws becomes `sluice: <message>` on stderr and a
 // non-zero exit. Stack traces only with --debug (an operator wants the cause, not our frames).
 import { StreamKeyError, streamKeyError } from '../broker/stream-key-error.js';
+import { parseSentinelUrl } from '../client/sentinel-url.js';
 
 /** An error whose message is already written for the operator. */
 export class CliError extends Error {
@@ -53,6 +54,16 @@ export function keyError(err: unknown, key: string): Error {
 export const DEFAULT_URL = 'redis://127.0.0.1:6379';
 
 /** Checks a --url before anything connects, so a typo is reported as such. */
+/** A redis+sentinel:// URL, checked without loading ioredis (see operator-connection.ts). */
+export function checkSentinelUrl(url: string): string {
+  try {
+    parseSentinelUrl(url);
+  } catch (err) {
+    throw new CliError(`invalid --url '${url}' (${(err as Error).message})`);
+  }
+  return url;
+}
+
 export function checkUrl(url: string): string {
   let parsed: URL;
   try {

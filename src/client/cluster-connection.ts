@@ -15,33 +15,14 @@ import type { Arg, BlockingConnection, CloseConnectionOptions, Connection, Value
 import { defaultClusterOptions } from './ioredis-defaults.js';
 import { bindLink, IoredisLink, toCalls } from './ioredis-link.js';
 import type { ClusterClientOptions, ClusterSeed, IoredisCluster } from './ioredis-types.js';
+import { type HostPort, parseMultiHostUrl } from './multi-host-url.js';
 
 export const CLUSTER_URL_PREFIX = 'redis+cluster://';
 
 /** `redis+cluster://[user:pass@]h:p,h:p,...` → seed nodes plus credentials for every node. */
-export function parseClusterUrl(url: string): { nodes: Array<{ host: string; port: number }>; username?: string; password?: string } {
-  if (!url.startsWith(CLUSTER_URL_PREFIX)) throw new TypeError(`cluster URL must start with ${CLUSTER_URL_PREFIX}`);
-  let rest = url.slice(CLUSTER_URL_PREFIX.length).replace(/\/.*$/, '');
-  let username: string | undefined;
-  let password: string | undefined;
-  const at = rest.lastIndexOf('@');
-  if (at !== -1) {
-    const cred = rest.slice(0, at);
-    rest = rest.slice(at + 1);
-    const colon = cred.indexOf(':');
-    if (colon === -1) password = decodeURIComponent(cred);
-    else {
-      username = decodeURIComponent(cred.slice(0, colon)) || undefined;
-      password = decodeURIComponent(cred.slice(colon + 1));
-    }
-  }
-  const nodes = rest.split(',').filter((s) => s !== '').map((hp) => {
-    const m = /^(\[[^\]]+\]|[^:]+)(?::(\d+))?$/.exec(hp);
-    if (!m) throw new TypeError(`bad cluster node "${hp}" in ${url}`);
-    return { host: m[1]!.replace(/^\[|\]$/g, ''), port: m[2] === undefined ? 6379 : Number(m[2]) };
-  });
-  if (nodes.length === 0) throw new TypeError(`no nodes in ${url}`);
-  return { nodes, ...(username === undefined ? {} : { username }), ...(password === undefined ? {} : { password }) };
+export function parseClusterUrl(url: string): { nodes: HostPort[]; username?: string; password?: string } {
+  const { path: _ignored, ...seeds } = parseMultiHostUrl(CLUSTER_URL_PREFIX, url, 6379);
+  return seeds;
 }
 
 /**

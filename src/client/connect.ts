@@ -6,6 +6,8 @@ import { EmbeddedDatabase, open } from './embedded.js';
 import { EmbeddedConnection } from './embedded-connection.js';
 import type { IoredisClient, IoredisCluster, RedisClientOptions } from './ioredis-types.js';
 import { RedisConnection } from './redis-connection.js';
+import { sentinelClient } from './sentinel-client.js';
+import { SENTINEL_URL_PREFIX } from './sentinel-url.js';
 import type { Logger } from '../logger.js';
 
 /** For a URL: the options of the ioredis client it creates (of every node's, on a cluster). */
@@ -23,6 +25,8 @@ export type Connectable = string | EmbeddedDatabase | IoredisClient | IoredisClu
  *   client (reconnecting with backoff, commands queued while the link is down);
  * - `redis+cluster://host:port,host:port` (seed nodes): Redis Cluster (`options` apply to every
  *   node; for cluster-wide options, connectCluster);
+ * - `redis+sentinel://host:26379,host:26380/<name>[/<db>]`: the primary the Sentinels monitor as
+ *   `<name>` (Redis, Valkey or `sluice server`), followed across failovers;
  * - `embedded:` (or `embedded:/path/to/dir` for persistence): a fresh in-process database,
  *   closed with the connection;
  * - an EmbeddedDatabase (from open()), or an ioredis `Redis` or `Cluster` you created: wrapped,
@@ -36,6 +40,7 @@ export async function connect(target: Connectable, options: ConnectOptions = {})
   const { logger, ...redisOptions } = options;
   if (typeof target === 'string') {
     if (target.startsWith(CLUSTER_URL_PREFIX)) return ClusterConnection.fromUrl(target, { redisOptions });
+    if (target.startsWith(SENTINEL_URL_PREFIX)) return new RedisConnection(sentinelClient(target, redisOptions), true);
     if (target.startsWith('embedded:')) {
       const dir = target.slice('embedded:'.length);
       const db = await open({ ...(dir === '' ? {} : { dir }), ...(logger ? { logger } : {}) });

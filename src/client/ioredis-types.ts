@@ -57,6 +57,9 @@ export interface RedisClientOptions extends RedisLinkOptions {
    * Default: 50 ms doubling up to 2 s, with jitter.
    */
   retryStrategy?: (attempt: number) => number | null;
+  /** For a `redis+sentinel://` URL: the Sentinels' own credentials (the URL's are the servers'). */
+  sentinelUsername?: string;
+  sentinelPassword?: string;
 }
 
 /** The options of the client sluice creates for a Redis Cluster. */

@@ -51,7 +51,11 @@ function punsubscribe(ctx: Context, argv: Buffer[]): Reply {
 }
 
 function publish(kind: ChannelKind) {
-  return (ctx: Context, argv: Buffer[]): Reply => ctx.instance.pubsub.publish(kind, name(argv[1]!), argv[2]!);
+  return (ctx: Context, argv: Buffer[]): Reply => {
+    // To replicas, as Redis outside cluster mode: their subscribers hear the primary's messages.
+    if (ctx.propagating) ctx.propagate([...argv], true);
+    return ctx.instance.pubsub.publish(kind, name(argv[1]!), argv[2]!);
+  };
 }
 
 // --- PUBSUB ----------------------------------------------------------------------------------

@@ -172,8 +172,9 @@ export interface Context {
   /**
    * Replaces what is logged for this command by explicit deterministic forms (XADD with its
    * id, XCLAIM for claims ...). May be called several times; each call adds one command.
+   * `replicationOnly`: for replicas, not for the AOF (PUBLISH).
    */
-  propagate(argv: PropagatedArg[]): void;
+  propagate(argv: PropagatedArg[], replicationOnly?: boolean): void;
   /**
    * False when nothing logs effects (no persistence): a hot handler may then skip building
    * its propagated form (XADD's argv copy with the formatted id).

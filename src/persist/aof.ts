@@ -3,7 +3,7 @@
 import { join } from 'node:path';
 import type { Instance } from '../commands/core/instance.js';
 import type { Persistence, RewriteStart } from '../commands/core/persistence.js';
-import type { Propagated } from '../commands/core/effects.js';
+import { loggedPart, type Propagated } from '../commands/core/effects.js';
 import { describeError, type AofFs } from './fs-layer.js';
 import { baseName, incrName, writeManifest, type Manifest } from './manifest.js';
 import { Rewrite } from './rewrite.js';
@@ -52,8 +52,10 @@ export class AofPersistence implements Persistence {
 
   // --- the Instance hook ---------------------------------------------------------------
 
-  append(batch: Propagated[]): void {
+  append(all: Propagated[]): void {
     if (this.closed) return;
+    const batch = loggedPart(all) as Propagated[];
+    if (batch.length === 0) return;
     this.writer.append(batch);
     this.rewrite?.observe(batch);
     if (this.rewrite === null && !this.rewriteScheduled && this.autoRewriteDue()) this.startRewrite();

@@ -1,9 +1,10 @@
-// The redis+cluster:// URL form and partition arithmetic that need no running cluster.
+// The redis+cluster:// and redis+sentinel:// URL forms and partition arithmetic that need no running cluster.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { crc16, keySlot, partitionStreams, partitionTag, splitConcurrency } from '../../src/broker/partition.js';
 import { parseClusterUrl } from '../../src/client/cluster-connection.js';
+import { parseSentinelUrl } from '../../src/client/sentinel-url.js';
 
 test('parseClusterUrl: seeds, default port, IPv6, credentials', () => {
   assert.deepEqual(parseClusterUrl('redis+cluster://127.0.0.1:7000,127.0.0.1:7001'), {
@@ -15,6 +16,24 @@ test('parseClusterUrl: seeds, default port, IPv6, credentials', () => {
   assert.throws(() => parseClusterUrl('redis://h:1'), TypeError);
   assert.throws(() => parseClusterUrl('redis+cluster://'), TypeError);
   assert.throws(() => parseClusterUrl('redis+cluster://h:x'), TypeError);
+});
+
+test('parseSentinelUrl: sentinels, default port 26379, master name, db, credentials of the servers', () => {
+  assert.deepEqual(parseSentinelUrl('redis+sentinel://127.0.0.1:26380,h2/orders'), {
+    sentinels: [{ host: '127.0.0.1', port: 26380 }, { host: 'h2', port: 26379 }],
+    name: 'orders',
+  });
+  assert.deepEqual(parseSentinelUrl('redis+sentinel://u:p%40ss@[::1]:5000/my%20master/3'), {
+    sentinels: [{ host: '::1', port: 5000 }],
+    name: 'my master',
+    db: 3,
+    username: 'u',
+    password: 'p@ss',
+  });
+  assert.throws(() => parseSentinelUrl('redis+sentinel://h:1'), /no master name/);
+  assert.throws(() => parseSentinelUrl('redis+sentinel://h:1/m/x'), /bad path/);
+  assert.throws(() => parseSentinelUrl('redis+sentinel://h:1/m/1/2'), /bad path/);
+  assert.throws(() => parseSentinelUrl('redis://h:1/m'), TypeError);
 });
 
 test('keySlot reference values (Redis Cluster spec)', () => {

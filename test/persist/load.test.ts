@@ -198,3 +198,19 @@ test('XADD records load as the commands themselves run: field names that vary, e
     }
   });
 });
+
+test('PUBLISH is not logged (Redis sends it to replicas only), alone or inside MULTI with a write', async () => {
+  await withTempDir('publish', async (dir) => {
+    const db = await open({ dir, appendfsync: 'always' });
+    await db.call('SET', 'before', '1');
+    await db.call('PUBLISH', 'news', 'hello');
+    await db.call('MULTI');
+    await db.call('PUBLISH', 'news', 'inside');
+    await db.call('SET', 'after', '2');
+    await db.call('EXEC');
+    await db.close();
+    const log = readFileSync(incrFile(dir), 'latin1');
+    assert.doesNotMatch(log, /PUBLISH|hello|inside/i);
+    assert.deepEqual(readFileSync(incrFile(dir)).subarray(-encodeCommand(['SET', 'after', '2']).length), encodeCommand(['SET', 'after', '2']));
+  });
+});

@@ -101,6 +101,19 @@ describe('redis-server 7.0 as a replica of sluice server', { skip: !installed('r
     assert.equal(field(await info(replica, 'replication'), 'master_replid'), field(repl, 'master_replid'));
   });
 
+  test("PUBLISH reaches the replica's subscribers (how Sentinels hear each other through a replica)", async () => {
+    const subscriber = new Redis(redis.port, { lazyConnect: true });
+    try {
+      await subscriber.subscribe('__sentinel__:hello');
+      const heard = new Promise<string>((resolve) => subscriber.once('message', (_channel: string, message: string) => resolve(message)));
+      await primary.publish('__sentinel__:hello', '127.0.0.1,26379,abc,0,orders,127.0.0.1,6379,0');
+      assert.equal(await heard, '127.0.0.1,26379,abc,0,orders,127.0.0.1,6379,0');
+      await caughtUp(primary, replica);
+    } finally {
+      subscriber.disconnect();
+    }
+  });
+
   test('min-replicas-to-write refuses writes with NOREPLICAS while too few replicas are good', async () => {
     await primary.config('SET', 'min-replicas-to-write', '2');
     await assert.rejects(primary.set('refused', '1'), /^ReplyError: NOREPLICAS Not enough good replicas to write\.$/);

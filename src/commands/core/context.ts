@@ -39,8 +39,8 @@ export class CommandContext implements Context {
     this.dirtyCount += n;
   }
 
-  propagate(argv: PropagatedArg[]): void {
-    const item = { db: this.db.index, argv };
+  propagate(argv: PropagatedArg[], replicationOnly = false): void {
+    const item: Propagated = replicationOnly ? { db: this.db.index, argv, replicationOnly } : { db: this.db.index, argv };
     // A literal of one: an empty array's first push allocates room for 17.
     if (this.explicit === null) this.explicit = [item];
     else this.explicit.push(item);

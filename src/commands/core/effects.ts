@@ -16,6 +16,20 @@ export type PropagatedArg = Buffer | string | StreamIdReply;
 export interface Propagated {
   db: number;
   argv: PropagatedArg[];
+  /**
+   * Sent to replicas but not logged: PUBLISH, which Redis propagates to replicas only
+   * (forceCommandPropagation(c, PROPAGATE_REPL)), so their subscribers (Sentinel's hello
+   * channel among them) hear what the primary's do, while a restart replays no messages.
+   */
+  replicationOnly?: true;
+}
+
+/** The part of a batch an append-only log keeps: all of it, but for replication-only items. */
+export function loggedPart(batch: readonly Propagated[]): readonly Propagated[] {
+  for (let i = 0; i < batch.length; i++) {
+    if (batch[i]!.replicationOnly === true) return batch.filter((p) => p.replicationOnly !== true);
+  }
+  return batch;
 }
 
 /** A logged argument's bytes (what the log holds for it). */
