@@ -1,6 +1,7 @@
 // Sorted-set commands (t_zset.c, Redis 7.0): ZADD, ZINCRBY, ZREM, ZCARD, ZSCORE, ZMSCORE, the
 // ZRANGE family, ZRANK/ZREVRANK, ZCOUNT/ZLEXCOUNT, ZPOPMIN/ZPOPMAX and their blocking forms,
-// ZREMRANGEBY*, ZSCAN. Arguments are validated in Redis's order, so the same bad command
+// ZREMRANGEBY*, ZRANGESTORE, ZMPOP/BZMPOP, ZSCAN (the set algebra is in zset-algebra.ts,
+// ZRANDMEMBER in zset-random.ts). Arguments are validated in Redis's order, so the same bad command
 // gets the same error (a syntax error before a bad float before WRONGTYPE ...).
 import { keyBytes, keyOf } from '../engine/keyspace.js';
 import { type ScoreEntry, SortedSetValue } from '../engine/sorted-set.js';
@@ -12,6 +13,9 @@ import { secondsTimeoutMs } from './block-timeout.js';
 import { removeMembersCommand } from './members.js';
 import { type LexBound, parseLexRange, parseScoreRange, scoreArg } from './zset-args.js';
 import { zscanReply } from './zset-scan.js';
+import { numkeysKeys, zdiff, zdiffstore, zinter, zintercard, zinterstore, zunion, zunionstore } from './zset-algebra.js';
+import { zrandmember } from './zset-random.js';
+import { entriesReply, storeSortedSet, zsetLimits } from './zset-results.js';
 import { command, type CommandSpec, type Context } from './types.js';
 import { lookupTyped } from './typed-lookup.js';
 
@@ -20,24 +24,7 @@ function longArg(arg: Buffer): number {
   return Number(int64Arg(arg));
 }
 
-/** Members (with scores when asked) as Redis replies them: flat in RESP2, pairs in RESP3. */
-function entriesReply(ctx: Context, entries: ScoreEntry[], withScores: boolean): Reply {
-  const out: Reply[] = [];
-  for (const e of entries) {
-    if (!withScores) out.push(keyBytes(e.member));
-    else if (ctx.client.resp === 3) out.push([keyBytes(e.member), new DoubleReply(e.score)]);
-    else out.push(keyBytes(e.member), new DoubleReply(e.score));
-  }
-  return out;
-}
-
 // --- ZADD / ZINCRBY ------------------------------------------------------------------------------
-
-/** zset-max-listpack-entries and -value: past either a sorted set is a skiplist (SortedSetValue.set). */
-function zsetLimits(ctx: Context): [entries: number, value: number] {
-  const config = ctx.instance.config;
-  return [config.getNumber('zset-max-listpack-entries'), config.getNumber('zset-max-listpack-value')];
-}
 
 function zaddGeneric(ctx: Context, argv: Buffer[], incrCommand: boolean): Reply {
   let nx = false;
@@ -227,18 +214,22 @@ interface RangeDefaults {
 
 /**
  * The ZRANGE family as zrangeGenericCommand: options first (a preset kind or direction turns
- * its keyword into a syntax error), then conflicts, then the range, then the key.
+ * its keyword into a syntax error), then conflicts, then the range, then the key. ZRANGESTORE
+ * (`store`: its source key at 2, no WITHSCORES) stores the range at argv[1] instead, in the
+ * order the range is read, as Redis adds it: a rank range longer than
+ * zset-max-listpack-entries starts as a skiplist, any other as a listpack.
  */
-function zrangeGeneric(defaults: RangeDefaults) {
+function zrangeGeneric(defaults: RangeDefaults, store = false) {
+  const at = store ? 2 : 1;
   return (ctx: Context, argv: Buffer[]): Reply => {
     let kind = defaults.kind;
     let reverse = defaults.reverse;
     let withScores = false;
     let offset = 0;
     let limit = -1;
-    for (let j = 4; j < argv.length; j++) {
+    for (let j = at + 3; j < argv.length; j++) {
       const left = argv.length - j - 1;
-      if (isKeyword(argv[j], 'withscores')) withScores = true;
+      if (!store && isKeyword(argv[j], 'withscores')) withScores = true;
       else if (isKeyword(argv[j], 'limit') && left >= 2) {
         offset = longArg(argv[j + 1]!);
         limit = longArg(argv[j + 2]!);
@@ -255,7 +246,7 @@ function zrangeGeneric(defaults: RangeDefaults) {
     }
     if (withScores && kind === 'lex') fail(Errors.zrangeWithScoresByLex);
     // BYSCORE/BYLEX with REV take the range as max, min.
-    const [minArg, maxArg] = reverse && kind !== 'rank' ? [argv[3]!, argv[2]!] : [argv[2]!, argv[3]!];
+    const [minArg, maxArg] = reverse && kind !== 'rank' ? [argv[at + 2]!, argv[at + 1]!] : [argv[at + 1]!, argv[at + 2]!];
     let window: (z: SortedSetValue) => [number, number];
     if (kind === 'rank') {
       const start = longArg(minArg);
@@ -271,8 +262,8 @@ function zrangeGeneric(defaults: RangeDefaults) {
       const range = parseLexRange(minArg, maxArg);
       window = (z) => [lexStart(z, range.min), lexEnd(z, range.max)];
     }
-    const zset = lookupTyped(ctx.db, keyOf(argv[1]!), 'zset');
-    if (zset === undefined) return [];
+    const zset = lookupTyped(ctx.db, keyOf(argv[at]!), 'zset');
+    if (zset === undefined) return store ? storeSortedSet(ctx, argv[1]!, [], 'incremental') : [];
     let [start, end] = window(zset);
     if (kind !== 'rank') {
       // Redis skips `offset` entries with `while (offset--)`: a negative offset skips them all.
@@ -287,6 +278,10 @@ function zrangeGeneric(defaults: RangeDefaults) {
     }
     const entries = zset.slice(start, end);
     if (reverse) entries.reverse();
+    if (store) {
+      const upfront = kind === 'rank' && entries.length > zsetLimits(ctx)[0];
+      return storeSortedSet(ctx, argv[1]!, entries, upfront ? 'upfront' : 'incremental');
+    }
     return entriesReply(ctx, entries, withScores);
   };
 }
@@ -357,6 +352,83 @@ function bzpop(max: boolean) {
   };
 }
 
+interface MpopArgs {
+  keys: Buffer[];
+  max: boolean;
+  count: number;
+}
+
+/** getRangeLongFromObjectOrReply(1, LONG_MAX, message): text and numbers below 1 get `message`. */
+function atLeastOne(arg: Buffer, message: string): number {
+  const v = parseInt64(arg);
+  if (v === undefined || v < 1n) fail(message);
+  return v > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(v);
+}
+
+/** ZMPOP numkeys key... MIN|MAX [COUNT n], from the numkeys argument at `at` (zmpopGenericCommand). */
+function parseMpop(argv: Buffer[], at: number): MpopArgs {
+  const numkeys = atLeastOne(argv[at]!, Errors.numkeysNotPositive);
+  const whereAt = at + numkeys + 1;
+  if (whereAt >= argv.length) fail(Errors.syntax);
+  const where = lower(argv[whereAt]!);
+  if (where !== 'min' && where !== 'max') fail(Errors.syntax);
+  let count = -1;
+  for (let j = whereAt + 1; j < argv.length; j++) {
+    if (count === -1 && isKeyword(argv[j], 'count') && j < argv.length - 1) count = atLeastOne(argv[++j]!, Errors.countNotPositive);
+    else fail(Errors.syntax);
+  }
+  return { keys: argv.slice(at + 1, whereAt), max: where === 'max', count: count === -1 ? 1 : count };
+}
+
+/**
+ * Pops up to `count` entries of one sorted set as ZMPOP replies them, [key, [[member, score]...]]
+ * in RESP2 and RESP3 alike, logged as ZPOPMIN/ZPOPMAX key n (n the number popped), as Redis
+ * rewrites ZMPOP and BZMPOP. Redis counts one change per element.
+ */
+function mpopServe(ctx: Context, keyArg: Buffer, zset: SortedSetValue, max: boolean, count: number): Reply {
+  const popped = popEntries(ctx, keyOf(keyArg), zset, max, count);
+  if (popped.length > 1) ctx.addDirty(popped.length - 1);
+  ctx.propagate([max ? 'ZPOPMAX' : 'ZPOPMIN', keyArg, String(popped.length)]);
+  return [keyArg, popped.map((e) => [keyBytes(e.member), new DoubleReply(e.score)])];
+}
+
+/** ZMPOP: the first key that exists is popped (WRONGTYPE if it is no sorted set); else a null array. */
+function zmpop(ctx: Context, argv: Buffer[]): Reply {
+  const { keys, max, count } = parseMpop(argv, 1);
+  for (const keyArg of keys) {
+    const zset = lookupTyped(ctx.db, keyOf(keyArg), 'zset');
+    if (zset !== undefined) return mpopServe(ctx, keyArg, zset, max, count);
+  }
+  return NULL_ARRAY;
+}
+
+/**
+ * BZMPOP timeout numkeys key... MIN|MAX [COUNT n]: the arguments are checked before the timeout,
+ * as Redis does; a ZMPOP at once when a key holds a sorted set, else the client blocks (a null
+ * array inside MULTI or at the timeout) and is served from the key that became ready, as
+ * serveClientsBlockedOnSortedSetKey does (a key that became another type keeps it waiting).
+ */
+function bzmpop(ctx: Context, argv: Buffer[]): Reply | Promise<Reply> {
+  const { keys, max, count } = parseMpop(argv, 2);
+  const timeoutMs = secondsTimeoutMs(argv[1]!);
+  for (const keyArg of keys) {
+    const zset = lookupTyped(ctx.db, keyOf(keyArg), 'zset');
+    if (zset !== undefined && zset.size > 0) return mpopServe(ctx, keyArg, zset, max, count);
+  }
+  if (ctx.noBlock) return NULL_ARRAY;
+  const byKey = new Map(keys.map((k) => [keyOf(k), k]));
+  return ctx.block(
+    [...byKey.keys()],
+    timeoutMs,
+    (retryCtx, readyKey) => {
+      const zset = retryCtx.db.get(readyKey);
+      if (!(zset instanceof SortedSetValue) || zset.size === 0) return undefined;
+      return mpopServe(retryCtx, byKey.get(readyKey)!, zset, max, count);
+    },
+    NULL_ARRAY,
+  );
+}
+
 function zscan(ctx: Context, argv: Buffer[]): Reply {
   const cursor = parseCursor(argv[2]!);
   return zscanReply(ctx, argv, cursor, lookupTyped(ctx.db, keyOf(argv[1]!), 'zset'));
@@ -386,10 +458,21 @@ export const commands: CommandSpec[] = [
   command('zrevrangebyscore', -4, ['readonly'], ONE_KEY, zrangeGeneric({ kind: 'score', reverse: true }), cat('read', 'slow')),
   command('zrangebylex', -4, ['readonly'], ONE_KEY, zrangeGeneric({ kind: 'lex', reverse: false }), cat('read', 'slow')),
   command('zrevrangebylex', -4, ['readonly'], ONE_KEY, zrangeGeneric({ kind: 'lex', reverse: true }), cat('read', 'slow')),
+  command('zrangestore', -5, ['write', 'denyoom'], { first: 1, last: 2, step: 1 }, zrangeGeneric({ kind: null, reverse: null }, true), cat('write', 'slow')),
   command('zrevrange', -4, ['readonly'], ONE_KEY, zrangeGeneric({ kind: 'rank', reverse: true }), cat('read', 'slow')),
   command('zpopmin', -2, ['write', 'fast'], ONE_KEY, zpop(false), cat('write', 'fast')),
   command('zpopmax', -2, ['write', 'fast'], ONE_KEY, zpop(true), cat('write', 'fast')),
   command('bzpopmin', -3, ['write', 'noscript', 'blocking', 'fast'], BLOCKING_KEYS, bzpop(false), cat('write', 'fast', 'blocking')),
   command('bzpopmax', -3, ['write', 'noscript', 'blocking', 'fast'], BLOCKING_KEYS, bzpop(true), cat('write', 'fast', 'blocking')),
+  command('zmpop', -4, ['write', 'movablekeys'], null, zmpop, { keys: numkeysKeys(1, false), ...cat('write', 'slow') }),
+  command('bzmpop', -5, ['write', 'blocking', 'movablekeys'], null, bzmpop, { keys: numkeysKeys(2, false), ...cat('write', 'slow', 'blocking') }),
+  command('zrandmember', -2, ['readonly'], ONE_KEY, zrandmember, cat('read', 'slow')),
+  command('zunion', -3, ['readonly', 'movablekeys'], null, zunion, { keys: numkeysKeys(1, false), ...cat('read', 'slow') }),
+  command('zinter', -3, ['readonly', 'movablekeys'], null, zinter, { keys: numkeysKeys(1, false), ...cat('read', 'slow') }),
+  command('zdiff', -3, ['readonly', 'movablekeys'], null, zdiff, { keys: numkeysKeys(1, false), ...cat('read', 'slow') }),
+  command('zintercard', -3, ['readonly', 'movablekeys'], null, zintercard, { keys: numkeysKeys(1, false), ...cat('read', 'slow') }),
+  command('zunionstore', -4, ['write', 'denyoom', 'movablekeys'], ONE_KEY, zunionstore, { keys: numkeysKeys(2, true), ...cat('write', 'slow') }),
+  command('zinterstore', -4, ['write', 'denyoom', 'movablekeys'], ONE_KEY, zinterstore, { keys: numkeysKeys(2, true), ...cat('write', 'slow') }),
+  command('zdiffstore', -4, ['write', 'denyoom', 'movablekeys'], ONE_KEY, zdiffstore, { keys: numkeysKeys(2, true), ...cat('write', 'slow') }),
   command('zscan', -3, ['readonly'], ONE_KEY, zscan, cat('read', 'slow')),
 ];
