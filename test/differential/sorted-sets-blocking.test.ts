@@ -1,6 +1,6 @@
-// BZPOPMIN / BZPOPMAX over TCP, byte for byte against redis-server in RESP2 and RESP3: a client
-// blocked on empty keys is woken by another client's ZADD (FIFO between two blocked clients),
-// a timeout replies a null array, and a blocked command inside MULTI replies one at once.
+// BZPOPMIN / BZPOPMAX / BZMPOP over TCP, byte for byte against redis-server in RESP2 and RESP3:
+// a client blocked on empty keys is woken by another client's ZADD (FIFO between two blocked
+// clients), a timeout replies a null array, and a blocked command inside MULTI replies one at once.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { WAIT_LIMIT_MS, waitFor } from '../support/wait.js';
@@ -58,10 +58,32 @@ const scenarios: Record<string, (open: () => Promise<RawConnection>) => Promise<
     const a = await open();
     return [await raw(a.command(['BZPOPMIN', 'z', '0.05'])), await raw(a.command(['BZPOPMAX', 'z', 'y', '0.01']))];
   },
+  'BZMPOP: blocked clients are served in order from the key that became ready, with COUNT': async (open) => {
+    const [a, b, c, writer] = [await open(), await open(), await open(), await open()];
+    const first = raw(a.command(['BZMPOP', '0', '2', 'z1', 'z2', 'MIN', 'COUNT', '2']));
+    await blockedClients(writer, 1);
+    const second = raw(b.command(['BZMPOP', '0', '1', 'z2', 'MAX']));
+    await blockedClients(writer, 2);
+    const third = raw(c.command(['BZMPOP', '0', '1', 'z2', 'MAX', 'COUNT', '10']));
+    await blockedClients(writer, 3);
+    // A key of another type leaves them waiting.
+    const wrong = await raw(writer.command(['SET', 'z2', 'string']));
+    const deleted = await raw(writer.command(['DEL', 'z2']));
+    const added = await raw(writer.command(['ZADD', 'z2', '1', 'a', '2', 'b', '3', 'c', '4', 'd', '5', 'e']));
+    return [wrong, deleted, added, await first, await second, await third, await raw(writer.command(['EXISTS', 'z2']))];
+  },
+  'BZMPOP: a timeout replies a null array; a wrong-type key errors at once': async (open) => {
+    const a = await open();
+    const out = [await raw(a.command(['BZMPOP', '0.05', '2', 'z', 'y', 'MIN']))];
+    await a.command(['SET', 'y', 'v']);
+    out.push(await raw(a.command(['BZMPOP', '0.01', '2', 'z', 'y', 'MAX', 'COUNT', '3'])));
+    return out;
+  },
   'inside MULTI the blocking pops reply at once': async (open) => {
     const a = await open();
     const out = [await raw(a.command(['MULTI'])), await raw(a.command(['BZPOPMIN', 'z', '0'])), await raw(a.command(['ZADD', 'z', '1', 'm']))];
-    out.push(await raw(a.command(['BZPOPMAX', 'z', '0'])), await raw(a.command(['EXEC'])));
+    out.push(await raw(a.command(['BZPOPMAX', 'z', '0'])), await raw(a.command(['BZMPOP', '0', '2', 'y', 'z', 'MIN'])));
+    out.push(await raw(a.command(['EXEC'])));
     return out;
   },
 };
