@@ -112,10 +112,19 @@ function parse(ctx: Context, argv: Buffer[], numkeysAt: number, name: string, op
   return { sources, aggregate: how, withScores, limit };
 }
 
+/**
+ * The inputs smallest first, as Redis sorts them before a union or an intersection (a stable
+ * sort, as glibc's qsort is for such arrays): the order scores are aggregated in, which shows
+ * in a SUM of floats or of inf and -inf.
+ */
+function bySize(sources: Source[]): Source[] {
+  return sources.slice().sort((a, b) => sourceSize(a) - sourceSize(b));
+}
+
 /** The members of every input, each scored by the aggregate of its weighted scores. */
 function union(sources: Source[], how: Aggregate): Map<string, number> {
   const acc = new Map<string, number>();
-  for (const s of sources) {
+  for (const s of bySize(sources)) {
     for (const e of sourceEntries(s)) {
       let score = s.weight * e.score;
       if (Number.isNaN(score)) score = 0;
@@ -132,15 +141,15 @@ function union(sources: Source[], how: Aggregate): Map<string, number> {
  */
 function inter(sources: Source[], how: Aggregate, limit = 0): Map<string, number> {
   const out = new Map<string, number>();
-  const bySize = sources.slice().sort((a, b) => sourceSize(a) - sourceSize(b));
-  const first = bySize[0]!;
+  const inputs = bySize(sources);
+  const first = inputs[0]!;
   if (sourceSize(first) === 0) return out;
   for (const e of sourceEntries(first)) {
     let score = first.weight * e.score;
     if (Number.isNaN(score)) score = 0;
     let inAll = true;
-    for (let j = 1; j < bySize.length; j++) {
-      const other = bySize[j]!;
+    for (let j = 1; j < inputs.length; j++) {
+      const other = inputs[j]!;
       const value = other.value === first.value ? e.score : sourceScore(other, e.member);
       if (value === undefined) {
         inAll = false;

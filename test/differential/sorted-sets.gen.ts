@@ -38,6 +38,18 @@ function zaddOptions(r: Rng): string[] {
   return opts;
 }
 
+/** Inputs of the algebra commands: mostly sorted sets, sometimes sets or other keys. */
+const algebraKeys = (r: Rng, s: KeySpace): string[] => several(r, 3, () => s.key(r.chance(0.8) ? 'zset' : 'set'));
+
+/** numkeys, the keys, and (where allowed) WEIGHTS and AGGREGATE. */
+function algebraArgs(r: Rng, s: KeySpace, weighted: boolean): string[] {
+  const keys = algebraKeys(r, s);
+  const args = [String(keys.length), ...keys];
+  if (weighted && r.chance(0.4)) args.push('WEIGHTS', ...keys.map(() => score(r)));
+  if (weighted && r.chance(0.4)) args.push('AGGREGATE', r.pick(['SUM', 'MIN', 'MAX', 'max']));
+  return args;
+}
+
 export const generators: StepGenerator[] = [
   gen('zadd', 6, (r, s) => {
     const opts = zaddOptions(r);
@@ -69,6 +81,34 @@ export const generators: StepGenerator[] = [
   ),
   gen('zscan', 1, (r, s) => ['ZSCAN', s.key('zset'), '0', 'COUNT', '1000', ...(r.chance(0.4) ? ['MATCH', r.pick(['f*', '-*', '?'])] : [])]),
   gen('zset-rename', 0.5, (r, s) => ['RENAME', s.key('zset'), s.key('zset')]),
+
+  // the set algebra (sets as inputs too), ZRANGESTORE, ZMPOP / BZMPOP, ZRANDMEMBER of the whole set
+  gen('zalgebra', 3, (r, s) => {
+    const cmd = r.pick(['ZUNION', 'ZINTER', 'ZDIFF']);
+    return [cmd, ...algebraArgs(r, s, cmd !== 'ZDIFF'), ...withScores(r)];
+  }),
+  gen('zalgebra-store', 2, (r, s) => {
+    const cmd = r.pick(['ZUNIONSTORE', 'ZINTERSTORE', 'ZDIFFSTORE']);
+    return [cmd, s.key('zset'), ...algebraArgs(r, s, cmd !== 'ZDIFFSTORE')];
+  }),
+  gen('zintercard', 1, (r, s) => {
+    const keys = algebraKeys(r, s);
+    return ['ZINTERCARD', String(keys.length), ...keys, ...(r.chance(0.5) ? ['LIMIT', r.pick(['0', '1', '2', '-1'])] : [])];
+  }),
+  gen('zrangestore', 2, (r, s) => {
+    const form = r.int(3);
+    if (form === 0) return ['ZRANGESTORE', s.key('zset'), s.key('zset'), index(r), index(r), ...(r.chance(0.3) ? ['REV'] : [])];
+    if (form === 1) return ['ZRANGESTORE', s.key('zset'), s.key('zset'), bound(r), bound(r), 'BYSCORE', ...(r.chance(0.4) ? ['REV'] : []), ...limit(r)];
+    return ['ZRANGESTORE', lexKey(r), lexKey(r), lexBound(r), lexBound(r), 'BYLEX', ...(r.chance(0.4) ? ['REV'] : []), ...limit(r)];
+  }),
+  gen('zmpop', 2, (r, s) => {
+    const keys = several(r, 2, () => s.key('zset'));
+    const tail = [r.pick(['MIN', 'MAX', 'min']), ...(r.chance(0.5) ? ['COUNT', r.pick(['1', '2', '10', '0'])] : [])];
+    // A short timeout: an empty key times out the same way on both sides.
+    if (r.chance(0.3)) return ['BZMPOP', r.pick(['0.01', '0.02']), String(keys.length), ...keys, ...tail];
+    return ['ZMPOP', String(keys.length), ...keys, ...tail];
+  }),
+  gen('zrandmember-whole', 1, (r, s) => ['ZRANDMEMBER', s.key('zset'), '100', ...withScores(r)]),
 
   // lex ranges, on keys whose members all score 0
   gen('zlex-add', 3, (r, s) => ['ZADD', lexKey(r), ...several(r, 4, () => ['0', s.field()]).flat()]),

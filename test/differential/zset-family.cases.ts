@@ -77,6 +77,26 @@ export const cases: DiffCase[] = [
     `,
   },
   {
+    name: 'inputs are aggregated smallest first: the order shows in inf - inf (0) and float sums',
+    steps: cli`
+      ZADD big 1 a 2 b 3 c
+      ZADD one inf a
+      ZADD two -inf a 0 q
+      ZADD f1 0.1 a
+      ZADD f2 0.2 a 0 x
+      ZADD f3 0.3 a 0 x 0 y
+      ZUNION 3 one two big WITHSCORES
+      ZUNION 3 big one two WITHSCORES
+      ZUNION 3 big two one WITHSCORES
+      ZINTER 3 big two one WITHSCORES
+      ZINTER 3 two big one WITHSCORES
+      ZUNION 3 f3 f2 f1 WITHSCORES
+      ZUNION 3 f1 f2 f3 WITHSCORES
+      ZINTER 3 f3 f1 f2 WEIGHTS 1e16 1 1 WITHSCORES
+      ZUNION 3 f3 f1 f2 WEIGHTS 1e16 1 1 WITHSCORES
+    `,
+  },
+  {
     name: 'argument errors of the algebra commands, in Redis order (numkeys, WRONGTYPE, options)',
     steps: cli`
       ZADD a 1 x
