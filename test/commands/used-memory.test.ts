@@ -1,6 +1,7 @@
 // used_memory follows the data: the dataset's bytes, kept as keys change, always equal a count
 // made afresh from the keys present, whatever the commands did (in-place changes of typed
-// values, deletes, expiry, RENAME/MOVE/SWAPDB, flushes, reloads); FLUSHALL gives every byte back.
+// values, stored results of the STORE forms, multi-pops, deletes, expiry, RENAME/MOVE/SWAPDB,
+// flushes, reloads); FLUSHALL gives every byte back.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
@@ -34,6 +35,9 @@ const command: fc.Arbitrary<string[]> = fc.oneof(
   fc.tuple(key, member).map(([k, m]) => ['SREM', k, m]),
   fc.tuple(key, fc.integer({ min: -5, max: 5 }), member).map(([k, s, m]) => ['ZADD', k, String(s), m]),
   fc.tuple(key, member).map(([k, m]) => ['ZREM', k, m]),
+  fc.tuple(fc.constantFrom('ZUNIONSTORE', 'ZINTERSTORE', 'ZDIFFSTORE'), key, key, key).map(([c, d, a, b]) => [c, d, '2', a, b]),
+  fc.tuple(key, key).map(([d, s]) => ['ZRANGESTORE', d, s, '0', '-2']),
+  fc.tuple(key, fc.constantFrom('MIN', 'MAX')).map(([k, where]) => ['ZMPOP', '1', k, where, 'COUNT', '2']),
   fc.tuple(key, fc.array(member, { minLength: 1, maxLength: 6 })).map(([k, ms]) => ['RPUSH', k, ...ms]),
   key.map((k) => ['LPOP', k]),
   fc.tuple(key, member).map(([k, v]) => ['XADD', k, '*', 'f', v]),
