@@ -398,7 +398,6 @@ export const cases: DiffCase[] = [
       ZMPOP 1 a MIN FOO
       ZMPOP 1 c MIN COUNT 9223372036854775807
       ZMPOP 1 nokey MIN COUNT 9223372036854775808
-      ZMPOP 9223372036854775807 a MIN
       ZMPOP 1
       ZMPOP
     `,
