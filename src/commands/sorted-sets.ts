@@ -321,7 +321,8 @@ function zpop(max: boolean) {
 
 /**
  * BZPOPMIN/BZPOPMAX: the first non-empty key is popped at once; otherwise the client blocks
- * (not inside MULTI, where it replies a null array). Logged as ZPOPMIN/ZPOPMAX, as Redis does.
+ * (not inside MULTI, where it replies a null array) and is served from the key that became
+ * ready. Logged as ZPOPMIN/ZPOPMAX, as Redis does.
  */
 function bzpop(max: boolean) {
   const popName = max ? 'ZPOPMAX' : 'ZPOPMIN';
@@ -342,11 +343,13 @@ function bzpop(max: boolean) {
     const served = popFirst(ctx, keyArgs);
     if (served !== undefined) return served;
     if (ctx.noBlock) return NULL_ARRAY;
+    const byKey = new Map(keyArgs.map((k) => [keyOf(k), k]));
     return ctx.block(
-      keyArgs.map(keyOf),
+      [...byKey.keys()],
       timeoutMs,
-      // A key that became another type keeps the client waiting, as Redis serves only zsets.
-      (retryCtx) => popFirst(retryCtx, keyArgs.filter((k) => retryCtx.db.get(keyOf(k)) instanceof SortedSetValue)),
+      // Served from the key that became ready, as serveClientsBlockedOnSortedSetKey; a key that
+      // became another type keeps the client waiting, as Redis serves only zsets.
+      (retryCtx, readyKey) => (retryCtx.db.get(readyKey) instanceof SortedSetValue ? popFirst(retryCtx, [byKey.get(readyKey)!]) : undefined),
       NULL_ARRAY,
     );
   };

@@ -72,6 +72,16 @@ const scenarios: Record<string, (open: () => Promise<RawConnection>) => Promise<
     const added = await raw(writer.command(['ZADD', 'z2', '1', 'a', '2', 'b', '3', 'c', '4', 'd', '5', 'e']));
     return [wrong, deleted, added, await first, await second, await third, await raw(writer.command(['EXISTS', 'z2']))];
   },
+  'a MULTI that fills two keys serves each blocked client from the key that became ready first': async (open) => {
+    const [a, b, writer] = [await open(), await open(), await open()];
+    const first = raw(a.command(['BZPOPMIN', 'k1', 'k2', '0']));
+    await blockedClients(writer, 1);
+    const second = raw(b.command(['BZMPOP', '0', '2', 'k1', 'k2', 'MAX']));
+    await blockedClients(writer, 2);
+    const out = [await raw(writer.command(['MULTI'])), await raw(writer.command(['ZADD', 'k2', '1', 'x', '2', 'y']))];
+    out.push(await raw(writer.command(['ZADD', 'k1', '5', 'z'])), await raw(writer.command(['EXEC'])));
+    return [...out, await first, await second, await raw(writer.command(['ZRANGE', 'k1', '0', '-1']))];
+  },
   'BZMPOP: a timeout replies a null array; a wrong-type key errors at once': async (open) => {
     const a = await open();
     const out = [await raw(a.command(['BZMPOP', '0.05', '2', 'z', 'y', 'MIN']))];
