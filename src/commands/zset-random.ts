@@ -1,7 +1,7 @@
 // ZRANDMEMBER key [count [WITHSCORES]] (zrandmemberCommand, t_zset.c of Redis 7.0): one random
-// member, or a count of them: distinct for a positive count (the whole set, in order, when the
-// count covers it, highest first), drawn independently from the whole set for a negative one. Read-only, so
-// nothing is logged; the same count errors and RESP3 pairs as Redis.
+// member, or a count of them: distinct for a positive count (the whole set, highest first, when
+// the count covers it), drawn independently from the whole set for a negative one. Read-only,
+// so nothing is logged; the same count errors and RESP3 pairs as Redis.
 import { keyBytes, keyOf } from '../engine/keyspace.js';
 import type { ScoreEntry, SortedSetValue } from '../engine/sorted-set.js';
 import { fail, type Reply } from '../resp/reply.js';
