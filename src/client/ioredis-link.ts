@@ -57,8 +57,11 @@ export class IoredisLink<C extends Redis | Cluster> {
     if (!this.ownsClient) return;
     // QUIT waits for the replies to what was sent: a server that stopped answering (frozen, or
     // cut off with the socket still open) would keep it waiting for ever.
-    if (this.client.status === 'ready' && !options.force) await this.client.quit().catch(() => this.client.disconnect());
-    else this.client.disconnect();
+    if (this.client.status === 'ready' && !options.force) {
+      await this.client.quit().catch(() => this.client.disconnect());
+      // A Sentinel client's failover detector keeps its Sentinel subscriptions after QUIT.
+      if ((this.client.options as { sentinels?: unknown }).sentinels) this.client.disconnect();
+    } else this.client.disconnect();
   }
 }
 

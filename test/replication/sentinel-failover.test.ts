@@ -19,7 +19,7 @@ import { Producer, ReplicationError } from '../../src/broker/producer.js';
 import { Worker } from '../../src/broker/worker.js';
 import { connect } from '../../src/client/connect.js';
 import type { Connection } from '../../src/client/connection.js';
-import { CLI_MAIN, freePort, installed, spawnUntil, type Spawned } from '../support/processes.js';
+import { CLI_MAIN, freePort, installed, runToExit, spawnUntil, type Spawned } from '../support/processes.js';
 import { pollFor, waitFor } from '../support/wait.js';
 import { field, info } from './helpers.js';
 
@@ -67,6 +67,7 @@ describe('sluice servers under Redis Sentinel: kill -9 of the primary', { skip: 
   const sentinels: Spawned[] = [];
   let sentinelPorts: number[] = [];
   let conn: Connection;
+  let url: string;
 
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'sluice-sentinel-'));
@@ -89,7 +90,8 @@ describe('sluice servers under Redis Sentinel: kill -9 of the primary', { skip: 
       }, `sentinel :${p} to see 2 replicas and 2 other sentinels`, 30_000);
       s.disconnect();
     }
-    conn = await connect(`redis+sentinel://${sentinelPorts.map((p) => `127.0.0.1:${p}`).join(',')}/${MASTER}`);
+    url = `redis+sentinel://${sentinelPorts.map((p) => `127.0.0.1:${p}`).join(',')}/${MASTER}`;
+    conn = await connect(url);
   });
 
   after(async () => {
@@ -183,6 +185,11 @@ describe('sluice servers under Redis Sentinel: kill -9 of the primary', { skip: 
     // Nothing stuck: once handled, every delivery was acknowledged on the new primary.
     const primaryClient = new Redis(newPrimary, { lazyConnect: true });
     await waitFor(async () => Number(((await primaryClient.xpending('orders', 'billing')) as unknown[])[0]) === 0, 'an empty PEL');
+    const length = await primaryClient.xlen('orders');
     primaryClient.disconnect();
+    // The operator CLI finds the new primary through the same URL.
+    const stats = await runToExit(process.execPath, [CLI_MAIN, 'stats', 'orders', '--json', '--url', url], { timeoutMs: 30_000 });
+    assert.equal(stats.code, 0, stats.output);
+    assert.equal(JSON.parse(stats.output).length, length);
   });
 });
