@@ -1,9 +1,11 @@
 // Every command family, one file each. The table is shared by the server and the embedded client.
 import { commands as connection } from './connection-commands.js';
+import { commands as copyMove } from './copy-move.js';
 import { commands as debug } from './debug.js';
 import { commands as dumpRestore } from './dump-restore.js';
 import { commands as hashes } from './hashes.js';
 import { commands as keys } from './keys.js';
+import { commands as lcs } from './lcs.js';
 import { commands as lists } from './lists.js';
 import { commands as introspection } from './introspection.js';
 import { commands as monitor } from './monitor.js';
@@ -27,8 +29,10 @@ export const allCommands: CommandSpec[] = [
   ...debug,
   ...transactions,
   ...keys,
+  ...copyMove,
   ...dumpRestore,
   ...strings,
+  ...lcs,
   ...lists,
   ...hashes,
   ...sets,

@@ -71,6 +71,9 @@ function exists(ctx: Context, argv: Buffer[]): Reply {
   return n;
 }
 
+/** TOUCH: counts the keys that exist, as EXISTS (sluice keeps no access time to update). */
+const touch = exists;
+
 function type(ctx: Context, argv: Buffer[]): Reply {
   const value = ctx.db.get(keyOf(argv[1]!));
   return new SimpleString(value === undefined ? 'none' : typeOf(value));
@@ -327,6 +330,7 @@ export const commands: CommandSpec[] = [
   command('del', -2, ['write'], ALL_KEYS, del, { categories: ['keyspace', 'write', 'slow'] }),
   command('unlink', -2, ['write', 'fast'], ALL_KEYS, del, { categories: ['keyspace', 'write', 'fast'] }),
   command('exists', -2, ['readonly', 'fast'], ALL_KEYS, exists, { categories: ['keyspace', 'read', 'fast'] }),
+  command('touch', -2, ['readonly', 'fast'], ALL_KEYS, touch, { categories: ['keyspace', 'read', 'fast'] }),
   command('type', 2, ['readonly', 'fast'], ONE_KEY, type, { categories: ['keyspace', 'read', 'fast'] }),
   command('keys', 2, ['readonly'], null, keys, { categories: ['keyspace', 'read', 'slow', 'dangerous'] }),
   command('scan', -2, ['readonly'], null, scan, { categories: ['keyspace', 'read', 'slow'] }),

@@ -1,6 +1,6 @@
-// String commands (t_string.c): GET/SET and their variants, MGET/MSET, counters, APPEND,
-// STRLEN, GETRANGE, SETRANGE. Strings are stored as Buffers (copied from argv, so a value never
-// pins a whole socket read buffer).
+// String commands (t_string.c): GET/SET and their variants (GETSET, GETDEL, GETEX), MGET/MSET,
+// counters, APPEND, STRLEN, GETRANGE (and SUBSTR), SETRANGE; LCS is in lcs.ts. Strings are
+// stored as Buffers (copied from argv, so a value never pins a whole socket read buffer).
 import { Buffer } from 'node:buffer';
 import { keyOf } from '../engine/keyspace.js';
 import { fail, OK, type Reply } from '../resp/reply.js';
@@ -147,6 +147,16 @@ function setexGeneric(name: string, kind: 'ex' | 'px') {
 
 function get(ctx: Context, args: RequestArgs): Reply {
   return lookupTyped(ctx.db, args.key(1), 'string') ?? null;
+}
+
+/** GETSET: SET that answers the old value; the TTL goes, and it is logged as a SET (t_string.c). */
+function getset(ctx: Context, args: RequestArgs): Reply {
+  const key = args.key(1);
+  const old = lookupTyped(ctx.db, key, 'string') ?? null;
+  ctx.db.set(key, args.copy(2));
+  ctx.modified(key);
+  if (ctx.propagating) ctx.propagate(['SET', args.buffer(1), args.buffer(2)]);
+  return old;
 }
 
 function getdel(ctx: Context, argv: Buffer[]): Reply {
@@ -325,6 +335,7 @@ export const commands: CommandSpec[] = [
   inPlaceCommand('setnx', 3, ['write', 'denyoom', 'fast'], ONE_KEY, setnx, cat('write', 'fast')),
   inPlaceCommand('setex', 4, ['write', 'denyoom'], ONE_KEY, setexGeneric('setex', 'ex'), cat('write', 'slow')),
   inPlaceCommand('psetex', 4, ['write', 'denyoom'], ONE_KEY, setexGeneric('psetex', 'px'), cat('write', 'slow')),
+  inPlaceCommand('getset', 3, ['write', 'denyoom', 'fast'], ONE_KEY, getset, cat('write', 'fast')),
   command('getdel', 2, ['write', 'fast'], ONE_KEY, getdel, cat('write', 'fast')),
   command('getex', -2, ['write', 'fast'], ONE_KEY, getex, cat('write', 'fast')),
   command('mget', -2, ['readonly', 'fast'], ALL_KEYS, mget, cat('read', 'fast')),
@@ -356,5 +367,7 @@ export const commands: CommandSpec[] = [
   command('append', 3, ['write', 'denyoom', 'fast'], ONE_KEY, append, cat('write', 'fast')),
   command('strlen', 2, ['readonly', 'fast'], ONE_KEY, strlen, cat('read', 'fast')),
   command('getrange', 4, ['readonly'], ONE_KEY, getrange, cat('read', 'slow')),
+  // SUBSTR is GETRANGE's old name, still in Redis 7.0's table.
+  command('substr', 4, ['readonly'], ONE_KEY, getrange, cat('read', 'slow')),
   command('setrange', 4, ['write', 'denyoom'], ONE_KEY, setrange, cat('write', 'slow')),
 ];

@@ -69,7 +69,7 @@ interface Parsed {
  */
 function parse(ctx: Context, argv: Buffer[], numkeysAt: number, name: string, op: Op, store: boolean, cardOnly: boolean): Parsed {
   const setnum = int64Arg(argv[numkeysAt]!);
-  if (setnum < 1n) fail(`ERR at least 1 input key is needed for '${name}' command`);
+  if (setnum < 1n) fail(Errors.atLeastOneInputKey(name));
   if (setnum > BigInt(argv.length - (numkeysAt + 1))) fail(Errors.syntax);
   const n = Number(setnum);
   const sources: Source[] = [];
@@ -88,7 +88,7 @@ function parse(ctx: Context, argv: Buffer[], numkeysAt: number, name: string, op
       j++;
       for (let i = 0; i < n; i++, j++) {
         const w = parseScore(argv[j]!);
-        if (w === undefined) fail('ERR weight value is not a float');
+        if (w === undefined) fail(Errors.weightNotFloat);
         sources[i]!.weight = w;
       }
     } else if (op !== 'diff' && !cardOnly && remaining >= 2 && isKeyword(argv[j], 'aggregate')) {

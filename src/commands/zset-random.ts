@@ -51,7 +51,7 @@ export function zrandmember(ctx: Context, argv: Buffer[]): Reply {
   if (argv.length > 4 || (argv.length === 4 && !isKeyword(argv[3], 'withscores'))) fail(Errors.syntax);
   const withScores = argv.length === 4;
   // WITHSCORES doubles the reply: Redis refuses counts whose double would overflow.
-  if (withScores && (l < -LONG_MAX / 2n || l > LONG_MAX / 2n)) fail('ERR value is out of range');
+  if (withScores && (l < -LONG_MAX / 2n || l > LONG_MAX / 2n)) fail(Errors.valueOutOfRange);
   const zset = lookupTyped(ctx.db, keyOf(argv[1]!), 'zset');
   if (zset === undefined || l === 0n) return [];
   const unique = l > 0n;
