@@ -1,4 +1,4 @@
-// Hash commands (t_hash.c). Small hashes reply in insertion order, as Redis's listpack does.
+// Hash commands (t_hash.c); HRANDFIELD and HSCAN are in hash-random-scan.ts. Small hashes reply in insertion order, as Redis's listpack does.
 import { Buffer } from 'node:buffer';
 import { HashValue } from '../engine/hash.js';
 import { type Database, keyBytes, keyOf } from '../engine/keyspace.js';
@@ -6,6 +6,7 @@ import { fail, MapReply, OK, type Reply } from '../resp/reply.js';
 import { Errors } from '../resp/errors.js';
 import { int64Arg, parseInt64 } from './args.js';
 import { addLongDouble, formatLongDouble, parseLongDouble } from './long-double.js';
+import { hrandfield, hscan } from './hash-random-scan.js';
 import { removeMembersCommand } from './members.js';
 import type { RequestArgs } from '../resp/request-args.js';
 import { command, type CommandSpec, type Context, inPlaceCommand } from './types.js';
@@ -149,6 +150,8 @@ export const commands: CommandSpec[] = [
   inPlaceCommand('hget', 3, ['readonly', 'fast'], ONE_KEY, hget, cat('read', 'fast')),
   command('hmget', -3, ['readonly', 'fast'], ONE_KEY, hmget, cat('read', 'fast')),
   command('hgetall', 2, ['readonly'], ONE_KEY, hgetall, cat('read', 'slow')),
+  command('hrandfield', -2, ['readonly'], ONE_KEY, hrandfield, cat('read', 'slow')),
+  command('hscan', -3, ['readonly'], ONE_KEY, hscan, cat('read', 'slow')),
   command('hdel', -3, ['write', 'fast'], ONE_KEY, hdel, cat('write', 'fast')),
   command('hlen', 2, ['readonly', 'fast'], ONE_KEY, hlen, cat('read', 'fast')),
   command('hstrlen', 3, ['readonly', 'fast'], ONE_KEY, hstrlen, cat('read', 'fast')),

@@ -8,6 +8,7 @@ import { fail, type Reply, SetReply } from '../resp/reply.js';
 import { Errors } from '../resp/errors.js';
 import { parseInt64 } from './args.js';
 import type { Context } from './types.js';
+import { randomCount, repeatedDraws } from './random-count.js';
 import { intsetLimit } from './set-algebra.js';
 import { lookupTyped } from './typed-lookup.js';
 
@@ -83,10 +84,7 @@ export function srandmember(ctx: Context, argv: Buffer[]): Reply {
 }
 
 function srandmemberWithCount(ctx: Context, argv: Buffer[]): Reply {
-  // getRangeLongFromObjectOrReply(-LONG_MAX, LONG_MAX): only LONG_MIN is out of that range.
-  const v = parseInt64(argv[2]!);
-  if (v === undefined) fail(Errors.notInteger);
-  if (v < -LONG_MAX) fail(Errors.valueRange(`-${LONG_MAX}`, `${LONG_MAX}`));
+  const v = randomCount(argv[2]!);
   const set = lookupTyped(ctx.db, keyOf(argv[1]!), 'set');
   if (set === undefined || v === 0n) return [];
   const size = set.size;
@@ -94,9 +92,8 @@ function srandmemberWithCount(ctx: Context, argv: Buffer[]): Reply {
   const abs = unique ? v : -v;
   if (!unique || abs === 1n) {
     // With repetition: each one drawn from the whole set.
-    if (abs > BigInt(Number.MAX_SAFE_INTEGER)) fail(Errors.srandmemberTooMany);
     const out: Reply[] = [];
-    for (let n = Number(abs); n > 0; n--) out.push(keyBytes(set.random()));
+    for (let n = repeatedDraws(abs); n > 0; n--) out.push(keyBytes(set.random()));
     return out;
   }
   if (abs >= BigInt(size)) return set.list().map(keyBytes);

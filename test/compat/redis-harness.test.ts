@@ -9,7 +9,7 @@
 // rdb-key-save-delay, a forked BGSAVE and DEBUG HTSTATS-KEY, which sluice does not have).
 // unit/type/list, list-2, list-3, unit/type/hash and unit/slowlog run on a server of their own
 // each (they change the encoding and slowlog parameters), without needs:debug, skipping by name
-// only the tests of commands sluice does not have yet (SORT, HRANDFIELD, ACL, MIGRATE, GEOADD).
+// only the tests of commands sluice does not have yet (SORT, ACL, MIGRATE, GEOADD).
 // unit/type/zset runs with DEBUG enabled on a server of its own: all 312 tests, as redis-server.
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -103,7 +103,7 @@ const PARAMETER_UNITS: Array<{ unit: string; skip: string[]; ok: number; redisOk
   { unit: 'unit/type/list-3', skip: [], ok: 11, redisOk: 11 },
   // SORT ... STORE (both $pop variants).
   { unit: 'unit/type/list', skip: ['/^.* when result key is created by SORT\\.\\.STORE$'], ok: 220, redisOk: 222 },
-  { unit: 'unit/type/hash', skip: ['/^HRANDFIELD'], ok: 62, redisOk: 72 },
+  { unit: 'unit/type/hash', skip: [], ok: 72, redisOk: 72 },
   // ACL SETUSER, MIGRATE, GEOADD.
   {
     unit: 'unit/slowlog',
