@@ -1,4 +1,5 @@
 // Every command family, one file each. The table is shared by the server and the embedded client.
+import { commands as bitmaps } from './bitmaps.js';
 import { commands as connection } from './connection-commands.js';
 import { commands as copyMove } from './copy-move.js';
 import { commands as debug } from './debug.js';
@@ -33,6 +34,7 @@ export const allCommands: CommandSpec[] = [
   ...dumpRestore,
   ...strings,
   ...lcs,
+  ...bitmaps,
   ...lists,
   ...hashes,
   ...sets,

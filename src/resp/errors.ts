@@ -21,6 +21,10 @@ export const Errors = {
   noSuchKey: 'ERR no such key',
   dbIndexOutOfRange: 'ERR DB index is out of range',
   sameObject: 'ERR source and destination objects are the same',
+  bitOffset: 'ERR bit offset is not an integer or out of range',
+  bitValue: 'ERR bit is not an integer or out of range',
+  bitArgument: 'ERR The bit argument must be 1 or 0.',
+  bitopNotOneKey: 'ERR BITOP NOT must be called with a single source key.',
   /** getRangeLongFromObjectOrReply's overflow of a doubled count (ZRANDMEMBER WITHSCORES). */
   valueOutOfRange: 'ERR value is out of range',
   weightNotFloat: 'ERR weight value is not a float',
