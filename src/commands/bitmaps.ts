@@ -10,24 +10,29 @@ import { int64Arg, isKeyword, lower, parseInt64 } from './args.js';
 import { command, type CommandSpec, type Context } from './types.js';
 import { lookupTyped } from './typed-lookup.js';
 
-/** getBitOffsetFromArgument: a non-negative integer whose byte is within proto-max-bulk-len. */
-export function bitOffset(ctx: Context, arg: Buffer, multiplier = 1n): bigint {
-  const offset = parseInt64(arg);
+/**
+ * getBitOffsetFromArgument: a non-negative integer whose byte is within proto-max-bulk-len.
+ * With `hashBits` (BITFIELD), `#n` means n * hashBits.
+ */
+export function bitOffset(ctx: Context, arg: Buffer, hashBits = 0): number {
+  const useHash = hashBits > 0 && arg[0] === 0x23; // '#'
+  const offset = parseInt64(useHash ? arg.subarray(1) : arg);
   if (offset === undefined) fail(Errors.bitOffset);
-  const bits = offset * multiplier;
+  const bits = useHash ? offset * BigInt(hashBits) : offset;
   if (bits < 0n || (!ctx.client.mustObey && bits >> 3n >= BigInt(ctx.instance.config.getNumber('proto-max-bulk-len')))) {
     fail(Errors.bitOffset);
   }
-  return bits;
+  return Number(bits);
 }
 
-function bitAt(value: Buffer, bit: number): number {
+/** The bit at `bit`; past the end of the string, 0. */
+export function bitAt(value: Buffer, bit: number): number {
   const byte = bit >> 3;
   return byte < value.length ? (value[byte]! >> (7 - (bit & 7))) & 1 : 0;
 }
 
 function setbit(ctx: Context, argv: Buffer[]): Reply {
-  const offset = Number(bitOffset(ctx, argv[2]!));
+  const offset = bitOffset(ctx, argv[2]!);
   const on = parseInt64(argv[3]!);
   if (on === undefined || (on !== 0n && on !== 1n)) fail(Errors.bitValue);
   const key = keyOf(argv[1]!);
@@ -48,8 +53,7 @@ function setbit(ctx: Context, argv: Buffer[]): Reply {
 function getbit(ctx: Context, argv: Buffer[]): Reply {
   const offset = bitOffset(ctx, argv[2]!);
   const value = lookupTyped(ctx.db, keyOf(argv[1]!), 'string');
-  if (value === undefined || offset >> 3n >= BigInt(value.length)) return 0;
-  return bitAt(value, Number(offset));
+  return value === undefined ? 0 : bitAt(value, offset);
 }
 
 const POPCOUNT = Uint8Array.from({ length: 256 }, (_, i) => {

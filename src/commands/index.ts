@@ -1,4 +1,5 @@
 // Every command family, one file each. The table is shared by the server and the embedded client.
+import { commands as bitfield } from './bitfield.js';
 import { commands as bitmaps } from './bitmaps.js';
 import { commands as connection } from './connection-commands.js';
 import { commands as copyMove } from './copy-move.js';
@@ -35,6 +36,7 @@ export const allCommands: CommandSpec[] = [
   ...strings,
   ...lcs,
   ...bitmaps,
+  ...bitfield,
   ...lists,
   ...hashes,
   ...sets,

@@ -25,6 +25,9 @@ export const Errors = {
   bitValue: 'ERR bit is not an integer or out of range',
   bitArgument: 'ERR The bit argument must be 1 or 0.',
   bitopNotOneKey: 'ERR BITOP NOT must be called with a single source key.',
+  bitfieldType: 'ERR Invalid bitfield type. Use something like i16 u8. Note that u64 is not supported but i64 is.',
+  bitfieldOverflow: 'ERR Invalid OVERFLOW type specified',
+  bitfieldRoGetOnly: 'ERR BITFIELD_RO only supports the GET subcommand',
   /** getRangeLongFromObjectOrReply's overflow of a doubled count (ZRANDMEMBER WITHSCORES). */
   valueOutOfRange: 'ERR value is out of range',
   weightNotFloat: 'ERR weight value is not a float',
