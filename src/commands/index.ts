@@ -18,6 +18,7 @@ import { commands as scripting } from './scripting.js';
 import { commands as server } from './server.js';
 import { commands as sets } from './sets.js';
 import { commands as slowlog } from './slowlog.js';
+import { commands as sort } from './sort.js';
 import { commands as sortedSets } from './sorted-sets.js';
 import { commands as streams } from './stream/index.js';
 import { commands as strings } from './strings.js';
@@ -41,6 +42,7 @@ export const allCommands: CommandSpec[] = [
   ...hashes,
   ...sets,
   ...sortedSets,
+  ...sort,
   ...streams,
   ...persistence,
   ...replication,

@@ -24,6 +24,7 @@ export const Errors = {
   bitOffset: 'ERR bit offset is not an integer or out of range',
   bitValue: 'ERR bit is not an integer or out of range',
   bitArgument: 'ERR The bit argument must be 1 or 0.',
+  sortScoresNotDouble: "ERR One or more scores can't be converted into double",
   bitopNotOneKey: 'ERR BITOP NOT must be called with a single source key.',
   bitfieldType: 'ERR Invalid bitfield type. Use something like i16 u8. Note that u64 is not supported but i64 is.',
   bitfieldOverflow: 'ERR Invalid OVERFLOW type specified',
