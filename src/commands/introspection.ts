@@ -8,6 +8,7 @@ import { type Reply, VerbatimReply, fail } from '../resp/reply.js';
 import { Errors } from '../resp/errors.js';
 import { isKeyword, parseInt64 } from './args.js';
 import { helpReply } from './help.js';
+import { mallocStats, memoryPurge, memoryStats } from './memory-stats.js';
 import { encodingOf, isSharedInteger, memoryUsage, refcountOf } from './object-encoding.js';
 import { type CommandSpec, type Context, command, container } from './types.js';
 
@@ -108,6 +109,9 @@ export const commands: CommandSpec[] = [
   container('memory', -2, [
     command('usage', -3, ['readonly'], KEY2, memoryUsageCommand, { categories: ['read', 'slow'] }),
     command('doctor', 2, [], null, memoryDoctor, { categories: ['slow'] }),
+    command('stats', 2, [], null, memoryStats, { categories: ['slow'] }),
+    command('malloc-stats', 2, [], null, mallocStats, { categories: ['slow'] }),
+    command('purge', 2, [], null, memoryPurge, { categories: ['slow'] }),
     command('help', 2, ['loading', 'stale'], null, () => helpReply('MEMORY', MEMORY_HELP), { categories: ['slow'] }),
   ], { categories: ['slow'], group: 'server', summary: 'A container for memory diagnostics commands', since: '4.0.0' }),
 ];

@@ -9,7 +9,7 @@ import { allCommands } from '../../src/commands/index.js';
 import { Instance } from '../../src/commands/core/instance.js';
 import { redisMemoryModel, STARTUP_BYTES } from '../../src/commands/used-memory.js';
 import type { ClientState } from '../../src/commands/client-state.js';
-import { ErrorReply, VerbatimReply } from '../../src/resp/reply.js';
+import { ErrorReply, MapReply, OK, VerbatimReply } from '../../src/resp/reply.js';
 
 /** The dataset's bytes counted from scratch: every key and value present, under the same model. */
 function recount(instance: Instance): number {
@@ -96,5 +96,29 @@ test('INFO used_memory: grows with the data, back to the startup bytes after FLU
   assert.ok(!(run(instance, client, ['FLUSHALL']) instanceof ErrorReply));
   assert.equal(used().get('used_memory'), STARTUP_BYTES);
   assert.equal(used().get('used_memory_peak'), full.get('used_memory'));
+  instance.stop();
+});
+
+test('MEMORY STATS agrees with INFO memory: totals, keys per database, dataset and overhead summing to the total; MALLOC-STATS and PURGE', () => {
+  const instance = new Instance(allCommands);
+  const client = instance.newClient('embedded');
+  for (let i = 0; i < 100; i++) run(instance, client, ['SET', `k${i}`, 'x'.repeat(30)]);
+  run(instance, client, ['SET', 'ttl', 'v', 'EX', '100']);
+  run(instance, client, ['SELECT', '2']);
+  run(instance, client, ['RPUSH', 'l', 'a', 'b']);
+  const reply = run(instance, client, ['MEMORY', 'STATS']) as MapReply;
+  const stats = new Map(reply.entries.map(([k, v]) => [String(k), v]));
+  const info = (run(instance, client, ['INFO', 'memory']) as VerbatimReply).text;
+  const infoField = (name: string): number => Number(new RegExp(`^${name}:(\\d+)`, 'm').exec(info)![1]);
+  assert.equal(stats.get('total.allocated'), infoField('used_memory'));
+  assert.equal(stats.get('startup.allocated'), STARTUP_BYTES);
+  assert.equal(stats.get('keys.count'), 102);
+  assert.deepEqual([...stats.keys()].filter((k) => k.startsWith('db.')), ['db.0', 'db.2']);
+  const db0 = new Map((stats.get('db.0') as MapReply).entries.map(([k, v]) => [String(k), v as number]));
+  assert.ok(db0.get('overhead.hashtable.main')! >= 101 * 24);
+  assert.ok(db0.get('overhead.hashtable.expires')! > 0);
+  assert.equal((stats.get('overhead.total') as number) + (stats.get('dataset.bytes') as number), stats.get('total.allocated'));
+  assert.equal(String(run(instance, client, ['MEMORY', 'MALLOC-STATS'])), 'Stats not supported for the current allocator');
+  assert.equal(run(instance, client, ['MEMORY', 'PURGE']), OK);
   instance.stop();
 });
