@@ -7,6 +7,11 @@ import type { HttpListener } from '../server/http-listen.js';
 import { type Server, serve } from '../server/serve.js';
 import { hideCommandLine, showListening } from './process-title.js';
 import { holdYoungGeneration } from './young-generation.js';
+import { rmSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { describeError } from '../persist/fs-layer.js';
+import { ConfigFileError, ConfigFileUnreadable, KEPT_DIRECTIVES, type LoadedConfig, loadConfig, optionLines } from './config-file.js';
+import { type RedisLog, redisLog } from './redis-log.js';
 
 interface ServerFlags {
   port: string;
@@ -104,28 +109,18 @@ export function register(program: Command): void {
     .option('--metrics-token <token>', 'bearer token scrapes must send (default: the requirepass, if set)')
     .option('--replicaof <"host port">', 'start as a replica of this primary (redis-server or sluice server), as redis.conf\'s replicaof');
   for (const [name, help] of CONFIG_FLAGS) command.option(`--${name} <value>`, help);
-  command.action(async (flags: ServerFlags) => {
+  command
+    .argument('[config-file]', "a redis.conf to start from, as redis-server's first argument (flags after it override it)")
+    .allowUnknownOption()
+    .allowExcessArguments();
+  command.action(async (configPath: string | undefined, flags: ServerFlags, cmd: Command) => {
       hideCommandLine('sluice server');
       holdYoungGeneration();
-      const port = Number(flags.port);
-      if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`invalid --port '${flags.port}'`);
-      const appendfsync = choice('appendfsync', flags.appendfsync, ['always', 'everysec', 'no']) as
-        'always' | 'everysec' | 'no';
-      const appendonly = flags.appendonly === undefined ? null : choice('appendonly', flags.appendonly, ['yes', 'no']);
-      const persistent = flags.dir !== undefined && appendonly !== 'no';
-
-      const server = await serve({
-        logger: consoleLogger,
-        config: configFlags(flags),
-        port,
-        bind: flags.bind,
-        appendfsync,
-        appendonly: persistent,
-        ...(flags.dir === undefined ? {} : { dir: flags.dir }),
-        ...(flags.requirepass === undefined ? {} : { requirepass: flags.requirepass }),
-        ...(flags.replicaof === undefined ? {} : { replicaof: primaryAddress(flags.replicaof) }),
-        onShutdownComplete: () => process.exit(0),
-      });
+      const fromFile = configPath !== undefined && (configPath === '-' || !configPath.startsWith('-'));
+      if (!fromFile && cmd.args.length > 0) throw new Error(`unknown option '${cmd.args[0]}' (options of redis.conf are taken after a config file)`);
+      const started = fromFile ? await startFromConfigFile(configPath, flags, cmd) : await startFromFlags(flags);
+      if (started === null) return;
+      const { server, log } = started;
       let metricsUrl: string | null = null;
       if (flags.metricsPort !== undefined) {
         const mport = Number(flags.metricsPort);
@@ -150,7 +145,109 @@ export function register(program: Command): void {
       process.on('SIGTERM', onSignal);
       process.on('SIGINT', onSignal);
       showListening('sluice server', server.host, server.port);
+      log?.notice('Ready to accept connections');
       console.log(`ready on ${server.host}:${server.port}`);
       if (metricsUrl !== null) console.log(`metrics on ${metricsUrl}`);
     });
+}
+
+interface Started {
+  server: Server;
+  /** The Redis-style log of a server started from a config file. */
+  log: RedisLog | null;
+}
+
+async function startFromFlags(flags: ServerFlags): Promise<Started> {
+  const port = Number(flags.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`invalid --port '${flags.port}'`);
+  const appendfsync = choice('appendfsync', flags.appendfsync, ['always', 'everysec', 'no']) as 'always' | 'everysec' | 'no';
+  const appendonly = flags.appendonly === undefined ? null : choice('appendonly', flags.appendonly, ['yes', 'no']);
+  const persistent = flags.dir !== undefined && appendonly !== 'no';
+  const server = await serve({
+    logger: consoleLogger,
+    config: configFlags(flags),
+    port,
+    bind: flags.bind,
+    appendfsync,
+    appendonly: persistent,
+    ...(flags.dir === undefined ? {} : { dir: flags.dir }),
+    ...(flags.requirepass === undefined ? {} : { requirepass: flags.requirepass }),
+    ...(flags.replicaof === undefined ? {} : { replicaof: primaryAddress(flags.replicaof) }),
+    onShutdownComplete: () => process.exit(0),
+  });
+  return { server, log: null };
+}
+
+/** The flags given on the command line after a config file, as the lines redis-server appends to it. */
+function commandLineOptions(flags: ServerFlags, cmd: Command): string {
+  const options: Array<[string, string[]]> = [];
+  const flagNames = ['port', 'bind', 'dir', 'appendonly', 'appendfsync', 'requirepass', 'replicaof', ...CONFIG_FLAGS.map(([n]) => n)];
+  for (const name of flagNames) {
+    const key = camel(name);
+    if (cmd.getOptionValueSource(key) !== 'cli') continue;
+    const value = flags[key]!;
+    options.push([name, name === 'replicaof' ? value.trim().split(/\s+|:/) : [value]]);
+  }
+  // Options commander does not know: `--name value value ...`, as redis-server reads them.
+  for (const arg of cmd.args.slice(1)) {
+    if (arg.startsWith('--')) options.push([arg.slice(2), []]);
+    else if (options.length > 0) options[options.length - 1]![1].push(arg);
+    else throw new Error(`unexpected argument '${arg}' after the config file`);
+  }
+  return optionLines(options);
+}
+
+/** `sluice server redis.conf [...]`: Redis's loading, log, pidfile and failures. */
+async function startFromConfigFile(configPath: string, flags: ServerFlags, cmd: Command): Promise<Started | null> {
+  let loaded: LoadedConfig;
+  try {
+    loaded = loadConfig(configPath, commandLineOptions(flags, cmd));
+  } catch (err) {
+    if (!(err instanceof ConfigFileError) && !(err instanceof ConfigFileUnreadable)) throw err;
+    process.stderr.write(`${err.message}\n`);
+    process.exit(1);
+  }
+  let log: RedisLog;
+  try {
+    log = redisLog(loaded.logfile);
+  } catch (err) {
+    process.stderr.write(`${new ConfigFileError(`Can't open the log file: ${describeError(err)}`, null).message}\n`);
+    process.exit(1);
+  }
+  log.notice(`sluice server (Redis 7.0.15 compatible), PID: ${process.pid}, port=${loaded.port}, just started`);
+  log.notice(`Configuration loaded from ${resolve(configPath)}`);
+  let server: Server;
+  try {
+    server = await serve({
+      logger: log.logger,
+      config: loaded.config,
+      port: loaded.port,
+      bind: loaded.bind,
+      appendfsync: loaded.appendfsync,
+      appendonly: loaded.appendonly,
+      dir: loaded.dir,
+      ...(loaded.requirepass === undefined ? {} : { requirepass: loaded.requirepass }),
+      ...(loaded.replicaof === undefined ? {} : { replicaof: loaded.replicaof }),
+      ...(configPath === '-' ? {} : { configFile: { path: resolve(configPath), keptDirectives: KEPT_DIRECTIVES } }),
+      onShutdownComplete: () => process.exit(0),
+    });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
+    log.logger.warn(`Warning: Could not create server TCP listening socket ${loaded.bind}:${loaded.port}: bind: Address already in use`);
+    log.logger.warn(`Failed listening on port ${loaded.port} (TCP), aborting.`);
+    process.exit(1);
+  }
+  if (loaded.pidfile !== '') writePidFile(loaded.pidfile, log, server);
+  return { server, log };
+}
+
+/** As Redis: the pid in `pidfile` (a failure is only a warning), removed at shutdown. */
+function writePidFile(path: string, log: RedisLog, server: Server): void {
+  try {
+    writeFileSync(path, `${process.pid}\n`);
+  } catch (err) {
+    log.logger.warn(`Failed to write PID file: ${describeError(err)}`);
+    return;
+  }
+  server.onShutdown(() => rmSync(path, { force: true }));
 }

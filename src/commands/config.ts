@@ -83,7 +83,7 @@ export const DEFAULT_PARAMS: ConfigParam[] = [
     mutable: true,
     validate: (v) => {
       const l = v.toLowerCase();
-      return l === 'always' || l === 'everysec' || l === 'no' ? { ok: l } : { error: 'argument(s) must be one of the following: always, everysec, no' };
+      return l === 'always' || l === 'everysec' || l === 'no' ? { ok: l } : { error: 'argument(s) must be one of the following: everysec, always, no' };
     },
   },
   { name: 'auto-aof-rewrite-percentage', defaultValue: '100', validate: nonNegativeInt, mutable: true },
@@ -105,18 +105,18 @@ export const DEFAULT_PARAMS: ConfigParam[] = [
   { name: 'save', defaultValue: '', mutable: true },
   memoryParam('maxmemory', 0, 0),
   memoryParam('repl-backlog-size', 1024 * 1024, 1),
-  // Replication (src/replication/), Redis 7.0's defaults.
-  { name: 'repl-ping-replica-period', defaultValue: '10', validate: intBetween(1, 2147483647), mutable: true },
+  // Replication (src/replication/), Redis 7.0's defaults and its slave-* aliases.
+  { name: 'repl-ping-replica-period', alias: 'repl-ping-slave-period', defaultValue: '10', validate: intBetween(1, 2147483647), mutable: true },
   { name: 'repl-timeout', defaultValue: '60', validate: intBetween(1, 2147483647), mutable: true },
   { name: 'repl-backlog-ttl', defaultValue: '3600', validate: intBetween(0, 2147483647), mutable: true },
   { name: 'repl-diskless-sync', defaultValue: 'yes', validate: yesNo, mutable: true },
   { name: 'repl-diskless-sync-delay', defaultValue: '5', validate: intBetween(0, 2147483647), mutable: true },
   { name: 'repl-disable-tcp-nodelay', defaultValue: 'no', validate: yesNo, mutable: true },
-  { name: 'min-replicas-to-write', defaultValue: '0', validate: intBetween(0, 2147483647), mutable: true },
-  { name: 'min-replicas-max-lag', defaultValue: '10', validate: intBetween(0, 2147483647), mutable: true },
-  { name: 'replica-read-only', defaultValue: 'yes', validate: yesNo, mutable: true },
-  { name: 'replica-serve-stale-data', defaultValue: 'yes', validate: yesNo, mutable: true },
-  { name: 'replica-priority', defaultValue: '100', validate: intBetween(0, 2147483647), mutable: true },
+  { name: 'min-replicas-to-write', alias: 'min-slaves-to-write', defaultValue: '0', validate: intBetween(0, 2147483647), mutable: true },
+  { name: 'min-replicas-max-lag', alias: 'min-slaves-max-lag', defaultValue: '10', validate: intBetween(0, 2147483647), mutable: true },
+  { name: 'replica-read-only', alias: 'slave-read-only', defaultValue: 'yes', validate: yesNo, mutable: true },
+  { name: 'replica-serve-stale-data', alias: 'slave-serve-stale-data', defaultValue: 'yes', validate: yesNo, mutable: true },
+  { name: 'replica-priority', alias: 'slave-priority', defaultValue: '100', validate: intBetween(0, 2147483647), mutable: true },
   { name: 'masterauth', defaultValue: '', mutable: true },
   { name: 'masteruser', defaultValue: '', mutable: true },
   {
@@ -230,6 +230,16 @@ export class Config {
 
   param(name: string): ConfigParam | undefined {
     return this.params.get(name);
+  }
+
+  /** A parameter's own name for its name or its alias (undefined when there is no such parameter). */
+  nameOf(name: string): string | undefined {
+    return this.params.has(name) ? this.canonical(name) : undefined;
+  }
+
+  /** Every parameter under its own name (not its alias), in declaration order. */
+  declared(): ConfigParam[] {
+    return [...this.params.values()].filter((p) => this.canonical(p.name) === p.name);
   }
 
   /** Name/value pairs whose name matches a glob, as CONFIG GET. */

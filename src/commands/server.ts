@@ -81,6 +81,20 @@ function switchAppendOnly(ctx: Context, on: boolean): void {
   }
 }
 
+/** CONFIG REWRITE: the config file the server started with, rewritten in place (config-rewrite.ts). */
+function configRewrite(ctx: Context): Reply {
+  const file = ctx.instance.configFile;
+  if (file === null) fail(Errors.noConfigFile);
+  try {
+    file.rewrite();
+  } catch (err) {
+    ctx.instance.logger.warn(`CONFIG REWRITE failed: ${(err as Error).message}`);
+    fail(Errors.configRewriteFailed((err as Error).message));
+  }
+  ctx.instance.logger.warn('CONFIG REWRITE executed with success.');
+  return OK;
+}
+
 const CONFIG_HELP = [
   'GET <pattern>',
   '    Return parameters matching the glob-like <pattern> and their values.',
@@ -266,8 +280,7 @@ export const commands: CommandSpec[] = [
         ctx.instance.stats.reset();
         return OK;
       }, { categories: SERVER }),
-      command('rewrite', 2, ['admin', 'noscript', 'loading', 'stale'], null, () =>
-        fail(Errors.noConfigFile), { categories: SERVER }),
+      command('rewrite', 2, ['admin', 'noscript', 'loading', 'stale'], null, configRewrite, { categories: SERVER }),
       command('help', 2, ['loading', 'stale'], null, () => helpReply('CONFIG', CONFIG_HELP), {
         categories: ['slow'],
       }),

@@ -13,6 +13,7 @@ import type { InfoRegistry } from './core/info.js';
 import type { EffectFanout, PropagatedArg } from './core/effects.js';
 import type { DatasetControl, Persistence, SnapshotControl } from './core/persistence.js';
 import type { ReplicationControl, ReplicationView } from './core/replication.js';
+import type { ConfigFileControl } from './config-rewrite.js';
 import type { Stats } from './core/stats.js';
 import type { PubSubRegistry } from './pubsub-registry.js';
 
@@ -137,6 +138,8 @@ export interface InstanceView {
   readonly replication: ReplicationView;
   /** SYNC/PSYNC, REPLCONF and WAIT go here; null where nothing installed replication (the embedded engine). */
   replicationControl: ReplicationControl | null;
+  /** The config file the server started with (CONFIG REWRITE, INFO's config_file); null without one. */
+  configFile: ConfigFileControl | null;
   activeExpireEnabled: boolean;
   dirty: number;
   lastSaveTime: number;

@@ -201,6 +201,8 @@ export const Errors = {
   configProtected: "can't set protected config",
   configDuplicate: 'duplicate parameter',
   noConfigFile: 'ERR The server is running without a config file',
+  /** CONFIG REWRITE could not write the file: the reason is strerror's text ("Permission denied"). */
+  configRewriteFailed: (why: string) => `ERR Rewriting config file: ${why}`,
   invalidCommand: 'ERR Invalid command specified',
   noKeyArguments: 'ERR The command has no key arguments',
   getkeysArity: 'ERR Invalid number of arguments specified for command',

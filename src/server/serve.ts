@@ -5,6 +5,7 @@ import { Instance } from '../commands/core/instance.js';
 import { attachInstance } from '../commands/core/instance-handles.js';
 import { ServerDatasetControl } from '../persist/dataset-control.js';
 import { RdbSnapshots } from '../persist/rdb-snapshot.js';
+import { ConfigFile } from '../persist/config-file.js';
 import type { Logger } from '../logger.js';
 import { startServer } from './server.js';
 
@@ -31,6 +32,12 @@ export interface ServeOptions {
   logger?: Logger;
   /** Starts as a replica of this primary (a redis-server or another sluice server), as `replicaof` in redis.conf. */
   replicaof?: { host: string; port: number };
+  /**
+   * The redis.conf the server was started from (an absolute path): CONFIG REWRITE rewrites it,
+   * INFO server shows it as config_file. `keptDirectives` are the directives it may hold that
+   * sluice accepts without acting on them: a rewrite keeps their lines as they are.
+   */
+  configFile?: { path: string; keptDirectives: readonly string[] };
 }
 
 /** A running server, as serve() returns it. */
@@ -74,6 +81,16 @@ export async function serve(options: ServeOptions = {}): Promise<Server> {
     ...(options.onShutdownComplete ? { onShutdownComplete: options.onShutdownComplete } : {}),
   });
   server.onShutdown(async () => control.close());
+  // A config file's bind line may name several addresses (the first is listened on): kept whole for CONFIG REWRITE.
+  if (options.config?.['bind'] !== undefined) instance.config.setRaw('bind', options.config['bind']);
+  if (options.configFile !== undefined) {
+    const kept = new Set(options.configFile.keptDirectives);
+    instance.configFile = new ConfigFile(options.configFile.path, () => ({
+      config: instance.config,
+      primary: instance.replication.role === 'slave' && instance.replication.primaryLink !== null ? instance.replication.primaryLink : null,
+      keptDirectives: kept,
+    }));
+  }
   const host = server.host.includes(':') ? `[${server.host}]` : server.host;
   if (options.replicaof !== undefined) instance.replicationControl?.replicaOf(options.replicaof.host, options.replicaof.port);
   // The listener's own object carries its Instance: hand out only the public view.

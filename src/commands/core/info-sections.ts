@@ -48,7 +48,7 @@ export function registerBuiltinSections(instance: InstanceView): void {
       `hz:${config.get('hz')}`,
       `configured_hz:${config.get('hz')}`,
       `executable:${process.argv[1] ?? ''}`,
-      'config_file:',
+      `config_file:${instance.configFile?.path ?? ''}`,
       'io_threads_active:0',
       `sluice_node_version:${process.version}`,
     ];

@@ -26,6 +26,7 @@ import { InfoRegistry } from './info.js';
 import { registerBuiltinSections } from './info-sections.js';
 import type { Propagated } from './effects.js';
 import type { DatasetControl, Persistence, SnapshotControl } from './persistence.js';
+import type { ConfigFileControl } from '../config-rewrite.js';
 import { resolveCommand } from './resolve.js';
 import type { Resolved } from './resolved.js';
 import { type CommandStats, Stats } from './stats.js';
@@ -70,6 +71,8 @@ export class Instance implements InstanceView {
   readonly replication = new ReplicationState();
   /** Installed by the TCP server (src/replication/primary.ts); null in the embedded engine. */
   replicationControl: ReplicationControl | null = null;
+  /** CONFIG REWRITE's file (persist/config-file.ts), installed by serve() when started with one. */
+  configFile: ConfigFileControl | null = null;
   /** DEBUG SET-ACTIVE-EXPIRE: when false, keys expire only when accessed. */
   activeExpireEnabled = true;
   /** Changes since the last save/rewrite, as Redis's server.dirty. */
