@@ -45,7 +45,6 @@ const only = (allowed: string[], why: string): Check => (args) =>
 export const IGNORED: Record<string, Check | null> = {
   daemonize: only(['no'], 'sluice server does not daemonize: run it under a supervisor (systemd, Docker) with daemonize no'),
   supervised: only(['no', 'auto'], 'sluice server does not notify a supervisor: use supervised no (and a simple systemd unit)'),
-  loglevel: null,
   'always-show-logo': null,
   'set-proc-title': null,
   'proc-title-template': null,
@@ -57,7 +56,6 @@ export const IGNORED: Record<string, Check | null> = {
   'use-exit-on-panic': null,
   'disable-thp': null,
   'jemalloc-bg-thread': null,
-  'dynamic-hz': null,
   activerehashing: null,
   activedefrag: null,
   'active-defrag-cycle-max': null,
@@ -77,7 +75,6 @@ export const IGNORED: Record<string, Check | null> = {
   'maxmemory-samples': null,
   'maxmemory-eviction-tenacity': null,
   'maxmemory-clients': only(['0'], 'sluice server does not evict clients: use maxmemory-clients 0'),
-  rdbcompression: null,
   'rdb-del-sync-files': null,
   'rdb-save-incremental-fsync': null,
   'aof-rewrite-incremental-fsync': null,
@@ -94,8 +91,6 @@ export const IGNORED: Record<string, Check | null> = {
   'oom-score-adj-values': null,
   'hll-sparse-max-bytes': null,
   'tracking-table-max-keys': null,
-  'lua-time-limit': null,
-  'busy-reply-threshold': null,
   // Accepted so Redis's own test configs load; sluice publishes no keyspace notifications.
   'notify-keyspace-events': null,
   'enable-module-command': null,
@@ -115,12 +110,7 @@ export const IGNORED: Record<string, Check | null> = {
   'replica-announce-port': only(['0'], 'sluice server does not announce another port to its primary'),
   'slave-announce-port': only(['0'], 'sluice server does not announce another port to its primary'),
   'replica-ignore-disk-write-errors': null,
-  'repl-diskless-load': null,
-  'repl-diskless-sync-max-replicas': null,
-  'rdb-key-save-delay': null,
-  'key-load-delay': null,
   'sanitize-dump-payload': null,
-  'shutdown-timeout': null,
   'shutdown-on-sigint': null,
   'shutdown-on-sigterm': null,
   'socket-mark-id': null,
@@ -168,7 +158,6 @@ export const IGNORED: Record<string, Check | null> = {
   'tls-session-cache-size': null,
   'tls-session-cache-timeout': null,
   'ignore-warnings': null,
-  'loading-process-events-interval-bytes': null,
 };
 
 /** Redis's directives that take several words (the others take exactly one). */

@@ -171,6 +171,30 @@ const ENCODING_AND_LOG_PARAMS: ConfigParam[] = [
 ];
 DEFAULT_PARAMS.push(...ENCODING_AND_LOG_PARAMS);
 
+const INT_MIN = -2147483648n;
+
+/**
+ * Redis 7.0 parameters that change nothing sluice does, accepted by CONFIG SET (and in a config
+ * file) with Redis's defaults, bounds and error texts, and stored for CONFIG GET: the ways a
+ * replica loads the primary's RDB (sluice's replica always loads it aside and then swaps it in,
+ * never serving half a dataset), the log level, RDB compression (sluice writes strings
+ * uncompressed, which every Redis reads), the test-only save/load delays, the script time limit
+ * (sluice runs no scripts), and timer tuning.
+ */
+const STORED_ONLY_PARAMS: ConfigParam[] = [
+  { name: 'repl-diskless-load', defaultValue: 'disabled', validate: oneOf(['disabled', 'on-empty-db', 'swapdb']), mutable: true },
+  { name: 'repl-diskless-sync-max-replicas', defaultValue: '0', validate: strictInteger(0n, INT_MAX), mutable: true },
+  { name: 'rdbcompression', defaultValue: 'yes', validate: yesNo, mutable: true },
+  { name: 'loglevel', defaultValue: 'notice', validate: oneOf(['debug', 'verbose', 'notice', 'warning']), mutable: true },
+  { name: 'dynamic-hz', defaultValue: 'yes', validate: yesNo, mutable: true },
+  { name: 'busy-reply-threshold', alias: 'lua-time-limit', defaultValue: '5000', validate: strictInteger(0n, LONG_MAX), mutable: true },
+  { name: 'rdb-key-save-delay', defaultValue: '0', validate: strictInteger(INT_MIN, INT_MAX), mutable: true },
+  { name: 'key-load-delay', defaultValue: '0', validate: strictInteger(INT_MIN, INT_MAX), mutable: true },
+  { name: 'shutdown-timeout', defaultValue: '10', validate: strictInteger(0n, INT_MAX), mutable: true },
+  { name: 'loading-process-events-interval-bytes', defaultValue: '2097152', validate: strictInteger(1024n, INT_MAX), mutable: true },
+];
+DEFAULT_PARAMS.push(...STORED_ONLY_PARAMS);
+
 export class Config {
   private readonly params = new Map<string, ConfigParam>();
   private readonly values = new Map<string, string>();

@@ -20,6 +20,17 @@ const PARAMS: Array<[string, string, string | null]> = [
   ['latency-monitor-threshold', '0', null],
   ['slowlog-log-slower-than', '10000', null],
   ['slowlog-max-len', '128', null],
+  // Stored only (sluice has nothing they change): the same parsing, bounds and errors.
+  ['repl-diskless-load', 'disabled', null],
+  ['repl-diskless-sync-max-replicas', '0', null],
+  ['rdbcompression', 'yes', null],
+  ['loglevel', 'notice', null],
+  ['dynamic-hz', 'yes', null],
+  ['busy-reply-threshold', '5000', 'lua-time-limit'],
+  ['rdb-key-save-delay', '0', null],
+  ['key-load-delay', '0', null],
+  ['shutdown-timeout', '10', null],
+  ['loading-process-events-interval-bytes', '2097152', null],
 ];
 
 const restoreDefaults: string[][] = PARAMS.map(([name, value]) => ['CONFIG', 'SET', name, value]);
@@ -46,6 +57,15 @@ const slowlogEntries: Normaliser = (frame: Frame) => {
 const slowlogGet = (...args: string[]): Step => ({ argv: ['SLOWLOG', 'GET', ...args], mask: slowlogEntries });
 
 export const cases: DiffCase[] = [
+  {
+    name: 'CONFIG SET of the stored-only enum and yes/no parameters: any case, stored lower-case',
+    steps: [
+      ...[['repl-diskless-load', 'SWAPDB'], ['repl-diskless-load', 'on-empty-db'], ['loglevel', 'Warning'], ['rdbcompression', 'NO'], ['dynamic-hz', 'no']].flatMap(
+        ([name, value]) => [['CONFIG', 'SET', name!, value!], ['CONFIG', 'GET', name!]],
+      ),
+      ...restoreDefaults,
+    ],
+  },
   {
     name: 'CONFIG GET: the encoding and log parameters, their defaults and ziplist aliases',
     steps: [
