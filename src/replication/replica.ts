@@ -211,6 +211,7 @@ export class ReplicaRole implements PrimaryLinkInfo {
       socket.once('connect', resolve);
       socket.once('error', reject);
     });
+    this.state = 'handshake';
     const config = this.instance.config;
     socket.write(command('PING'));
     const pong = await reader.line();
@@ -229,11 +230,12 @@ export class ReplicaRole implements PrimaryLinkInfo {
     await reader.line();
     const r = this.instance.replication;
     socket.write(command('PSYNC', r.replid, String(r.offset + 1)));
-    this.state = 'sync';
     const reply = await reader.line();
     this.lastIo = Date.now();
     const full = /^\+FULLRESYNC ([0-9a-f]{40}) (\d+)/.exec(reply);
     if (full !== null) {
+      // As Redis's REPL_STATE_TRANSFER: the RDB is on its way (master_sync_in_progress:1).
+      this.state = 'sync';
       const payload = await this.readPayload(reader);
       if (generation !== this.generation) return;
       this.loadFullSync(payload, full[1]!, Number(full[2]));
@@ -368,7 +370,7 @@ export class ReplicaRole implements PrimaryLinkInfo {
   cron(): void {
     if (!this.following) return;
     const timeoutMs = this.instance.config.getNumber('repl-timeout') * 1000;
-    if (this.state === 'connecting' || this.state === 'sync') {
+    if (this.state === 'connecting' || this.state === 'handshake' || this.state === 'sync') {
       if (Date.now() - Math.max(this.attemptStarted, this.lastIo) > timeoutMs) {
         this.instance.logger.warn('sluice: Timeout connecting to the MASTER...');
         this.linkLost();

@@ -28,8 +28,8 @@ export interface BacklogStatus {
 export interface PrimaryLinkInfo {
   readonly host: string;
   readonly port: number;
-  /** ROLE's words: connect, connecting, sync, connected. */
-  readonly state: 'connect' | 'connecting' | 'sync' | 'connected';
+  /** ROLE's words, as Redis's: connect, connecting (TCP), handshake (PING .. PSYNC's reply), sync (receiving the RDB), connected. */
+  readonly state: 'connect' | 'connecting' | 'handshake' | 'sync' | 'connected';
   /** Seconds since the last byte from the primary (master_last_io_seconds_ago), -1 when never. */
   readonly lastIoSecondsAgo: number;
   /** Seconds since the link went down (master_link_down_since_seconds), -1 when it is up. */
