@@ -109,8 +109,9 @@ function setGeneric(
   ctx.db.set(key, args.copy(valueAt), o.keepTtl);
   if (expireAt !== null) ctx.db.setExpire(key, expireAt);
   ctx.modified(key);
-  if (expireAt !== null && o.expire!.kind !== 'pxat') {
-    // Redis 7 logs relative expiries as an absolute PXAT so replay does not depend on the clock.
+  if (expireAt !== null) {
+    // Redis 7 logs every expiry (PXAT given too, in any case, with NX/XX/GET dropped) as
+    // `SET key value PXAT ms`, so replay does not depend on the clock (setGenericCommand).
     ctx.propagate(['SET', args.buffer(1), args.buffer(valueAt), 'PXAT', String(expireAt)]);
   } else if (o.get && expireAt === null) {
     ctx.propagate(args.toArgv().filter((a, i) => i < 3 || lower(a) !== 'get'));
