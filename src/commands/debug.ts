@@ -2,7 +2,9 @@
 // subcommands) whose first argument picks the action. Refused unless `enable-debug-command`
 // allows it (core/protected.ts). RELOAD and LOADAOF go through the instance's DatasetControl,
 // implemented by the persistence layer.
-import { ErrorReply, OK, fail, type Reply } from '../resp/reply.js';
+import { keyOf } from '../engine/keyspace.js';
+import { ErrorReply, OK, SimpleString, fail, type Reply } from '../resp/reply.js';
+import { datasetDigest, valueDigest } from './dataset-digest.js';
 import { Errors } from '../resp/errors.js';
 import { lower, text } from './args.js';
 import { helpReply, subcommandSyntaxError } from './help.js';
@@ -13,6 +15,10 @@ const HELP = [
   'CHANGE-REPL-ID',
   '    Change the replication IDs of the instance.',
   '    Dangerous: should be used only for testing the replication subsystem.',
+  'DIGEST',
+  '    Output a hex signature representing the current DB content.',
+  'DIGEST-VALUE <key> [<key> ...]',
+  '    Output a hex signature of the values of all the specified keys.',
   'ERROR <string>',
   '    Return a Redis protocol error with <string> as message. Useful for clients',
   '    unit tests to simulate Redis errors.',
@@ -76,11 +82,13 @@ function loadAof(ctx: Context): Promise<Reply> {
   });
 }
 
-function sleep(argv: Buffer[]): Reply | Promise<Reply> {
+const sleeper = new Int32Array(new SharedArrayBuffer(4));
+
+/** DEBUG SLEEP freezes the whole server, as in Redis (its tests use it to stall a primary or replica). */
+function sleep(argv: Buffer[]): Reply {
   const seconds = leadingNumber(argv[2]!);
-  if (seconds <= 0) return OK;
-  // Only this connection waits; sluice does not freeze other clients as Redis would.
-  return new Promise((resolve) => setTimeout(() => resolve(OK), seconds * 1000));
+  if (seconds > 0) Atomics.wait(sleeper, 0, 0, seconds * 1000);
+  return OK;
 }
 
 function debug(ctx: Context, argv: Buffer[]): Reply | Promise<Reply> {
@@ -98,8 +106,13 @@ function debug(ctx: Context, argv: Buffer[]): Reply | Promise<Reply> {
     ctx.instance.activeExpireEnabled = Math.trunc(leadingNumber(argv[2]!)) !== 0;
     return OK;
   }
-  // sluice has no replication: there is no replication id to change.
-  if (sub === 'change-repl-id' && argc === 2) return OK;
+  if (sub === 'change-repl-id' && argc === 2) {
+    ctx.instance.replication.changeId();
+    ctx.instance.logger.warn('sluice: Changing replication IDs after receiving DEBUG change-repl-id');
+    return OK;
+  }
+  if (sub === 'digest' && argc === 2) return new SimpleString(datasetDigest(ctx.instance));
+  if (sub === 'digest-value' && argc >= 2) return argv.slice(2).map((k) => new SimpleString(valueDigest(ctx.db, keyOf(k))));
   if (sub === 'error' && argc === 3) return new ErrorReply(text(argv[2]!).replace(/[\r\n]/g, ' '));
   fail(subcommandSyntaxError(argv[1]!, 'DEBUG'));
 }

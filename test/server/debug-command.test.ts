@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import { foreignHost } from './foreign-host.js';
 import { startRedisProcess, startSluiceProcess, stopAll } from './processes.js';
-import { RespClient, error, simple, type Wire } from './resp-client.js';
+import { RespClient, array, error, simple, type Wire } from './resp-client.js';
 
 after(async () => {
   await stopAll();
@@ -196,3 +196,30 @@ function scrubTimes(v: Wire[]): Wire[] {
   };
   return v.map(scrub);
 }
+
+test('DEBUG SLEEP stalls the whole server, inside MULTI too, as in Redis', async () => {
+  for (const proc of [await startSluiceProcess('--enable-debug-command', 'yes'), await startRedisProcess('--enable-debug-command', 'yes')]) {
+    const sleeper = await RespClient.connect(proc.port);
+    const other = await RespClient.connect(proc.port);
+    try {
+      await other.call('PING'); // connected and served before the sleep
+      const started = Date.now();
+      let sleptAt = 0;
+      const slept = sleeper.call('DEBUG', 'SLEEP', '0.6').then((reply) => ((sleptAt = Date.now()), reply));
+      await new Promise((r) => setTimeout(r, 50));
+      // Sent while the server sleeps (unless this process was slower than the sleep itself):
+      // answered only once it wakes, never in between.
+      const sentDuringSleep = sleptAt === 0;
+      assert.deepEqual(await other.call('PING'), simple('PONG'), proc.name);
+      if (sentDuringSleep) assert.ok(Date.now() - started >= 500, `${proc.name}: PING answered while the server slept`);
+      assert.deepEqual(await slept, simple('OK'), proc.name);
+      await sleeper.call('MULTI');
+      await sleeper.call('DEBUG', 'SLEEP', '0');
+      assert.deepEqual(await sleeper.call('EXEC'), array([simple('OK')]), proc.name);
+    } finally {
+      sleeper.close();
+      other.close();
+      await proc.kill();
+    }
+  }
+});

@@ -51,6 +51,8 @@ export interface ReplicationView {
   readonly backlog: BacklogStatus | null;
   readonly linkUp: boolean;
   readonly primaryLink: PrimaryLinkInfo | null;
+  /** DEBUG CHANGE-REPL-ID: a new replid, replid2 cleared (changeReplicationId + clearReplicationId2). */
+  changeId(): void;
 }
 
 /** A replica attached to this primary, as INFO replication and ROLE show it. */
@@ -105,6 +107,12 @@ export class ReplicationState implements ReplicationView {
    * As Redis's shiftReplicationId (a replica promoted): the old id stays valid as replid2 up to
    * the current offset, so former siblings can continue from it with a partial resync.
    */
+  changeId(): void {
+    this.replid = randomReplicationId();
+    this.replid2 = NO_REPLICATION_ID;
+    this.secondOffset = -1;
+  }
+
   shiftId(): void {
     this.replid2 = this.replid;
     this.secondOffset = this.offset + 1;
