@@ -42,6 +42,8 @@ export class Database {
   values = new Map<string, StoredValue>();
   /** Absolute expiry time in ms since the epoch. */
   expires = new Map<string, number>();
+  /** On a writable replica: keys whose TTL a local client set, which the replica expires itself. */
+  private localExpiries = new Set<string>();
   /** The bytes of the keys and values, kept as they change (INFO used_memory, maxmemory). */
   memory: DatasetMemory;
 
@@ -95,11 +97,14 @@ export class Database {
   private remove(key: string, value: StoredValue): void {
     this.values.delete(key);
     this.expires.delete(key);
+    if (this.localExpiries.size > 0) this.localExpiries.delete(key);
     this.memory.removed(key, value);
   }
 
   setExpire(key: string, atMs: number): void {
     this.expires.set(key, atMs);
+    // A writable replica expires the keys its own clients gave a TTL (Redis's slaveKeysWithExpire).
+    if (this.keyspace.expiryByPrimary && !this.keyspace.obeyingPrimary) this.localExpiries.add(key);
   }
 
   getExpire(key: string): number | undefined {
@@ -114,6 +119,7 @@ export class Database {
   swapContents(other: Database): void {
     [this.values, other.values] = [other.values, this.values];
     [this.expires, other.expires] = [other.expires, this.expires];
+    [this.localExpiries, other.localExpiries] = [other.localExpiries, this.localExpiries];
     [this.memory, other.memory] = [other.memory, this.memory];
     // Counted under another keyspace's model (an RDB decoded aside): count again under ours.
     if (this.memory.model !== this.keyspace.memoryModel) this.memory = recounted(this.keyspace.memoryModel, this.values);
@@ -123,6 +129,7 @@ export class Database {
   clear(): void {
     this.values.clear();
     this.expires.clear();
+    this.localExpiries.clear();
     this.memory.cleared();
   }
 
@@ -133,8 +140,10 @@ export class Database {
     if (this.keyspace.loading) return false;
     if (this.keyspace.expiryByPrimary) {
       // A replica: its primary's DEL removes the key. Until then the primary's commands still see
-      // it, and everyone else reads it as gone (Redis's expireIfNeeded on a replica).
-      return !this.keyspace.obeyingPrimary;
+      // it, and everyone else reads it as gone (Redis's expireIfNeeded on a replica), except that
+      // a local write on a writable replica, or a key a local client gave its TTL, removes it.
+      if (this.keyspace.obeyingPrimary) return false;
+      if (!this.keyspace.localWriteOnReplica && !this.localExpiries.has(key)) return true;
     }
     this.remove(key, this.values.get(key)!);
     this.keyspace.onExpired(this.index, key);
@@ -147,7 +156,7 @@ export class Database {
    */
   activeExpireCycle(sampleSize = 20, maxRounds = 16): number {
     let removed = 0;
-    if (this.keyspace.expiryByPrimary) return 0;
+    if (this.keyspace.expiryByPrimary) return this.expireLocalKeys();
     for (let round = 0; round < maxRounds && this.expires.size > 0; round++) {
       let sampled = 0;
       let expired = 0;
@@ -162,6 +171,22 @@ export class Database {
       }
       removed += expired;
       if (expired * 4 <= sampled) break;
+    }
+    return removed;
+  }
+
+  /** A replica's active expiry: only keys its own clients gave a TTL (Redis's expireSlaveKeys). */
+  private expireLocalKeys(): number {
+    let removed = 0;
+    const now = this.keyspace.now();
+    for (const key of this.localExpiries) {
+      const at = this.expires.get(key);
+      if (at === undefined) this.localExpiries.delete(key);
+      else if (at <= now) {
+        this.remove(key, this.values.get(key)!);
+        this.keyspace.onExpired(this.index, key);
+        removed++;
+      }
     }
     return removed;
   }
@@ -181,6 +206,8 @@ export class Keyspace {
   expiryByPrimary = false;
   /** Set while a command from the primary runs: it sees expired keys that are still there. */
   obeyingPrimary = false;
+  /** Set while a local client's write runs on a writable replica: expired keys it meets are removed. */
+  localWriteOnReplica = false;
   private readonly listeners: KeyListener[] = [];
   /** Listeners told about keys that expired (the AOF logs a DEL for them). */
   private readonly expiryListeners: KeyListener[] = [];

@@ -230,6 +230,15 @@ export class Instance implements InstanceView {
       const err = this.persistence.writeError();
       if (err !== null) return this.reject(fullName, err);
     }
+    if (resolved.write && this.replication.role === 'slave' && !client.mustObey) {
+      // A write on a writable replica removes the expired keys it meets (EXPIRE_FORCE_DELETE_EXPIRED).
+      this.keyspace.localWriteOnReplica = true;
+      try {
+        return this.call(client, resolved, RequestArgs.of(argv), false);
+      } finally {
+        this.keyspace.localWriteOnReplica = false;
+      }
+    }
     return this.call(client, resolved, RequestArgs.of(argv), false);
   }
 
