@@ -20,6 +20,7 @@ import { Scheduler } from './schedules.js';
 import { RateLimiter } from './rate-limiter.js';
 import { type AnyHandler, type Emit, StreamConsumer } from './worker/stream-consumer.js';
 import { eventsMaxLen } from './jobs/events.js';
+import { type SandboxPool, sandboxPool } from './sandbox/pool.js';
 
 export class Worker<T = unknown, R = unknown> extends EventEmitter<WorkerEvents<T, R>> {
   readonly consumer: string;
@@ -37,17 +38,32 @@ export class Worker<T = unknown, R = unknown> extends EventEmitter<WorkerEvents<
   private readonly mover: DelayedMover | null;
   private readonly schedulers: Scheduler[] = [];
   private closing = false;
+  /** The sandboxes of a processor given as a module path (sandbox/pool.ts), else null. */
+  private readonly pool: SandboxPool | null = null;
   /** Emits (and logs) a worker event. */
   private readonly report: <K extends keyof WorkerEvents<T, R>>(event: K, ...args: WorkerEvents<T, R>[K]) => void;
 
   constructor(conn: Connection, options: BatchWorkerOptions, handler: BatchHandler<T>);
   constructor(conn: Connection, options: WorkerOptions, handler: JobHandler<T, R>);
+  /**
+   * A sandboxed processor: the module (a file: URL, or a path, resolved against the working
+   * directory) whose default export runs each job in a worker thread or, with
+   * `sandbox: { kind: 'process' }`, a child process (docs/sandboxes.md).
+   */
+  constructor(conn: Connection, options: WorkerOptions, processor: string | URL);
   constructor(
     private readonly conn: Connection,
     private readonly options: WorkerOptions & { batch?: BatchOptions },
-    handler: JobHandler<T, R> | BatchHandler<T>,
+    handler: JobHandler<T, R> | BatchHandler<T> | string | URL,
   ) {
     super();
+    if (typeof handler === 'string' || handler instanceof URL) {
+      if (options.batch) throw new RangeError('a sandboxed processor takes one job at a time: batch is not supported with a module path');
+      // The pool keeps timeoutMs itself, counted once the job reached a started sandbox.
+      const pool = sandboxPool(handler, options.sandbox ?? {}, options.concurrency ?? 10, options.timeoutMs ?? 0);
+      this.pool = pool;
+      handler = ((job, context) => pool.run(job, context.signal)) as JobHandler<T, R>;
+    }
     this.consumer = options.consumer ?? `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
     this.metrics = options.metrics ?? new Metrics();
     this.streams = options.partitions === undefined ? [options.stream] : partitionStreams(options.stream, options.partitions);
@@ -65,7 +81,8 @@ export class Worker<T = unknown, R = unknown> extends EventEmitter<WorkerEvents<
     // One limiter for every partition: the limit is the group's, keyed by the logical stream.
     const limiter = options.limiter ? new RateLimiter(conn, `${options.stream}:limit:${options.group}`, options.limiter) : null;
     this.consumers = this.streams.map((stream, i) => {
-      const resolved = { ...resolveOptions({ ...options, stream, concurrency: shares[i]! }, options.codec ?? jsonCodec), limiter };
+      const timeoutMs = this.pool === null ? options.timeoutMs : undefined;
+      const resolved = { ...resolveOptions({ ...options, stream, concurrency: shares[i]!, timeoutMs }, options.codec ?? jsonCodec), limiter };
       const dead = options.deadLetterStream ?? defaultDeadLetterStream(stream);
       return new StreamConsumer<T>(conn, resolved, this.consumer, dead, this.metrics, any, emit as Emit<T>);
     });
@@ -89,6 +106,7 @@ export class Worker<T = unknown, R = unknown> extends EventEmitter<WorkerEvents<
   /** Creates the groups if missing and starts reading; resolves once reading has begun. */
   start(): Promise<void> {
     this.started ??= (async () => {
+      await this.pool?.start(); // a processor module that does not load fails here
       await Promise.all(this.consumers.map((c) => c.start()));
       if (this.closing) return; // close() came while starting: start nothing more
       await this.mover?.start();
@@ -136,9 +154,11 @@ export class Worker<T = unknown, R = unknown> extends EventEmitter<WorkerEvents<
       await this.started?.catch(() => {});
       const handlersWithinMs = timeoutMs === undefined ? undefined : Math.max(0, timeoutMs - closeReserveMs(timeoutMs) - (performance.now() - began));
       await Promise.all([this.mover?.close(), ...this.schedulers.map((s) => s.close()), ...this.consumers.map((c) => c.close(handlersWithinMs))]);
+      await this.pool?.close();
     })();
     const inTime = timeoutMs === undefined ? await graceful.then(() => true) : await settlesWithin(graceful, timeoutMs);
     const abandoned = inTime ? [] : [...this.consumers.flatMap((c) => c.abandon()), ...(this.mover?.abandon() ?? []), ...this.schedulers.flatMap((s) => s.abandon())];
+    if (!inTime) await this.pool?.close(); // sandboxes still running abandoned jobs
     for (const u of this.unwatch) u();
     if (this.signalHandler) {
       process.off('SIGTERM', this.signalHandler);
@@ -168,5 +188,6 @@ async function settlesWithin(p: Promise<unknown>, ms: number): Promise<boolean> 
 }
 
 export { exponentialBackoff } from './worker/options.js';
-export type { BatchHandler, BatchOptions, BatchWorkerOptions, CloseOptions, Job, JobContext, JobHandler, WorkerOptions } from './worker/options.js';
+export type { BatchHandler, BatchOptions, BatchWorkerOptions, CloseOptions, Job, JobContext, JobHandler, SandboxedProcessor, SandboxOptions, WorkerOptions } from './worker/options.js';
+export { SandboxExitError, SandboxLoadError } from './sandbox/errors.js';
 export { CloseTimeoutError, LeaseLostError, TimeoutError, WorkerClosedError, type DeadLetteredJob, type WorkerEvents } from './worker/events.js';

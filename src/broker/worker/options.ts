@@ -23,6 +23,29 @@ export interface JobContext {
 export type JobHandler<T = unknown, R = unknown> = (job: Job<T>, context: JobContext) => R | Promise<R>;
 export type BatchHandler<T = unknown> = (jobs: Job<T>[], context: JobContext) => unknown;
 
+/**
+ * What a sandboxed processor module exports as its default: a function of the job (its payload,
+ * ids, deliveries, updateProgress and log, as an in-process handler's), whose result (sent back
+ * by structured clone) is the job's result. It runs in a worker thread or a child process; it
+ * gets no AbortSignal: a run that must stop (timeoutMs, a lost lease) ends its sandbox.
+ */
+export type SandboxedProcessor<T = unknown, R = unknown> = (job: Job<T>) => R | Promise<R>;
+
+/** How a Worker given a module path runs it (docs/sandboxes.md). */
+export interface SandboxOptions {
+  /** 'thread' (default): worker threads; 'process': child processes (forked, one Node each). */
+  kind?: 'thread' | 'process';
+  /** Most sandboxes at once (default: the worker's concurrency); more jobs wait for one. */
+  size?: number;
+  /**
+   * Heap limit of each sandbox in MB (a thread's resourceLimits.maxOldGenerationSizeMb, a child
+   * process's --max-old-space-size). A job that runs out fails; its sandbox is replaced.
+   */
+  maxMemoryMb?: number;
+  /** Node flags of child processes (default: this process's, without --test and --inspect ones). */
+  execArgv?: string[];
+}
+
 export interface BatchOptions {
   /** Most jobs per handler call. */
   size: number;
@@ -42,7 +65,11 @@ export interface WorkerOptions {
   consumer?: string;
   /** Handlers (with `batch`: batches) running at once (default 10; with `batch`, 1). */
   concurrency?: number;
-  /** A handler running longer is aborted (its signal) and the delivery counts as failed. */
+  /**
+   * A handler running longer is aborted (its signal) and the delivery counts as failed. A
+   * sandboxed processor's sandbox is ended instead (and replaced), the time counted from when
+   * the job reached a started sandbox.
+   */
   timeoutMs?: number;
   /** Pending entries idle this long belong to a dead consumer and are claimed (default 30s). */
   claimIdleMs?: number;
@@ -115,6 +142,8 @@ export interface WorkerOptions {
   keepLogs?: number;
   /** The queue's events stream (jobs/events.ts): on, capped at 10,000, by default. */
   events?: EventsOption;
+  /** For a processor given as a module path: threads or processes, how many (docs/sandboxes.md). */
+  sandbox?: SandboxOptions;
 }
 
 /** A worker whose handler takes arrays of jobs (for bulk inserts). */

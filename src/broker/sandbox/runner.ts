@@ -1,0 +1,115 @@
+// Inside a sandbox (a worker thread, or a child process the Worker forked): loads the
+// processor module, then runs the jobs the Worker sends, one at a time, and sends back each
+// result or error. A job's updateProgress and log are messages to the Worker, which writes
+// them as it would for an in-process handler and answers. An error nothing caught is sent as
+// `fatal`: the Worker ends this sandbox, fails the running job and starts another sandbox.
+// The module's URL comes as workerData (thread) or the first argument (child process).
+import { parentPort, workerData } from 'node:worker_threads';
+import type { Job } from '../worker/job.js';
+import type { PerJobOptions } from '../jobs/job-options.js';
+import { errorData, type FromSandbox, type JobData, type ToSandbox } from './protocol.js';
+
+type Processor = (job: Job) => unknown;
+
+const port = parentPort;
+const send: (m: FromSandbox) => void =
+  port !== null
+    ? (m) => port.postMessage(m)
+    : (m) => {
+        process.send!(m);
+      };
+const onMessage = (fn: (m: ToSandbox) => void): void => {
+  if (port !== null) port.on('message', fn);
+  else process.on('message', fn as (m: unknown) => void);
+};
+const moduleUrl: string = port !== null ? (workerData as { module: string }).module : process.argv[2]!;
+
+let seq = 0;
+const waiting = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
+
+function call(op: 'progress' | 'log', arg: unknown): Promise<unknown> {
+  const n = ++seq;
+  return new Promise((resolve, reject) => {
+    waiting.set(n, { resolve, reject });
+    send({ t: 'call', seq: n, op, arg });
+  });
+}
+
+class SandboxJob implements Job {
+  readonly id: string;
+  readonly entryId: string;
+  readonly stream: string;
+  readonly payload: unknown;
+  readonly deliveries: number;
+  readonly fields: Record<string, string>;
+  readonly key: string | undefined;
+  readonly opts: PerJobOptions;
+  constructor(d: JobData) {
+    this.id = d.id;
+    this.entryId = d.entryId;
+    this.stream = d.stream;
+    this.payload = d.payload;
+    this.deliveries = d.deliveries;
+    this.fields = d.fields;
+    this.key = d.key;
+    this.opts = d.opts as PerJobOptions;
+  }
+  async updateProgress(progress: number | object): Promise<void> {
+    await call('progress', progress);
+  }
+  log(line: string): Promise<number> {
+    return call('log', line) as Promise<number>;
+  }
+}
+
+/** Reports an error nothing caught; the Worker ends this sandbox when it reads it. */
+function fatal(err: unknown): void {
+  send({ t: 'fatal', error: errorData(err) });
+}
+
+/** The function a module exports: its default export, or (CommonJS) module.exports itself. */
+function processorOf(mod: Record<string, unknown>): Processor | null {
+  let f: unknown = mod['default'];
+  if (f !== null && typeof f === 'object' && typeof (f as Record<string, unknown>)['default'] === 'function') f = (f as Record<string, unknown>)['default'];
+  return typeof f === 'function' ? (f as Processor) : null;
+}
+
+async function main(): Promise<void> {
+  let processor: Processor | null;
+  try {
+    processor = processorOf((await import(moduleUrl)) as Record<string, unknown>);
+    if (processor === null) throw new TypeError(`${moduleUrl} has no default export that is a function`);
+  } catch (err) {
+    send({ t: 'load-error', error: errorData(err) }); // the Worker ends this sandbox
+    return;
+  }
+  process.on('uncaughtException', fatal);
+  process.on('unhandledRejection', fatal);
+  const run = processor;
+  onMessage((m) => {
+    if (m.t === 'reply') {
+      const w = waiting.get(m.seq);
+      waiting.delete(m.seq);
+      if (m.ok) w?.resolve(m.value);
+      else w?.reject(Object.assign(new Error(m.error.message), { name: m.error.name }));
+      return;
+    }
+    void (async () => {
+      let result: unknown;
+      try {
+        result = await run(new SandboxJob(m.job));
+      } catch (err) {
+        send({ t: 'failed', error: errorData(err) });
+        return;
+      }
+      try {
+        send({ t: 'done', result });
+      } catch (err) {
+        send({ t: 'failed', error: errorData(new TypeError(`the job's result cannot be sent to the worker: ${(err as Error).message}`)) });
+      }
+    })();
+  });
+  send({ t: 'ready' });
+}
+
+void main();
