@@ -25,6 +25,8 @@ export {
   TimeoutError,
   WorkerClosedError,
   CloseTimeoutError,
+  SandboxExitError,
+  SandboxLoadError,
   type BatchHandler,
   type BatchOptions,
   type BatchWorkerOptions,
@@ -33,6 +35,8 @@ export {
   type Job,
   type JobContext,
   type JobHandler,
+  type SandboxedProcessor,
+  type SandboxOptions,
   type WorkerEvents,
   type WorkerOptions,
 } from './broker/worker.js';

@@ -49,6 +49,8 @@ import {
   Worker,
   WorkerClosedError,
   CloseTimeoutError,
+  SandboxExitError,
+  SandboxLoadError,
   Queue,
   QueueEvents,
   JobView,
@@ -66,7 +68,7 @@ test('the entry exports exactly the documented runtime names', () => {
     'LeaseLostError', 'MalformedEntryError', 'Metrics', 'Producer', 'RedisConnection', 'ReplicationError', 'ReplyError',
     'TimeoutError', 'TransactionError', 'Worker', 'WorkerClosedError', 'connect', 'connectCluster', 'dashboardHandler',
     'delayedKey', 'exponentialBackoff', 'groupLag', 'jsonCodec', 'metricsHandler', 'open', 'partitionOf', 'partitionStreams',
-    'probeStreamFeatures', 'serve', 'Queue', 'QueueEvents', 'JobView', 'JobFailedError', 'JobNotFoundError', 'JobActiveError', 'JobStateError', 'WaitTimeoutError', 'Scheduler', 'pauseGroup', 'resumeGroup', 'pausedGroups', 'isGroupPaused', 'serverMetricsRegistry', 'silentLogger', 'startDashboard', 'startMetricsServer',
+    'probeStreamFeatures', 'serve', 'Queue', 'QueueEvents', 'SandboxExitError', 'SandboxLoadError', 'JobView', 'JobFailedError', 'JobNotFoundError', 'JobActiveError', 'JobStateError', 'WaitTimeoutError', 'Scheduler', 'pauseGroup', 'resumeGroup', 'pausedGroups', 'isGroupPaused', 'serverMetricsRegistry', 'silentLogger', 'startDashboard', 'startMetricsServer',
   ].sort());
 });
 
@@ -144,7 +146,11 @@ test('every export works from the package name: embedded and served, produce, co
   await scheduler.close();
   assert.equal(await producer.unschedule('tick'), true);
   assert.equal(await isGroupPaused(conn, streams[1]!, 'g'), false);
-  for (const E of [LeaseLostError, TimeoutError, WorkerClosedError, CloseTimeoutError, ReplicationError, WaitTimeoutError]) assert.ok(E.prototype instanceof Error);
+  for (const E of [LeaseLostError, TimeoutError, WorkerClosedError, CloseTimeoutError, ReplicationError, WaitTimeoutError, SandboxExitError]) assert.ok(E.prototype instanceof Error);
+  // A sandboxed processor (a module path) whose module is missing fails start().
+  const sandboxed = new Worker(conn, { stream: 'sandboxed', group: 'g', sandbox: { kind: 'thread', size: 1 } }, '/no/such/processor.js');
+  await assert.rejects(sandboxed.start(), SandboxLoadError);
+  await sandboxed.close();
 
   // The same database behind a RESP server, reached by URL (the options go to ioredis) or
   // through an ioredis client of one's own (wrapped, not closed with the connection).

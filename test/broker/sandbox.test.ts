@@ -114,7 +114,9 @@ describeEach(backends, (name) => `sandboxed processors on ${name}`, (b) => {
     });
 
     test(`${kind}: process.exit, an uncaught error and running out of memory fail only their job`, async () => {
-      const { producer, queue } = await setup(kind, { concurrency: 2, maxDeliveries: 1, sandbox: { maxMemoryMb: 64 } });
+      const { producer, queue, worker } = await setup(kind, { concurrency: 2, maxDeliveries: 1, sandbox: { maxMemoryMb: 64 } });
+      const errors = new Map<string, Error>();
+      worker.on('failed', (job, err) => errors.set(job.id, err));
       const exit = await producer.add({ mode: 'exit' });
       const uncaught = await producer.add({ mode: 'uncaught' });
       const oom = await producer.add({ mode: 'oom' });
@@ -125,6 +127,8 @@ describeEach(backends, (name) => `sandboxed processors on ${name}`, (b) => {
       if (kind === 'thread') assert.match(oomReason, /out of memory/);
       else assert.match(oomReason, /sandbox process (was killed by SIG|exited with code)/);
       assert.equal(((await queue.waitUntilFinished(fine, 20_000)) as Record<string, unknown>)['doubled'], 10);
+      for (const id of [exit, uncaught, oom]) assert.ok(errors.get(id) instanceof SandboxExitError, `${id}: ${errors.get(id)}`);
+      assert.equal((errors.get(exit) as SandboxExitError).exitCode, 7);
     });
 
     test(`${kind}: while a sandbox burns CPU, the worker claims, acknowledges and renews its lease`, async () => {
@@ -171,9 +175,11 @@ describeEach(backends, (name) => `sandboxed processors on ${name}`, (b) => {
 
     test(`${kind}: close() waits for the running job, then ends the sandboxes`, async () => {
       const { producer, queue, worker } = await setup(kind, { concurrency: 2 });
+      const first = (await queue.waitUntilFinished(await producer.add({ mode: 'ok', n: 1 }), 20_000)) as Record<string, unknown>;
       const id = await producer.add({ mode: 'sleep', ms: 300 });
       await pollActive(queue, id);
       await worker.close();
+      if (kind === 'process') assert.throws(() => process.kill(first['pid'] as number, 0), /ESRCH/, 'the child process is gone');
       const job = await queue.getJob(id);
       assert.equal(job?.state, 'completed', 'the running job finished and was acknowledged');
       assert.deepEqual(job?.returnValue, { slept: 300 });
@@ -182,10 +188,14 @@ describeEach(backends, (name) => `sandboxed processors on ${name}`, (b) => {
   }
 
   test('process: a child process killed by SIGKILL fails only its job', async () => {
-    const { producer, queue } = await setup('process', { concurrency: 2, maxDeliveries: 1 });
+    const { producer, queue, worker } = await setup('process', { concurrency: 2, maxDeliveries: 1 });
+    const errors: Error[] = [];
+    worker.on('failed', (_job, err) => errors.push(err));
     const killed = await producer.add({ mode: 'kill' });
     const fine = await producer.add({ mode: 'ok', n: 7 });
     assert.equal(await failedReason(queue, killed), 'sandbox process was killed by SIGKILL');
+    assert.ok(errors[0] instanceof SandboxExitError);
+    assert.equal(errors[0].signal, 'SIGKILL');
     assert.equal(((await queue.waitUntilFinished(fine, 20_000)) as Record<string, unknown>)['doubled'], 14);
     assert.equal(((await queue.waitUntilFinished(await producer.add({ mode: 'ok', n: 8 }), 20_000)) as Record<string, unknown>)['doubled'], 16);
   });
@@ -216,5 +226,3 @@ async function pollActive(queue: Queue<Task>, id: string): Promise<number> {
   await waitFor(async () => (await queue.getJob(id))?.state === 'active', `job ${id} active`);
   return Date.now();
 }
-
-void SandboxExitError;

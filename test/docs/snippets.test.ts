@@ -1,9 +1,11 @@
 // Every ```ts block of the README and docs/*.md is compiled against the package (imported by its
 // name, `sluice`), and run, so the documentation cannot rot. A block whose info string is
 // `ts no-run` (it needs a cluster, or serves forever) is compiled only. Snippets that talk to
-// Redis read REDIS_URL, which points at a redis-server this test starts.
+// Redis read REDIS_URL, which points at a redis-server this test starts. The files of
+// docs/examples/ (sandboxed processor modules) sit beside the compiled snippets, so a snippet
+// names one as `new URL('./examples/NAME.js', import.meta.url)`; the docs show each whole.
 import assert from 'node:assert/strict';
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -46,6 +48,7 @@ before(async () => {
   mkdirSync(WORK, { recursive: true });
   // `export {}` makes each snippet a module (top-level await) even when it imports nothing.
   for (const s of snippets) writeFileSync(sourceOf(s), `${s.code}\nexport {};\n`);
+  cpSync(join(ROOT, 'docs', 'examples'), join(WORK, 'out', 'examples'), { recursive: true });
   redis = await startRedisServer();
 });
 
@@ -57,6 +60,15 @@ after(async () => {
 test('the docs have snippets, and the Producer/Worker getting-started is among them', () => {
   assert.ok(snippets.length >= 10, `${snippets.length} snippets`);
   assert.ok(snippets.some((s) => s.file === 'README.md' && s.code.includes('new Worker')));
+});
+
+test('every file of docs/examples is shown whole in a doc', () => {
+  const docs = files.map((f) => readFileSync(join(ROOT, f), 'utf8')).join('\n');
+  const examples = readdirSync(join(ROOT, 'docs', 'examples'));
+  assert.ok(examples.length > 0);
+  for (const name of examples) {
+    assert.ok(docs.includes(readFileSync(join(ROOT, 'docs', 'examples', name), 'utf8').trimEnd()), `docs/examples/${name} is not shown whole in the docs`);
+  }
 });
 
 test('every ts snippet compiles against the package', () => {
