@@ -63,6 +63,8 @@ export class Worker<T = unknown, R = unknown> extends EventEmitter<WorkerEvents<
       const pool = sandboxPool(handler, options.sandbox ?? {}, options.concurrency ?? 10, options.timeoutMs ?? 0);
       this.pool = pool;
       handler = ((job, context) => pool.run(job, context.signal)) as JobHandler<T, R>;
+    } else if (options.sandbox !== undefined) {
+      throw new RangeError('sandbox: the handler is a function, not a module path: it runs in this process');
     }
     this.consumer = options.consumer ?? `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
     this.metrics = options.metrics ?? new Metrics();

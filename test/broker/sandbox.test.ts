@@ -200,6 +200,12 @@ describeEach(backends, (name) => `sandboxed processors on ${name}`, (b) => {
     assert.equal(((await queue.waitUntilFinished(await producer.add({ mode: 'ok', n: 8 }), 20_000)) as Record<string, unknown>)['doubled'], 16);
   });
 
+  test('sandbox options need a module path, and a module path takes no batch', () => {
+    assert.throws(() => new Worker(conn, { stream: 's', group: 'g', sandbox: { kind: 'process' } }, () => {}), /the handler is a function, not a module path/);
+    assert.throws(() => new Worker(conn, { stream: 's', group: 'g', batch: { size: 2 } } as WorkerOptions, PROCESSOR), /batch is not supported/);
+    assert.throws(() => new Worker(conn, { stream: 's', group: 'g', sandbox: { size: 0 } }, PROCESSOR), /sandbox.size/);
+  });
+
   for (const kind of KINDS) {
     test(`${kind}: a module that does not load fails start() clearly`, async () => {
       for (const [module, why] of [
