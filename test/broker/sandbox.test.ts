@@ -4,7 +4,8 @@
 // process.exit, an uncaught error, running out of memory and (child processes) a SIGKILL each
 // fail only their job and the next job runs in a fresh sandbox; while a sandbox burns CPU the
 // worker still claims, acknowledges and renews its lease; close() waits for running jobs and
-// ends the sandboxes; a module without a default function fails start() clearly.
+// ends the sandboxes, close({ timeoutMs }) ends a stuck one and leaves its job pending; a module
+// without a default function fails start() clearly.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -184,6 +185,17 @@ describeEach(backends, (name) => `sandboxed processors on ${name}`, (b) => {
       assert.equal(job?.state, 'completed', 'the running job finished and was acknowledged');
       assert.deepEqual(job?.returnValue, { slept: 300 });
       assert.equal((worker as unknown as { pool: { count: number } }).pool.count, 0, 'no sandbox left');
+    });
+
+    test(`${kind}: close({ timeoutMs }) ends a sandbox stuck in a loop and leaves its job pending`, async () => {
+      const { stream, producer, queue, worker } = await setup(kind);
+      const id = await producer.add({ mode: 'loop' });
+      await pollActive(queue, id);
+      await within(worker.close({ timeoutMs: 400 }), 'close({ timeoutMs }) to resolve');
+      assert.equal((worker as unknown as { pool: { count: number } }).pool.count, 0, 'no sandbox left');
+      const pending = (await conn.call('XPENDING', stream, 'g')) as [number, ...unknown[]];
+      assert.equal(Number(pending[0]), 1, 'never acknowledged: another worker takes it');
+      assert.notEqual((await queue.getJob(id))?.state, 'completed');
     });
   }
 
