@@ -8,6 +8,8 @@ export interface BlockedState {
   finish(reply: import('../resp/reply.js').Reply | undefined): void;
   /** What the command replies on timeout (CLIENT UNBLOCK ... TIMEOUT replies it too). */
   readonly timeoutReply?: import('../resp/reply.js').Reply;
+  /** A command postponed by a client pause (core/client-pause.ts), not blocked on keys. */
+  readonly postponed?: boolean;
 }
 
 /** One client's channels, patterns and shard channels, in subscription order. */

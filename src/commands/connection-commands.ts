@@ -266,7 +266,7 @@ function clientUnblock(ctx: Context, argv: Buffer[]): Reply {
     else if (!isKeyword(argv[3], 'timeout')) fail(Errors.unblockReason);
   }
   const target = ctx.instance.clients.get(id);
-  if (target === undefined || target.blocked === null) return 0;
+  if (target === undefined || target.blocked === null || target.blocked.postponed === true) return 0;
   const blocked = target.blocked;
   blocked.finish(asError ? new ErrorReply(Errors.unblocked) : blocked.timeoutReply ?? undefined);
   return 1;

@@ -5,6 +5,7 @@ import { performance } from 'node:perf_hooks';
 import { type Reply, Replies, SimpleString, OK, fail } from '../resp/reply.js';
 import { Errors } from '../resp/errors.js';
 import { isKeyword } from './args.js';
+import { MAY_REPLICATE } from './core/resolved.js';
 import type { ClientState } from './client-state.js';
 import type { CommandSpec, Context } from './types.js';
 import { command } from './types.js';
@@ -64,9 +65,6 @@ export function monitorLine(client: ClientState, argv: Buffer[]): SimpleString {
   const args = argv.map(reprArg).join(' ');
   return new SimpleString(`${sec}.${String(Math.min(usec, 999_999)).padStart(6, '0')} [${client.db} ${client.addr}] ${args}`);
 }
-
-/** Commands Redis flags MAY_REPLICATE (not shown by COMMAND INFO, so not in the specs' flags). */
-const MAY_REPLICATE = new Set(['publish', 'spublish', 'eval', 'evalsha', 'fcall', 'pfcount']);
 
 /**
  * A MONITOR client is a replica to Redis, and replicas may not touch the keyspace: Redis's

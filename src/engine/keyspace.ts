@@ -145,6 +145,8 @@ export class Database {
       if (this.keyspace.obeyingPrimary) return false;
       if (!this.keyspace.localWriteOnReplica && !this.localExpiries.has(key)) return true;
     }
+    // Clients are paused (CLIENT PAUSE, FAILOVER): the dataset stays as it is, and the key reads as gone.
+    if (this.keyspace.expiryPaused) return true;
     this.remove(key, this.values.get(key)!);
     this.keyspace.onExpired(this.index, key);
     return true;
@@ -156,6 +158,7 @@ export class Database {
    */
   activeExpireCycle(sampleSize = 20, maxRounds = 16): number {
     let removed = 0;
+    if (this.keyspace.expiryPaused) return 0;
     if (this.keyspace.expiryByPrimary) return this.expireLocalKeys();
     for (let round = 0; round < maxRounds && this.expires.size > 0; round++) {
       let sampled = 0;
@@ -208,6 +211,8 @@ export class Keyspace {
   obeyingPrimary = false;
   /** Set while a local client's write runs on a writable replica: expired keys it meets are removed. */
   localWriteOnReplica = false;
+  /** Set while clients are paused: expired keys read as missing and are not deleted (no DEL propagates). */
+  expiryPaused = false;
   private readonly listeners: KeyListener[] = [];
   /** Listeners told about keys that expired (the AOF logs a DEL for them). */
   private readonly expiryListeners: KeyListener[] = [];

@@ -12,6 +12,7 @@ import { Config } from '../config.js';
 import { maxmemoryRejection } from '../maxmemory.js';
 import { redisMemoryModel } from '../used-memory.js';
 import { BuffersHeld } from './buffers-held.js';
+import { ClientPause } from './client-pause.js';
 import { EffectFanout } from './effects.js';
 import { type ReplicationControl, ReplicationState } from './replication.js';
 import { monitorLine, monitorRejection, redactedArgv } from '../monitor.js';
@@ -91,6 +92,8 @@ export class Instance implements InstanceView {
   readonly monitors = new Set<ClientState>();
   /** Clients parked by blocking commands (Context.block). */
   readonly blocked = new BlockedClients();
+  /** CLIENT PAUSE and FAILOVER's pause of writes: paused commands wait (see execute). */
+  readonly pause: ClientPause;
   private readonly watches = new WatchRegistry();
   private expiryTimer: NodeJS.Timeout | null = null;
   /** performance.now() when the running batch began, -1 outside a batch (see beginBatch). */
@@ -110,6 +113,7 @@ export class Instance implements InstanceView {
     this.maxmemory = this.config.derived((c) => c.getNumber('maxmemory'));
     this.minReplicasToWrite = this.config.derived((c) => c.getNumber('min-replicas-to-write'));
     this.logger = options.logger ?? silentLogger;
+    this.pause = new ClientPause(this.keyspace.now, (paused) => (this.keyspace.expiryPaused = paused));
     this.table.register(commands);
     registerBuiltinSections(this);
     this.keyspace.onKeyModified((db, key) => this.onKeyModified(db, key));
@@ -218,6 +222,11 @@ export class Instance implements InstanceView {
     }
     const asReplica = monitorRejection(client, spec, fullName);
     if (asReplica !== null) return this.reject(fullName, asReplica);
+    // Paused clients wait (replicas and the primary's stream never do); the command is then
+    // processed again from the start, as Redis's processCommand after a BLOCKED_POSTPONE.
+    if (this.pause.paused && !client.isReplica && !client.mustObey && this.pause.holds(this.mayReplicate(client, resolved))) {
+      return this.pause.postpone(client, () => this.execute(client, argv, base));
+    }
     if (client.multi !== null && !NOT_QUEUED.has(fullName)) {
       if (resolved.noMulti) {
         client.multiAborted = true;
@@ -261,7 +270,8 @@ export class Instance implements InstanceView {
       (this.persistence !== null && resolved.write && this.persistence.writeError() !== null) ||
       this.maxmemory() > 0 ||
       this.minReplicasToWrite() > 0 ||
-      this.replication.role === 'slave'
+      this.replication.role === 'slave' ||
+      this.pause.paused
     ) {
       return this.execute(client, args.toArgv(), resolved);
     }
@@ -278,6 +288,16 @@ export class Instance implements InstanceView {
     if (!this.replication.linkUp && !allowedStale && this.config.get('replica-serve-stale-data') === 'no') return Errors.masterDown;
     if (write && this.config.get('replica-read-only') === 'yes') return Errors.readOnlyReplica;
     return null;
+  }
+
+  /** A command that writes or may replicate; EXEC is one when a queued command is. */
+  private mayReplicate(client: ClientState, resolved: Resolved): boolean {
+    if (resolved.mayReplicate) return true;
+    if (resolved.fullName !== 'exec' || client.multi === null) return false;
+    return client.multi.some((argv) => {
+      const queued = this.resolve(argv);
+      return !(queued instanceof ErrorReply) && queued.mayReplicate;
+    });
   }
 
   /** As Redis's processCommand with min-replicas-to-write and min-replicas-max-lag both set. */

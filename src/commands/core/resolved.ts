@@ -2,6 +2,9 @@
 import type { CommandSpec } from '../types.js';
 import type { CommandStats } from './stats.js';
 
+/** Commands Redis flags MAY_REPLICATE (not shown by COMMAND INFO, so not in the specs' flags). */
+export const MAY_REPLICATE = new Set(['publish', 'spublish', 'eval', 'evalsha', 'fcall', 'pfcount']);
+
 /**
  * A command as dispatch needs it, built once per table entry: the flags dispatch tests on every
  * request are booleans here rather than searches of spec.flags, and nothing is allocated per
@@ -18,6 +21,8 @@ export class Resolved {
   readonly handler: CommandSpec['handler'];
   readonly run: CommandSpec['run'];
   readonly write: boolean;
+  /** Writes, or may replicate (PUBLISH, EVAL ...): what a CLIENT PAUSE WRITE holds. */
+  readonly mayReplicate: boolean;
   readonly noAuth: boolean;
   readonly noMulti: boolean;
   /** Neither admin nor skip_monitor: MONITOR shows it (Redis hides admin commands and scripts). */
@@ -34,6 +39,7 @@ export class Resolved {
     this.run = spec.run;
     const flags = spec.flags;
     this.write = flags.includes('write');
+    this.mayReplicate = this.write || MAY_REPLICATE.has(this.fullName);
     this.noAuth = flags.includes('no_auth');
     this.noMulti = flags.includes('no_multi');
     this.shownToMonitors = !flags.includes('admin') && !flags.includes('skip_monitor');
