@@ -4,7 +4,7 @@ import { clientReply } from './client-reply.js';
 import { DATABASE_COUNT } from '../engine/keyspace.js';
 import { ErrorReply, MapReply, OK, PONG, type Reply, SimpleString, VerbatimReply, fail } from '../resp/reply.js';
 import { Errors } from '../resp/errors.js';
-import { integerArg, isKeyword, lower, parseInt64, text } from './args.js';
+import { int64Arg, integerArg, isKeyword, lower, parseInt64, text } from './args.js';
 import type { ClientState } from './client-state.js';
 import { REDIS_VERSION } from './core/identity.js';
 import { helpReply } from './help.js';
@@ -272,6 +272,21 @@ function clientUnblock(ctx: Context, argv: Buffer[]): Reply {
   return 1;
 }
 
+/** CLIENT PAUSE timeout [WRITE|ALL]: as Redis, the mode is checked before the timeout. */
+function clientPause(ctx: Context, argv: Buffer[]): Reply {
+  if (argv.length > 4) fail(Errors.unknownSubcommandOrArity(text(argv[1]!), 'CLIENT'));
+  let type: 'write' | 'all' = 'all';
+  if (argv.length === 4) {
+    if (isKeyword(argv[3], 'write')) type = 'write';
+    else if (!isKeyword(argv[3], 'all')) fail(Errors.clientPauseMode);
+  }
+  const ms = Number(int64Arg(argv[2]!, Errors.timeoutNotInteger));
+  if (ms < 0) fail(Errors.timeoutNegative);
+  // getTimeoutFromObjectOrReply: 0 stays 0 (a pause already over), else now + timeout.
+  ctx.instance.pause.pause('client', ms > 0 ? Date.now() + ms : 0, type);
+  return OK;
+}
+
 function onOff(arg: Buffer): boolean {
   if (isKeyword(arg, 'on')) return true;
   if (isKeyword(arg, 'off')) return false;
@@ -315,6 +330,10 @@ const CLIENT_HELP = [
   '    Return information about client connections. Options:',
   '    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)',
   '      Return clients of specified type.',
+  'UNPAUSE',
+  '    Stop the current client pause, resuming traffic.',
+  'PAUSE <timeout> [WRITE|ALL]',
+  '    Suspend all, or just write, clients for <timeout> milliseconds.',
   'SETINFO <option> <value>',
   '    Set client meta attr. Options are:',
   '    * LIB-NAME: the client lib name.',
@@ -384,6 +403,11 @@ export const commands: CommandSpec[] = [
       }),
       clientSub('setinfo', 4, ['noscript', 'loading', 'stale'], clientSetInfo),
       clientSub('unblock', -3, ['admin', 'noscript', 'loading', 'stale'], clientUnblock),
+      clientSub('pause', -3, ['admin', 'noscript', 'loading', 'stale'], clientPause),
+      clientSub('unpause', 2, ['admin', 'noscript', 'loading', 'stale'], (ctx) => {
+        ctx.instance.pause.unpause('client');
+        return OK;
+      }),
       clientSub('reply', 3, ['noscript', 'loading', 'stale'], clientReply),
       clientSub('getredir', 2, ['noscript', 'loading', 'stale'], () => -1),
       clientSub('help', 2, ['loading', 'stale'], () => helpReply('CLIENT', CLIENT_HELP)),

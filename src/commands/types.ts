@@ -9,6 +9,7 @@ import type { RequestArgs } from '../resp/request-args.js';
 import type { ClientState } from './client-state.js';
 import type { Config } from './config.js';
 import type { BuffersHeld } from './core/buffers-held.js';
+import type { ClientPause } from './core/client-pause.js';
 import type { InfoRegistry } from './core/info.js';
 import type { EffectFanout, PropagatedArg } from './core/effects.js';
 import type { DatasetControl, Persistence, SnapshotControl } from './core/persistence.js';
@@ -127,6 +128,8 @@ export interface InstanceView {
   /** SLOWLOG's entries (commands/slowlog.ts). */
   readonly slowlog: SlowLogView;
   readonly blocked: BlockingView;
+  /** CLIENT PAUSE / UNPAUSE and FAILOVER pause clients here (core/client-pause.ts). */
+  readonly pause: ClientPause;
   /** Where command effects go (the AOF, the replication stream): see core/effects.ts. */
   readonly effects: EffectFanout;
   /** The AOF, when one is on. */

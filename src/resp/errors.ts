@@ -71,6 +71,7 @@ export const Errors = {
   clientIdNotPositive: 'ERR client-id should be greater than 0',
   noSuchUser: (user: string) => `ERR No such user '${user}'`,
   unblockReason: 'ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR',
+  clientPauseMode: 'ERR CLIENT PAUSE mode must be WRITE or ALL',
   unblocked: 'UNBLOCKED client unblocked via CLIENT UNBLOCK',
   unrecognizedOption: (option: string) => `ERR Unrecognized option '${option}'`,
   clientInfoValue: (attr: string) => `ERR ${attr} cannot contain spaces, newlines or special characters.`,
@@ -228,6 +229,19 @@ export const Errors = {
   masterDown: "MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'.",
   syncWithPendingOutput: 'ERR SYNC and PSYNC are invalid with pending output',
   noReplicas: 'NOREPLICAS Not enough good replicas to write.',
+  // --- FAILOVER (replication.c failoverCommand, syncCommand, replicaofCommand)
+  failoverTimeoutNotPositive: 'ERR FAILOVER timeout must be greater than 0',
+  failoverInProgress: 'ERR FAILOVER already in progress.',
+  failoverOnReplica: 'ERR FAILOVER is not valid when server is a replica.',
+  failoverNoReplicas: 'ERR FAILOVER requires connected replicas.',
+  failoverForceNeeds: 'ERR FAILOVER with force option requires both a timeout and target HOST and IP.',
+  failoverTargetNotReplica: 'ERR FAILOVER target HOST and PORT is not a replica.',
+  failoverTargetNotOnline: 'ERR FAILOVER target replica is not online.',
+  noFailoverInProgress: 'ERR No failover in progress.',
+  replicaofWhileFailingOver: 'ERR REPLICAOF not allowed while failing over.',
+  syncWhileFailingOver: "NOMASTERLINK Can't SYNC while failing over",
+  psyncFailoverToMaster: "ERR PSYNC FAILOVER can't be sent to a master.",
+  psyncFailoverReplid: 'ERR PSYNC FAILOVER replid must match my replid.',
   waitOnReplica:
     'ERR WAIT cannot be used with replica instances. Please also note that since Redis 4.0 if a replica is configured to be writable (which is not the default) writes to replicas are just local and are not propagated.',
   /** sluice's own: the embedded engine has no network for a replica to attach over. */
