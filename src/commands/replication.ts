@@ -23,6 +23,7 @@ function role(ctx: Context): Reply {
 /** REPLICAOF / SLAVEOF host port | NO ONE. */
 function replicaof(ctx: Context, argv: Buffer[]): Reply {
   const control = ctx.instance.replicationControl;
+  if (ctx.instance.replication.failoverState !== 'no-failover') fail(Errors.replicaofWhileFailingOver);
   if (lower(argv[1]!) === 'no' && lower(argv[2]!) === 'one') {
     if (control === null) return OK;
     control.replicaOfNoOne();
@@ -40,6 +41,11 @@ function sync(ctx: Context, argv: Buffer[]): Reply | Promise<Reply> {
   if (ctx.client.isReplica) return NO_REPLY;
   const control = ctx.instance.replicationControl;
   if (control === null) fail(Errors.noReplicationHere);
+  // PSYNC <replid> <offset> FAILOVER: sent by a primary failing over to this replica.
+  if (argv.length > 3 && lower(argv[0]!) === 'psync' && lower(argv[3]!) === 'failover') {
+    const refused = control.promoteForFailover(ctx.client, argv[1]!.toString('latin1'));
+    if (refused !== null) fail(refused);
+  }
   let psync: { replid: string; offset: number } | null = null;
   if (lower(argv[0]!) === 'psync') psync = { replid: argv[1]!.toString('latin1'), offset: integerArg(argv[2]!) };
   return control.sync(ctx.client, psync);
@@ -95,6 +101,41 @@ function wait(ctx: Context, argv: Buffer[]): Reply | Promise<Reply> {
   return control.waitFor(offset, count, timeout);
 }
 
+/** FAILOVER [TO host port [FORCE]] [ABORT] [TIMEOUT ms], parsed as Redis's failoverCommand. */
+function failover(ctx: Context, argv: Buffer[]): Reply {
+  const control = ctx.instance.replicationControl;
+  if (argv.length === 2 && lower(argv[1]!) === 'abort') {
+    if (control === null || !control.failoverAbort()) fail(Errors.noFailoverInProgress);
+    return OK;
+  }
+  let timeoutMs = 0;
+  let force = false;
+  let host: string | null = null;
+  let port = 0;
+  for (let j = 1; j < argv.length; j++) {
+    const word = lower(argv[j]!);
+    if (word === 'timeout' && j + 1 < argv.length && timeoutMs === 0) {
+      timeoutMs = integerArg(argv[j + 1]!);
+      if (timeoutMs <= 0) fail(Errors.failoverTimeoutNotPositive);
+      j++;
+    } else if (word === 'to' && j + 2 < argv.length && host === null) {
+      port = integerArg(argv[j + 2]!);
+      host = argv[j + 1]!.toString('latin1');
+      j += 2;
+    } else if (word === 'force' && !force) {
+      force = true;
+    } else {
+      fail(Errors.syntax);
+    }
+  }
+  const r = ctx.instance.replication;
+  // The embedded engine has no replicas: Redis's checks in order, down to "requires connected replicas".
+  if (control === null) fail(r.role === 'slave' ? Errors.failoverOnReplica : Errors.failoverNoReplicas);
+  const refused = control.failover({ host, port, force, timeoutMs });
+  if (refused !== null) fail(refused);
+  return OK;
+}
+
 const REPLICATION_ADMIN = { categories: ['admin', 'slow', 'dangerous'], group: 'server' };
 
 export const commands: CommandSpec[] = [
@@ -128,6 +169,11 @@ export const commands: CommandSpec[] = [
     ...REPLICATION_ADMIN,
     summary: 'Sets a Redis server as a replica of another, or promotes it to being a master',
     since: '1.0.0',
+  }),
+  command('failover', -1, ['admin', 'noscript', 'stale'], null, failover, {
+    ...REPLICATION_ADMIN,
+    summary: 'Start a coordinated failover between this server and one of its replicas.',
+    since: '6.2.0',
   }),
   command('wait', 3, ['noscript'], null, wait, {
     categories: ['slow', 'connection'],

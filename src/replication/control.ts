@@ -3,22 +3,48 @@
 // replica can have replicas of its own); the replica side follows a primary after REPLICAOF.
 import type { ClientState } from '../commands/client-state.js';
 import type { Instance } from '../commands/core/instance.js';
-import type { ReplicaInfo, ReplicationControl } from '../commands/core/replication.js';
-import type { Reply } from '../resp/reply.js';
+import type { FailoverRequest, ReplicaInfo, ReplicationControl } from '../commands/core/replication.js';
+import { Errors } from '../resp/errors.js';
+import { ErrorReply, type Reply } from '../resp/reply.js';
+import { Failover } from './failover.js';
 import { PrimaryRole } from './primary.js';
 import { ReplicaRole } from './replica.js';
 
 export class ServerReplication implements ReplicationControl {
   readonly primary: PrimaryRole;
   readonly replica: ReplicaRole;
+  readonly failoverCoordinator: Failover;
 
-  constructor(instance: Instance, listeningPort: () => number) {
+  constructor(private readonly instance: Instance, listeningPort: () => number) {
     this.primary = new PrimaryRole(instance);
     this.replica = new ReplicaRole(instance, this.primary, listeningPort);
+    this.failoverCoordinator = new Failover(instance, this.primary, this.replica);
+    this.replica.failover = this.failoverCoordinator;
+  }
+
+  promoteForFailover(client: ClientState, replid: string): string | null {
+    // As syncCommand: the primary failing over to this replica asks it to take over first.
+    const r = this.instance.replication;
+    this.instance.logger.warn(`sluice: Failover request received for replid ${replid}.`);
+    if (r.role === 'master') return Errors.psyncFailoverToMaster;
+    if (replid.toLowerCase() !== r.replid.toLowerCase()) return Errors.psyncFailoverReplid;
+    this.replica.promote();
+    this.instance.logger.info(`sluice: MASTER MODE enabled (failover request from ${client.addr})`);
+    return null;
   }
 
   sync(client: ClientState, psync: { replid: string; offset: number } | null): Reply {
+    // Replicas do not attach to a primary that is failing over.
+    if (this.instance.replication.failoverState !== 'no-failover') return new ErrorReply(Errors.syncWhileFailingOver);
     return this.primary.sync(client, psync);
+  }
+
+  failover(req: FailoverRequest): string | null {
+    return this.failoverCoordinator.start(req);
+  }
+
+  failoverAbort(): boolean {
+    return this.failoverCoordinator.abortCommand();
   }
 
   replconf(client: ClientState, option: string, value: string, extra: string[]): void {
@@ -57,6 +83,7 @@ export class ServerReplication implements ReplicationControl {
 
   /** At shutdown: no reconnecting afterwards. */
   stop(): void {
+    this.failoverCoordinator.stop();
     if (this.replica.following) this.replica.promote();
   }
 }

@@ -59,6 +59,11 @@ export class PrimaryRole {
   private cronTicks = 0;
   /** A GETACK is asked of the replicas at the end of this turn (WAIT), once per turn. */
   private getAckQueued = false;
+  /**
+   * Set by a FAILOVER with a TIMEOUT while it waits: no PING goes into the stream, so the
+   * offset the replica must acknowledge stays put (Redis skips it while such a pause lasts).
+   */
+  holdPings = false;
 
   constructor(private readonly instance: Instance) {}
 
@@ -249,7 +254,8 @@ export class PrimaryRole {
         this.getAckQueued = true;
         setImmediate(() => {
           this.getAckQueued = false;
-          if (this.waiters.length > 0 && this.attached.length > 0) this.backlog?.feed(GETACK);
+          // Not while clients are paused, as beforeSleep: it would move the offset a FAILOVER waits for.
+          if (this.waiters.length > 0 && this.attached.length > 0 && !this.instance.pause.paused) this.backlog?.feed(GETACK);
         });
       }
     });
@@ -276,7 +282,7 @@ export class PrimaryRole {
     this.cronTicks++;
     const period = this.instance.config.getNumber('repl-ping-replica-period');
     // A replica's sub-replicas get its primary's PINGs, proxied with the rest of the stream.
-    if (this.attached.length > 0 && this.cronTicks % period === 0 && this.instance.replication.role === 'master') this.backlog?.feed(PING);
+    if (this.attached.length > 0 && this.cronTicks % period === 0 && this.instance.replication.role === 'master' && !(this.holdPings && this.instance.pause.paused)) this.backlog?.feed(PING);
     const timeoutMs = this.instance.config.getNumber('repl-timeout') * 1000;
     const now = Date.now();
     for (const s of [...this.attached]) {

@@ -108,6 +108,11 @@ export class ReplicaRole implements PrimaryLinkInfo {
   /** Stream bytes parsed but not yet applied (one command's, or a MULTI's until its EXEC). */
   private unapplied: Buffer[] = [];
   private pendingStream: Buffer = Buffer.alloc(0);
+  /**
+   * A FAILOVER this instance coordinates (failover.ts): while it is under way the PSYNC carries
+   * FAILOVER, and its answer ends the failover (accepted) or aborts it.
+   */
+  failover: { readonly psyncWithFailover: boolean; psyncAnswered(accepted: boolean): void } | null = null;
 
   constructor(
     private readonly instance: Instance,
@@ -229,10 +234,14 @@ export class ReplicaRole implements PrimaryLinkInfo {
     socket.write(command('REPLCONF', 'capa', 'eof', 'capa', 'psync2'));
     await reader.line();
     const r = this.instance.replication;
-    socket.write(command('PSYNC', r.replid, String(r.offset + 1)));
+    const failingOver = this.failover?.psyncWithFailover === true;
+    socket.write(failingOver ? command('PSYNC', r.replid, String(r.offset + 1), 'FAILOVER') : command('PSYNC', r.replid, String(r.offset + 1)));
     const reply = await reader.line();
     this.lastIo = Date.now();
     const full = /^\+FULLRESYNC ([0-9a-f]{40}) (\d+)/.exec(reply);
+    // As syncWithMaster: a failover expects +CONTINUE, takes a full sync, and aborts on anything else.
+    if (failingOver && generation === this.generation) this.failover?.psyncAnswered(full !== null || reply.startsWith('+CONTINUE'));
+    if (generation !== this.generation) return;
     if (full !== null) {
       // As Redis's REPL_STATE_TRANSFER: the RDB is on its way (master_sync_in_progress:1).
       this.state = 'sync';

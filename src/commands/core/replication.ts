@@ -53,6 +53,19 @@ export interface ReplicationView {
   readonly primaryLink: PrimaryLinkInfo | null;
   /** DEBUG CHANGE-REPL-ID: a new replid, replid2 cleared (changeReplicationId + clearReplicationId2). */
   changeId(): void;
+  /** master_failover_state: where a FAILOVER this instance coordinates stands. */
+  readonly failoverState: FailoverState;
+}
+
+/** INFO's master_failover_state, in Redis's words (getFailoverStateString). */
+export type FailoverState = 'no-failover' | 'waiting-for-sync' | 'failover-in-progress';
+
+/** FAILOVER's arguments, parsed: TO host port (host null: any replica), FORCE, TIMEOUT ms (0: none). */
+export interface FailoverRequest {
+  readonly host: string | null;
+  readonly port: number;
+  readonly force: boolean;
+  readonly timeoutMs: number;
 }
 
 /** A replica attached to this primary, as INFO replication and ROLE show it. */
@@ -75,6 +88,8 @@ export interface ReplicaInfo {
 export interface ReplicationControl {
   /** SYNC (psync null) or PSYNC <replid> <offset>: the reply (+FULLRESYNC and the RDB, or +CONTINUE and the backlog). */
   sync(client: ClientState, psync: { replid: string; offset: number } | null): Reply;
+  /** PSYNC <replid> <offset> FAILOVER to a replica: it becomes a primary first (an error text when it cannot). */
+  promoteForFailover(client: ClientState, replid: string): string | null;
   /** REPLCONF's options after validation: listening-port, ip-address, capa, ack. */
   replconf(client: ClientState, option: string, value: string, extra: string[]): void;
   replicas(): ReplicaInfo[];
@@ -86,6 +101,10 @@ export interface ReplicationControl {
   replicaOf(host: string, port: number): boolean;
   /** REPLICAOF NO ONE: become a primary (PSYNC2: the old history stays valid as replid2). */
   replicaOfNoOne(): void;
+  /** FAILOVER [TO host port [FORCE]] [TIMEOUT ms]: starts one; an error text when it cannot. */
+  failover(req: FailoverRequest): string | null;
+  /** FAILOVER ABORT: false when none is in progress. */
+  failoverAbort(): boolean;
   /** WAIT: resolves with the count of replicas that acknowledged `offset` once `count` did or `timeoutMs` passed (0: no limit). */
   waitFor(offset: number, count: number, timeoutMs: number): Promise<number>;
 }
@@ -102,6 +121,8 @@ export class ReplicationState implements ReplicationView {
   linkUp = true;
   /** A replica's primary and link, for INFO replication and ROLE; null on a primary. */
   primaryLink: PrimaryLinkInfo | null = null;
+  /** Moved by src/replication/failover.ts while a FAILOVER runs. */
+  failoverState: FailoverState = 'no-failover';
 
   /**
    * As Redis's shiftReplicationId (a replica promoted): the old id stays valid as replid2 up to
@@ -144,7 +165,7 @@ export function replicationInfoLines(r: ReplicationView, backlogSize: number, re
     ...replicaLines,
     `connected_slaves:${replicas.length}`,
     ...replicas.map((s, i) => `slave${i}:ip=${s.ip},port=${s.port},state=${s.state},offset=${s.ackOffset},lag=${s.lagSeconds}`),
-    'master_failover_state:no-failover',
+    `master_failover_state:${r.failoverState}`,
     `master_replid:${r.replid}`,
     `master_replid2:${r.replid2}`,
     `master_repl_offset:${r.offset}`,
