@@ -13,7 +13,7 @@ import { Redis } from 'ioredis';
 import { installed, startRedisServer, startSluiceServer, stopChild } from '../support/processes.js';
 import { populate, snapshot } from '../support/rdb-fixtures.js';
 import { caughtUp, field, info, NOT_REPLICATED_EXACTLY } from './helpers.js';
-import { waitFor } from '../support/wait.js';
+import { waitFor, within } from '../support/wait.js';
 
 type Kind = 'sluice' | 'redis';
 
@@ -75,7 +75,7 @@ async function failOverTo(from: Node, target: Node, keys: string[]): Promise<voi
   try {
     assert.equal(await from.client.call('FAILOVER', 'TO', '127.0.0.1', String(target.port)), 'OK');
     // Sent after the FAILOVER's OK: paused, then refused once `from` is a replica (or refused at once).
-    await assert.rejects(other.set('during', 'x'), /^ReplyError: READONLY /);
+    await assert.rejects(within(other.set('during', 'x'), 'the write sent during the failover to be answered'), /^ReplyError: READONLY /);
   } finally {
     other.disconnect();
   }
@@ -162,7 +162,7 @@ describe('FAILOVER between sluice servers', () => {
       assert.equal(await p.client.exists('paused'), 0);
       assert.equal(await p.client.call('FAILOVER', 'ABORT'), 'OK');
       assert.equal(await state(p), 'no-failover');
-      assert.equal(await paused, 'OK');
+      assert.equal(await within(paused, 'the paused write to go ahead'), 'OK');
       assert.equal(await p.client.get('paused'), 'yes');
     } finally {
       writer.disconnect();
