@@ -8,6 +8,9 @@
 // took the old one back with a partial resync.
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Redis } from 'ioredis';
 import { installed, startRedisServer, startSluiceServer, stopChild } from '../support/processes.js';
@@ -30,9 +33,15 @@ async function startNode(kind: Kind, replicaOf?: number): Promise<Node> {
     const s = await startSluiceServer(replicaOf === undefined ? [] : ['--replicaof', `127.0.0.1 ${replicaOf}`]);
     return { kind, port: s.port, child: s.child, client: new Redis(s.port, { lazyConnect: true }), stop: () => s.stop() };
   }
-  const args = ['--repl-diskless-sync-delay', '0', ...(replicaOf === undefined ? [] : ['--replicaof', '127.0.0.1', String(replicaOf)])];
+  // A replica's full sync writes dump.rdb: into a directory of its own.
+  const dir = mkdtempSync(join(tmpdir(), 'sluice-failover-'));
+  const args = ['--dir', dir, '--repl-diskless-sync-delay', '0', ...(replicaOf === undefined ? [] : ['--replicaof', '127.0.0.1', String(replicaOf)])];
   const r = await startRedisServer(args);
-  return { kind, port: r.port, child: r.child, client: new Redis(r.port, { lazyConnect: true }), stop: () => stopChild(r.child) };
+  const stop = async (): Promise<void> => {
+    await stopChild(r.child);
+    rmSync(dir, { recursive: true, force: true });
+  };
+  return { kind, port: r.port, child: r.child, client: new Redis(r.port, { lazyConnect: true }), stop };
 }
 
 async function stopNodes(nodes: Array<Node | undefined>): Promise<void> {
