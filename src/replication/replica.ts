@@ -11,6 +11,7 @@ import type { Instance } from '../commands/core/instance.js';
 import type { PrimaryLinkInfo } from '../commands/core/replication.js';
 import { loadRdb } from '../persist/rdb-snapshot.js';
 import { RequestParser } from '../resp/parser.js';
+import { Errors } from '../resp/errors.js';
 import { ErrorReply } from '../resp/reply.js';
 import { createBacklog } from './backlog.js';
 import type { PrimaryRole } from './primary.js';
@@ -139,6 +140,7 @@ export class ReplicaRole implements PrimaryLinkInfo {
     if (this.host === host && this.port === port && r.role === 'slave') return false;
     const wasPrimary = r.role === 'master';
     this.dropLink();
+    this.unblockClients();
     this.host = host;
     this.port = port;
     r.role = 'slave';
@@ -171,6 +173,19 @@ export class ReplicaRole implements PrimaryLinkInfo {
     this.primary.currentBacklog?.forceSelect();
     this.primary.disconnectReplicas();
     this.instance.logger.info(`sluice: MASTER MODE enabled (new replid ${r.replid}, offset of the previous history ${r.secondOffset - 1})`);
+  }
+
+  /**
+   * As disconnectAllBlockedClients when a server starts following a primary: a client blocked
+   * in a read (XREAD, BLPOP ...) gets an error rather than waiting on data that will now only
+   * come from elsewhere. A command postponed by a pause is not blocked that way: it is processed
+   * again when the pause ends (and then refused if it writes).
+   */
+  private unblockClients(): void {
+    for (const client of this.instance.clients.values()) {
+      const blocked = client.blocked;
+      if (blocked !== null && blocked.postponed !== true) blocked.finish(new ErrorReply(Errors.unblockedByRoleChange));
+    }
   }
 
   private dropLink(): void {

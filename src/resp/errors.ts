@@ -238,6 +238,7 @@ export const Errors = {
   failoverTargetNotReplica: 'ERR FAILOVER target HOST and PORT is not a replica.',
   failoverTargetNotOnline: 'ERR FAILOVER target replica is not online.',
   noFailoverInProgress: 'ERR No failover in progress.',
+  unblockedByRoleChange: 'UNBLOCKED force unblock from blocking operation, instance state changed (master -> replica?)',
   replicaofWhileFailingOver: 'ERR REPLICAOF not allowed while failing over.',
   syncWhileFailingOver: "NOMASTERLINK Can't SYNC while failing over",
   psyncFailoverToMaster: "ERR PSYNC FAILOVER can't be sent to a master.",

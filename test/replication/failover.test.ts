@@ -4,7 +4,8 @@
 // which hands back to sluice), plus a target that refuses the PSYNC. A replica that must not
 // catch up is stopped with SIGSTOP, as the Tcl tests do. What is checked each time: every write
 // made before FAILOVER is on the new primary, the old primary is its replica with equal offsets,
-// a write sent during the failover is refused (READONLY) rather than lost, and the new primary
+// a write sent during the failover is refused (READONLY) rather than lost, a reader blocked on
+// the old primary is unblocked with Redis's UNBLOCKED error, and the new primary
 // took the old one back with a partial resync.
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
@@ -81,12 +82,21 @@ async function failOverTo(from: Node, target: Node, keys: string[]): Promise<voi
   const partial = await stat(target, 'sync_partial_ok');
   const full = await stat(target, 'sync_full');
   const other = from.client.duplicate();
+  const reader = from.client.duplicate();
+  // A reader blocked on the old primary is told it changed role rather than left waiting.
+  const read = reader.call('XREAD', 'BLOCK', '0', 'STREAMS', 'no-such-stream', '$').then(
+    (reply) => reply,
+    (err: unknown) => String(err),
+  );
+  await waitFor(async () => field(await info(from.client, 'clients'), 'blocked_clients') === '1', 'the reader to block');
   try {
     assert.equal(await from.client.call('FAILOVER', 'TO', '127.0.0.1', String(target.port)), 'OK');
     // Sent after the FAILOVER's OK: paused, then refused once `from` is a replica (or refused at once).
     await assert.rejects(within(other.set('during', 'x'), 'the write sent during the failover to be answered'), /^ReplyError: READONLY /);
+    assert.equal(await within(read, 'the blocked reader to be answered'), 'ReplyError: UNBLOCKED force unblock from blocking operation, instance state changed (master -> replica?)');
   } finally {
     other.disconnect();
+    reader.disconnect();
   }
   await waitFor(async () => (await state(from)) === 'no-failover', 'the failover to end');
   assert.equal(await roleOf(target), 'master');
