@@ -82,7 +82,7 @@ export const cases: DiffCase[] = [
     steps: cli`
       SET s v PX 100000
       COPY s s2
-      PTTL s2
+      PTTL s2 => positive
       GET s2
       COPY s s2
       COPY s s2 REPLACE
