@@ -114,6 +114,9 @@ export class ReplicaRole implements PrimaryLinkInfo {
    * FAILOVER, and its answer ends the failover (accepted) or aborts it.
    */
   failover: { readonly psyncWithFailover: boolean; psyncAnswered(accepted: boolean): void } | null = null;
+  /** Stream bytes pushed into the parser on this link, and where the last whole command ended. */
+  private pushed = 0;
+  private commandEnd = 0;
 
   constructor(
     private readonly instance: Instance,
@@ -203,6 +206,8 @@ export class ReplicaRole implements PrimaryLinkInfo {
     this.parser.release();
     this.unapplied = [];
     this.pendingStream = Buffer.alloc(0);
+    this.pushed = 0;
+    this.commandEnd = 0;
   }
 
   private connect(): void {
@@ -341,9 +346,9 @@ export class ReplicaRole implements PrimaryLinkInfo {
     this.readOffset += chunk.length;
     this.pendingStream = this.pendingStream.length === 0 ? chunk : Buffer.concat([this.pendingStream, chunk]);
     this.parser.pushCopy(chunk);
+    this.pushed += chunk.length;
     const keyspace = this.instance.keyspace;
     for (;;) {
-      const before = this.parser.bufferedBytes;
       let args;
       try {
         args = this.parser.nextArgs();
@@ -353,7 +358,12 @@ export class ReplicaRole implements PrimaryLinkInfo {
         return;
       }
       if (args === null) break;
-      const used = before - this.parser.bufferedBytes;
+      // The parser keeps only what it has not parsed yet: the arguments of a command split
+      // across chunks left it before the command was whole, so a command's bytes are counted
+      // from where the previous one ended.
+      const end = this.pushed - this.parser.bufferedBytes;
+      const used = end - this.commandEnd;
+      this.commandEnd = end;
       const raw = this.pendingStream.subarray(0, used);
       this.pendingStream = this.pendingStream.subarray(used);
       const argv = args.toArgv();

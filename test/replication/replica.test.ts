@@ -83,6 +83,17 @@ describe('sluice server as a replica of redis-server 7.0, and in a chain', { ski
     await waitFor(async () => (await replicaB.exists('short-lived')) === 0, 'the expired key gone on the replica');
   });
 
+  test('commands split across reads (large values, pipelined) keep the offsets exact down the chain', async () => {
+    const big = 'v'.repeat(150_000);
+    const p = primary.pipeline();
+    for (let i = 0; i < 20; i++) p.xadd('split', '*', 'n', String(i), 'payload', big);
+    await p.exec();
+    const offset = await caughtUp(primary, replicaA);
+    await caughtUp(replicaA, replicaB);
+    assert.equal(Number(field(await info(replicaB), 'slave_repl_offset')), offset);
+    assert.equal(await replicaB.xlen('split'), 20);
+  });
+
   test('a replica refuses writes with READONLY (XREADGROUP too) and serves reads', async () => {
     await assert.rejects(replicaA.set('x', '1'), /^ReplyError: READONLY You can't write against a read only replica\.$/);
     await assert.rejects(replicaA.xreadgroup('GROUP', 'workers', 'w9', 'STREAMS', STREAM, '>'), /^ReplyError: READONLY /);
