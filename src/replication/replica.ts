@@ -107,16 +107,21 @@ export class ReplicaRole implements PrimaryLinkInfo {
   private generation = 0;
   private readonly parser = new RequestParser({ maxBulkLen: 512 * 1024 * 1024, maxQueryBuffer: Number.MAX_SAFE_INTEGER });
   /** Stream bytes parsed but not yet applied (one command's, or a MULTI's until its EXEC). */
-  private unapplied: Buffer[] = [];
+  /** Stream bytes read and not yet counted in the offset (from stream position `fedTo` on). */
   private pendingStream: Buffer = Buffer.alloc(0);
   /**
    * A FAILOVER this instance coordinates (failover.ts): while it is under way the PSYNC carries
    * FAILOVER, and its answer ends the failover (accepted) or aborts it.
    */
   failover: { readonly psyncWithFailover: boolean; psyncAnswered(accepted: boolean): void } | null = null;
-  /** Stream bytes pushed into the parser on this link, and where the last whole command ended. */
+  /**
+   * Positions in this link's stream (bytes pushed into the parser): all pushed, the end of the
+   * last command applied outside a MULTI (what the offset may
+   * count, as Redis updates reploff outside MULTI only), and the end of what the offset counts.
+   */
   private pushed = 0;
-  private commandEnd = 0;
+  private appliedEnd = 0;
+  private fedTo = 0;
 
   constructor(
     private readonly instance: Instance,
@@ -204,10 +209,10 @@ export class ReplicaRole implements PrimaryLinkInfo {
     this.instance.replication.linkUp = this.instance.replication.role === 'master';
     this.state = 'connect';
     this.parser.release();
-    this.unapplied = [];
     this.pendingStream = Buffer.alloc(0);
     this.pushed = 0;
-    this.commandEnd = 0;
+    this.appliedEnd = 0;
+    this.fedTo = 0;
   }
 
   private connect(): void {
@@ -345,7 +350,7 @@ export class ReplicaRole implements PrimaryLinkInfo {
     this.lastIo = Date.now();
     this.readOffset += chunk.length;
     this.pendingStream = this.pendingStream.length === 0 ? chunk : Buffer.concat([this.pendingStream, chunk]);
-    this.parser.pushCopy(chunk);
+    this.parser.push(chunk); // a socket's chunks are never reused
     this.pushed += chunk.length;
     const keyspace = this.instance.keyspace;
     for (;;) {
@@ -358,41 +363,49 @@ export class ReplicaRole implements PrimaryLinkInfo {
         return;
       }
       if (args === null) break;
-      // The parser keeps only what it has not parsed yet: the arguments of a command split
-      // across chunks left it before the command was whole, so a command's bytes are counted
-      // from where the previous one ended.
+      // Where this command ends in the stream. (Not how much the parser's buffer shrank: the
+      // arguments of a command split across reads left it before the command was whole.)
       const end = this.pushed - this.parser.bufferedBytes;
-      const used = end - this.commandEnd;
-      this.commandEnd = end;
-      const raw = this.pendingStream.subarray(0, used);
-      this.pendingStream = this.pendingStream.subarray(used);
-      const argv = args.toArgv();
-      const name = argv[0]!.toString('latin1').toLowerCase();
-      const getack = name === 'replconf' && argv[1]?.toString('latin1').toLowerCase() === 'getack';
-      if (getack) {
+      if (args.is(0, 'replconf') && args.length > 1 && args.is(1, 'getack')) {
         // Answered with the offset before this command, as replicationSendAck from within it.
+        this.feedApplied();
         this.sendAck();
       } else {
         keyspace.obeyingPrimary = true;
+        const stream = this.pendingStream;
+        const streamAt = this.fedTo;
         try {
-          const reply = this.instance.execute(client, argv);
-          if (reply instanceof ErrorReply) this.instance.logger.warn(`sluice: == CRITICAL == This replica is sending an error to its master: '${reply.message}' after processing the command '${name}'`);
+          // In place, as a connection runs its requests (no argv built for the common commands).
+          const reply = this.instance.executeArgs(client, args);
+          if (reply instanceof ErrorReply) this.instance.logger.warn(`sluice: == CRITICAL == This replica is sending an error to its master: '${reply.message}' after processing the command '${args.key(0).toLowerCase()}'`);
         } finally {
           keyspace.obeyingPrimary = false;
         }
-      }
-      this.unapplied.push(Buffer.from(raw));
-      // A transaction's bytes count once its EXEC ran, as Redis updates reploff outside MULTI only.
-      if (client.multi === null) {
-        const backlog = this.primary.currentBacklog;
-        for (const bytes of this.unapplied) {
-          if (backlog !== null) backlog.feed(bytes);
-          else this.instance.replication.offset += bytes.length;
+        if (this.client !== client) {
+          // The command dropped the link (REPLICAOF from the stream): what was applied still counts.
+          this.feed(stream.subarray(0, end - streamAt));
+          return;
         }
-        this.unapplied = [];
       }
-      if (this.client !== client) return; // the command dropped the link (REPLICAOF from the stream)
+      if (client.multi === null) this.appliedEnd = end;
     }
+    this.feedApplied();
+  }
+
+  /** Counts what was applied in the offset, and passes it on to this replica's own replicas. */
+  private feedApplied(): void {
+    const n = this.appliedEnd - this.fedTo;
+    if (n === 0) return;
+    const bytes = this.pendingStream.subarray(0, n);
+    this.pendingStream = this.pendingStream.subarray(n);
+    this.fedTo = this.appliedEnd;
+    this.feed(bytes);
+  }
+
+  private feed(bytes: Buffer): void {
+    const backlog = this.primary.currentBacklog;
+    if (backlog !== null) backlog.feed(bytes);
+    else this.instance.replication.offset += bytes.length;
   }
 
   private sendAck(): void {

@@ -270,7 +270,7 @@ export class Instance implements InstanceView {
       (this.persistence !== null && resolved.write && this.persistence.writeError() !== null) ||
       this.maxmemory() > 0 ||
       this.minReplicasToWrite() > 0 ||
-      this.replication.role === 'slave' ||
+      (this.replication.role === 'slave' && !client.mustObey) ||
       this.pause.paused
     ) {
       return this.execute(client, args.toArgv(), resolved);
