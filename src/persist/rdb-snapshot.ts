@@ -5,7 +5,7 @@
 import { join } from 'node:path';
 import { Keyspace } from '../engine/keyspace.js';
 import { RdbFormatError } from '../rdb/constants.js';
-import { loadRdb as loadRdbInto, type RdbLoadResult, saveRdb as saveRdbOf } from '../rdb/rdb-file.js';
+import { loadRdb as loadRdbInto, type RdbLoadResult, type RdbReplicationInfo, replicationInfoOf, saveRdb as saveRdbOf } from '../rdb/rdb-file.js';
 import { REDIS_VERSION } from '../commands/core/identity.js';
 import type { Instance } from '../commands/core/instance.js';
 import type { RdbStatus, SnapshotControl } from '../commands/core/persistence.js';
@@ -13,13 +13,21 @@ import { usedMemory } from '../commands/used-memory.js';
 import { Errors } from '../resp/errors.js';
 import { type AofFs, nodeFs } from './fs-layer.js';
 
-/** The dataset as an RDB file (version 10, as Redis 7.0 writes). */
+/**
+ * The dataset as an RDB file (version 10, as Redis 7.0 writes). Saved in a replication chain
+ * (rdbPopulateSaveInfo), it records the replication id, offset and stream db; an AOF's base
+ * never does (Redis saves it without rdbSaveInfo).
+ */
 export function saveRdb(instance: Instance, options: { aofBase?: boolean } = {}): Buffer {
+  const aofBase = options.aofBase ?? false;
+  const info = aofBase ? null : (instance.replicationControl?.saveInfo() ?? null);
+  const r = instance.replication;
   return saveRdbOf(instance.keyspace, {
     version: REDIS_VERSION,
     now: Date.now(),
     usedMemory: usedMemory(instance).total,
-    aofBase: options.aofBase ?? false,
+    aofBase,
+    replication: info === null ? null : { streamDb: info.streamDb, replid: r.replid, offset: r.offset },
   });
 }
 
@@ -47,6 +55,8 @@ export function loadRdb(buffer: Buffer, instance: Instance): RdbLoadResult {
 /** dump.rdb in the instance's `dir`: SAVE/BGSAVE write it, a start without the AOF loads it. */
 export class RdbSnapshots implements SnapshotControl {
   readonly status: RdbStatus = { saves: 0, lastSaveOk: true, lastSaveSeconds: -1, lastLoadKeysLoaded: 0, lastLoadKeysExpired: 0 };
+  /** The replication history the file loaded at start recorded (its AUX fields), null when none. */
+  loadedReplication: RdbReplicationInfo | null = null;
 
   constructor(
     private readonly instance: Instance,
@@ -103,6 +113,7 @@ export class RdbSnapshots implements SnapshotControl {
       const result = loadRdb(this.fs.readFile(path), instance);
       status.lastLoadKeysLoaded = result.keysLoaded;
       status.lastLoadKeysExpired = result.keysExpired;
+      this.loadedReplication = replicationInfoOf(result.aux);
       const sec = ((performance.now() - started) / 1000).toFixed(3);
       instance.logger.info(`sluice: DB loaded from disk: ${sec} seconds (${result.keysLoaded} keys, ${result.keysExpired} expired)`);
     } catch (err) {

@@ -21,6 +21,31 @@ export interface RdbSaveOptions {
   usedMemory: number;
   /** Written as the base of an AOF (aof-base 1). */
   aofBase?: boolean;
+  /**
+   * The repl-stream-db, repl-id and repl-offset AUX fields (rdbSaveInfoAuxFields), when the
+   * instance is in a replication chain (rdbPopulateSaveInfo): a replica restarted with the file
+   * continues its primary's history with a partial resync.
+   */
+  replication?: RdbReplicationInfo | null;
+}
+
+/** What an RDB file says of the replication history it was saved in (its AUX fields). */
+export interface RdbReplicationInfo {
+  /** The db the replication stream was in (the next command applies there). */
+  streamDb: number;
+  replid: string;
+  offset: number;
+}
+
+/** The replication AUX fields of a loaded file, as rdbLoad fills rdbSaveInfo; null when absent or unusable. */
+export function replicationInfoOf(aux: Map<string, string>): RdbReplicationInfo | null {
+  const replid = aux.get('repl-id');
+  const offset = Number(aux.get('repl-offset') ?? NaN);
+  const streamDb = Number(aux.get('repl-stream-db') ?? NaN);
+  // As loadDataFromDisk: an id of 40 characters, an offset and a stream db (older files saved -1).
+  if (replid === undefined || replid.length !== 40 || !Number.isSafeInteger(offset) || offset < 0) return null;
+  if (!Number.isInteger(streamDb) || streamDb < 0) return null;
+  return { streamDb, replid, offset };
 }
 
 export function saveRdb(keyspace: Keyspace, options: RdbSaveOptions): Buffer {
@@ -31,6 +56,11 @@ export function saveRdb(keyspace: Keyspace, options: RdbSaveOptions): Buffer {
   aux('redis-bits', '64');
   aux('ctime', String(Math.floor(options.now / 1000)));
   aux('used-mem', String(options.usedMemory));
+  if (options.replication) {
+    aux('repl-stream-db', String(options.replication.streamDb));
+    aux('repl-id', options.replication.replid);
+    aux('repl-offset', String(options.replication.offset));
+  }
   aux('aof-base', options.aofBase ? '1' : '0');
   for (const db of keyspace.dbs) {
     if (db.size === 0) continue;

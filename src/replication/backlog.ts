@@ -80,6 +80,11 @@ export class ReplicationBacklog implements EffectSink, BacklogStatus {
     return out;
   }
 
+  /** The db the stream's next command applies in (Redis's slaveseldb); -1 when the next one starts with a SELECT. */
+  get streamDb(): number {
+    return this.encoder.db;
+  }
+
   /** The db the stream is in after what was fed: a new replica's stream starts with a SELECT (-1). */
   forceSelect(): void {
     this.encoder.db = -1;

@@ -4,8 +4,10 @@
 import type { ClientState } from '../commands/client-state.js';
 import type { Instance } from '../commands/core/instance.js';
 import type { FailoverRequest, ReplicaInfo, ReplicationControl } from '../commands/core/replication.js';
+import type { RdbReplicationInfo } from '../rdb/rdb-file.js';
 import { Errors } from '../resp/errors.js';
 import { ErrorReply, type Reply } from '../resp/reply.js';
+import { createBacklog } from './backlog.js';
 import { Failover } from './failover.js';
 import { PrimaryRole } from './primary.js';
 import { ReplicaRole } from './replica.js';
@@ -15,7 +17,10 @@ export class ServerReplication implements ReplicationControl {
   readonly replica: ReplicaRole;
   readonly failoverCoordinator: Failover;
 
-  constructor(private readonly instance: Instance, listeningPort: () => number) {
+  constructor(
+    private readonly instance: Instance,
+    listeningPort: () => number,
+  ) {
     this.primary = new PrimaryRole(instance);
     this.replica = new ReplicaRole(instance, this.primary, listeningPort);
     this.failoverCoordinator = new Failover(instance, this.primary, this.replica);
@@ -75,15 +80,48 @@ export class ServerReplication implements ReplicationControl {
     this.replica.promote();
   }
 
+  saveInfo(): { streamDb: number } | null {
+    const r = this.instance.replication;
+    if (r.role === 'master') {
+      const backlog = this.primary.currentBacklog;
+      // -1: nothing written since the last full sync; the next command starts with a SELECT.
+      return backlog === null ? null : { streamDb: Math.max(backlog.streamDb, 0) };
+    }
+    const db = this.replica.streamDb();
+    return db === null ? null : { streamDb: db };
+  }
+
+  /**
+   * At start, the replication AUX fields of the dump.rdb just loaded, as loadDataFromDisk: a
+   * replica (started with replicaof) takes its primary's id and offset back and continues with
+   * PSYNC; a primary keeps them as replid2, so its former replicas can continue too.
+   */
+  restoreFromRdb(info: RdbReplicationInfo, asReplica: boolean): void {
+    const r = this.instance.replication;
+    if (asReplica) {
+      r.replid = info.replid;
+      r.offset = info.offset;
+      this.replica.restore(info.streamDb);
+      return;
+    }
+    r.replid2 = info.replid;
+    r.secondOffset = info.offset + 1;
+    r.offset = info.offset;
+    this.primary.useBacklog(createBacklog(this.instance));
+  }
+
   /** Every second (Redis's replicationCron). */
   cron(): void {
     this.primary.cron();
     this.replica.cron();
   }
 
-  /** At shutdown: no reconnecting afterwards. */
+  /**
+   * At shutdown: the link is dropped and not made again. A replica stays one, with its
+   * primary's id and offset, for the dump.rdb a shutdown may save.
+   */
   stop(): void {
     this.failoverCoordinator.stop();
-    if (this.replica.following) this.replica.promote();
+    this.replica.halt();
   }
 }

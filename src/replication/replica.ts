@@ -18,9 +18,14 @@ import type { PrimaryRole } from './primary.js';
 
 const command = (...argv: string[]): string => `*${argv.length}\r\n${argv.map((a) => `$${Buffer.byteLength(a)}\r\n${a}\r\n`).join('')}`;
 
-/** Reads the handshake's lines and the RDB payload from the primary's socket. */
+/**
+ * Reads the handshake's lines and the RDB payload from the primary's socket. The payload's
+ * chunks are kept as they come and joined once (an RDB of many megabytes arrives in thousands
+ * of reads: joining at each one was quadratic).
+ */
 class HandshakeReader {
-  private buffer: Buffer = Buffer.alloc(0);
+  private chunks: Buffer[] = [];
+  private length = 0;
   private wake: (() => void) | null = null;
   private failure: Error | null = null;
 
@@ -31,7 +36,8 @@ class HandshakeReader {
   }
 
   private readonly onData = (chunk: Buffer): void => {
-    this.buffer = this.buffer.length === 0 ? chunk : Buffer.concat([this.buffer, chunk]);
+    this.chunks.push(chunk);
+    this.length += chunk.length;
     this.wake?.();
   };
 
@@ -47,35 +53,60 @@ class HandshakeReader {
     if (this.failure !== null) throw this.failure;
   }
 
+  /** Everything read and not consumed, as one Buffer. */
+  private joined(): Buffer {
+    if (this.chunks.length !== 1) this.chunks = [Buffer.concat(this.chunks, this.length)];
+    return this.chunks[0]!;
+  }
+
+  /** Consumes the first `n` bytes (a copy) and keeps the rest. */
+  private take(n: number, skip = 0): Buffer {
+    const all = this.joined();
+    const out = Buffer.from(all.subarray(0, n));
+    const rest = all.subarray(n + skip);
+    this.chunks = [rest];
+    this.length = rest.length;
+    return out;
+  }
+
   /** One reply line, without its CRLF; the primary's keepalive newlines before it are skipped. */
   async line(): Promise<string> {
     for (;;) {
-      while (this.buffer.length > 0 && this.buffer[0] === 0x0a) this.buffer = this.buffer.subarray(1);
-      const eol = this.buffer.indexOf('\r\n');
-      if (eol >= 0) {
-        const line = this.buffer.subarray(0, eol).toString('latin1');
-        this.buffer = this.buffer.subarray(eol + 2);
-        return line;
+      if (this.length > 0) {
+        let all = this.joined();
+        let skip = 0;
+        while (skip < all.length && all[skip] === 0x0a) skip++;
+        if (skip > 0) {
+          all = all.subarray(skip);
+          this.chunks = [all];
+          this.length = all.length;
+        }
+        const eol = all.indexOf('\r\n');
+        if (eol >= 0) return this.take(eol, 2).toString('latin1');
       }
       await this.more();
     }
   }
 
   async bytes(n: number): Promise<Buffer> {
-    while (this.buffer.length < n) await this.more();
-    const out = Buffer.from(this.buffer.subarray(0, n));
-    this.buffer = this.buffer.subarray(n);
-    return out;
+    while (this.length < n) await this.more();
+    return this.take(n);
   }
 
   /** Bytes up to a 40-byte end mark (a diskless transfer's "$EOF:<mark>"), the mark dropped. */
   async untilMark(mark: Buffer): Promise<Buffer> {
+    // Each read is searched once, with the mark's length - 1 bytes before it (a mark split across reads).
+    let searched = 0;
+    let tail: Buffer = Buffer.alloc(0);
+    let index = 0;
     for (;;) {
-      const at = this.buffer.indexOf(mark);
-      if (at >= 0) {
-        const out = Buffer.from(this.buffer.subarray(0, at));
-        this.buffer = this.buffer.subarray(at + mark.length);
-        return out;
+      for (; index < this.chunks.length; index++) {
+        const chunk = this.chunks[index]!;
+        const probe = tail.length === 0 ? chunk : Buffer.concat([tail, chunk]);
+        const at = probe.indexOf(mark);
+        if (at >= 0) return this.take(searched - tail.length + at, mark.length);
+        searched += chunk.length;
+        tail = Buffer.from(probe.subarray(Math.max(0, probe.length - (mark.length - 1))));
       }
       await this.more();
     }
@@ -86,7 +117,7 @@ class HandshakeReader {
     this.socket.off('data', this.onData);
     this.socket.removeAllListeners('close');
     this.socket.removeAllListeners('error');
-    return this.buffer;
+    return this.length === 0 ? Buffer.alloc(0) : this.joined();
   }
 }
 
@@ -122,6 +153,15 @@ export class ReplicaRole implements PrimaryLinkInfo {
   private pushed = 0;
   private appliedEnd = 0;
   private fedTo = 0;
+  /**
+   * The db the primary's stream is in (the primary client's, kept across links as Redis's
+   * cached master keeps it), and whether this history ever had a link (a full sync, a
+   * partial one, or a dump.rdb that recorded it).
+   */
+  private linkDb = 0;
+  private synced = false;
+  /** Shut down: no connecting again. */
+  private halted = false;
 
   constructor(
     private readonly instance: Instance,
@@ -140,6 +180,24 @@ export class ReplicaRole implements PrimaryLinkInfo {
 
   get downSinceSeconds(): number {
     return this.instance.replication.linkUp ? -1 : Math.floor((Date.now() - this.downSince) / 1000);
+  }
+
+  /** The db of the primary's stream, for an RDB saved now (null: no link in this history yet). */
+  streamDb(): number | null {
+    if (this.client !== null) return this.client.db;
+    return this.synced ? this.linkDb : null;
+  }
+
+  /** At start from a dump.rdb with replication AUX fields: its stream db (the id and offset are restored by the caller). */
+  restore(streamDb: number): void {
+    this.linkDb = streamDb;
+    this.synced = true;
+  }
+
+  /** At shutdown: drops the link for good, keeping the role, ids and offset. */
+  halt(): void {
+    this.halted = true;
+    if (this.following) this.dropLink();
   }
 
   /** REPLICAOF host port. False when already following it (Redis's "Already connected"). */
@@ -202,6 +260,7 @@ export class ReplicaRole implements PrimaryLinkInfo {
     this.socket = null;
     if (this.client !== null) {
       const client = this.client;
+      this.linkDb = client.db;
       this.client = null;
       this.instance.removeClient(client);
     }
@@ -302,8 +361,9 @@ export class ReplicaRole implements PrimaryLinkInfo {
   private loadFullSync(rdb: Buffer, replid: string, offset: number): void {
     const instance = this.instance;
     instance.keyspace.loading = true;
+    let result;
     try {
-      const result = loadRdb(rdb, instance);
+      result = loadRdb(rdb, instance);
       instance.logger.info(`sluice: MASTER <-> REPLICA sync: Finished with success (${result.keysLoaded} keys)`);
     } finally {
       instance.keyspace.loading = false;
@@ -314,6 +374,10 @@ export class ReplicaRole implements PrimaryLinkInfo {
     r.secondOffset = -1;
     r.offset = offset;
     this.readOffset = offset;
+    // As replicationCreateMasterClient(rsi.repl_stream_db): a primary that is itself a replica
+    // proxies its stream without a SELECT first; its RDB says which db that stream is in.
+    this.linkDb = Number(result.aux.get('repl-stream-db') ?? -1);
+    if (!Number.isInteger(this.linkDb) || this.linkDb < 0 || this.linkDb >= instance.keyspace.dbs.length) this.linkDb = 0;
     this.primary.useBacklog(createBacklog(instance));
     // The AOF held the old dataset: it starts over from the loaded one.
     if (instance.persistence !== null && !instance.persistence.rewriting) instance.persistence.rewriteNow();
@@ -323,6 +387,8 @@ export class ReplicaRole implements PrimaryLinkInfo {
     const r = this.instance.replication;
     const client = this.instance.newClient('primary', `${this.host}:${this.port}`, `${socket.localAddress}:${socket.localPort}`);
     client.authenticated = true;
+    client.db = this.linkDb;
+    this.synced = true;
     client.kill = () => {
       if (generation === this.generation) this.linkLost();
     };
@@ -415,7 +481,7 @@ export class ReplicaRole implements PrimaryLinkInfo {
 
   /** Every second: ACK the offset, time the link out, or connect again. */
   cron(): void {
-    if (!this.following) return;
+    if (!this.following || this.halted) return;
     const timeoutMs = this.instance.config.getNumber('repl-timeout') * 1000;
     if (this.state === 'connecting' || this.state === 'handshake' || this.state === 'sync') {
       if (Date.now() - Math.max(this.attemptStarted, this.lastIo) > timeoutMs) {

@@ -6,6 +6,7 @@ import { attachInstance } from '../commands/core/instance-handles.js';
 import { ServerDatasetControl } from '../persist/dataset-control.js';
 import { RdbSnapshots } from '../persist/rdb-snapshot.js';
 import { ConfigFile } from '../persist/config-file.js';
+import { ServerReplication } from '../replication/control.js';
 import type { Logger } from '../logger.js';
 import { startServer } from './server.js';
 
@@ -80,6 +81,27 @@ export async function serve(options: ServeOptions = {}): Promise<Server> {
     instance,
     ...(options.onShutdownComplete ? { onShutdownComplete: options.onShutdownComplete } : {}),
   });
+  // As Redis's prepareForShutdown: SHUTDOWN SAVE, or a shutdown (SHUTDOWN, SIGTERM) with save
+  // points configured and no NOSAVE, writes dump.rdb first (a replica's keeps its primary's
+  // replication id and offset: restarted, it continues with a partial resync).
+  let shutdownSave: boolean | null = null;
+  const shutdownHandler = instance.shutdownHandler;
+  if (shutdownHandler !== null) {
+    instance.shutdownHandler = (opts) => {
+      shutdownSave = opts.save;
+      return shutdownHandler(opts);
+    };
+  }
+  server.onShutdown(() => {
+    if (snapshots === null) return;
+    if (shutdownSave === false || (shutdownSave === null && instance.config.get('save').trim() === '')) return;
+    instance.logger.info('sluice: Saving the final RDB snapshot before exiting.');
+    try {
+      snapshots.saveFile();
+    } catch {
+      instance.logger.error('sluice: Error trying to save the DB, exiting without it.');
+    }
+  });
   server.onShutdown(async () => control.close());
   // A config file's bind line may name several addresses (the first is listened on): kept whole for CONFIG REWRITE.
   if (options.config?.['bind'] !== undefined) instance.config.setRaw('bind', options.config['bind']);
@@ -92,7 +114,10 @@ export async function serve(options: ServeOptions = {}): Promise<Server> {
     }));
   }
   const host = server.host.includes(':') ? `[${server.host}]` : server.host;
-  if (options.replicaof !== undefined) instance.replicationControl?.replicaOf(options.replicaof.host, options.replicaof.port);
+  const replication = instance.replicationControl;
+  const restored = snapshots?.loadedReplication ?? null;
+  if (restored !== null && replication instanceof ServerReplication) replication.restoreFromRdb(restored, options.replicaof !== undefined);
+  if (options.replicaof !== undefined) replication?.replicaOf(options.replicaof.host, options.replicaof.port);
   // The listener's own object carries its Instance: hand out only the public view.
   const running: Server = {
     url: `redis://${host}:${server.port}`,

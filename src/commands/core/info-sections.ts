@@ -67,6 +67,11 @@ export function registerBuiltinSections(instance: InstanceView): void {
       'clients_in_timeout_table:0',
     ];
   }, true);
+  const replicaOutput = (): number => {
+    let bytes = 0;
+    for (const client of instance.clients.values()) if (client.isReplica) bytes += client.buffers?.().outputUnsent ?? 0;
+    return bytes;
+  };
   info.register('memory', () => {
     // used_memory as Redis counts it (used-memory.ts), the figure maxmemory is checked against.
     const used = usedMemory(instance);
@@ -94,9 +99,11 @@ export function registerBuiltinSections(instance: InstanceView): void {
       `mem_fragmentation_ratio:${(mem.rss / Math.max(used.total, 1)).toFixed(2)}`,
       `mem_fragmentation_bytes:${mem.rss - used.total}`,
       `mem_not_counted_for_evict:${used.notCountedForEvict}`,
-      'mem_replication_backlog:0',
-      'mem_total_replication_buffers:0',
-      'mem_clients_slaves:0',
+      // The backlog's ring is allocated whole when the first replica attaches; a replica's unsent
+      // output (a full sync's RDB, then the stream) is its own, not shared with the backlog as in 7.0.
+      `mem_replication_backlog:${instance.replication.backlog?.size ?? 0}`,
+      `mem_total_replication_buffers:${(instance.replication.backlog?.size ?? 0) + replicaOutput()}`,
+      `mem_clients_slaves:${replicaOutput()}`,
       `mem_clients_normal:${used.clients}`,
       'mem_cluster_links:0',
       `mem_aof_buffer:${used.aofBuffer}`,

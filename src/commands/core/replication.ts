@@ -105,6 +105,12 @@ export interface ReplicationControl {
   failover(req: FailoverRequest): string | null;
   /** FAILOVER ABORT: false when none is in progress. */
   failoverAbort(): boolean;
+  /**
+   * What an RDB saved now records of the replication history (rdbPopulateSaveInfo): the db the
+   * stream is in, or null when the instance is in no replication chain (a primary without a
+   * backlog, a replica that never had a link to its primary).
+   */
+  saveInfo(): { streamDb: number } | null;
   /** WAIT: resolves with the count of replicas that acknowledged `offset` once `count` did or `timeoutMs` passed (0: no limit). */
   waitFor(offset: number, count: number, timeoutMs: number): Promise<number>;
 }
