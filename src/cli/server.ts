@@ -43,6 +43,7 @@ const CONFIG_FLAGS: Array<[string, string]> = [
   ['masteruser', 'the user to AUTH as at the primary (with --replicaof and --masterauth)'],
   ['replica-read-only', 'yes (default): a replica refuses writes from its clients with READONLY'],
   ['min-replicas-to-write', 'refuse writes with NOREPLICAS while fewer replicas are online and within min-replicas-max-lag (default 0: never)'],
+  ['repl-diskless-sync-delay', 'seconds a diskless full sync waits for more replicas to share it (default 5)'],
   ['repl-backlog-size', 'bytes of replication stream kept for replicas to resume from with PSYNC (default 1mb)'],
 ];
 

@@ -111,6 +111,7 @@ export const DEFAULT_PARAMS: ConfigParam[] = [
   { name: 'repl-backlog-ttl', defaultValue: '3600', validate: intBetween(0, 2147483647), mutable: true },
   { name: 'repl-diskless-sync', defaultValue: 'yes', validate: yesNo, mutable: true },
   { name: 'repl-diskless-sync-delay', defaultValue: '5', validate: intBetween(0, 2147483647), mutable: true },
+  { name: 'repl-diskless-sync-max-replicas', defaultValue: '0', validate: intBetween(0, 2147483647), mutable: true },
   { name: 'repl-disable-tcp-nodelay', defaultValue: 'no', validate: yesNo, mutable: true },
   { name: 'min-replicas-to-write', alias: 'min-slaves-to-write', defaultValue: '0', validate: intBetween(0, 2147483647), mutable: true },
   { name: 'min-replicas-max-lag', alias: 'min-slaves-max-lag', defaultValue: '10', validate: intBetween(0, 2147483647), mutable: true },

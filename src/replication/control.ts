@@ -38,7 +38,7 @@ export class ServerReplication implements ReplicationControl {
     return null;
   }
 
-  sync(client: ClientState, psync: { replid: string; offset: number } | null): Reply {
+  sync(client: ClientState, psync: { replid: string; offset: number } | null): Reply | Promise<Reply> {
     // Replicas do not attach to a primary that is failing over.
     if (this.instance.replication.failoverState !== 'no-failover') return new ErrorReply(Errors.syncWhileFailingOver);
     return this.primary.sync(client, psync);

@@ -40,6 +40,19 @@ interface Replica {
   ackOffset: number;
   /** When the last ACK came (ms), or when it attached. */
   ackAt: number;
+  /**
+   * After a diskless transfer, the stream is held until the replica's first ACK (Redis's
+   * repl_start_cmd_stream_on_ack): a replica finds the EOF mark by the last 40 bytes it read,
+   * so nothing may follow the RDB before it has read all of it.
+   */
+  held: Buffer[] | null;
+}
+
+/** A replica waiting for the full sync to start (repl-diskless-sync-delay). */
+interface PendingSync {
+  readonly replica: Replica;
+  readonly psync: boolean;
+  readonly resolve: (reply: Reply) => void;
 }
 
 interface Waiter {
@@ -64,6 +77,11 @@ export class PrimaryRole {
    * offset the replica must acknowledge stays put (Redis skips it while such a pause lasts).
    */
   holdPings = false;
+  /** Replicas waiting for a diskless full sync to start, and the timer that starts it. */
+  private pendingSyncs: PendingSync[] = [];
+  private syncTimer: NodeJS.Timeout | null = null;
+  /** When the last replica went away (Redis's repl_no_slaves_since), for repl-backlog-ttl. */
+  private noReplicasSince = Date.now();
 
   constructor(private readonly instance: Instance) {}
 
@@ -87,6 +105,11 @@ export class PrimaryRole {
         const offset = Number(value);
         if (offset > replica.ackOffset) replica.ackOffset = offset;
         replica.ackAt = Date.now();
+        if (replica.held !== null) {
+          const held = replica.held;
+          replica.held = null;
+          if (held.length > 0) client.push?.(new ReplicationBytes(Buffer.concat(held)));
+        }
         void extra;
         this.serveWaiters();
         break;
@@ -129,7 +152,7 @@ export class PrimaryRole {
     for (const s of [...this.attached]) s.client.kill();
   }
 
-  sync(client: ClientState, psync: { replid: string; offset: number } | null): Reply {
+  sync(client: ClientState, psync: { replid: string; offset: number } | null): Reply | Promise<Reply> {
     const r = this.instance.replication;
     if (r.role === 'slave' && !r.linkUp) return new ErrorReply(Errors.noMasterLink);
     const options = this.pendingOptions(client);
@@ -158,21 +181,62 @@ export class PrimaryRole {
     }
     this.instance.stats.syncFull++;
     const replica = this.attach(client, options, 'wait_bgsave');
-    // The snapshot is taken synchronously: nothing runs between it and the replica's first
-    // stream bytes, so the stream continues exactly at this offset. It starts with a SELECT.
+    const delay = this.instance.config.getNumber('repl-diskless-sync-delay');
+    if (!this.diskless(replica) || (delay === 0 && this.pendingSyncs.length === 0)) return this.fullSync([replica], psync !== null)[0]!;
+    // As syncCommand with repl-diskless-sync-delay: the transfer starts once the first replica
+    // waiting has waited that long (or repl-diskless-sync-max-replicas are waiting), so that
+    // replicas arriving meanwhile share it.
+    this.instance.logger.info(`sluice: Delay next BGSAVE for diskless SYNC (replica ${client.addr})`);
+    return new Promise<Reply>((resolve) => {
+      this.pendingSyncs.push({ replica, psync: psync !== null, resolve });
+      const most = this.instance.config.getNumber('repl-diskless-sync-max-replicas');
+      if (most > 0 && this.pendingSyncs.length >= most) this.startPendingSyncs();
+      else this.syncTimer ??= setTimeout(() => this.startPendingSyncs(), delay * 1000);
+    });
+  }
+
+  private diskless(replica: Replica): boolean {
+    return replica.capa.has('eof') && this.instance.config.get('repl-diskless-sync') === 'yes';
+  }
+
+  /** The delay is over: one snapshot for every replica still waiting. */
+  private startPendingSyncs(): void {
+    if (this.syncTimer !== null) clearTimeout(this.syncTimer);
+    this.syncTimer = null;
+    const pending = this.pendingSyncs.filter((p) => this.byClient.get(p.replica.client) === p.replica);
+    this.pendingSyncs = [];
+    if (pending.length === 0) return;
+    const replies = this.fullSync(
+      pending.map((p) => p.replica),
+      pending.map((p) => p.psync),
+    );
+    pending.forEach((p, i) => p.resolve(replies[i]!));
+  }
+
+  /**
+   * +FULLRESYNC (for PSYNC) and the RDB, for replicas attached in wait_bgsave. The snapshot is
+   * taken synchronously: nothing runs between it and their first stream bytes, so the stream
+   * continues exactly at this offset. It starts with a SELECT.
+   */
+  private fullSync(replicas: Replica[], psync: boolean | boolean[]): Reply[] {
+    const r = this.instance.replication;
+    const backlog = this.backlog!;
     const rdb = saveRdb(this.instance);
     backlog.forceSelect();
-    const head = psync !== null ? `+FULLRESYNC ${r.replid} ${r.offset}\r\n` : '';
-    let body: Buffer;
-    if (replica.capa.has('eof') && this.instance.config.get('repl-diskless-sync') === 'yes') {
-      const mark = randomBytes(20).toString('hex');
-      body = Buffer.concat([Buffer.from(`${head}$EOF:${mark}\r\n`), rdb, Buffer.from(mark)]);
-    } else {
-      body = Buffer.concat([Buffer.from(`${head}$${rdb.length}\r\n`), rdb]);
-    }
-    this.instance.logger.info(`sluice: Synchronization with replica ${client.addr} succeeded (full sync, ${rdb.length} bytes of RDB)`);
-    replica.state = 'online';
-    return new ReplicationBytes(body);
+    return replicas.map((replica, i) => {
+      const head = (Array.isArray(psync) ? psync[i] : psync) ? `+FULLRESYNC ${r.replid} ${r.offset}\r\n` : '';
+      let body: Buffer;
+      if (this.diskless(replica)) {
+        const mark = randomBytes(20).toString('hex');
+        body = Buffer.concat([Buffer.from(`${head}$EOF:${mark}\r\n`), rdb, Buffer.from(mark)]);
+        replica.held = [];
+      } else {
+        body = Buffer.concat([Buffer.from(`${head}$${rdb.length}\r\n`), rdb]);
+      }
+      this.instance.logger.info(`sluice: Synchronization with replica ${replica.client.addr} succeeded (full sync, ${rdb.length} bytes of RDB)`);
+      replica.state = 'online';
+      return new ReplicationBytes(body);
+    });
   }
 
   private attach(client: ClientState, options: { port: number; ip: string; capa: Set<string> }, state: Replica['state']): Replica {
@@ -184,6 +248,7 @@ export class PrimaryRole {
       state,
       ackOffset: 0,
       ackAt: Date.now(),
+      held: null,
     };
     client.isReplica = true;
     this.byClient.set(client, replica);
@@ -201,15 +266,22 @@ export class PrimaryRole {
     if (replica === undefined) return;
     this.byClient.delete(client);
     this.attached.splice(this.attached.indexOf(replica), 1);
+    if (this.attached.length === 0) this.noReplicasSince = Date.now();
     this.instance.logger.info(`sluice: Connection with replica ${client.addr} lost.`);
   }
 
   /** The stream's new bytes (a command's effects, a PING) to every attached replica. */
   private broadcast(bytes: Buffer): void {
     if (this.attached.length === 0) return;
-    const reply = new ReplicationBytes(Buffer.from(bytes)); // the backlog's encoder reuses its memory
-    // After the reply of a command the replica itself is running (its PSYNC), never before it.
-    for (const replica of this.attached) replica.client.push?.(reply, true);
+    const copy = Buffer.from(bytes); // the backlog's encoder reuses its memory
+    const reply = new ReplicationBytes(copy);
+    for (const replica of this.attached) {
+      // A replica waiting for its full sync gets the stream from the snapshot on.
+      if (replica.state !== 'online') continue;
+      if (replica.held !== null) replica.held.push(copy);
+      // After the reply of a command the replica itself is running (its PSYNC), never before it.
+      else replica.client.push?.(reply, true);
+    }
   }
 
   // --- what INFO, ROLE, WAIT and min-replicas-to-write read --------------------------------------
@@ -278,8 +350,35 @@ export class PrimaryRole {
 
   // --- every second (Redis's replicationCron) -----------------------------------------------------
 
+  /**
+   * repl-backlog-ttl: a primary without replicas for that many seconds frees its backlog, with
+   * a new replication id (no offset could be served from it any more). Never on a replica: it
+   * keeps its backlog for sub-replicas after a promotion; its clock starts when promoted.
+   */
+  private freeIdleBacklog(): void {
+    const r = this.instance.replication;
+    const now = Date.now();
+    if (r.role !== 'master') {
+      this.noReplicasSince = now;
+      return;
+    }
+    const ttl = this.instance.config.getNumber('repl-backlog-ttl');
+    const backlog = this.backlog;
+    if (ttl === 0 || backlog === null || this.attached.length > 0) return;
+    if (Math.floor((now - this.noReplicasSince) / 1000) <= ttl) return;
+    r.replid = randomBytes(20).toString('hex');
+    r.replid2 = '0'.repeat(40);
+    r.secondOffset = -1;
+    backlog.onBytes = null;
+    this.instance.effects.remove(backlog);
+    this.backlog = null;
+    r.backlog = null;
+    this.instance.logger.info(`sluice: Replication backlog freed after ${ttl} seconds without connected replicas.`);
+  }
+
   cron(): void {
     this.cronTicks++;
+    this.freeIdleBacklog();
     const period = this.instance.config.getNumber('repl-ping-replica-period');
     // A replica's sub-replicas get its primary's PINGs, proxied with the rest of the stream.
     if (this.attached.length > 0 && this.cronTicks % period === 0 && this.instance.replication.role === 'master' && !(this.holdPings && this.instance.pause.paused)) this.backlog?.feed(PING);

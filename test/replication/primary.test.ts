@@ -29,7 +29,7 @@ describe('redis-server 7.0 as a replica of sluice server', { skip: !installed('r
 
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'sluice-primary-'));
-    sluice = await startSluiceServer();
+    sluice = await startSluiceServer(['--repl-diskless-sync-delay', '0']);
     primary = new Redis(sluice.port, { lazyConnect: true });
     keys = await populate(primary);
     // 100k entries, a group with a PEL of 1000 across two consumers, 100 acknowledged.
@@ -156,7 +156,7 @@ describe('sluice server as a primary: PSYNC edge cases and bad input', () => {
   let sluice: SluiceServer;
   let client: Redis;
   before(async () => {
-    sluice = await startSluiceServer();
+    sluice = await startSluiceServer(['--repl-diskless-sync-delay', '0']);
     client = new Redis(sluice.port, { lazyConnect: true });
   });
   after(async () => {

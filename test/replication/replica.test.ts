@@ -41,7 +41,7 @@ describe('sluice server as a replica of redis-server 7.0, and in a chain', { ski
     }
     await primary.xgroup('CREATE', STREAM, 'workers', '0');
     await primary.xreadgroup('GROUP', 'workers', 'w1', 'COUNT', '700', 'STREAMS', STREAM, '>');
-    a = await startSluiceServer(['--replicaof', `127.0.0.1 ${redis.port}`]);
+    a = await startSluiceServer(['--repl-diskless-sync-delay', '0', '--replicaof', `127.0.0.1 ${redis.port}`]);
     replicaA = new Redis(a.port, { lazyConnect: true });
     b = await startSluiceServer(['--replicaof', `127.0.0.1 ${a.port}`]);
     replicaB = new Redis(b.port, { lazyConnect: true });

@@ -28,7 +28,7 @@ const auxOf = (rdb: Buffer, name: string): string | undefined => {
 };
 
 const primaries: Array<{ name: string; available: boolean; start: (dir: string) => Promise<SluiceServer | RedisServer> }> = [
-  { name: 'sluice server', available: true, start: () => startSluiceServer() },
+  { name: 'sluice server', available: true, start: () => startSluiceServer(['--repl-diskless-sync-delay', '0']) },
   {
     name: 'redis-server 7.0',
     available: installed('redis-server'),
@@ -141,11 +141,11 @@ describe('a sub-replica full-syncing from a replica whose stream is in db 3', ()
   });
 
   test('applies the stream in db 3 (repl-stream-db of the RDB it was sent)', async () => {
-    const a = await startSluiceServer();
+    const a = await startSluiceServer(['--repl-diskless-sync-delay', '0']);
     servers = [a];
     const primary = new Redis(a.port, { lazyConnect: true });
     clients.push(primary);
-    const b = await startSluiceServer(['--replicaof', `127.0.0.1 ${a.port}`]);
+    const b = await startSluiceServer(['--repl-diskless-sync-delay', '0', '--replicaof', `127.0.0.1 ${a.port}`]);
     servers.push(b);
     const replica = new Redis(b.port, { lazyConnect: true });
     clients.push(replica);

@@ -87,7 +87,7 @@ export interface ReplicaInfo {
  */
 export interface ReplicationControl {
   /** SYNC (psync null) or PSYNC <replid> <offset>: the reply (+FULLRESYNC and the RDB, or +CONTINUE and the backlog). */
-  sync(client: ClientState, psync: { replid: string; offset: number } | null): Reply;
+  sync(client: ClientState, psync: { replid: string; offset: number } | null): Reply | Promise<Reply>;
   /** PSYNC <replid> <offset> FAILOVER to a replica: it becomes a primary first (an error text when it cannot). */
   promoteForFailover(client: ClientState, replid: string): string | null;
   /** REPLCONF's options after validation: listening-port, ip-address, capa, ack. */
