@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { Redis } from 'ioredis';
-import { installed, startRedisServer, startSluiceServer, stopChild, type RedisServer, type SluiceServer } from '../support/processes.js';
+import { CLI_MAIN, freePort, installed, spawnUntil, startRedisServer, startSluiceServer, stopChild, type RedisServer, type SluiceServer } from '../support/processes.js';
 import { caughtUp, field, info } from './helpers.js';
 import { waitFor } from '../support/wait.js';
 
@@ -105,6 +105,46 @@ for (const kind of primaries) {
     });
   });
 }
+
+describe('a sluice primary restarted with its dump.rdb', { skip: !installed('redis-server') && 'redis-server is not installed' }, () => {
+  const dirs: string[] = [];
+  const stops: Array<() => Promise<void>> = [];
+  const clients: Redis[] = [];
+  after(async () => {
+    for (const c of clients) c.disconnect();
+    for (const stop of stops.reverse()) await stop();
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  });
+
+  test('keeps its old history as replid2: its redis-server replica continues with a partial resync', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sluice-repl-restart-'));
+    const replicaDir = mkdtempSync(join(tmpdir(), 'sluice-repl-restart-'));
+    dirs.push(dir, replicaDir);
+    const port = await freePort();
+    const args = [CLI_MAIN, 'server', '--port', String(port), '--dir', dir, '--appendonly', 'no', '--repl-diskless-sync-delay', '0'];
+    let primaryServer = await spawnUntil(process.execPath, args, /ready on /);
+    const redis = await startRedisServer(['--dir', replicaDir, '--replicaof', '127.0.0.1', String(port)]);
+    stops.push(() => stopChild(redis.child));
+    const primary = new Redis(port, { lazyConnect: true, retryStrategy: () => 50 });
+    const replica = new Redis(redis.port, { lazyConnect: true });
+    clients.push(primary, replica);
+    await primary.set('before', '1');
+    await caughtUp(primary, replica);
+    const oldId = field(await info(primary), 'master_replid');
+    await primary.config('SET', 'save', '3600 1');
+    await primaryServer.stop('SIGTERM');
+    primaryServer = await spawnUntil(process.execPath, args, /ready on /);
+    stops.push(() => primaryServer.stop());
+    await primary.set('after', '2');
+    await caughtUp(primary, replica);
+    const r = await info(primary);
+    assert.equal(field(r, 'master_replid2'), oldId);
+    const stats = await info(primary, 'stats');
+    assert.equal(field(stats, 'sync_partial_ok'), '1');
+    assert.equal(field(stats, 'sync_full'), '0');
+    assert.deepEqual(await replica.mget('before', 'after'), ['1', '2']);
+  });
+});
 
 describe('a primary and a replica without a replication history save no replication AUX fields', () => {
   const dirs: string[] = [];
