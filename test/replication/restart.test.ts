@@ -1,7 +1,8 @@
 // A replica restarted keeps its replication id and offset, as Redis 7.0: the dump.rdb it saves
 // at shutdown carries the repl-stream-db, repl-id and repl-offset AUX fields, and started again
 // with --replicaof it loads them and continues with PSYNC (the primary answers +CONTINUE, no
-// full sync), whether the primary is another sluice server or redis-server. Also: the RDB a
+// full sync), whether the primary is another sluice server or redis-server; a primary restarted
+// with its dump.rdb keeps the old id as replid2, so its replicas continue too. Also: the RDB a
 // replica sends its own replica in a full sync says which db the stream is in, so a chain
 // whose stream is in db 3 stays there.
 import assert from 'node:assert/strict';
