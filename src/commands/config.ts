@@ -92,6 +92,8 @@ export const DEFAULT_PARAMS: ConfigParam[] = [
   { name: 'maxclients', defaultValue: '10000', validate: nonNegativeInt, mutable: true },
   { name: 'timeout', defaultValue: '0', validate: nonNegativeInt, mutable: true },
   memoryParam('proto-max-bulk-len', 536870912, 1024 * 1024),
+  // Past this many bytes a sparse HyperLogLog becomes dense (hyperloglog.c).
+  memoryParam('hll-sparse-max-bytes', 3000, 0),
   memoryParam('client-query-buffer-limit', 1073741824, 1024 * 1024),
   {
     name: 'client-output-buffer-limit',

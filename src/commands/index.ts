@@ -9,6 +9,7 @@ import { commands as hashes } from './hashes.js';
 import { commands as keys } from './keys.js';
 import { commands as lcs } from './lcs.js';
 import { commands as lists } from './lists.js';
+import { commands as hyperloglog } from './hyperloglog.js';
 import { commands as introspection } from './introspection.js';
 import { commands as monitor } from './monitor.js';
 import { commands as persistence } from './persistence.js';
@@ -38,6 +39,7 @@ export const allCommands: CommandSpec[] = [
   ...lcs,
   ...bitmaps,
   ...bitfield,
+  ...hyperloglog,
   ...lists,
   ...hashes,
   ...sets,

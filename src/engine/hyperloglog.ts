@@ -1,0 +1,406 @@
+// HyperLogLog as Redis 7.0 stores it (hyperloglog.c), byte for byte: a string with a 16-byte
+// header ("HYLL", the encoding, 3 unused bytes, the cached cardinality little endian with its
+// top bit meaning "stale"), then 16384 registers of 6 bits, either dense (12288 bytes) or
+// sparse (ZERO / XZERO / VAL run-length opcodes). Elements are hashed with MurmurHash64A (seed
+// 0xadc83b19) and the cardinality is Ertl's estimator Redis uses, so a sluice server and a
+// redis-server give the same counts and the same bytes for GET / DUMP of an HLL.
+// The functions work on copies: a stored string is never changed in place (a reply may hold it).
+import { Buffer } from 'node:buffer';
+
+export const HLL_P = 14;
+export const HLL_REGISTERS = 1 << HLL_P;
+const HLL_Q = 64 - HLL_P;
+const HLL_BITS = 6;
+const HLL_REGISTER_MAX = (1 << HLL_BITS) - 1;
+export const HLL_HDR_SIZE = 16;
+export const HLL_DENSE_SIZE = HLL_HDR_SIZE + Math.floor((HLL_REGISTERS * HLL_BITS + 7) / 8);
+export const HLL_DENSE = 0;
+export const HLL_SPARSE = 1;
+const SPARSE_VAL_MAX_VALUE = 32;
+const SPARSE_VAL_MAX_LEN = 4;
+const SPARSE_ZERO_MAX_LEN = 64;
+const SPARSE_XZERO_MAX_LEN = 16384;
+const ALPHA_INF = 0.72134752044448170368;
+
+// --- MurmurHash64A ----------------------------------------------------------------------------
+
+const M = 0xc6a4a7935bd1e995n;
+const MASK64 = (1n << 64n) - 1n;
+const mul = (a: bigint, b: bigint): bigint => (a * b) & MASK64;
+
+export function murmurHash64A(data: Buffer, seed: number): bigint {
+  const len = data.length;
+  let h = (BigInt(seed) ^ mul(BigInt(len), M)) & MASK64;
+  const whole = len - (len & 7);
+  for (let i = 0; i < whole; i += 8) {
+    let k = data.readBigUInt64LE(i);
+    k = mul(k, M);
+    k ^= k >> 47n;
+    k = mul(k, M);
+    h ^= k;
+    h = mul(h, M);
+  }
+  const rest = len & 7;
+  if (rest > 0) {
+    for (let i = rest - 1; i >= 0; i--) h ^= BigInt(data[whole + i]!) << BigInt(8 * i);
+    h = mul(h, M);
+  }
+  h ^= h >> 47n;
+  h = mul(h, M);
+  h ^= h >> 47n;
+  return h;
+}
+
+/** hllPatLen: the register an element addresses and the run of zeros (plus one) it brings. */
+export function patLen(element: Buffer): { index: number; count: number } {
+  let hash = murmurHash64A(element, 0xadc83b19);
+  const index = Number(hash & BigInt(HLL_REGISTERS - 1));
+  hash >>= BigInt(HLL_P);
+  hash |= 1n << BigInt(HLL_Q);
+  let count = 1;
+  let bit = 1n;
+  while ((hash & bit) === 0n) {
+    count++;
+    bit <<= 1n;
+  }
+  return { index, count };
+}
+
+// --- dense registers ---------------------------------------------------------------------------
+
+function denseGet(regs: Buffer, at: number, index: number): number {
+  const byte = at + ((index * HLL_BITS) >> 3);
+  const fb = (index * HLL_BITS) & 7;
+  const b0 = regs[byte]!;
+  const b1 = regs[byte + 1] ?? 0;
+  return ((b0 >> fb) | (b1 << (8 - fb))) & HLL_REGISTER_MAX;
+}
+
+function denseSetRegister(regs: Buffer, at: number, index: number, value: number): void {
+  const byte = at + ((index * HLL_BITS) >> 3);
+  const fb = (index * HLL_BITS) & 7;
+  const fb8 = 8 - fb;
+  regs[byte] = (regs[byte]! & ~(HLL_REGISTER_MAX << fb)) | ((value << fb) & 0xff);
+  if (byte + 1 < regs.length) regs[byte + 1] = (regs[byte + 1]! & ~(HLL_REGISTER_MAX >> fb8)) | (value >> fb8);
+}
+
+/** hllDenseSet: true when the register grew. */
+function denseSet(hll: Buffer, index: number, count: number): boolean {
+  if (count <= denseGet(hll, HLL_HDR_SIZE, index)) return false;
+  denseSetRegister(hll, HLL_HDR_SIZE, index, count);
+  return true;
+}
+
+// --- sparse opcodes ----------------------------------------------------------------------------
+
+const isZero = (b: number): boolean => (b & 0xc0) === 0;
+const isXzero = (b: number): boolean => (b & 0xc0) === 0x40;
+const zeroLen = (b: number): number => (b & 0x3f) + 1;
+const xzeroLen = (b0: number, b1: number): number => (((b0 & 0x3f) << 8) | b1) + 1;
+const valValue = (b: number): number => ((b >> 2) & 0x1f) + 1;
+const valLen = (b: number): number => (b & 0x3) + 1;
+const valOp = (value: number, len: number): number => (((value - 1) << 2) | (len - 1)) | 0x80;
+const xzeroOps = (len: number): number[] => [((len - 1) >> 8) | 0x40, (len - 1) & 0xff];
+
+/** Walks the sparse opcodes: (first register, run length, value) per run; false when malformed. */
+function forEachRun(hll: Buffer, visit: (first: number, len: number, value: number) => void): boolean {
+  let idx = 0;
+  let p = HLL_HDR_SIZE;
+  while (p < hll.length) {
+    const b = hll[p]!;
+    if (isZero(b)) {
+      visit(idx, zeroLen(b), 0);
+      idx += zeroLen(b);
+      p++;
+    } else if (isXzero(b)) {
+      const len = xzeroLen(b, hll[p + 1] ?? 0);
+      visit(idx, len, 0);
+      idx += len;
+      p += 2;
+    } else {
+      const len = valLen(b);
+      if (idx + len > HLL_REGISTERS) return false;
+      visit(idx, len, valValue(b));
+      idx += len;
+      p++;
+    }
+  }
+  return idx === HLL_REGISTERS;
+}
+
+/** A new, empty HLL: sparse, every register zero (createHLLObject). */
+export function emptyHll(): Buffer {
+  const hll = Buffer.alloc(HLL_HDR_SIZE + 2 * Math.ceil(HLL_REGISTERS / SPARSE_XZERO_MAX_LEN));
+  hll.write('HYLL', 0, 'latin1');
+  hll[4] = HLL_SPARSE;
+  let p = HLL_HDR_SIZE;
+  for (let left = HLL_REGISTERS; left > 0; left -= SPARSE_XZERO_MAX_LEN) {
+    const [a, b] = xzeroOps(Math.min(left, SPARSE_XZERO_MAX_LEN));
+    hll[p++] = a!;
+    hll[p++] = b!;
+  }
+  return hll;
+}
+
+/** hllSparseToDense: null when the sparse form is corrupt. The header (cache too) is kept. */
+export function toDense(hll: Buffer): Buffer | null {
+  if (hll[4] === HLL_DENSE) return hll;
+  const dense = Buffer.alloc(HLL_DENSE_SIZE);
+  hll.copy(dense, 0, 0, HLL_HDR_SIZE);
+  dense[4] = HLL_DENSE;
+  const ok = forEachRun(hll, (first, len, value) => {
+    if (value !== 0) for (let i = 0; i < len; i++) denseSetRegister(dense, HLL_HDR_SIZE, first + i, value);
+  });
+  return ok ? dense : null;
+}
+
+export type SetResult = { hll: Buffer; changed: boolean } | null;
+
+/**
+ * hllSparseSet: sets register `index` to `count` if larger, splitting the run that holds it
+ * into at most five opcodes and merging equal neighbouring VAL opcodes, exactly as Redis does,
+ * or promoting to dense (a value over 32, or growing past `maxSparseBytes`). Null: corrupt.
+ */
+function sparseSet(hll: Buffer, index: number, count: number, maxSparseBytes: number): SetResult {
+  if (count > SPARSE_VAL_MAX_VALUE) return promote(hll, index, count);
+  const ops = [...hll.subarray(HLL_HDR_SIZE)];
+  let first = 0;
+  let span = 0;
+  let p = 0;
+  let prev = -1;
+  while (p < ops.length) {
+    const b = ops[p]!;
+    let oplen = 1;
+    if (isZero(b)) span = zeroLen(b);
+    else if (b & 0x80) span = valLen(b);
+    else {
+      span = xzeroLen(b, ops[p + 1] ?? 0);
+      oplen = 2;
+    }
+    if (index <= first + span - 1) break;
+    prev = p;
+    p += oplen;
+    first += span;
+  }
+  if (span === 0 || p >= ops.length) return null;
+  const b = ops[p]!;
+  const isX = isXzero(b);
+  const isZ = isZero(b);
+  const runlen = isZ ? zeroLen(b) : isX ? xzeroLen(b, ops[p + 1]!) : valLen(b);
+  let updatedInPlace = false;
+  if (!isZ && !isX) {
+    if (valValue(b) >= count) return { hll, changed: false };
+    if (runlen === 1) {
+      ops[p] = valOp(count, 1);
+      updatedInPlace = true;
+    }
+  }
+  if (isZ && runlen === 1) {
+    ops[p] = valOp(count, 1);
+    updatedInPlace = true;
+  }
+  if (!updatedInPlace) {
+    const seq: number[] = [];
+    const last = first + span - 1;
+    const zeros = (len: number): number[] => (len > SPARSE_ZERO_MAX_LEN ? xzeroOps(len) : [len - 1]);
+    if (isZ || isX) {
+      if (index !== first) seq.push(...zeros(index - first));
+      seq.push(valOp(count, 1));
+      if (index !== last) seq.push(...zeros(last - index));
+    } else {
+      const cur = valValue(b);
+      if (index !== first) seq.push(valOp(cur, index - first));
+      seq.push(valOp(count, 1));
+      if (index !== last) seq.push(valOp(cur, last - index));
+    }
+    const oldLen = isX ? 2 : 1;
+    const delta = seq.length - oldLen;
+    if (delta > 0 && HLL_HDR_SIZE + ops.length + delta > maxSparseBytes) return promote(hll, index, count);
+    ops.splice(p, oldLen, ...seq);
+  }
+  // Merge adjacent VAL opcodes of the same value, scanning up to five opcodes from the previous one.
+  let q = prev >= 0 ? prev : 0;
+  let scan = 5;
+  while (q < ops.length && scan-- > 0) {
+    const op = ops[q]!;
+    if (isXzero(op)) {
+      q += 2;
+      continue;
+    }
+    if (isZero(op)) {
+      q++;
+      continue;
+    }
+    const next = ops[q + 1];
+    if (next !== undefined && next & 0x80 && valValue(op) === valValue(next)) {
+      const len = valLen(op) + valLen(next);
+      if (len <= SPARSE_VAL_MAX_LEN) {
+        ops[q + 1] = valOp(valValue(op), len);
+        ops.splice(q, 1);
+        continue;
+      }
+    }
+    q++;
+  }
+  const out = Buffer.alloc(HLL_HDR_SIZE + ops.length);
+  hll.copy(out, 0, 0, HLL_HDR_SIZE);
+  Buffer.from(ops).copy(out, HLL_HDR_SIZE);
+  invalidateCache(out);
+  return { hll: out, changed: true };
+}
+
+function promote(hll: Buffer, index: number, count: number): SetResult {
+  const dense = toDense(hll);
+  if (dense === null) return null;
+  denseSet(dense, index, count);
+  return { hll: dense, changed: true };
+}
+
+/** hllSparseSet / hllDenseSet on a copy of `hll`. */
+export function setRegister(hll: Buffer, index: number, count: number, maxSparseBytes: number): SetResult {
+  if (hll[4] === HLL_DENSE) {
+    if (count <= denseGet(hll, HLL_HDR_SIZE, index)) return { hll, changed: false };
+    const copy = Buffer.from(hll);
+    denseSet(copy, index, count);
+    return { hll: copy, changed: true };
+  }
+  return sparseSet(hll, index, count, maxSparseBytes);
+}
+
+export function invalidateCache(hll: Buffer): void {
+  hll[15] = hll[15]! | 0x80;
+}
+
+export function cachedCardinality(hll: Buffer): bigint | null {
+  return (hll[15]! & 0x80) === 0 ? hll.readBigUInt64LE(8) : null;
+}
+
+export function withCachedCardinality(hll: Buffer, card: bigint): Buffer {
+  const copy = Buffer.from(hll);
+  copy.writeBigUInt64LE(card, 8);
+  return copy;
+}
+
+/** isHLLObjectOrReply's checks on a string: the magic, a known encoding, the dense size. */
+export function isHll(value: Buffer): boolean {
+  if (value.length < HLL_HDR_SIZE || value.toString('latin1', 0, 4) !== 'HYLL') return false;
+  if (value[4]! > HLL_SPARSE) return false;
+  return value[4] !== HLL_DENSE || value.length === HLL_DENSE_SIZE;
+}
+
+/** hllMerge: raises `max` (one byte per register) to `hll`'s registers; false when corrupt. */
+export function mergeInto(max: Uint8Array, hll: Buffer): boolean {
+  if (hll[4] === HLL_DENSE) {
+    for (let i = 0; i < HLL_REGISTERS; i++) {
+      const v = denseGet(hll, HLL_HDR_SIZE, i);
+      if (v > max[i]!) max[i] = v;
+    }
+    return true;
+  }
+  return forEachRun(hll, (first, len, value) => {
+    if (value === 0) return;
+    for (let i = first; i < first + len; i++) if (value > max[i]!) max[i] = value;
+  });
+}
+
+function sigma(x: number): number {
+  if (x === 1) return Infinity;
+  let zPrime;
+  let y = 1;
+  let z = x;
+  do {
+    x *= x;
+    zPrime = z;
+    z += x * y;
+    y += y;
+  } while (zPrime !== z);
+  return z;
+}
+
+function tau(x: number): number {
+  if (x === 0 || x === 1) return 0;
+  let zPrime;
+  let y = 1.0;
+  let z = 1 - x;
+  do {
+    x = Math.sqrt(x);
+    zPrime = z;
+    y *= 0.5;
+    z -= Math.pow(1 - x, 2) * y;
+  } while (zPrime !== z);
+  return z / 3;
+}
+
+/** hllCount from a histogram of register values. */
+function estimate(histogram: number[]): bigint {
+  const m = HLL_REGISTERS;
+  let z = m * tau((m - histogram[HLL_Q + 1]!) / m);
+  for (let j = HLL_Q; j >= 1; --j) {
+    z += histogram[j]!;
+    z *= 0.5;
+  }
+  z += m * sigma(histogram[0]! / m);
+  return BigInt(Math.round((ALPHA_INF * m * m) / z));
+}
+
+/** The cardinality of a stored HLL; null when its sparse form is corrupt. */
+export function count(hll: Buffer): bigint | null {
+  const histogram = new Array<number>(64).fill(0);
+  if (hll[4] === HLL_DENSE) {
+    for (let i = 0; i < HLL_REGISTERS; i++) histogram[denseGet(hll, HLL_HDR_SIZE, i)]!++;
+  } else {
+    let idx = 0;
+    let p = HLL_HDR_SIZE;
+    while (p < hll.length) {
+      const b = hll[p]!;
+      if (isZero(b)) {
+        histogram[0] += zeroLen(b);
+        idx += zeroLen(b);
+        p++;
+      } else if (isXzero(b)) {
+        const len = xzeroLen(b, hll[p + 1] ?? 0);
+        histogram[0] += len;
+        idx += len;
+        p += 2;
+      } else {
+        histogram[valValue(b)] += valLen(b);
+        idx += valLen(b);
+        p++;
+      }
+    }
+    if (idx !== HLL_REGISTERS) return null;
+  }
+  return estimate(histogram);
+}
+
+/** The cardinality of raw registers (PFCOUNT of several keys). */
+export function countRegisters(max: Uint8Array): bigint {
+  const histogram = new Array<number>(64).fill(0);
+  for (const v of max) histogram[v]!++;
+  return estimate(histogram);
+}
+
+/** Every register's value (PFDEBUG GETREG of a dense HLL). */
+export function denseRegisters(dense: Buffer): number[] {
+  return Array.from({ length: HLL_REGISTERS }, (_, i) => denseGet(dense, HLL_HDR_SIZE, i));
+}
+
+/** PFDEBUG DECODE: the sparse opcodes as text ("z:3 Z:100 v:2,1"). */
+export function decodeSparse(hll: Buffer): string {
+  const parts: string[] = [];
+  let p = HLL_HDR_SIZE;
+  while (p < hll.length) {
+    const b = hll[p]!;
+    if (isZero(b)) {
+      parts.push(`z:${zeroLen(b)}`);
+      p++;
+    } else if (isXzero(b)) {
+      parts.push(`Z:${xzeroLen(b, hll[p + 1] ?? 0)}`);
+      p += 2;
+    } else {
+      parts.push(`v:${valValue(b)},${valLen(b)}`);
+      p++;
+    }
+  }
+  return parts.join(' ');
+}
