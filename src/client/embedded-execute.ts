@@ -40,7 +40,7 @@ export function toValue(reply: Reply): Value {
   if (reply instanceof MapReply) return reply.entries.flatMap(([k, v]) => [toValue(k), toValue(v)]);
   if (reply instanceof SetReply || reply instanceof PushReply || reply instanceof Replies) return reply.items.map(toValue);
   // RESP2 sends a double as the bulk string Redis formats (%.17g, inf, -inf).
-  if (reply instanceof DoubleReply) return formatDouble(reply.value);
+  if (reply instanceof DoubleReply) return reply.text ?? formatDouble(reply.value);
   if (reply instanceof BooleanReply) return reply.value ? 1 : 0;
   if (reply instanceof VerbatimReply) return reply.text;
   throw new TypeError('unknown reply');

@@ -4,6 +4,7 @@ import { commands as bitmaps } from './bitmaps.js';
 import { commands as connection } from './connection-commands.js';
 import { commands as copyMove } from './copy-move.js';
 import { commands as debug } from './debug.js';
+import { commands as geo } from './geo.js';
 import { commands as dumpRestore } from './dump-restore.js';
 import { commands as hashes } from './hashes.js';
 import { commands as keys } from './keys.js';
@@ -44,6 +45,7 @@ export const allCommands: CommandSpec[] = [
   ...hashes,
   ...sets,
   ...sortedSets,
+  ...geo,
   ...sort,
   ...streams,
   ...persistence,

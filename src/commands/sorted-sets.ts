@@ -26,7 +26,11 @@ function longArg(arg: Buffer): number {
 
 // --- ZADD / ZINCRBY ------------------------------------------------------------------------------
 
-function zaddGeneric(ctx: Context, argv: Buffer[], incrCommand: boolean): Reply {
+/**
+ * ZADD/ZINCRBY on `argv` (also GEOADD's rewritten ZADD, commands/geo.ts): the reply, and
+ * whether anything changed (what decides whether the command is propagated).
+ */
+export function zaddGeneric(ctx: Context, argv: Buffer[], incrCommand: boolean): { reply: Reply; changed: boolean } {
   let nx = false;
   let xx = false;
   let gt = false;
@@ -88,9 +92,10 @@ function zaddGeneric(ctx: Context, argv: Buffer[], incrCommand: boolean): Reply 
       lastScore = score;
     }
   }
-  if (added + updated > 0) ctx.modified(key);
-  if (incr) return processed > 0 ? new DoubleReply(lastScore) : null;
-  return ch ? added + updated : added;
+  const changed = added + updated > 0;
+  if (changed) ctx.modified(key);
+  if (incr) return { reply: processed > 0 ? new DoubleReply(lastScore) : null, changed };
+  return { reply: ch ? added + updated : added, changed };
 }
 
 // --- removal -----------------------------------------------------------------------------------
@@ -443,8 +448,8 @@ const BLOCKING_KEYS = { first: 1, last: -2, step: 1 };
 const cat = (access: string, speed: string, ...more: string[]) => ({ categories: [access, 'sortedset', speed, ...more] });
 
 export const commands: CommandSpec[] = [
-  command('zadd', -4, ['write', 'denyoom', 'fast'], ONE_KEY, (ctx, argv) => zaddGeneric(ctx, argv, false), cat('write', 'fast')),
-  command('zincrby', 4, ['write', 'denyoom', 'fast'], ONE_KEY, (ctx, argv) => zaddGeneric(ctx, argv, true), cat('write', 'fast')),
+  command('zadd', -4, ['write', 'denyoom', 'fast'], ONE_KEY, (ctx, argv) => zaddGeneric(ctx, argv, false).reply, cat('write', 'fast')),
+  command('zincrby', 4, ['write', 'denyoom', 'fast'], ONE_KEY, (ctx, argv) => zaddGeneric(ctx, argv, true).reply, cat('write', 'fast')),
   command('zrem', -3, ['write', 'fast'], ONE_KEY, zrem, cat('write', 'fast')),
   command('zremrangebyscore', 4, ['write'], ONE_KEY, zremrange('score'), cat('write', 'slow')),
   command('zremrangebyrank', 4, ['write'], ONE_KEY, zremrange('rank'), cat('write', 'slow')),

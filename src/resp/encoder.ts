@@ -430,7 +430,7 @@ export class Encoder implements ReplyWriter {
     } else if (r instanceof Replies) {
       for (const item of r.items) this.encode(item);
     } else if (r instanceof DoubleReply) {
-      const s = formatDouble(r.value);
+      const s = r.text ?? formatDouble(r.value);
       if (this.protocol === 3) this.line(44, s);
       else this.bulkText(s);
     } else if (r instanceof BooleanReply) {

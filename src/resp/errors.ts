@@ -143,6 +143,22 @@ export const Errors = {
   lexRange: 'ERR min or max not valid string range item',
   scoreNan: 'ERR resulting score is not a number (NaN)',
 
+  // --- GEO (geo.c).
+  /** The coordinates as printf's %f prints them (engine/geohash.ts formatF). */
+  geoInvalidPair: (longitude: string, latitude: string) => `ERR invalid longitude,latitude pair ${longitude},${latitude}`,
+  geoUnit: 'ERR unsupported unit provided. please use M, KM, FT, MI',
+  geoNeedRadius: 'ERR need numeric radius',
+  geoNeedWidth: 'ERR need numeric width',
+  geoNeedHeight: 'ERR need numeric height',
+  geoRadiusNegative: 'ERR radius cannot be negative',
+  geoBoxNegative: 'ERR height or width cannot be negative',
+  geoMemberUndecodable: 'ERR could not decode requested zset member',
+  geoCountNotPositive: 'ERR COUNT must be > 0',
+  geoStoreWith: (what: string) => `ERR ${what} is not compatible with WITHDIST, WITHHASH and WITHCOORD options`,
+  geoFromOne: (command: string) => `ERR exactly one of FROMMEMBER or FROMLONLAT can be specified for ${command}`,
+  geoByOne: (command: string) => `ERR exactly one of BYRADIUS and BYBOX can be specified for ${command}`,
+  geoAnyWithoutCount: 'ERR the ANY argument requires COUNT argument',
+
   // --- Streams (t_stream.c), Redis 8's stream commands included.
   invalidId: 'ERR Invalid stream ID specified as stream command argument',
   invalidStart: 'ERR invalid start ID for the interval',

@@ -41,9 +41,15 @@ export class SetReply {
   constructor(readonly items: Reply[]) {}
 }
 
-/** RESP3 double; in RESP2 a bulk string, formatted as Redis does. */
+/**
+ * RESP3 double; in RESP2 a bulk string, formatted as Redis does (%.17g), or as `text` where
+ * Redis prints it otherwise (GEOPOS's coordinates: %.17Lf with trailing zeros removed).
+ */
 export class DoubleReply {
-  constructor(readonly value: number) {}
+  constructor(
+    readonly value: number,
+    readonly text?: string,
+  ) {}
 }
 
 /** RESP3 boolean; in RESP2 the integer 1 or 0. */
