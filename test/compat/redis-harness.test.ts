@@ -7,9 +7,9 @@
 // without their keyspace-notification tests (sluice publishes no keyspace events). unit/type/set
 // runs without needs:debug (its DEBUG RELOAD tests pass, but one needs:debug test needs
 // rdb-key-save-delay, a forked BGSAVE and DEBUG HTSTATS-KEY, which sluice does not have).
-// unit/type/list, list-2, list-3, unit/type/hash, unit/bitops, unit/bitfield, unit/sort and unit/slowlog run on a server of their own
+// unit/type/list, list-2, list-3, unit/type/hash, unit/bitops, unit/bitfield, unit/sort, unit/geo and unit/slowlog run on a server of their own
 // each (they change the encoding and slowlog parameters), without needs:debug, skipping by name
-// only the tests of commands sluice does not have yet (EVAL, ACL, MIGRATE, GEOADD).
+// only the tests of commands sluice does not have yet (EVAL, ACL, MIGRATE).
 // unit/type/zset runs with DEBUG enabled on a server of its own: all 312 tests, as redis-server.
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -109,15 +109,16 @@ const PARAMETER_UNITS: Array<{ unit: string; skip: string[]; ok: number; redisOk
   { unit: 'unit/bitfield', skip: [], ok: 16, redisOk: 16 },
   // PFSELFTEST.
   { unit: 'unit/hyperloglog', skip: ['HyperLogLog self test passes'], ok: 19, redisOk: 20 },
-  // ACL SETUSER, MIGRATE, GEOADD.
+  // GEOADD/GEORADIUS/GEOSEARCH..., their fuzz tests against a Tcl haversine included.
+  { unit: 'unit/geo', skip: [], ok: 59, redisOk: 59 },
+  // ACL SETUSER, MIGRATE.
   {
     unit: 'unit/slowlog',
     skip: [
       'SLOWLOG - Certain commands are omitted that contain sensitive information',
       'SLOWLOG - Some commands can redact sensitive fields',
-      'SLOWLOG - Rewritten commands are logged as their original command',
     ],
-    ok: 8,
+    ok: 9,
     redisOk: 11,
   },
 ];
