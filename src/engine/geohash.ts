@@ -2,7 +2,9 @@
 // commands store the same scores, print the same coordinates and distances and visit the same
 // neighbour boxes in the same order as redis-server: a position is a 52-bit interleave of
 // latitude (even bits) and longitude (odd bits) over [-85.05112878, 85.05112878] x [-180, 180],
-// stored as the member's sorted-set score. Bit operations are done on BigInt (64-bit as in C).
+// stored as the member's sorted-set score. Bit operations are done on BigInt (64-bit as in C);
+// sin, cos and asin are libm.ts's, rounded to the nearest double as glibc (nearly always) does.
+import { asin, cos, sin } from './libm.js';
 
 export const GEO_STEP_MAX = 26;
 export const GEO_LAT_MIN = -85.05112878;
@@ -162,13 +164,13 @@ export function latDistance(lat1d: number, lat2d: number): number {
 export function distance(lon1d: number, lat1d: number, lon2d: number, lat2d: number): number {
   const lon1r = degRad(lon1d);
   const lon2r = degRad(lon2d);
-  const v = Math.sin((lon2r - lon1r) / 2);
+  const v = sin((lon2r - lon1r) / 2);
   if (v === 0.0) return latDistance(lat1d, lat2d);
   const lat1r = degRad(lat1d);
   const lat2r = degRad(lat2d);
-  const u = Math.sin((lat2r - lat1r) / 2);
-  const a = u * u + Math.cos(lat1r) * Math.cos(lat2r) * v * v;
-  return 2.0 * EARTH_RADIUS_IN_METERS * Math.asin(Math.sqrt(a));
+  const u = sin((lat2r - lat1r) / 2);
+  const a = u * u + cos(lat1r) * cos(lat2r) * v * v;
+  return 2.0 * EARTH_RADIUS_IN_METERS * asin(Math.sqrt(a));
 }
 
 // --- search areas --------------------------------------------------------------------------------
@@ -215,8 +217,8 @@ function boundingBox(shape: Shape): [number, number, number, number] {
   const height = shape.conversion * (shape.type === 'circle' ? shape.radius : shape.height / 2);
   const width = shape.conversion * (shape.type === 'circle' ? shape.radius : shape.width / 2);
   const latDelta = radDeg(height / EARTH_RADIUS_IN_METERS);
-  const longDeltaTop = radDeg(width / EARTH_RADIUS_IN_METERS / Math.cos(degRad(latitude + latDelta)));
-  const longDeltaBottom = radDeg(width / EARTH_RADIUS_IN_METERS / Math.cos(degRad(latitude - latDelta)));
+  const longDeltaTop = radDeg(width / EARTH_RADIUS_IN_METERS / cos(degRad(latitude + latDelta)));
+  const longDeltaBottom = radDeg(width / EARTH_RADIUS_IN_METERS / cos(degRad(latitude - latDelta)));
   const southern = latitude < 0;
   return [
     southern ? longitude - longDeltaBottom : longitude - longDeltaTop,
