@@ -271,8 +271,9 @@ function zrangeGeneric(defaults: RangeDefaults, store = false) {
     if (zset === undefined) return store ? storeSortedSet(ctx, argv[1]!, [], 'incremental') : [];
     let [start, end] = window(zset);
     if (kind !== 'rank') {
-      // Redis skips `offset` entries with `while (offset--)`: a negative offset skips them all.
-      if (offset < 0) return [];
+      // Redis skips `offset` entries with `while (offset--)`: a negative offset skips them all
+      // (ZRANGESTORE then stores nothing: the destination is deleted, the reply is 0).
+      if (offset < 0) return store ? storeSortedSet(ctx, argv[1]!, [], 'incremental') : [];
       if (reverse) {
         end -= offset;
         if (limit >= 0) start = Math.max(start, end - limit);

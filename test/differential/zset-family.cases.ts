@@ -455,4 +455,15 @@ export const cases: DiffCase[] = [
       COMMAND GETKEYS BZMPOP 0 2 a b MIN COUNT 2
     `,
   },
+  {
+    name: 'ZRANGESTORE BYSCORE/BYLEX with a negative LIMIT offset stores nothing (deletes the destination, replies 0)',
+    steps: cli`
+      ZADD src 0 a 0 b 0 c
+      SET dst x
+      ZRANGESTORE dst src + - BYLEX REV LIMIT -1 1
+      EXISTS dst
+      ZRANGESTORE dst src 0 10 BYSCORE LIMIT -2 5
+      ZRANGESTORE dst nosrc 0 10 BYSCORE LIMIT -2 5
+    `,
+  },
 ];
