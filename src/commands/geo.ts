@@ -221,7 +221,7 @@ function search(variant: Variant) {
       else if (opt === 'desc') sort = 'desc';
       else if (opt === 'count' && i + 1 < remaining) {
         const n = int64Arg(argAt(1));
-        if (n <= 0n) fail(Errors.geoCountNotPositive);
+        if (n <= 0n) fail(Errors.countMustBePositive);
         count = Number(n);
         i++;
       } else if ((opt === 'store' || opt === 'storedist') && i + 1 < remaining && !noStore && !isSearch) {

@@ -153,7 +153,6 @@ export const Errors = {
   geoRadiusNegative: 'ERR radius cannot be negative',
   geoBoxNegative: 'ERR height or width cannot be negative',
   geoMemberUndecodable: 'ERR could not decode requested zset member',
-  geoCountNotPositive: 'ERR COUNT must be > 0',
   geoStoreWith: (what: string) => `ERR ${what} is not compatible with WITHDIST, WITHHASH and WITHCOORD options`,
   geoFromOne: (command: string) => `ERR exactly one of FROMMEMBER or FROMLONLAT can be specified for ${command}`,
   geoByOne: (command: string) => `ERR exactly one of BYRADIUS and BYBOX can be specified for ${command}`,
@@ -203,7 +202,8 @@ export const Errors = {
   xclaimTime: 'ERR Invalid TIME option argument for XCLAIM',
   xclaimRetryCount: 'ERR Invalid RETRYCOUNT option argument for XCLAIM',
   xclaimOption: (option: string) => `ERR Unrecognized XCLAIM option '${option}'`,
-  autoclaimCount: 'ERR COUNT must be > 0',
+  /** XAUTOCLAIM's and GEORADIUS/GEOSEARCH's COUNT. */
+  countMustBePositive: 'ERR COUNT must be > 0',
   autoclaimCountTooHigh: 'ERR Insufficient memory, failed allocating transient memory, COUNT too high.',
   numIds: 'ERR Number of IDs must be a positive integer',
   numIdsMismatch: 'ERR The `numids` parameter must match the number of arguments',

@@ -213,7 +213,7 @@ function parseXautoclaim(argv: Buffer[]): XautoclaimRequest {
     const opt = cur.keyword();
     if (opt === 'count' && cur.remaining > 0) {
       const v = parseInt64(cur.next());
-      if (v === undefined || v < 1n || v > AUTOCLAIM_MAX_COUNT) fail(Errors.autoclaimCount);
+      if (v === undefined || v < 1n || v > AUTOCLAIM_MAX_COUNT) fail(Errors.countMustBePositive);
       req.count = v;
     } else if (opt === 'justid') {
       req.justId = true;
