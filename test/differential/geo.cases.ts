@@ -137,7 +137,7 @@ export const cases: DiffCase[] = [
     `,
   },
   {
-    name: 'searches near a pole and across the antimeridian; a huge radius',
+    name: 'searches near a pole and across the antimeridian; huge, infinite and zero radii; the corners of the valid range',
     steps: cli`
       GEOADD pole ${POLE}
       GEOADD dl ${DATELINE}
@@ -156,6 +156,21 @@ export const cases: DiffCase[] = [
       GEORADIUS world 0 0 10000 km WITHDIST
       GEOSEARCH world FROMLONLAT 0 0 BYBOX 40000 20000 km
       GEOSEARCH world FROMLONLAT 0 0 BYBOX 40000 20000 km ASC WITHDIST
+      GEOADD w 0 0 a 179.9999 85 b -179.9999 -85 c 180 85.05112878 d -180 -85.05112878 e 90 45 f
+      GEORADIUS w 0 0 inf km
+      GEORADIUS w 0 0 1e308 km WITHDIST
+      GEORADIUS w 0 0 1e300 m WITHDIST ASC
+      GEOSEARCH w FROMLONLAT 0 0 BYBOX inf inf km WITHDIST
+      GEOSEARCH w FROMLONLAT 0 0 BYBOX 1e30 1 km WITHDIST
+      GEOSEARCH w FROMLONLAT 180 85.05112878 BYRADIUS 100 km WITHDIST WITHCOORD
+      GEOSEARCH w FROMLONLAT -180 -85.05112878 BYRADIUS 10000 km WITHDIST WITHCOORD
+      GEOSEARCH w FROMMEMBER d BYBOX 50000 50000 km WITHDIST
+      GEOSEARCH w FROMMEMBER e BYRADIUS 20037 km WITHDIST
+      GEODIST w d e
+      GEODIST w a f mi
+      GEOSEARCH w FROMLONLAT 0 0 BYRADIUS 0 km
+      GEOSEARCH w FROMLONLAT 0 0 BYBOX 0 0 km
+      GEORADIUS w 0 0 5e-324 m
     `,
   },
   {
