@@ -13,6 +13,7 @@ import { SetValue } from '../engine/set.js';
 import { SortedSetValue } from '../engine/sorted-set.js';
 import { Stream } from '../engine/stream.js';
 import { MAX_ID, MIN_ID } from '../engine/stream-id.js';
+import { formatDouble } from '../resp/encoder.js';
 import type { InstanceView } from './types.js';
 
 type Digest = Buffer; // 20 bytes
@@ -37,19 +38,6 @@ function uint32(n: number): Buffer {
   return b;
 }
 
-/** C's printf("%.17g"): 17 significant digits, exponent form below 1e-4 and from 1e17. */
-export function g17(value: number): string {
-  if (value === Infinity) return 'inf';
-  if (value === -Infinity) return '-inf';
-  if (Number.isNaN(value)) return 'nan';
-  if (value === 0) return Object.is(value, -0) ? '-0' : '0';
-  const [mantissa, exp] = value.toExponential(16).split('e') as [string, string];
-  const x = Number(exp);
-  const strip = (t: string): string => (t.includes('.') ? t.replace(/\.?0+$/, '') : t);
-  if (x < -4 || x >= 17) return `${strip(mantissa)}e${x < 0 ? '-' : '+'}${String(Math.abs(x)).padStart(2, '0')}`;
-  return strip(value.toFixed(16 - x));
-}
-
 const TYPE_CODE = { string: 0, list: 1, set: 2, zset: 3, hash: 4, stream: 6 } as const;
 
 /** xorObjectDigest: mixes `value` (and whether `key` expires) into `digest`. */
@@ -68,7 +56,7 @@ function xorObjectDigest(db: Database, key: string, digest: Digest, value: Store
     for (const e of value.entries()) {
       const element = Buffer.alloc(20);
       mixDigest(element, keyBytes(e.member));
-      mixDigest(element, Buffer.from(g17(e.score)));
+      mixDigest(element, Buffer.from(formatDouble(e.score)));
       xorDigest(digest, element);
     }
   } else if (value instanceof HashValue) {

@@ -12,18 +12,38 @@ export function formatDouble(value: number): string {
   if (value === -Infinity) return '-inf';
   if (Number.isNaN(value)) return 'nan';
   if (Object.is(value, -0)) return '-0';
-  if (Number.isInteger(value) && Math.abs(value) < 1e17) return String(value);
-  // %.17g: 17 significant digits, exponent form outside [1e-4, 1e17).
-  let s = value.toPrecision(17);
-  if (s.includes('e')) {
-    let [mant, exp] = s.split('e') as [string, string];
-    if (mant.includes('.')) mant = mant.replace(/\.?0+$/, '');
-    const sign = exp.startsWith('-') ? '-' : '+';
-    const digits = exp.replace(/^[+-]/, '').padStart(2, '0');
-    return `${mant}e${sign}${digits}`;
+  // Integers print exactly below 2^53; above it String() gives the shortest round-trip form, not %.17g.
+  if (Number.isInteger(value) && Math.abs(value) <= 2 ** 53) return String(value);
+  // %.17g: 17 significant digits, exponent form below 1e-4 and from 1e17 (toPrecision would
+  // keep fixed form down to 1e-6).
+  const [digits, x] = significant17(value);
+  const sign = value < 0 ? '-' : '';
+  if (x < -4 || x >= 17) {
+    return `${sign}${trimZeros(`${digits[0]}.${digits.slice(1)}`)}e${x < 0 ? '-' : '+'}${String(Math.abs(x)).padStart(2, '0')}`;
   }
-  if (s.includes('.')) s = s.replace(/\.?0+$/, '');
-  return s;
+  if (x < 0) return `${sign}${trimZeros(`0.${'0'.repeat(-x - 1)}${digits}`)}`;
+  return `${sign}${x === 16 ? digits : trimZeros(`${digits.slice(0, x + 1)}.${digits.slice(x + 1)}`)}`;
+}
+
+/**
+ * The 17 significant digits of |value| and its decimal exponent, rounded as glibc rounds: to
+ * nearest, ties to even on the exact binary value. JS's toExponential breaks ties upwards, so
+ * 366376387901483.125 would print ...483.13 where Redis prints ...483.12.
+ */
+function significant17(value: number): [string, number] {
+  const magnitude = Math.abs(value);
+  const [mantissa, exp] = magnitude.toExponential(16).split('e') as [string, string];
+  const eighteen = magnitude.toExponential(17);
+  if (eighteen[18] === '5' && Number(mantissa[17]) % 2 === 1) {
+    // Rounded up to an odd last digit: a tie only if the exact expansion ends at the 5.
+    const [exact, exactExp] = magnitude.toExponential(100).split('e') as [string, string];
+    if (/^0*$/.test(exact.slice(19))) return [exact[0] + exact.slice(2, 18), Number(exactExp)];
+  }
+  return [mantissa[0] + mantissa.slice(2), Number(exp)];
+}
+
+function trimZeros(digits: string): string {
+  return digits.includes('.') ? digits.replace(/\.?0+$/, '') : digits;
 }
 
 /** Smallest output arena; replies are written straight into it. */

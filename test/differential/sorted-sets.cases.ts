@@ -34,6 +34,9 @@ export const cases: DiffCase[] = [
       ZRANGE z 0 -1 WITHSCORES
       ZADD z 0x10 hex 1. dot .5 half 1E3 exp 4.9e-324 tiny
       ZRANGE z 0 -1 WITHSCORES
+      ZADD z 0.00001 e5 5e-5 e5b 1e-7 e7 366376387901483.125 tie -366376387901483.125 ntie 99999999999999980 big
+      ZRANGE z 0 -1 WITHSCORES
+      ZINCRBY z 0.375 tie
       TYPE z
       ZADD z
       ZADD z 1
