@@ -9,6 +9,7 @@ import { MAY_REPLICATE } from './core/resolved.js';
 import type { ClientState } from './client-state.js';
 import type { CommandSpec, Context } from './types.js';
 import { command } from './types.js';
+import { wallClockMicros } from './core/wall-clock.js';
 
 const REDACTED = Buffer.from('(redacted)');
 
@@ -59,9 +60,9 @@ export function redactedArgv(fullName: string, argv: Buffer[]): Buffer[] {
 
 /** One monitor line for a command `client` just ran. */
 export function monitorLine(client: ClientState, argv: Buffer[]): SimpleString {
-  const now = performance.timeOrigin + performance.now();
-  const sec = Math.floor(now / 1000);
-  const usec = Math.floor((now - sec * 1000) * 1000);
+  const micros = wallClockMicros();
+  const sec = Math.floor(micros / 1_000_000);
+  const usec = micros % 1_000_000;
   const args = argv.map(reprArg).join(' ');
   return new SimpleString(`${sec}.${String(Math.min(usec, 999_999)).padStart(6, '0')} [${client.db} ${client.addr}] ${args}`);
 }

@@ -9,6 +9,7 @@ import { globMatch } from './glob.js';
 import { helpReply } from './help.js';
 import type { InstanceView } from './types.js';
 import { type CommandSpec, type Context, command, container } from './types.js';
+import { wallClockMicros } from './core/wall-clock.js';
 
 // --- INFO --------------------------------------------------------------------------------
 
@@ -257,8 +258,8 @@ async function shutdown(ctx: Context, argv: Buffer[]): Promise<Reply> {
 }
 
 function time(): Reply {
-  const micros = BigInt(Math.round((performance.timeOrigin + performance.now()) * 1000));
-  return [String(micros / 1_000_000n), String(micros % 1_000_000n)];
+  const micros = wallClockMicros();
+  return [String(Math.floor(micros / 1_000_000)), String(micros % 1_000_000)];
 }
 
 const SERVER = ['slow', 'dangerous'];

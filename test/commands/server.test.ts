@@ -141,6 +141,12 @@ test('TIME, DEBUG SLEEP, SHUTDOWN without a server', async () => {
   const [secs, micros] = (await db.call('TIME')) as string[];
   assert.ok(Math.abs(Number(secs) - Date.now() / 1000) < 5);
   assert.match(micros!, /^\d{1,6}$/);
+  // TIME reads the clock stream ids are stamped with: an entry added first is never newer
+  for (let i = 0; i < 200; i++) {
+    const id = String(await db.call('XADD', 'clock', '*', 'f', 'v'));
+    const [s, us] = (await db.call('TIME')) as string[];
+    assert.ok(Number(id.split('-')[0]) <= Number(s) * 1000 + Math.floor(Number(us) / 1000), `${id} after TIME ${s}.${us}`);
+  }
   assert.equal(await db.call('DEBUG', 'SLEEP', '0'), 'OK');
   assert.equal(await db.call('DEBUG', 'SLEEP', '0.01'), 'OK');
   assert.equal(await db.call('DEBUG', 'SLEEP', 'x'), 'OK'); // Redis's strtod: 0 seconds
