@@ -158,6 +158,33 @@ describeEach(backends, (name) => `worker lifecycle on ${name}`, (b) => {
     assert.equal(w.metrics.snapshot().leaseLost, 1);
   });
 
+  test('a lease renewal never takes back an entry another consumer claimed after its XPENDING', async () => {
+    const stream = unique('lease-race');
+    await new Producer(conn, { stream }).add('long');
+    // The thief strikes between the renewal's ownership check and its XCLAIM.
+    let struck = false;
+    const pipeline = async (commands: Arg[][]): Promise<Array<Value | Error>> => {
+      const replies = await conn.pipeline(commands);
+      if (!struck && commands[0]?.[0] === 'XPENDING') {
+        struck = true;
+        await conn.call('XCLAIM', stream, 'g', 'thief', 0, String(commands[0][3]));
+      }
+      return replies;
+    };
+    const racing = Object.assign(Object.create(conn) as Connection, { pipeline });
+    const lost: string[] = [];
+    const w = new Worker<string>(racing, { stream, group: 'g', claimIdleMs: 300, claimIntervalMs: 60_000 }, (_job, { signal }) =>
+      new Promise((resolve) => signal.addEventListener('abort', () => resolve('finished anyway'))));
+    workers.push(w as Worker);
+    w.on('leaseLost', (job) => lost.push(job.id));
+    await w.start();
+    await waitFor(() => lost.length === 1, 'lease lost noticed', 5000);
+    await w.close();
+    const rows = (await conn.call('XPENDING', stream, 'g', '-', '+', 10)) as Value[][];
+    assert.deepEqual(rows.map((r) => r[1]), ['thief']);
+    assert.equal(w.metrics.snapshot().processed, 0);
+  });
+
   test('pending entries deleted from the stream are reported as trimmed, not silently acknowledged', async () => {
     const stream = unique('trimmed');
     const ids = await new Producer(conn, { stream, jobs: false }).addMany(['a', 'b', 'c']);

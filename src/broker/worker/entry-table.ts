@@ -18,7 +18,7 @@ export interface HeldEntry {
   readonly entry: StreamEntry;
   deliveries: number;
   state: EntryState;
-  /** When it was delivered to this worker or its handler started (ms): for lease renewal. */
+  /** When it was delivered to this worker, its handler started or its lease was renewed (ms). */
   since: number;
   /** Aborts the running handler (timeout, lost lease, forced close). */
   abort: JobAbort | null;

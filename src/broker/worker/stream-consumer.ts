@@ -584,22 +584,32 @@ export class StreamConsumer<T> {
   /**
    * Long handlers keep their lease: XCLAIM ... JUSTID resets the idle time without counting a
    * delivery. An entry another consumer took meanwhile has lost its lease: its handler's
-   * signal aborts and its result will be dropped (the new owner acknowledges it).
+   * signal aborts and its result will be dropped (the new owner acknowledges it). The XCLAIM
+   * carries the smallest idle time XPENDING just showed as its min-idle-time, so an entry claimed
+   * by someone else between the two round trips (its idle time reset) is not taken back.
    */
   private async renewLeases(): Promise<void> {
-    const threshold = Date.now() - Math.floor(this.o.claimIdleMs / 3);
+    // Passes run every claimIdleMs / 3; half that as the age keeps a renewed entry in every pass.
+    const started = Date.now();
+    const threshold = started - Math.floor(this.o.claimIdleMs / 6);
     const long = this.table.inState('queued', 'running').filter((h) => h.since <= threshold);
     if (long.length === 0) return;
     const owners = await this.conn.pipeline(long.map((h) => ['XPENDING', this.o.stream, this.o.group, h.entry.id, h.entry.id, 1]));
-    const kept: string[] = [];
+    const kept: HeldEntry[] = [];
+    let minIdle = Infinity;
     long.forEach((h, i) => {
       const rows = owners[i];
       if (rows instanceof Error) return;
       const row = (rows as Value[][])[0];
-      if (row !== undefined && String(row[1]) === this.consumer) kept.push(h.entry.id);
-      else if (this.table.get(h.entry.id) === h && h.state !== 'acking') this.leaseLost(h);
+      if (row !== undefined && String(row[1]) === this.consumer) {
+        kept.push(h);
+        minIdle = Math.min(minIdle, Number(row[2]));
+      } else if (this.table.get(h.entry.id) === h && h.state !== 'acking') this.leaseLost(h);
     });
-    if (kept.length > 0) await this.conn.call('XCLAIM', this.o.stream, this.o.group, this.consumer, 0, ...kept, 'JUSTID');
+    if (kept.length === 0) return;
+    const renewed = new Set(((await this.conn.call('XCLAIM', this.o.stream, this.o.group, this.consumer, minIdle, ...kept.map((h) => h.entry.id), 'JUSTID')) as Value[]).map(String));
+    // One that was not renewed is checked again on the next pass (taken: its lease is lost then).
+    for (const h of kept) if (renewed.has(h.entry.id)) h.since = started;
   }
 
   private leaseLost(h: HeldEntry): void {
