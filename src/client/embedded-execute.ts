@@ -23,8 +23,32 @@ import {
 } from '../resp/reply.js';
 import { type Arg, ReplyError, type Value } from './connection.js';
 
+/**
+ * Short arguments (command names, field names, '*', small numbers) recur on nearly every call:
+ * their bytes are made once. Safe because commands never write into their arguments and copy
+ * what they keep (a server reuses its read buffer the same way).
+ */
+const SHORT_ARG = 24;
+const SHORT_ARGS_KEPT = 4096;
+const shortArgs = new Map<string, Buffer>();
+
+function argBytes(text: string): Buffer {
+  if (text.length > SHORT_ARG) return Buffer.from(text, 'utf8');
+  let bytes = shortArgs.get(text);
+  if (bytes === undefined) {
+    bytes = Buffer.from(text, 'utf8');
+    if (shortArgs.size < SHORT_ARGS_KEPT) shortArgs.set(text, bytes);
+  }
+  return bytes;
+}
+
 export function toArgv(args: Arg[]): Buffer[] {
-  return args.map((a) => (Buffer.isBuffer(a) ? a : Buffer.from(String(a), 'utf8')));
+  const argv = new Array<Buffer>(args.length);
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    argv[i] = Buffer.isBuffer(a) ? a : argBytes(typeof a === 'string' ? a : String(a));
+  }
+  return argv;
 }
 
 /** Converts a reply as ioredis does under RESP2: maps become flat arrays, errors throw. */
@@ -44,6 +68,22 @@ export function toValue(reply: Reply): Value {
   if (reply instanceof BooleanReply) return reply.value ? 1 : 0;
   if (reply instanceof VerbatimReply) return reply.text;
   throw new TypeError('unknown reply');
+}
+
+/**
+ * Runs a command for `client` and resolves to the value `call` gives. Without persistence a
+ * command answered at once costs one settled promise and no async frames: with many calls in
+ * flight, those frames were what the young generation copied and most of the time went to GC.
+ */
+export function executeValue(instance: Instance, client: ClientState, args: Arg[]): Promise<Value> {
+  if (instance.persistence !== null) return executeRaw(instance, client, args).then(toValue);
+  const pending = instance.execute(client, toArgv(args));
+  if (pending instanceof Promise) return pending.then(toValue);
+  try {
+    return Promise.resolve(toValue(pending));
+  } catch (err) {
+    return Promise.reject(err as Error);
+  }
 }
 
 /** Runs a command for `client` and resolves to its raw reply (errors are ErrorReply values, not thrown). */

@@ -8,7 +8,7 @@ import { Instance } from '../commands/core/instance.js';
 import { attachInstance, instanceBehind } from '../commands/core/instance-handles.js';
 import type { Logger } from '../logger.js';
 import type { Arg, Value } from './connection.js';
-import { executeRaw, toValue } from './embedded-execute.js';
+import { executeValue } from './embedded-execute.js';
 import { bindSession, sessionClient } from './embedded-internals.js';
 
 export { ReplyError, type Arg, type Value } from './connection.js';
@@ -48,9 +48,9 @@ export class EmbeddedSession {
   }
 
   /** Runs a command; an error reply rejects with ReplyError. */
-  async call(...args: Arg[]): Promise<Value> {
-    if (this.db.closed) throw new Error('database is closed');
-    return toValue(await executeRaw(this.#instance, this.#client, args));
+  call(...args: Arg[]): Promise<Value> {
+    if (this.db.closed) return Promise.reject(new Error('database is closed'));
+    return executeValue(this.#instance, this.#client, args);
   }
 
   /** Ends the session: a blocking command it is running ends, its WATCHes and MULTI are dropped. */
