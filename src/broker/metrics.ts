@@ -189,9 +189,26 @@ export class Metrics {
 
   /** Records one handler run time, in milliseconds (labelled by stream and group when given). */
   observe(ms: number, labels?: { stream: string; group: string }): void {
+    if (labels === undefined) this.observeTotal(ms);
+    else this.runTimeRecorder(labels.stream, labels.group)(ms);
+  }
+
+  /**
+   * A recorder of handler run times for one stream and group, made once per consumer: the
+   * labelled series is resolved here, not on each call (prom-client hashes a labels object on
+   * every observe(labels, v)).
+   */
+  runTimeRecorder(stream: string, group: string): (ms: number) => void {
+    const child = this.promGroupLatency.labels({ stream, group });
+    return (ms) => {
+      this.observeTotal(ms);
+      child.observe(ms / 1000);
+    };
+  }
+
+  private observeTotal(ms: number): void {
     this.histogram.recordValue(Math.max(1, Math.round(ms * 1000))); // microseconds
     this.promLatency.observe(ms / 1000);
-    if (labels !== undefined) this.promGroupLatency.observe(labels, ms / 1000);
   }
 
   /** Reports lag and pending of this stream's groups in `prometheus()`; returns the undo. */

@@ -232,11 +232,13 @@ describeEach([...backends, redisCluster], (name) => `broker on ${name}`, (b) => 
     const handled: Array<{ n: number; deliveries: number }> = [];
     const w = worker<number>({ stream, group: 'g', claimIdleMs: 100, claimIntervalMs: 20 }, (job) => void handled.push({ n: job.payload, deliveries: job.deliveries }));
     await w.start();
-    await waitFor(() => handled.length === 8, 'all handled');
-    assert.deepEqual(handled.map((h) => h.n).sort(), [0, 1, 2, 3, 4, 5, 6, 7]);
-    assert.deepEqual(handled.filter((h) => h.n < 5).map((h) => h.deliveries), [2, 2, 2, 2, 2]);
-    assert.equal(w.metrics.snapshot().claimed, 5);
+    await waitFor(() => handled.length >= 8, 'all handled');
     await waitFor(async () => (await pendingCount(conn, stream, 'g')) === 0, 'acked');
+    // Each once: one claimed, run and acknowledged while the worker's first read of its own
+    // history was on its way comes back in that read, and is not run again.
+    assert.deepEqual(handled.map((h) => h.n).sort(), [0, 1, 2, 3, 4, 5, 6, 7]);
+    assert.ok(handled.filter((h) => h.n < 5).every((h) => h.deliveries >= 2), JSON.stringify(handled));
+    assert.equal(w.metrics.snapshot().claimed, 5);
   });
 
   test('a worker resumes its own pending entries from 0 when it starts', async () => {
@@ -257,7 +259,9 @@ describeEach([...backends, redisCluster], (name) => `broker on ${name}`, (b) => 
     await new Producer(conn, { stream }).add('long');
     const release = deferred();
     let calls = 0;
-    const options = { stream, group: 'g', claimIdleMs: 150, claimIntervalMs: 20 };
+    // Renewals run every claimIdleMs / 3: a lease short enough to test quickly, long enough
+    // that a loaded machine's timer delays do not let it lapse.
+    const options = { stream, group: 'g', claimIdleMs: 400, claimIntervalMs: 20 };
     const w1 = worker<string>({ ...options, consumer: 'holder' }, async () => {
       calls++;
       await release.promise;
@@ -267,7 +271,7 @@ describeEach([...backends, redisCluster], (name) => `broker on ${name}`, (b) => 
     const w2 = worker<string>({ ...options, consumer: 'thief' }, () => void calls++);
     await w2.start();
     // Long past claimIdleMs several times over.
-    await new Promise((r) => setTimeout(r, 700));
+    await new Promise((r) => setTimeout(r, 1600));
     release.resolve();
     await waitFor(() => w1.metrics.snapshot().processed === 1, 'processed');
     assert.equal(calls, 1);

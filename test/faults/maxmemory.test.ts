@@ -33,8 +33,12 @@ async function xadds(c: RespClient, n: number): Promise<number> {
   return accepted;
 }
 
-/** XADDs until the first refusal, the last stretch one at a time with INFO read before each. */
-async function fill(c: RespClient, name: string): Promise<number> {
+/**
+ * XADDs until the first refusal, the last stretch one at a time with INFO read before each.
+ * redis-server checks memory with the XADD's own query buffer allocated, which INFO (read a
+ * moment before) did not see: within `slack` bytes of the limit either answer is Redis's.
+ */
+async function fill(c: RespClient, name: string, slack: number): Promise<number> {
   let total = 0;
   while ((await memory(c)).used < LIMIT - 256 * 1024) {
     const accepted = await xadds(c, 1000);
@@ -47,6 +51,11 @@ async function fill(c: RespClient, name: string): Promise<number> {
     const { used, notCounted } = await memory(c);
     const reply = await c.call('XADD', 's', '*', 'f', PAYLOAD);
     const over = used - notCounted > LIMIT;
+    if (Math.abs(used - notCounted - LIMIT) <= slack) {
+      if (reply.t === 'error') refused++;
+      else total++;
+      continue;
+    }
     assert.equal(reply.t === 'error', over, `${name}: XADD ${reply.t === 'error' ? 'refused' : 'accepted'} with used_memory ${used} against maxmemory ${LIMIT}`);
     if (over) refused++;
     else total++;
@@ -54,10 +63,10 @@ async function fill(c: RespClient, name: string): Promise<number> {
   return total;
 }
 
-async function scenario(server: ServerProcess): Promise<{ filled: number; refilled: number }> {
+async function scenario(server: ServerProcess, slack: number): Promise<{ filled: number; refilled: number }> {
   const c = await RespClient.connect(server.port);
   try {
-    const filled = await fill(c, server.name);
+    const filled = await fill(c, server.name, slack);
     assert.equal(await xadds(c, 100), 0, `${server.name}: still full`);
 
     assert.deepEqual(await c.call('FLUSHALL'), { t: 'simple', v: 'OK' });
@@ -66,7 +75,7 @@ async function scenario(server: ServerProcess): Promise<{ filled: number; refill
     assert.ok(flushed.used < 2 * 1024 * 1024, `${server.name}: used_memory ${flushed.used} after FLUSHALL`);
     for (let i = 0; i < 20; i++) assert.equal(await xadds(c, 1000), 1000, `${server.name}: writes refused after FLUSHALL`);
 
-    const refilled = await fill(c, server.name);
+    const refilled = await fill(c, server.name, slack);
     assert.deepEqual(await c.call('DEL', 's'), { t: 'int', v: 1n });
     assert.ok((await memory(c)).used < 2 * 1024 * 1024, `${server.name}: used_memory after DEL`);
     assert.equal(await xadds(c, 1000), 1000, `${server.name}: writes refused after DEL`);
@@ -77,8 +86,8 @@ async function scenario(server: ServerProcess): Promise<{ filled: number; refill
 }
 
 test('maxmemory: writes refused exactly while used_memory is over the limit, accepted again after FLUSHALL or DEL, as on redis-server', async () => {
-  const redis = await scenario(await startRedisProcess('--maxmemory', '10mb'));
-  const sluice = await scenario(await startSluiceProcess('--maxmemory', '10mb'));
+  const redis = await scenario(await startRedisProcess('--maxmemory', '10mb'), 4096);
+  const sluice = await scenario(await startSluiceProcess('--maxmemory', '10mb'), 0);
   // The same data fits: sluice counts keys and values in Redis's layouts.
   for (const k of ['filled', 'refilled'] as const) {
     const ratio = sluice[k] / redis[k];

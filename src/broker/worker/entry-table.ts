@@ -12,6 +12,9 @@ import type { PerJobOptions } from '../jobs/job-options.js';
 
 const NO_OPTIONS: PerJobOptions = Object.freeze({});
 
+/** How many acknowledged ids are remembered: far more than one read's COUNT can bring back. */
+const FINISHED_KEPT = 4096;
+
 export type EntryState = 'queued' | 'running' | 'acking' | 'retry-wait';
 
 export interface HeldEntry {
@@ -35,6 +38,9 @@ export class EntryTable {
   /** Ids in the order they became queued. */
   private queue: string[] = [];
   private readonly counts: Record<EntryState, number> = { queued: 0, running: 0, acking: 0, 'retry-wait': 0 };
+  private readonly finished = new Set<string>();
+  private readonly finishedOrder: Array<string | undefined> = new Array(FINISHED_KEPT);
+  private finishedAt = 0;
 
   get(id: string): HeldEntry | undefined {
     return this.held.get(id);
@@ -89,6 +95,27 @@ export class EntryTable {
     if (this.held.get(h.entry.id) !== h) return;
     this.held.delete(h.entry.id);
     this.counts[h.state]--;
+  }
+
+  /**
+   * Deletes an entry whose acknowledgement the server confirmed, and remembers its id: a read
+   * sent before that XACK (a history read, a claim) may still bring it back, and an acknowledged
+   * entry never legitimately comes back.
+   */
+  finish(h: HeldEntry): void {
+    this.delete(h);
+    const id = h.entry.id;
+    if (this.finished.has(id)) return;
+    const old = this.finishedOrder[this.finishedAt];
+    if (old !== undefined) this.finished.delete(old);
+    this.finishedOrder[this.finishedAt] = id;
+    this.finishedAt = (this.finishedAt + 1) % FINISHED_KEPT;
+    this.finished.add(id);
+  }
+
+  /** Whether this worker acknowledged the entry recently (see finish). */
+  isFinished(id: string): boolean {
+    return this.finished.has(id);
   }
 
   /** Entries in one of the states, in insertion order. */

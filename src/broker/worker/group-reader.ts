@@ -100,7 +100,11 @@ export class GroupReader {
     return { entries: await this.withCounts(live, false), trimmed };
   }
 
-  /** Delivery counts from XPENDING, for entries whose reply does not carry them. */
+  /**
+   * Delivery counts from XPENDING, for entries whose reply does not carry them. One no longer
+   * pending to this consumer is left out: acknowledged since it was read (this worker claimed,
+   * ran and acknowledged it while a history read was on its way) or taken by another consumer.
+   */
   private async withCounts(entries: StreamEntry[], claimed: boolean): Promise<Delivered[]> {
     if (entries.length === 0) return [];
     const first = entries[0]!.id;
@@ -109,6 +113,9 @@ export class GroupReader {
     const rows = (await this.conn.call('XPENDING', this.o.stream, this.o.group, first, last, entries.length + this.o.concurrency * this.o.batchSize + 100, this.consumer)) as Value[][];
     const counts = new Map<string, number>();
     for (const row of rows) counts.set(String(row[0]), Number(row[3]));
-    return entries.map((entry) => ({ entry, deliveries: counts.get(entry.id) ?? 1, claimed }));
+    return entries.flatMap((entry) => {
+      const deliveries = counts.get(entry.id);
+      return deliveries === undefined ? [] : [{ entry, deliveries, claimed }];
+    });
   }
 }

@@ -83,6 +83,7 @@ export class StreamConsumer<T> {
   private readonly writes: JobWrites;
   private readonly retention: RetentionKeeper;
   private readonly priority: PriorityTaker;
+  private readonly recordRunTime: (ms: number) => void;
   /** Jobs were read since the last empty read: the next empty one sends a 'drained' event. */
   private busySinceDrained = false;
 
@@ -103,6 +104,7 @@ export class StreamConsumer<T> {
     this.acker = new Acker(conn, o.stream, o.group, onError, () => this.writes.take(), (commands) => this.writes.sendNow(commands));
     this.retries = new RetryScheduler((id) => this.guard(this.retryDue(id)));
     this.priority = new PriorityTaker(conn, o.stream, onError);
+    this.recordRunTime = metrics.runTimeRecorder(o.stream, o.group);
     this.ended = new Promise((resolve) => (this.end = resolve));
   }
 
@@ -275,6 +277,8 @@ export class StreamConsumer<T> {
 
   /** Adds a delivered entry; false when it was ours already (then only its count is updated). */
   private take(d: Delivered): boolean {
+    // A read sent before our XACK of it was confirmed: done here, not run again.
+    if (this.table.isFinished(d.entry.id)) return false;
     const held = this.table.get(d.entry.id);
     if (held === undefined) {
       this.table.add(d.entry, d.deliveries, d.claimed);
@@ -362,7 +366,7 @@ export class StreamConsumer<T> {
         trace?.event(i, 'sluice.lease_lost'); // the lease was lost meanwhile
         continue;
       }
-      this.metrics.observe(elapsed, { stream: this.o.stream, group: this.o.group });
+      this.recordRunTime(elapsed);
       if (this.abandoned) {
         trace?.event(i, 'sluice.abandoned'); // close() gave up on it: it stays pending, never acked
         continue;
@@ -471,8 +475,8 @@ export class StreamConsumer<T> {
     const ref = this.ref(h);
     const acked = this.acker.ack(job.entryId, this.writes.completed(ref, result, Date.now())).then((ok) => {
       this.acks.delete(acked);
-      this.table.delete(h);
-      if (!ok) return;
+      if (!ok) return void this.table.delete(h);
+      this.table.finish(h);
       if (ref.jobId !== null) this.retention.afterFinish('completed', ref.removeOnComplete === undefined ? undefined : resolveKeep(ref.removeOnComplete));
       this.metrics.inc('processed');
       this.emit('completed', job, result);
@@ -546,7 +550,7 @@ export class StreamConsumer<T> {
       this.table.delete(h);
       return false;
     }
-    this.table.delete(h);
+    this.table.finish(h);
     if (ref.jobId !== null) this.retention.afterFinish('failed', ref.removeOnFail === undefined ? undefined : resolveKeep(ref.removeOnFail));
     this.metrics.inc('deadLettered');
     this.emit('deadLettered', job, error);
