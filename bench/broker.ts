@@ -3,8 +3,9 @@
 // start (the payload carries its add time, same process clock). Throughput is N over the time
 // from the first add to the last handler completion.
 //
-//   sluice broker on redis-server | BullMQ on the same redis-server | sluice broker on the
-//   embedded engine | sluice broker on `sluice server`
+//   a hand-rolled ioredis loop (XREADGROUP COUNT + pipelined XACK, no safety) | sluice broker on
+//   redis-server | BullMQ on the same redis-server | sluice broker on the embedded engine |
+//   sluice broker on `sluice server`
 //
 // Usage: node dist/bench/broker.js [--messages 100000] [--concurrency 50] [--rate R] [--only a,b]
 // Without --rate the producer adds as fast as it can, so latency includes queueing behind the
@@ -17,6 +18,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as hdr from 'hdr-histogram-js';
 import { Queue, Worker as BullWorker } from 'bullmq';
+import { Redis } from 'ioredis';
 import { connect } from '../src/client/connect.js';
 import type { Connection } from '../src/client/connection.js';
 import { Producer } from '../src/broker/producer.js';
@@ -33,7 +35,7 @@ const CONCURRENCY = Number(arg('concurrency', '50'));
 /** With --rate R the producer adds R messages/s in batches of 100 (a latency run, not saturation). */
 const RATE = Number(arg('rate', '0'));
 const BATCH = RATE > 0 ? 100 : 1000;
-const ONLY = arg('only', 'redis,bullmq,embedded,server').split(',');
+const ONLY = arg('only', 'handrolled,redis,bullmq,embedded,server').split(',');
 
 interface Result {
   name: string;
@@ -121,6 +123,52 @@ async function sluiceRun(name: string, conn: Connection): Promise<Result> {
   return result;
 }
 
+/**
+ * What teams write by hand: one XREADGROUP of up to `concurrency` entries at a time, the
+ * handlers run, their XACKs pipelined; no claims, no delivery counting, no dead letters.
+ */
+async function handRolledRun(port: number): Promise<Result> {
+  const stream = `bench:hand:${Date.now()}`;
+  const reader = new Redis({ port, host: '127.0.0.1' });
+  const writer = new Redis({ port, host: '127.0.0.1' });
+  await writer.xgroup('CREATE', stream, 'bench', '$', 'MKSTREAM');
+  const rec = new Recorder();
+  let stopped = false;
+  const consume = (async () => {
+    while (!stopped) {
+      const reply = (await reader.xreadgroup('GROUP', 'bench', 'c', 'COUNT', CONCURRENCY, 'BLOCK', 1000, 'STREAMS', stream, '>')) as Array<[string, Array<[string, string[]]>]> | null;
+      if (reply === null) continue;
+      const entries = reply[0]![1];
+      await Promise.all(
+        entries.map(async ([, fields]) => {
+          rec.record((JSON.parse(fields[1]!) as { t: number }).t);
+        }),
+      );
+      const pipe = reader.pipeline();
+      for (const [id] of entries) pipe.xack(stream, 'bench', id);
+      await pipe.exec();
+      for (let i = 0; i < entries.length; i++) rec.completed();
+    }
+  })();
+  const startedAt = performance.now();
+  for (let i = 0; i < MESSAGES; i += BATCH) {
+    const n = Math.min(BATCH, MESSAGES - i);
+    const now = performance.now();
+    const pipe = writer.pipeline();
+    for (let j = 0; j < n; j++) pipe.xadd(stream, '*', 'payload', JSON.stringify({ t: now, n: i + j }));
+    await pipe.exec();
+    await pace(startedAt, i + n);
+  }
+  await rec.finished;
+  const result = rec.result('hand-rolled ioredis loop', startedAt);
+  stopped = true;
+  await consume;
+  await writer.del(stream);
+  reader.disconnect();
+  writer.disconnect();
+  return result;
+}
+
 async function bullRun(port: number): Promise<Result> {
   const connection = { host: '127.0.0.1', port, maxRetriesPerRequest: null };
   const name = `bench-${Date.now()}`;
@@ -157,6 +205,10 @@ async function main(): Promise<void> {
   const { child: redis } = await spawnReady('redis-server', ['--port', String(port), '--save', '', '--appendonly', 'no', '--dir', dir], /Ready to accept/);
   try {
     console.log(`${MESSAGES} messages, concurrency ${CONCURRENCY}, batches of ${BATCH}${RATE > 0 ? `, paced at ${RATE}/s` : ', unpaced'}`);
+    if (ONLY.includes('handrolled')) {
+      results.push(await handRolledRun(port));
+      console.log(format(results[results.length - 1]!));
+    }
     if (ONLY.includes('redis')) {
       const conn = await connect(`redis://127.0.0.1:${port}`);
       results.push(await sluiceRun('sluice broker on redis-server', conn));
@@ -191,6 +243,8 @@ async function main(): Promise<void> {
   const ours = results.find((r) => r.name === 'sluice broker on redis-server');
   const bull = results.find((r) => r.name.startsWith('BullMQ'));
   if (ours && bull && RATE <= 0) console.log(`throughput ratio sluice/BullMQ on the same redis-server: ${(ours.rate / bull.rate).toFixed(2)}x`);
+  const hand = results.find((r) => r.name.startsWith('hand-rolled'));
+  if (hand && RATE <= 0) for (const r of results) if (r !== hand) console.log(`${r.name} / hand-rolled loop: ${(r.rate / hand.rate).toFixed(2)}x`);
   process.exit(0);
 }
 
