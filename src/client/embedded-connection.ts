@@ -2,6 +2,7 @@
 // (EmbeddedSession), so a blocking XREADGROUP on one never stalls calls made on another.
 import type { EmbeddedDatabase, EmbeddedSession } from './embedded.js';
 import { type Arg, type BlockingConnection, TransactionError, type Value } from './connection.js';
+import { transactionOn } from './embedded-internals.js';
 
 /**
  * A Connection to an embedded database: what `connect(db)` and `connect('embedded:')` return.
@@ -13,6 +14,8 @@ export class EmbeddedConnection implements BlockingConnection {
   /** Whether close() also closes the database (true when the adapter opened it). */
   private readonly ownsDb: boolean;
   private closed = false;
+  /** A transaction's session kept for the next one (its MULTI and WATCHes ended with EXEC). */
+  private spareTx: EmbeddedSession | null = null;
 
   constructor(db: EmbeddedDatabase, ownsDb = false) {
     this.db = db;
@@ -30,19 +33,21 @@ export class EmbeddedConnection implements BlockingConnection {
   }
 
   async multi(commands: Arg[][]): Promise<Value[]> {
+    if (this.closed) throw new TransactionError('Connection is closed.');
     // A session of its own: calls made meanwhile on this connection must not be queued into it.
-    const tx = this.db.session();
+    const tx = this.spareTx ?? this.db.session();
+    this.spareTx = null;
+    let result: Value[] | null;
     try {
-      await tx.call('MULTI');
-      for (const c of commands) await tx.call(...c);
-      const result = await tx.call('EXEC');
-      if (result === null) throw new TransactionError('EXEC aborted');
-      return result as Value[];
+      result = await transactionOn(tx, commands);
     } catch (err) {
-      throw err instanceof TransactionError ? err : new TransactionError((err as Error).message);
-    } finally {
-      tx.close();
+      tx.close(); // its MULTI may still be open
+      throw new TransactionError((err as Error).message);
     }
+    if (this.spareTx === null && !this.closed) this.spareTx = tx;
+    else tx.close();
+    if (result === null) throw new TransactionError('EXEC aborted');
+    return result;
   }
 
   async duplicate(): Promise<BlockingConnection> {
@@ -69,6 +74,8 @@ export class EmbeddedConnection implements BlockingConnection {
     if (this.closed) return;
     this.closed = true;
     this.session.close(); // unblocks a pending blocking read on this session
+    this.spareTx?.close();
+    this.spareTx = null;
     if (this.ownsDb) await this.db.close();
   }
 }

@@ -86,6 +86,26 @@ export function executeValue(instance: Instance, client: ClientState, args: Arg[
   }
 }
 
+/**
+ * MULTI, the commands and EXEC for `client`, resolving to EXEC's values; the first error reply
+ * (a command refused while queueing, EXECABORT, a command that failed inside) rejects. Without
+ * persistence, a command answered at once is run without a promise of its own: the broker
+ * writes in transactions of hundreds of commands, and a microtask per command was most of
+ * their cost.
+ */
+export async function executeTransaction(instance: Instance, client: ClientState, commands: Arg[][]): Promise<Value[] | null> {
+  let reply: Reply = null;
+  for (const args of [['MULTI'], ...commands, ['EXEC']]) {
+    if (instance.persistence !== null) reply = await executeRaw(instance, client, args);
+    else {
+      const pending = instance.execute(client, toArgv(args));
+      reply = pending instanceof Promise ? await pending : pending;
+    }
+    if (reply instanceof ErrorReply) toValue(reply); // throws it as ReplyError
+  }
+  return toValue(reply) as Value[] | null;
+}
+
 /** Runs a command for `client` and resolves to its raw reply (errors are ErrorReply values, not thrown). */
 export async function executeRaw(instance: Instance, client: ClientState, args: Arg[]): Promise<Reply> {
   const argv = toArgv(args);

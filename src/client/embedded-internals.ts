@@ -6,9 +6,9 @@
 import type { ClientState } from '../commands/client-state.js';
 import type { Instance } from '../commands/core/instance.js';
 import type { Reply } from '../resp/reply.js';
-import type { Arg } from './connection.js';
+import type { Arg, Value } from './connection.js';
 import type { EmbeddedDatabase, EmbeddedSession } from './embedded.js';
-import { executeRaw } from './embedded-execute.js';
+import { executeRaw, executeTransaction } from './embedded-execute.js';
 
 /** What a session runs on; a database's own entry is its main session's (the one db.call uses). */
 export interface SessionState {
@@ -40,4 +40,11 @@ export async function callRaw(handle: EmbeddedDatabase | EmbeddedSession, ...arg
   const state = stateOf(handle);
   if (state.db.closed) throw new Error('database is closed');
   return executeRaw(state.instance, state.client, args);
+}
+
+/** MULTI, the commands, EXEC on a session (embedded-execute.ts); null when EXEC was aborted. */
+export function transactionOn(session: EmbeddedSession, commands: Arg[][]): Promise<Value[] | null> {
+  const state = stateOf(session);
+  if (state.db.closed) return Promise.reject(new Error('database is closed'));
+  return executeTransaction(state.instance, state.client, commands);
 }
