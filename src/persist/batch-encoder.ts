@@ -68,6 +68,11 @@ export class BatchEncoder {
     if (bytes.length > 0) out.push(bytes);
   }
 
+  /** What was appended since the last take(), as one Buffer (a view of the arena). */
+  takeBytes(): Buffer {
+    return this.resp.take();
+  }
+
   /** Every Buffer take() handed out was written and dropped: start the arena over. */
   reuse(maxKeep = KEEP_ARENA): void {
     this.resp.reuse(maxKeep);

@@ -4,7 +4,7 @@
 // encoded as the AOF encodes it (SELECT on a change of db, MULTI/EXEC around batches) and each
 // byte advances the instance's master_repl_offset. As in Redis, an instance has none until its
 // first replica attaches (createBacklog), and its offsets then count from there.
-import type { EffectSink, Propagated } from '../commands/core/effects.js';
+import type { EffectFanout, EffectSink, Propagated } from '../commands/core/effects.js';
 import type { Instance } from '../commands/core/instance.js';
 import type { BacklogStatus, ReplicationState } from '../commands/core/replication.js';
 import { BatchEncoder } from '../persist/batch-encoder.js';
@@ -14,17 +14,26 @@ export class ReplicationBacklog implements EffectSink, BacklogStatus {
   private readonly ring: Buffer;
   /** Where the next byte goes in `ring`. */
   private head = 0;
-  /** How many bytes the ring holds (repl_backlog_histlen). */
-  histlen = 0;
-  private readonly chunks: Buffer[] = [];
-  /** Told of every byte fed, as it is fed (the primary sends them to its replicas). The Buffer is reused after the call. */
+  /** How many bytes the ring holds, once what is kept is written out (repl_backlog_histlen). */
+  private held = 0;
+  /**
+   * Told of the stream's new bytes as they are written out: once per socket read of commands
+   * (EffectFanout.hold), or at once outside one. The Buffer is the listener's to keep.
+   */
   onBytes: ((bytes: Buffer) => void) | null = null;
 
   constructor(
     private readonly state: ReplicationState,
     readonly size: number,
+    private readonly fanout: EffectFanout | null = null,
   ) {
     this.ring = Buffer.allocUnsafe(size);
+  }
+
+  /** repl_backlog_histlen: how many bytes it holds. */
+  get histlen(): number {
+    this.flush();
+    return this.held;
   }
 
   /** repl_backlog_first_byte_offset: the offset of the oldest byte held (offset + 1 when empty). */
@@ -32,19 +41,38 @@ export class ReplicationBacklog implements EffectSink, BacklogStatus {
     return this.state.offset - this.histlen + 1;
   }
 
+  /** A replica's backlog only proxies its primary's stream (feed): effects are not encoded for it. */
+  get listening(): boolean {
+    return this.state.role !== 'slave';
+  }
+
   append(batch: readonly Propagated[]): void {
     // A replica's stream is its primary's, proxied byte for byte (feed): its own effects (the
     // primary's commands as it applied them) are not encoded again.
     if (this.state.role === 'slave') return;
-    this.encoder.encode(batch);
-    this.encoder.take(this.chunks);
-    for (const chunk of this.chunks) this.feed(chunk);
-    this.chunks.length = 0;
-    this.encoder.reuse();
+    // The offset moves now (WAIT and INFO read it after the command); the bytes stay in the
+    // encoder's arena until the socket read's commands are all run, then go to the ring and
+    // the replicas as one Buffer: per command it was a copy to the ring, a copy for the
+    // replicas, a reply object and a push on each replica's connection.
+    this.state.offset += this.encoder.encode(batch);
+    if (this.fanout === null || !this.fanout.held) this.flush();
+  }
+
+  /** Writes what the encoder holds to the ring and the listener. */
+  flush(): void {
+    if (this.encoder.pending === 0) return;
+    // A view of the arena, never overwritten (the encoder is not reused): the replicas keep it.
+    this.write(this.encoder.takeBytes());
   }
 
   /** Bytes of the replication stream that did not come from effects (a primary's PING, REPLCONF GETACK). */
   feed(bytes: Buffer): void {
+    this.flush();
+    this.state.offset += bytes.length;
+    this.write(bytes);
+  }
+
+  private write(bytes: Buffer): void {
     const { ring, size } = this;
     // Only the last `size` bytes can stay.
     const from = bytes.length > size ? bytes.length - size : 0;
@@ -55,8 +83,7 @@ export class ReplicationBacklog implements EffectSink, BacklogStatus {
       this.head = (this.head + n) % size;
       at += n;
     }
-    this.histlen = Math.min(size, this.histlen + bytes.length);
-    this.state.offset += bytes.length;
+    this.held = Math.min(size, this.held + bytes.length);
     this.onBytes?.(bytes);
   }
 
@@ -65,6 +92,7 @@ export class ReplicationBacklog implements EffectSink, BacklogStatus {
    * null when the backlog no longer (or never) held it: the replica then needs a full sync.
    */
   since(offset: number): Buffer | null {
+    this.flush();
     const end = this.state.offset + 1;
     if (offset < this.firstByteOffset || offset > end) return null;
     const length = end - offset;
@@ -82,11 +110,13 @@ export class ReplicationBacklog implements EffectSink, BacklogStatus {
 
   /** The db the stream's next command applies in (Redis's slaveseldb); -1 when the next one starts with a SELECT. */
   get streamDb(): number {
+    this.flush();
     return this.encoder.db;
   }
 
   /** The db the stream is in after what was fed: a new replica's stream starts with a SELECT (-1). */
   forceSelect(): void {
+    this.flush();
     this.encoder.db = -1;
   }
 }
@@ -96,7 +126,7 @@ export class ReplicationBacklog implements EffectSink, BacklogStatus {
  * repl-backlog-size that every command effect from now on goes into.
  */
 export function createBacklog(instance: Instance): ReplicationBacklog {
-  const backlog = new ReplicationBacklog(instance.replication, instance.config.getNumber('repl-backlog-size'));
+  const backlog = new ReplicationBacklog(instance.replication, instance.config.getNumber('repl-backlog-size'), instance.effects);
   instance.replication.backlog = backlog;
   instance.effects.add(backlog);
   return backlog;

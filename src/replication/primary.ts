@@ -136,6 +136,7 @@ export class PrimaryRole {
   /** The backlog the stream goes into (a replica makes a new one at each full sync from its primary). */
   useBacklog(backlog: ReplicationBacklog): void {
     if (this.backlog !== null && this.backlog !== backlog) {
+      this.backlog.flush();
       this.backlog.onBytes = null;
       this.instance.effects.remove(this.backlog);
     }
@@ -273,12 +274,12 @@ export class PrimaryRole {
   /** The stream's new bytes (a command's effects, a PING) to every attached replica. */
   private broadcast(bytes: Buffer): void {
     if (this.attached.length === 0) return;
-    const copy = Buffer.from(bytes); // the backlog's encoder reuses its memory
-    const reply = new ReplicationBytes(copy);
+    // The backlog hands over Buffers nobody writes into again: shared by every replica.
+    const reply = new ReplicationBytes(bytes);
     for (const replica of this.attached) {
       // A replica waiting for its full sync gets the stream from the snapshot on.
       if (replica.state !== 'online') continue;
-      if (replica.held !== null) replica.held.push(copy);
+      if (replica.held !== null) replica.held.push(bytes);
       // After the reply of a command the replica itself is running (its PSYNC), never before it.
       else replica.client.push?.(reply, true);
     }

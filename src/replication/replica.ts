@@ -418,6 +418,16 @@ export class ReplicaRole implements PrimaryLinkInfo {
     this.pendingStream = this.pendingStream.length === 0 ? chunk : Buffer.concat([this.pendingStream, chunk]);
     this.parser.push(chunk); // a socket's chunks are never reused
     this.pushed += chunk.length;
+    // The read's commands run as a connection's do: one clock reading, effects written out once.
+    const batch = this.instance.beginBatch();
+    try {
+      this.applyStream(client);
+    } finally {
+      if (batch) this.instance.endBatch();
+    }
+  }
+
+  private applyStream(client: ClientState): void {
     const keyspace = this.instance.keyspace;
     for (;;) {
       let args;

@@ -41,14 +41,40 @@ export function propagatedBytes(arg: PropagatedArg): Buffer {
 /** A receiver of command effects. A batch must be read, never kept or changed: all sinks share it. */
 export interface EffectSink {
   append(batch: readonly Propagated[]): void;
+  /**
+   * False while the sink ignores what it is given (a replica's backlog: its stream is its
+   * primary's, proxied): with no sink listening, handlers build no propagated forms.
+   */
+  readonly listening?: boolean;
+  /** Called when a held run of batches ends (see EffectFanout.hold). */
+  flush?(): void;
 }
 
 export class EffectFanout {
   private sinks: readonly EffectSink[] = [];
+  /**
+   * True while the commands of one socket read run (Instance.beginBatch): a sink may then keep
+   * what it was given and write it out once at flush(), as the backlog does for its replicas.
+   */
+  held = false;
 
   /** True when a sink listens: handlers then build their propagated forms (Context.propagating). */
   get active(): boolean {
-    return this.sinks.length > 0;
+    const sinks = this.sinks;
+    for (let i = 0; i < sinks.length; i++) if (sinks[i]!.listening !== false) return true;
+    return false;
+  }
+
+  /** Starts a run of batches that sinks may write out together (see held). */
+  hold(): void {
+    this.held = true;
+  }
+
+  /** Ends the run: every sink writes out what it kept. */
+  release(): void {
+    this.held = false;
+    const sinks = this.sinks;
+    for (let i = 0; i < sinks.length; i++) sinks[i]!.flush?.();
   }
 
   add(sink: EffectSink): void {

@@ -330,6 +330,7 @@ export class Instance implements InstanceView {
     if (this.batchStarted >= 0) return false;
     this.batchStarted = performance.now();
     this.keyspace.freezeClock();
+    this.effects.hold();
     return true;
   }
 
@@ -344,6 +345,7 @@ export class Instance implements InstanceView {
     }
     this.batchStarted = -1;
     this.keyspace.thawClock();
+    this.effects.release();
   }
 
   /**
