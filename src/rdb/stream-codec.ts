@@ -16,10 +16,10 @@ import {
 } from '../engine/consumer-group.js';
 import { EntryFields } from '../engine/entry-fields.js';
 import { Stream } from '../engine/stream.js';
-import { compareIds, MIN_ID, type StreamId, u64, u64ToBigInt } from '../engine/stream-id.js';
-import { type EntryHeader, FLAG_DELETED, FLAG_SAME_FIELDS, Reader, StreamNode } from '../engine/stream-node.js';
+import { compareIds, MIN_ID, type StreamId, u64, type U64, u64ToBigInt } from '../engine/stream-id.js';
+import { FLAG_DELETED, FLAG_SAME_FIELDS, Reader, StreamNode } from '../engine/stream-node.js';
 import { RdbFormatError, TYPE_STREAM_LISTPACKS, TYPE_STREAM_LISTPACKS_2, TYPE_STREAM_LISTPACKS_3 } from './constants.js';
-import { buildListpack, lpBytes, lpInt, lpNumber, parseListpack, type LpValue } from './listpack.js';
+import { ListpackBuilder, lpBytes, lpInt, lpNumber, parseListpack, type LpValue } from './listpack.js';
 import type { RdbReader } from './rdb-reader.js';
 import type { RdbWriter } from './rdb-writer.js';
 
@@ -46,50 +46,66 @@ function byteOrder(a: { key: string }, b: { key: string }): number {
   return a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
 }
 
-/** One value of a node's body as a listpack element: small integers stay numbers. */
-function nodeValue(r: Reader): LpValue {
+/** Copies one value of a node's body into the listpack: the node's integers stay integers. */
+function nodeValue(r: Reader, lp: ListpackBuilder): void {
   const h = r.varint();
-  if (h % 2 === 1) return (h - 1) / 2;
+  if (h % 2 === 1) {
+    lp.int((h - 1) / 2);
+    return;
+  }
   const start = r.pos;
   r.pos += h / 2;
-  return r.buf.subarray(start, r.pos);
+  lp.string(r.buf, start, r.pos);
 }
 
-/** One node as Redis's listpack, read straight from the node's bytes (no entry objects). */
-export function nodeListpack(node: StreamNode): Buffer {
-  const names = node.masterNames();
-  const values: LpValue[] = [node.live, node.deleted, names.length, ...names, 0];
+/** id - master as Redis's int64 difference (wrapping), a number when exact. */
+function idDiff(v: U64, master: U64): number | bigint {
+  if (typeof v === 'number' && typeof master === 'number') return v - master;
+  return BigInt.asIntN(64, u64ToBigInt(v) - u64ToBigInt(master));
+}
+
+/**
+ * One node as Redis's listpack, written straight from the node's bytes into `lp` (no entry
+ * objects, no array of elements): the bytes are `lp`'s until its next reset().
+ */
+export function nodeListpack(node: StreamNode, lp: ListpackBuilder = new ListpackBuilder()): Buffer {
+  lp.reset();
   const r = new Reader(node.buf);
+  const names = r.varint();
+  lp.int(node.live).int(node.deleted).int(names);
+  for (let i = 0; i < names; i++) nodeValue(r, lp);
+  lp.int(0);
   r.pos = node.entriesStart;
-  const h: EntryHeader = { flags: 0, ms: 0, seq: 0 };
-  const masterMs = u64ToBigInt(node.masterMs);
-  const masterSeq = u64ToBigInt(node.masterSeq);
+  const masterSeq = node.masterSeq;
+  const buf = node.buf;
   while (r.pos < node.used) {
-    node.readHeader(r, h);
-    values.push(
-      h.flags,
-      BigInt.asIntN(64, u64ToBigInt(h.ms) - masterMs),
-      BigInt.asIntN(64, u64ToBigInt(h.seq) - masterSeq),
-    );
-    if (h.flags & FLAG_SAME_FIELDS) {
-      for (let i = 0; i < names.length; i++) values.push(nodeValue(r));
-      values.push(names.length + 3);
+    const flags = buf[r.pos++]!;
+    const msDelta = r.u64Varint();
+    const seqPart = r.u64Varint();
+    lp.int(flags);
+    // The node keeps ms - master ms, and seq - master seq when the ms is the master's, else the seq.
+    lp.int(typeof msDelta === 'number' ? msDelta : BigInt.asIntN(64, u64ToBigInt(msDelta)));
+    lp.int(msDelta === 0 ? (typeof seqPart === 'number' ? seqPart : BigInt.asIntN(64, u64ToBigInt(seqPart))) : idDiff(seqPart, masterSeq));
+    if (flags & FLAG_SAME_FIELDS) {
+      for (let i = 0; i < names; i++) nodeValue(r, lp);
+      lp.int(names + 3);
     } else {
       const pairs = r.varint();
-      values.push(pairs);
-      for (let i = 0; i < pairs * 2; i++) values.push(nodeValue(r));
-      values.push(pairs * 2 + 4);
+      lp.int(pairs);
+      for (let i = 0; i < pairs * 2; i++) nodeValue(r, lp);
+      lp.int(pairs * 2 + 4);
     }
   }
-  return buildListpack(values);
+  return lp.finish();
 }
 
 export function writeStream(w: RdbWriter, s: Stream): void {
   const nodes = s.storedNodes();
   w.len(nodes.length);
+  const lp = new ListpackBuilder();
   for (const node of nodes) {
     w.blob(idBytes(node.masterId));
-    w.blob(nodeListpack(node));
+    w.blob(nodeListpack(node, lp));
   }
   const first = s.firstLiveId() ?? MIN_ID;
   w.len(s.length).len(s.lastId.ms).len(s.lastId.seq);

@@ -93,8 +93,16 @@ test('sluice payloads for deterministic encodings are byte for byte redis-server
     await c.xdel('k11', '9007199254740992-0');
     await c.xgroup('CREATE', 'k11', 'g', '9007199254740991-9007199254740992', 'ENTRIESREAD', '3');
     assert.equal(await c.xlen('k11'), 5);
+    // Stream values and names of every listpack width (written from the node's bytes on save),
+    // entries with the master's fields and without, numeric field names, a tombstone.
+    const pairs = values.flatMap((v, i) => [`f${i}`, v]);
+    await c.xadd('k12', '5-1', ...pairs);
+    await c.xadd('k12', '5-2', ...pairs.map((v, i) => (i % 2 === 1 ? `${v}x` : v)));
+    await c.xadd('k12', '7-0', '-7', '12345678901234567', '123', '-9223372036854775808');
+    await c.xadd('k12', '7-1', 'f0', '0');
+    await c.xdel('k12', '5-2');
   }
-  for (const key of ['k1', 'k2', 'k3', 'k4', 'k5', 'k6', 'k7', 'k8', 'k9', 'k10', 'k11']) {
+  for (const key of ['k1', 'k2', 'k3', 'k4', 'k5', 'k6', 'k7', 'k8', 'k9', 'k10', 'k11', 'k12']) {
     assert.deepEqual(await s.dumpBuffer(key), await r.dumpBuffer(key), key);
   }
 });
