@@ -3,6 +3,7 @@
 // (i1..i64) and unsigned (u1..u63) integers at any bit offset of a string (`#n` = n widths).
 // Every operation is parsed before any runs; 64-bit arithmetic is done in BigInt with Redis's
 // overflow rules (WRAP modulo the width, SAT to the limits, FAIL answers nil and writes nothing).
+import { NOTIFY_STRING } from './keyspace-events.js';
 import { Buffer } from 'node:buffer';
 import { keyOf } from '../engine/keyspace.js';
 import { fail, type Reply } from '../resp/reply.js';
@@ -150,6 +151,7 @@ function bitfieldGeneric(readOnlyCommand: boolean) {
     if (changes > 0) {
       ctx.modified(key);
       ctx.addDirty(changes - 1);
+      ctx.notify(NOTIFY_STRING, 'setbit', key);
     }
     return replies;
   };

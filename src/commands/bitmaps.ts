@@ -2,6 +2,7 @@
 // bytes, or in bits with BIT), BITOP AND|OR|XOR|NOT. Bit 0 is the most significant bit of the
 // first byte. A string is never changed in place (a reply may still hold it): SETBIT and BITOP
 // store a new Buffer.
+import { NOTIFY_GENERIC, NOTIFY_STRING } from './keyspace-events.js';
 import { Buffer } from 'node:buffer';
 import { keyOf } from '../engine/keyspace.js';
 import { fail, type Reply } from '../resp/reply.js';
@@ -47,6 +48,7 @@ function setbit(ctx: Context, argv: Buffer[]): Reply {
   next[byte] = on === 1n ? next[byte]! | mask : next[byte]! & ~mask;
   ctx.db.set(key, next, true);
   ctx.modified(key);
+  ctx.notify(NOTIFY_STRING, 'setbit', key);
   return old;
 }
 
@@ -148,7 +150,10 @@ function bitop(ctx: Context, argv: Buffer[]): Reply {
   const maxLen = Math.max(...sources.map((s) => s.length));
   const target = keyOf(argv[2]!);
   if (maxLen === 0) {
-    if (ctx.db.delete(target)) ctx.modified(target);
+    if (ctx.db.delete(target)) {
+      ctx.modified(target);
+      ctx.notify(NOTIFY_GENERIC, 'del', target);
+    }
     return 0;
   }
   const result = Buffer.alloc(maxLen);
@@ -165,6 +170,7 @@ function bitop(ctx: Context, argv: Buffer[]): Reply {
   }
   ctx.db.set(target, result);
   ctx.modified(target);
+  ctx.notify(NOTIFY_STRING, 'set', target);
   return maxLen;
 }
 

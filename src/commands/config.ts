@@ -3,6 +3,7 @@
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { globMatch } from './glob.js';
+import { formatEventFlags, INVALID_EVENT_CLASS, parseEventFlags } from './keyspace-events.js';
 import { type ConfigParam, memoryBytes, memoryParam, strictInteger, validateOutputBufferLimits } from './config-values.js';
 
 export type { ConfigParam } from './config-values.js';
@@ -170,6 +171,16 @@ const ENCODING_AND_LOG_PARAMS: ConfigParam[] = [
   { name: 'list-compress-depth', defaultValue: '0', validate: strictInteger(0n, INT_MAX), mutable: true },
   { name: 'latency-monitor-threshold', defaultValue: '0', validate: strictInteger(0n, LONG_MAX), mutable: true },
   { name: 'slowlog-log-slower-than', defaultValue: '10000', validate: strictInteger(-1n, LONG_MAX), mutable: true },
+  // Keyspace notifications (keyspace-events.ts): stored in Redis's own order of the classes.
+  {
+    name: 'notify-keyspace-events',
+    defaultValue: '',
+    mutable: true,
+    validate: (v) => {
+      const flags = parseEventFlags(v);
+      return flags < 0 ? { error: INVALID_EVENT_CLASS } : { ok: formatEventFlags(flags) };
+    },
+  },
   { name: 'slowlog-max-len', defaultValue: '128', validate: strictInteger(0n, LONG_MAX), mutable: true },
 ];
 DEFAULT_PARAMS.push(...ENCODING_AND_LOG_PARAMS);

@@ -1,6 +1,7 @@
 // COPY source destination [DB index] [REPLACE] and MOVE key db (db.c of Redis 7.0): a key
 // duplicated, or moved to another database, with its expiry. A copy is a deep one, made through
 // the DUMP serialisation, which every type has (a stream with its groups, consumers and PEL).
+import { NOTIFY_GENERIC } from './keyspace-events.js';
 import { DATABASE_COUNT, keyOf } from '../engine/keyspace.js';
 import { dumpPayload, parseDumpPayload } from '../rdb/dump-payload.js';
 import { fail, type Reply } from '../resp/reply.js';
@@ -38,6 +39,7 @@ function copy(ctx: Context, argv: Buffer[]): Reply {
   dst.set(newKey, parseDumpPayload(dumpPayload(value)));
   if (expireAt !== undefined) dst.setExpire(newKey, expireAt);
   ctx.modified(newKey, target);
+  ctx.notify(NOTIFY_GENERIC, 'copy_to', newKey, target);
   return 1;
 }
 
@@ -55,6 +57,8 @@ function move(ctx: Context, argv: Buffer[]): Reply {
   if (expireAt !== undefined) dst.setExpire(key, expireAt);
   ctx.modified(key);
   ctx.modified(key, target);
+  ctx.notify(NOTIFY_GENERIC, 'move_from', key);
+  ctx.notify(NOTIFY_GENERIC, 'move_to', key, target);
   return 1;
 }
 

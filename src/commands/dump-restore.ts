@@ -2,6 +2,7 @@
 // the value, the RDB version and a CRC64; see src/rdb/dump-payload.ts) and back. Payloads are
 // interchangeable with redis-server 7.0's in both directions. IDLETIME and FREQ are parsed and
 // checked as Redis does; sluice keeps no LRU/LFU data, so they change nothing else.
+import { NOTIFY_GENERIC } from './keyspace-events.js';
 import { keyOf } from '../engine/keyspace.js';
 import { RdbFormatError } from '../rdb/constants.js';
 import { dumpPayload, parseDumpPayload, verifyDumpPayload } from '../rdb/dump-payload.js';
@@ -55,6 +56,7 @@ function restore(ctx: Context, argv: Buffer[]): Reply {
   if (ttl !== 0n && alreadyExpired(ctx, Number(ttl))) {
     if (deleted) {
       ctx.modified(key);
+      ctx.notify(NOTIFY_GENERIC, 'del', key);
       ctx.propagate(['DEL', argv[1]!]);
     }
     return OK;
@@ -62,6 +64,7 @@ function restore(ctx: Context, argv: Buffer[]): Reply {
   ctx.db.set(key, value);
   if (ttl !== 0n) ctx.db.setExpire(key, Number(ttl));
   ctx.modified(key);
+  ctx.notify(NOTIFY_GENERIC, 'restore', key);
   // Logged with the absolute expiry, as Redis rewrites the command it propagates.
   if (ttl !== 0n && !absttl) ctx.propagate([argv[0]!, argv[1]!, ttl.toString(), ...argv.slice(3), 'ABSTTL']);
   return OK;

@@ -4,6 +4,7 @@
 // (engine/geohash.ts); searches scan the nine geohash boxes around the centre in Redis's order,
 // so unsorted results, COUNT ANY's early stop and (through pqsort) ties come out as in Redis.
 // Arguments are checked in georadiusGeneric's order, so a bad command gets Redis's error.
+import { NOTIFY_GENERIC } from './keyspace-events.js';
 import { keyBytes, keyOf } from '../engine/keyspace.js';
 import type { SortedSetValue } from '../engine/sorted-set.js';
 import {
@@ -262,7 +263,10 @@ function search(variant: Variant) {
     if (zset === undefined) {
       if (storeKey === null) return [];
       const dst = keyOf(storeKey);
-      if (ctx.db.delete(dst)) ctx.modified(dst);
+      if (ctx.db.delete(dst)) {
+        ctx.modified(dst);
+        ctx.notify(NOTIFY_GENERIC, 'del', dst);
+      }
       return 0;
     }
     if (count !== 0 && sort === 'none' && !any) sort = 'asc';
@@ -300,7 +304,7 @@ function search(variant: Variant) {
       return out;
     }
     const entries = points.slice(0, returned).map((p) => ({ member: p.member, score: storeDist ? p.dist / shape.conversion : p.score }));
-    const stored = storeSortedSet(ctx, storeKey, entries, 'upfront');
+    const stored = storeSortedSet(ctx, storeKey, entries, 'upfront', isSearch ? 'geosearchstore' : 'georadiusstore');
     // Redis counts one change per stored member.
     if (returned > 1) ctx.addDirty(returned - 1);
     return stored;

@@ -1,4 +1,5 @@
 // Hash commands (t_hash.c); HRANDFIELD and HSCAN are in hash-random-scan.ts. Small hashes reply in insertion order, as Redis's listpack does.
+import { NOTIFY_HASH } from './keyspace-events.js';
 import { Buffer } from 'node:buffer';
 import { HashValue } from '../engine/hash.js';
 import { type Database, keyBytes, keyOf } from '../engine/keyspace.js';
@@ -42,6 +43,7 @@ function hsetGeneric(name: 'hset' | 'hmset') {
       if (hash.set(args.key(i), args.copy(i + 1), maxEntries, maxValue)) created++;
     }
     ctx.modified(key);
+    ctx.notify(NOTIFY_HASH, 'hset', key);
     return name === 'hset' ? created : OK;
   };
 }
@@ -53,6 +55,7 @@ function hsetnx(ctx: Context, argv: Buffer[]): Reply {
   if (existing?.has(field)) return 0;
   lookupOrCreateHash(ctx.db, key).set(field, Buffer.from(argv[3]!), ...hashLimits(ctx));
   ctx.modified(key);
+  ctx.notify(NOTIFY_HASH, 'hset', key);
   return 1;
 }
 
@@ -116,6 +119,7 @@ function hincrby(ctx: Context, argv: Buffer[]): Reply {
   value += by;
   hash.set(field, Buffer.from(value.toString(), 'latin1'), ...hashLimits(ctx));
   ctx.modified(key);
+  ctx.notify(NOTIFY_HASH, 'hincrby', key);
   return value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(value) : value;
 }
 
@@ -134,6 +138,7 @@ function hincrbyfloat(ctx: Context, argv: Buffer[]): Reply {
   const text = formatLongDouble(sum);
   hash.set(field, Buffer.from(text, 'latin1'), ...hashLimits(ctx));
   ctx.modified(key);
+  ctx.notify(NOTIFY_HASH, 'hincrbyfloat', key);
   // Logged as the resulting value, as Redis does, so replay does not redo float arithmetic.
   ctx.propagate(['HSET', argv[1]!, argv[2]!, text]);
   return text;

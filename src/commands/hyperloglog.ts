@@ -2,6 +2,7 @@
 // engine/hyperloglog.ts. An HLL is a string: GET, DUMP, RDB and the AOF carry its bytes. PFCOUNT
 // of one key caches the count in the string and is then propagated, as in Redis (the replica's
 // copy gets the same cache).
+import { NOTIFY_STRING } from './keyspace-events.js';
 import { Buffer } from 'node:buffer';
 import { keyOf } from '../engine/keyspace.js';
 import {
@@ -64,6 +65,7 @@ function pfadd(ctx: Context, argv: Buffer[]): Reply {
   ctx.db.set(key, hll, true);
   ctx.modified(key);
   ctx.addDirty(updated - 1);
+  ctx.notify(NOTIFY_STRING, 'pfadd', key);
   return 1;
 }
 
@@ -115,6 +117,8 @@ function pfmerge(ctx: Context, argv: Buffer[]): Reply {
   invalidateCache(target);
   ctx.db.set(key, target, true);
   ctx.modified(key);
+  // Redis's PFMERGE event is a PFADD's ("a mass-add of elements").
+  ctx.notify(NOTIFY_STRING, 'pfadd', key);
   return OK;
 }
 

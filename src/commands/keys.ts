@@ -7,6 +7,7 @@ import { Errors } from '../resp/errors.js';
 import { int64Arg, isKeyword, lower, parseInt64 } from './args.js';
 import { canonicalIntNumber } from '../engine/canonical-int.js';
 import { globMatch } from './glob.js';
+import { NOTIFY_GENERIC } from './keyspace-events.js';
 import { command, type CommandSpec, type Context } from './types.js';
 
 const INT64_MAX = 9223372036854775807n;
@@ -60,6 +61,7 @@ function del(ctx: Context, argv: Buffer[]): Reply {
     if (liveKey(ctx.db, key) && ctx.db.delete(key)) {
       removed++;
       ctx.modified(key);
+      ctx.notify(NOTIFY_GENERIC, 'del', key);
     }
   }
   return removed;
@@ -160,6 +162,8 @@ function renameGeneric(ctx: Context, argv: Buffer[], nx: boolean): Reply {
   if (expireAt !== undefined) ctx.db.setExpire(dst, expireAt);
   ctx.modified(src);
   ctx.modified(dst);
+  ctx.notify(NOTIFY_GENERIC, 'rename_from', src);
+  ctx.notify(NOTIFY_GENERIC, 'rename_to', dst);
   return nx ? 1 : OK;
 }
 
@@ -279,11 +283,13 @@ function expireGeneric(name: string, unit: 'seconds' | 'ms', relative: boolean) 
     if (alreadyExpired(ctx, whenMs)) {
       ctx.db.delete(key);
       ctx.modified(key);
+      ctx.notify(NOTIFY_GENERIC, 'del', key);
       ctx.propagate(['DEL', argv[1]!]);
       return 1;
     }
     ctx.db.setExpire(key, whenMs);
     ctx.modified(key);
+    ctx.notify(NOTIFY_GENERIC, 'expire', key);
     // Logged as an absolute time so replay does not depend on when it happens.
     ctx.propagate(['PEXPIREAT', argv[1]!, when.toString(), ...argv.slice(3)]);
     return 1;
@@ -319,6 +325,7 @@ function persist(ctx: Context, argv: Buffer[]): Reply {
   if (ctx.db.get(key) === undefined) return 0;
   if (!ctx.db.persist(key)) return 0;
   ctx.modified(key);
+  ctx.notify(NOTIFY_GENERIC, 'persist', key);
   return 1;
 }
 

@@ -2,6 +2,7 @@
 // XREAD uses: clients are served FIFO per key from the key that became ready, and a served pop
 // is propagated as the plain command it amounts to (BLPOP as LPOP, BLMOVE as LMOVE, BLMPOP as
 // LPOP key count), so replaying the AOF never blocks and never depends on timing.
+import { NOTIFY_GENERIC, NOTIFY_LIST } from './keyspace-events.js';
 import { Buffer } from 'node:buffer';
 import { ListValue } from '../engine/list.js';
 import { keyOf } from '../engine/keyspace.js';
@@ -58,6 +59,14 @@ function dropIfEmpty(ctx: Context, key: string, list: ListValue): void {
   if (list.length === 0) ctx.db.delete(key);
 }
 
+/** The command's list event, then "del" when it emptied the list (the key is gone by then). */
+function notifyList(ctx: Context, event: string, key: string, list: ListValue): void {
+  ctx.notify(NOTIFY_LIST, event, key);
+  if (list.length === 0) ctx.notify(NOTIFY_GENERIC, 'del', key);
+}
+
+const popEvent = (end: End): string => (end === 'left' ? 'lpop' : 'rpop');
+
 function pop(list: ListValue, end: End): Buffer {
   return (end === 'left' ? list.popHead() : list.popTail())!;
 }
@@ -98,6 +107,7 @@ function pushGeneric(end: End, onlyExisting: boolean) {
     }
     for (let i = 2; i < args.length; i++) push(list, end, args.copy(i));
     changed(ctx, key, args.length - 2);
+    ctx.notify(NOTIFY_LIST, end === 'left' ? 'lpush' : 'rpush', key);
     return list.length;
   };
 }
@@ -112,6 +122,7 @@ function linsert(ctx: Context, argv: Buffer[]): Reply {
   if (pivot.done === true) return -1;
   list.insertAt(where === 'before' ? pivot.value : pivot.value + 1, Buffer.from(argv[4]!));
   changed(ctx, key, 1);
+  ctx.notify(NOTIFY_LIST, 'linsert', key);
   return list.length;
 }
 
@@ -187,6 +198,7 @@ function lset(ctx: Context, argv: Buffer[]): Reply {
   if (list === undefined) fail(Errors.noSuchKey);
   if (!list.set(longArg(argv[2]!), Buffer.from(argv[3]!))) fail(Errors.indexOutOfRange);
   changed(ctx, key, 1);
+  ctx.notify(NOTIFY_LIST, 'lset', key);
   return OK;
 }
 
@@ -197,7 +209,10 @@ function lrem(ctx: Context, argv: Buffer[]): Reply {
   if (list === undefined) return 0;
   const removed = list.removeMatching(argv[3]!, Math.abs(toRemove), toRemove < 0);
   dropIfEmpty(ctx, key, list);
-  if (removed > 0) changed(ctx, key, removed);
+  if (removed > 0) {
+    changed(ctx, key, removed);
+    notifyList(ctx, 'lrem', key, list);
+  }
   return removed;
 }
 
@@ -218,6 +233,7 @@ function ltrim(ctx: Context, argv: Buffer[]): Reply {
   // so such an LTRIM is not propagated.
   if (fromHead + fromTail > 0) changed(ctx, key, fromHead + fromTail);
   else ctx.instance.keyspace.signalModified(ctx.db.index, key);
+  notifyList(ctx, 'ltrim', key, list);
   return OK;
 }
 
@@ -235,6 +251,7 @@ function popGeneric(end: End) {
     const popped = hasCount ? popMany(list, end, count) : [pop(list, end)];
     dropIfEmpty(ctx, key, list);
     changed(ctx, key, popped.length);
+    notifyList(ctx, popEvent(end), key, list);
     return hasCount ? popped : popped[0]!;
   };
 }
@@ -259,6 +276,7 @@ function popRangeWithKey(ctx: Context, keyArg: Buffer, list: ListValue, end: End
   ctx.propagate([end === 'left' ? 'LPOP' : 'RPOP', keyArg, String(popped.length)]);
   dropIfEmpty(ctx, key, list);
   changed(ctx, key, popped.length);
+  notifyList(ctx, popEvent(end), key, list);
   return [keyArg, popped];
 }
 
@@ -306,8 +324,10 @@ function move(ctx: Context, src: string, list: ListValue, dstArg: Buffer, from: 
   }
   push(target, to, value);
   ctx.modified(dst);
+  ctx.notify(NOTIFY_LIST, to === 'left' ? 'lpush' : 'rpush', dst);
   if (list.length === 0) ctx.db.delete(src);
   ctx.modified(src);
+  notifyList(ctx, popEvent(from), src, list);
   return value;
 }
 
@@ -342,6 +362,7 @@ function blockingPop(ctx: Context, keys: Buffer[], end: End, timeoutArg: Buffer,
     const value = pop(list, end);
     dropIfEmpty(c, key, list);
     changed(c, key, 1);
+    notifyList(c, popEvent(end), key, list);
     return [keyArg, value];
   };
   for (const keyArg of keys) {

@@ -1,5 +1,6 @@
 // What the collection commands share (HDEL, SREM ...): removing members one by one and
 // deleting the key as soon as it is empty, as Redis does (it stops at that point).
+import { NOTIFY_GENERIC, NOTIFY_HASH, NOTIFY_SET, NOTIFY_ZSET } from './keyspace-events.js';
 import { keyOf } from '../engine/keyspace.js';
 import { lookupTyped } from './typed-lookup.js';
 import type { CommandHandler, Context } from './types.js';
@@ -19,11 +20,13 @@ export function removeMembersCommand(type: 'hash' | 'set' | 'zset'): CommandHand
     const key = keyOf(argv[1]!);
     const value = lookupTyped(ctx.db, key, type);
     if (value === undefined) return 0;
-    return removeMembers(ctx, key, value, argv.slice(2).map(keyOf));
+    return removeMembers(ctx, key, value, argv.slice(2).map(keyOf), type);
   };
 }
 
-function removeMembers(ctx: Context, key: string, value: MemberCollection, members: string[]): number {
+const REMOVE_EVENTS = { hash: [NOTIFY_HASH, 'hdel'], set: [NOTIFY_SET, 'srem'], zset: [NOTIFY_ZSET, 'zrem'] } as const;
+
+function removeMembers(ctx: Context, key: string, value: MemberCollection, members: string[], type: 'hash' | 'set' | 'zset'): number {
   let removed = 0;
   for (const member of members) {
     if (value.delete(member)) removed++;
@@ -32,6 +35,11 @@ function removeMembers(ctx: Context, key: string, value: MemberCollection, membe
       break;
     }
   }
-  if (removed > 0) ctx.modified(key);
+  if (removed > 0) {
+    ctx.modified(key);
+    const [cls, event] = REMOVE_EVENTS[type];
+    ctx.notify(cls, event, key);
+    if (value.size === 0) ctx.notify(NOTIFY_GENERIC, 'del', key);
+  }
   return removed;
 }

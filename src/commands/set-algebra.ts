@@ -3,6 +3,7 @@
 // before any work); a STORE form overwrites its destination whatever its type (and drops its
 // TTL), or deletes it when the result is empty. The STORE forms are logged as themselves: their
 // result is a pure function of the data, so replaying them gives the same sets.
+import { NOTIFY_GENERIC, NOTIFY_SET } from './keyspace-events.js';
 import { keyBytes, keyOf } from '../engine/keyspace.js';
 import { SetValue } from '../engine/set.js';
 import { fail, type Reply, SetReply } from '../resp/reply.js';
@@ -21,14 +22,18 @@ function lookupSets(ctx: Context, keys: Buffer[]): Array<SetValue | undefined> {
 }
 
 /** What a STORE form does with its result: store it, or delete the destination when empty. */
-function store(ctx: Context, dstArg: Buffer, result: SetValue): Reply {
+function store(ctx: Context, dstArg: Buffer, result: SetValue, event: string): Reply {
   const dst = keyOf(dstArg);
   if (result.size > 0) {
     ctx.db.set(dst, result);
     ctx.modified(dst);
+    ctx.notify(NOTIFY_SET, event, dst);
     return result.size;
   }
-  if (ctx.db.delete(dst)) ctx.modified(dst);
+  if (ctx.db.delete(dst)) {
+    ctx.modified(dst);
+    ctx.notify(NOTIFY_GENERIC, 'del', dst);
+  }
   return 0;
 }
 
@@ -60,7 +65,7 @@ function sinterGeneric(ctx: Context, keys: Buffer[], dst: Buffer | null): Reply 
   const found = lookupSets(ctx, keys);
   const sets = found.filter((s): s is SetValue => s !== undefined);
   const members = sets.length < found.length ? [] : intersect(sets);
-  if (dst !== null) return store(ctx, dst, SetValue.of(members, intsetLimit(ctx)));
+  if (dst !== null) return store(ctx, dst, SetValue.of(members, intsetLimit(ctx)), 'sinterstore');
   return new SetReply(members.map(keyBytes));
 }
 
@@ -86,7 +91,7 @@ function combine(ctx: Context, keys: Buffer[], op: Op): SetValue {
 
 function combineCommand(op: Op, storing: boolean) {
   return (ctx: Context, argv: Buffer[]): Reply => {
-    if (storing) return store(ctx, argv[1]!, combine(ctx, argv.slice(2), op));
+    if (storing) return store(ctx, argv[1]!, combine(ctx, argv.slice(2), op), op === 'union' ? 'sunionstore' : 'sdiffstore');
     return new SetReply(combine(ctx, argv.slice(1), op).list().map(keyBytes));
   };
 }

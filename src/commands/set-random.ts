@@ -2,6 +2,7 @@
 // count errors. What SPOP removes is logged as Redis propagates it, never as SPOP (which would
 // pick other members on replay): SREM key member per popped member, or DEL key when the whole
 // set was taken.
+import { NOTIFY_GENERIC, NOTIFY_SET } from './keyspace-events.js';
 import { keyBytes, keyOf } from '../engine/keyspace.js';
 import { SetValue } from '../engine/set.js';
 import { fail, type Reply, SetReply } from '../resp/reply.js';
@@ -36,6 +37,8 @@ export function spop(ctx: Context, argv: Buffer[]): Reply {
   if (ctx.propagating) ctx.propagate(['SREM', argv[1]!, bytes]);
   if (set.size === 0) ctx.db.delete(key);
   ctx.modified(key);
+  ctx.notify(NOTIFY_SET, 'spop', key);
+  if (set.size === 0) ctx.notify(NOTIFY_GENERIC, 'del', key);
   return bytes;
 }
 
@@ -48,10 +51,12 @@ function spopWithCount(ctx: Context, argv: Buffer[]): Reply {
   const size = set.size;
   ctx.modified(key);
   ctx.addDirty(Math.min(count, size) - 1);
+  ctx.notify(NOTIFY_SET, 'spop', key);
   if (count >= size) {
     // The whole set, as SUNION of it alone replies it (a fresh set: an intset when it can be).
     const all = SetValue.of(set.members, intsetLimit(ctx)).list();
     ctx.db.delete(key);
+    ctx.notify(NOTIFY_GENERIC, 'del', key);
     ctx.propagate(['DEL', argv[1]!]);
     return new SetReply(all.map(keyBytes));
   }

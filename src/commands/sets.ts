@@ -2,6 +2,7 @@
 // SMOVE, SSCAN here, and the whole family's table. Integer sets reply in ascending order, as
 // Redis's intset does. Random members: set-random.ts; intersections, unions, differences:
 // set-algebra.ts.
+import { NOTIFY_GENERIC, NOTIFY_SET } from './keyspace-events.js';
 import { keyBytes, keyOf } from '../engine/keyspace.js';
 import { SetValue } from '../engine/set.js';
 import { type Reply, SetReply } from '../resp/reply.js';
@@ -24,7 +25,10 @@ function sadd(ctx: Context, args: RequestArgs): Reply {
   let added = 0;
   const maxIntset = intsetLimit(ctx);
   for (let i = 2; i < args.length; i++) if (set.add(args.key(i), maxIntset)) added++;
-  if (added > 0) ctx.modified(key);
+  if (added > 0) {
+    ctx.modified(key);
+    ctx.notify(NOTIFY_SET, 'sadd', key);
+  }
   return added;
 }
 
@@ -68,7 +72,12 @@ function smove(ctx: Context, argv: Buffer[]): Reply {
     ctx.db.set(dstKey, dstSet);
   }
   ctx.modified(srcKey);
-  if (dstSet.add(member, intsetLimit(ctx))) ctx.modified(dstKey);
+  ctx.notify(NOTIFY_SET, 'srem', srcKey);
+  if (srcSet.size === 0) ctx.notify(NOTIFY_GENERIC, 'del', srcKey);
+  if (dstSet.add(member, intsetLimit(ctx))) {
+    ctx.modified(dstKey);
+    ctx.notify(NOTIFY_SET, 'sadd', dstKey);
+  }
   return 1;
 }
 

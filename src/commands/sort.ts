@@ -5,6 +5,7 @@
 // pattern without '*' means "do not sort": a list or sorted set keeps its order, a set is sorted
 // ALPHA anyway when the result is stored (so replicas and the AOF get the same list).
 // Elements are handled as latin1 strings, one char per byte, as keys are.
+import { NOTIFY_GENERIC, NOTIFY_LIST } from './keyspace-events.js';
 import { Buffer } from 'node:buffer';
 import { HashValue } from '../engine/hash.js';
 import { keyBytes, keyOf } from '../engine/keyspace.js';
@@ -180,7 +181,11 @@ function sortGeneric(readOnly: boolean) {
       ctx.db.set(dest, list);
       ctx.modified(dest);
       ctx.addDirty(out.length - 1);
-    } else if (ctx.db.delete(dest)) ctx.modified(dest);
+      ctx.notify(NOTIFY_LIST, 'sortstore', dest);
+    } else if (ctx.db.delete(dest)) {
+      ctx.modified(dest);
+      ctx.notify(NOTIFY_GENERIC, 'del', dest);
+    }
     return out.length;
   };
 }

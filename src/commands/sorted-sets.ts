@@ -3,6 +3,7 @@
 // ZREMRANGEBY*, ZRANGESTORE, ZMPOP/BZMPOP, ZSCAN (the set algebra is in zset-algebra.ts,
 // ZRANDMEMBER in zset-random.ts). Arguments are validated in Redis's order, so the same bad command
 // gets the same error (a syntax error before a bad float before WRONGTYPE ...).
+import { NOTIFY_GENERIC, NOTIFY_ZSET } from './keyspace-events.js';
 import { keyBytes, keyOf } from '../engine/keyspace.js';
 import { type ScoreEntry, SortedSetValue } from '../engine/sorted-set.js';
 import { DoubleReply, fail, NULL_ARRAY, type Reply } from '../resp/reply.js';
@@ -93,7 +94,10 @@ export function zaddGeneric(ctx: Context, argv: Buffer[], incrCommand: boolean):
     }
   }
   const changed = added + updated > 0;
-  if (changed) ctx.modified(key);
+  if (changed) {
+    ctx.modified(key);
+    ctx.notify(NOTIFY_ZSET, incr ? 'zincr' : 'zadd', key);
+  }
   if (incr) return { reply: processed > 0 ? new DoubleReply(lastScore) : null, changed };
   return { reply: ch ? added + updated : added, changed };
 }
@@ -163,6 +167,8 @@ function zremrange(kind: RangeKind) {
     const removed = zset.deleteRange(start, end).length;
     dropIfEmpty(ctx, key, zset);
     ctx.modified(key);
+    ctx.notify(NOTIFY_ZSET, `zremrangeby${kind}`, key);
+    if (zset.size === 0) ctx.notify(NOTIFY_GENERIC, 'del', key);
     return removed;
   };
 }
@@ -268,12 +274,12 @@ function zrangeGeneric(defaults: RangeDefaults, store = false) {
       window = (z) => [lexStart(z, range.min), lexEnd(z, range.max)];
     }
     const zset = lookupTyped(ctx.db, keyOf(argv[at]!), 'zset');
-    if (zset === undefined) return store ? storeSortedSet(ctx, argv[1]!, [], 'incremental') : [];
+    if (zset === undefined) return store ? storeSortedSet(ctx, argv[1]!, [], 'incremental', 'zrangestore') : [];
     let [start, end] = window(zset);
     if (kind !== 'rank') {
       // Redis skips `offset` entries with `while (offset--)`: a negative offset skips them all
       // (ZRANGESTORE then stores nothing: the destination is deleted, the reply is 0).
-      if (offset < 0) return store ? storeSortedSet(ctx, argv[1]!, [], 'incremental') : [];
+      if (offset < 0) return store ? storeSortedSet(ctx, argv[1]!, [], 'incremental', 'zrangestore') : [];
       if (reverse) {
         end -= offset;
         if (limit >= 0) start = Math.max(start, end - limit);
@@ -286,7 +292,7 @@ function zrangeGeneric(defaults: RangeDefaults, store = false) {
     if (reverse) entries.reverse();
     if (store) {
       const upfront = kind === 'rank' && entries.length > zsetLimits(ctx)[0];
-      return storeSortedSet(ctx, argv[1]!, entries, upfront ? 'upfront' : 'incremental');
+      return storeSortedSet(ctx, argv[1]!, entries, upfront ? 'upfront' : 'incremental', 'zrangestore');
     }
     return entriesReply(ctx, entries, withScores);
   };
@@ -300,6 +306,8 @@ function popEntries(ctx: Context, key: string, zset: SortedSetValue, max: boolea
   const popped = max ? zset.deleteRange(zset.size - n, zset.size).reverse() : zset.deleteRange(0, n);
   dropIfEmpty(ctx, key, zset);
   ctx.modified(key);
+  ctx.notify(NOTIFY_ZSET, max ? 'zpopmax' : 'zpopmin', key);
+  if (zset.size === 0) ctx.notify(NOTIFY_GENERIC, 'del', key);
   return popped;
 }
 

@@ -12,6 +12,7 @@ import { ownedCopy, type RequestArgs } from '../resp/request-args.js';
 import { canonicalIntNumber } from '../engine/canonical-int.js';
 import { command, type CommandSpec, type Context, inPlaceCommand } from './types.js';
 import { lookupTyped } from './typed-lookup.js';
+import { NOTIFY_GENERIC, NOTIFY_STRING } from './keyspace-events.js';
 
 const INT64_MAX = 9223372036854775807n;
 const INT64_MIN = -9223372036854775808n;
@@ -109,6 +110,8 @@ function setGeneric(
   ctx.db.set(key, args.copy(valueAt), o.keepTtl);
   if (expireAt !== null) ctx.db.setExpire(key, expireAt);
   ctx.modified(key);
+  ctx.notify(NOTIFY_STRING, 'set', key);
+  if (expireAt !== null) ctx.notify(NOTIFY_GENERIC, 'expire', key);
   if (expireAt !== null) {
     // Redis 7 logs every expiry (PXAT given too, in any case, with NX/XX/GET dropped) as
     // `SET key value PXAT ms`, so replay does not depend on the clock (setGenericCommand).
@@ -156,6 +159,7 @@ function getset(ctx: Context, args: RequestArgs): Reply {
   const old = lookupTyped(ctx.db, key, 'string') ?? null;
   ctx.db.set(key, args.copy(2));
   ctx.modified(key);
+  ctx.notify(NOTIFY_STRING, 'set', key);
   if (ctx.propagating) ctx.propagate(['SET', args.buffer(1), args.buffer(2)]);
   return old;
 }
@@ -166,6 +170,7 @@ function getdel(ctx: Context, argv: Buffer[]): Reply {
   if (value === undefined) return null;
   ctx.db.delete(key);
   ctx.modified(key);
+  ctx.notify(NOTIFY_GENERIC, 'del', key);
   ctx.propagate(['DEL', argv[1]!]);
   return value;
 }
@@ -182,14 +187,17 @@ function getex(ctx: Context, argv: Buffer[]): Reply {
     if (absolute && alreadyExpired(ctx, expireAt)) {
       ctx.db.delete(key);
       ctx.modified(key);
+      ctx.notify(NOTIFY_GENERIC, 'del', key);
       ctx.propagate(['DEL', argv[1]!]);
     } else {
       ctx.db.setExpire(key, expireAt);
       ctx.modified(key);
+      ctx.notify(NOTIFY_GENERIC, 'expire', key);
       ctx.propagate(['PEXPIREAT', argv[1]!, String(expireAt)]);
     }
   } else if (o.persist && ctx.db.persist(key)) {
     ctx.modified(key);
+    ctx.notify(NOTIFY_GENERIC, 'persist', key);
     ctx.propagate(['PERSIST', argv[1]!]);
   }
   return value;
@@ -214,6 +222,7 @@ function msetGeneric(nx: boolean) {
       const key = keyOf(argv[i]!);
       ctx.db.set(key, copy(argv[i + 1]!));
       ctx.modified(key);
+      ctx.notify(NOTIFY_STRING, 'set', key);
     }
     return nx ? 1 : OK;
   };
@@ -249,6 +258,7 @@ function incrDecr(ctx: Context, args: RequestArgs, by: bigint | number): Reply {
   // INCR keeps the key's TTL (dbOverwrite).
   ctx.db.set(key, Buffer.from(String(next), 'latin1'), true);
   ctx.modified(key);
+  ctx.notify(NOTIFY_STRING, 'incrby', key);
   return typeof next === 'number' ? next : integerReply(next);
 }
 
@@ -263,6 +273,7 @@ function incrbyfloat(ctx: Context, argv: Buffer[]): Reply {
   const text = formatLongDouble(sum);
   ctx.db.set(key, Buffer.from(text, 'latin1'), true);
   ctx.modified(key);
+  ctx.notify(NOTIFY_STRING, 'incrbyfloat', key);
   // Logged as the resulting value so replay does not depend on float formatting.
   ctx.propagate(['SET', argv[1]!, text, 'KEEPTTL']);
   return text;
@@ -276,12 +287,14 @@ function append(ctx: Context, argv: Buffer[]): Reply {
   if (current === undefined) {
     ctx.db.set(key, copy(argv[2]!));
     ctx.modified(key);
+    ctx.notify(NOTIFY_STRING, 'append', key);
     return argv[2]!.length;
   }
   checkStringLength(current.length + argv[2]!.length);
   const next = Buffer.concat([current, argv[2]!]);
   ctx.db.set(key, next, true);
   ctx.modified(key);
+  ctx.notify(NOTIFY_STRING, 'append', key);
   return next.length;
 }
 
@@ -321,6 +334,7 @@ function setrange(ctx: Context, argv: Buffer[]): Reply {
   patch.copy(next, off);
   ctx.db.set(key, next, true);
   ctx.modified(key);
+  ctx.notify(NOTIFY_STRING, 'setrange', key);
   return next.length;
 }
 

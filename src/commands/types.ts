@@ -17,6 +17,7 @@ import type { ReplicationControl, ReplicationView } from './core/replication.js'
 import type { ConfigFileControl } from './config-rewrite.js';
 import type { Stats } from './core/stats.js';
 import type { PubSubRegistry } from './pubsub-registry.js';
+import type { KeyspaceEvents } from './keyspace-events.js';
 
 /** Command flags as COMMAND INFO reports them (a subset of Redis's). */
 export type CommandFlag =
@@ -123,6 +124,8 @@ export interface InstanceView {
   readonly logger: Logger;
   readonly table: CommandCatalog;
   readonly pubsub: PubSubRegistry;
+  /** Keyspace notifications (keyspace-events.ts); handlers reach it through Context.notify. */
+  readonly keyspaceEvents: KeyspaceEvents;
   readonly buffersHeld: BuffersHeld;
   readonly monitors: Set<ClientState>;
   /** SLOWLOG's entries (commands/slowlog.ts). */
@@ -173,6 +176,11 @@ export interface Context {
    * towards propagation (the AOF logs the command when anything changed).
    */
   modified(key: string, db?: number): void;
+  /**
+   * A keyspace event (Redis's notifyKeyspaceEvent): `type` is its class (NOTIFY_LIST ...,
+   * keyspace-events.ts), `event` Redis's name for it; `db` defaults to the command's database.
+   */
+  notify(type: number, event: string, key: string, db?: number): void;
   /** Counts changes without a key (FLUSHALL ...). */
   addDirty(n: number): void;
   /**

@@ -189,7 +189,7 @@ function algebraCommand(op: Op, store: boolean) {
     const p = parse(ctx, argv, store ? 2 : 1, name, op, store, false);
     const result = op === 'union' ? union(p.sources, p.aggregate) : op === 'inter' ? inter(p.sources, p.aggregate) : diff(p.sources);
     const entries = ordered(result);
-    if (store) return storeSortedSet(ctx, argv[1]!, entries, 'upfront');
+    if (store) return storeSortedSet(ctx, argv[1]!, entries, 'upfront', name);
     return entriesReply(ctx, entries, p.withScores);
   };
 }

@@ -1,6 +1,7 @@
 // What several sorted-set commands make of their results: the reply of members (with scores:
 // flat in RESP2, pairs in RESP3), and a stored result (the STORE forms, ZRANGESTORE) encoded as
 // Redis encodes it, a listpack while it fits zset-max-listpack-entries and -value.
+import { NOTIFY_GENERIC, NOTIFY_ZSET } from './keyspace-events.js';
 import { keyBytes, keyOf } from '../engine/keyspace.js';
 import { type ScoreEntry, SortedSetValue } from '../engine/sorted-set.js';
 import { DoubleReply, type Reply } from '../resp/reply.js';
@@ -32,14 +33,18 @@ export function buildSortedSet(ctx: Context, entries: ScoreEntry[], mode: 'incre
 }
 
 /** What a STORE form does with its result: store it, or delete the destination when empty. */
-export function storeSortedSet(ctx: Context, dstArg: Buffer, entries: ScoreEntry[], mode: 'incremental' | 'upfront'): Reply {
+export function storeSortedSet(ctx: Context, dstArg: Buffer, entries: ScoreEntry[], mode: 'incremental' | 'upfront', event: string): Reply {
   const dst = keyOf(dstArg);
   if (entries.length > 0) {
     ctx.db.set(dst, buildSortedSet(ctx, entries, mode));
     ctx.modified(dst);
+    ctx.notify(NOTIFY_ZSET, event, dst);
     return entries.length;
   }
-  if (ctx.db.delete(dst)) ctx.modified(dst);
+  if (ctx.db.delete(dst)) {
+    ctx.modified(dst);
+    ctx.notify(NOTIFY_GENERIC, 'del', dst);
+  }
   return 0;
 }
 

@@ -77,12 +77,19 @@ export class Database {
   /** Stores a value. The expiry is kept unless `keepTtl` is false. */
   set(key: string, value: StoredValue, keepTtl = false): void {
     const memory = this.memory;
-    if (memory.model !== null) {
+    const onNew = this.keyspace.newKeyListener;
+    let added = false;
+    if (memory.model !== null || onNew !== null) {
       const old = this.values.get(key);
-      if (old !== undefined) memory.removed(key, old);
-      memory.added(key, value);
+      added = old === undefined;
+      if (memory.model !== null) {
+        if (old !== undefined) memory.removed(key, old);
+        memory.added(key, value);
+      }
     }
     this.values.set(key, value);
+    // Redis's dbAdd: the "new" keyspace event (not while loading, as dbAddRDBLoad).
+    if (added && onNew !== null && !this.keyspace.loading) onNew(this.index, key);
     // Most keyspaces have no expiring key: skip hashing the key a second time.
     if (!keepTtl && this.expires.size > 0) this.expires.delete(key);
   }
@@ -214,6 +221,8 @@ export class Keyspace {
   /** Set while clients are paused: expired keys read as missing and are not deleted (no DEL propagates). */
   expiryPaused = false;
   private readonly listeners: KeyListener[] = [];
+  /** Told about each key a write adds to a database (the "new" keyspace event); null: none. */
+  newKeyListener: KeyListener | null = null;
   /** Listeners told about keys that expired (the AOF logs a DEL for them). */
   private readonly expiryListeners: KeyListener[] = [];
 

@@ -35,6 +35,10 @@ export class CommandContext implements Context {
     this.instance.keyspace.signalModified(db ?? this.db.index, key);
   }
 
+  notify(type: number, event: string, key: string, db?: number): void {
+    this.instance.keyspaceEvents.notify(type, event, key, db ?? this.db.index);
+  }
+
   addDirty(n: number): void {
     this.dirtyCount += n;
   }

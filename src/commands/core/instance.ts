@@ -19,6 +19,7 @@ import { monitorLine, monitorRejection, redactedArgv } from '../monitor.js';
 import { SUBSCRIBED_MODE_COMMANDS } from '../pubsub.js';
 import { SlowLog } from '../slowlog.js';
 import { PubSubRegistry } from '../pubsub-registry.js';
+import { KeyspaceEvents, NOTIFY_EXPIRED, NOTIFY_NEW, parseEventFlags } from '../keyspace-events.js';
 import { CommandTable } from '../table.js';
 import type { CommandSpec, InstanceView } from '../types.js';
 import { BlockedClients, type Waiter } from './blocking.js';
@@ -84,6 +85,8 @@ export class Instance implements InstanceView {
 
   /** Pub/Sub channels and patterns and their subscribers. */
   readonly pubsub = new PubSubRegistry();
+  /** Keyspace notifications (notify-keyspace-events), published on `pubsub`. */
+  readonly keyspaceEvents: KeyspaceEvents;
   /** Clients whose buffers count in used_memory now (registered by the transport). */
   readonly buffersHeld = new BuffersHeld();
   /** used_memory_peak: the highest used_memory computed. */
@@ -117,8 +120,14 @@ export class Instance implements InstanceView {
     this.table.register(commands);
     registerBuiltinSections(this);
     this.keyspace.onKeyModified((db, key) => this.onKeyModified(db, key));
+    this.keyspaceEvents = new KeyspaceEvents(
+      this.config.derived((c) => Math.max(0, parseEventFlags(c.get('notify-keyspace-events')))),
+      this.pubsub,
+    );
+    this.keyspace.newKeyListener = (db, key) => this.keyspaceEvents.notify(NOTIFY_NEW, 'new', key, db);
     this.keyspace.onKeyExpired((db, key) => {
       this.stats.expiredKeys++;
+      this.keyspaceEvents.notify(NOTIFY_EXPIRED, 'expired', key, db);
       if (this.effects.active) this.effects.append([{ db, argv: ['DEL', Buffer.from(key, 'latin1')] }]);
     });
   }

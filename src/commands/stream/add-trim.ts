@@ -1,6 +1,7 @@
 // The stream write commands without consumer groups: XADD, XTRIM, XDEL, XSETID. Argument
 // parsing, checks and their order follow Redis 7.0's t_stream.c, so the same invalid input
 // gets the same error.
+import { NOTIFY_STREAM } from '../keyspace-events.js';
 import { Buffer } from 'node:buffer';
 import { EntryFields } from '../../engine/entry-fields.js';
 import { keyOf } from '../../engine/keyspace.js';
@@ -231,9 +232,8 @@ function applyXadd(ctx: Context, args: RequestArgs, req: Readonly<AddOrTrimReque
     s.idmp.record(pid, iid, id);
   }
   ctx.modified(key);
-  if (req.strategy !== null) {
-    trimStream(s, req);
-  }
+  ctx.notify(NOTIFY_STREAM, 'xadd', key);
+  if (req.strategy !== null && trimStream(s, req) > 0) ctx.notify(NOTIFY_STREAM, 'xtrim', key);
   // One reply object serves as the reply and as the logged id.
   const reply = idReply(id);
   if (ctx.propagating) propagateXadd(ctx, args.toArgv(), req, s, id, reply, pid, iid);
@@ -276,6 +276,7 @@ function xtrim(ctx: Context, argv: Buffer[]): Reply {
     }
   }
   signalChanges(ctx, key, deleted);
+  if (deleted > 0) ctx.notify(NOTIFY_STREAM, 'xtrim', key);
   return deleted;
 }
 
@@ -290,6 +291,7 @@ function xdel(ctx: Context, argv: Buffer[]): Reply {
   let deleted = 0;
   for (const id of ids) if (s.delete(id)) deleted++;
   signalChanges(ctx, key, deleted);
+  if (deleted > 0) ctx.notify(NOTIFY_STREAM, 'xdel', key);
   return deleted;
 }
 
@@ -339,6 +341,7 @@ function xsetid(ctx: Context, argv: Buffer[]): Reply {
   if (entriesAdded !== -1n) s.entriesAdded = entriesAdded;
   if (!isZeroId(maxDeleted)) s.maxDeletedId = maxDeleted;
   ctx.modified(key);
+  ctx.notify(NOTIFY_STREAM, 'xsetid', key);
   return OK;
 }
 

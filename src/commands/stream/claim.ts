@@ -1,6 +1,7 @@
 // XPENDING, XCLAIM and XAUTOCLAIM as Redis 7.0's t_stream.c. XCLAIM / XAUTOCLAIM propagate
 // the claims (and drops of deleted ids) as XCLAIM with explicit TIME and RETRYCOUNT; XCLAIM's
 // LASTID alone propagates as XGROUP SETID.
+import { NOTIFY_STREAM } from '../keyspace-events.js';
 import type { ConsumerGroup } from '../../engine/consumer-group.js';
 import { autoClaim, claim } from '../../engine/group-claim.js';
 import { keyOf } from '../../engine/keyspace.js';
@@ -177,6 +178,7 @@ function applyXclaim(ctx: Context, argv: Buffer[], s: Stream, g: ConsumerGroup, 
     justId: req.justId,
     now,
   });
+  if (result.createdConsumer !== null) ctx.notify(NOTIFY_STREAM, 'xgroup-createconsumer', keyOf(argv[1]!));
   prop.addClaims(argv[1]!, g, result.effects);
   if (lastIdMoved && result.effects.length === 0) prop.add(setIdArgv(argv[1]!, g));
   prop.finish();
@@ -231,6 +233,7 @@ function xautoclaim(ctx: Context, argv: Buffer[]): Reply {
     fail(Errors.autoclaimCountTooHigh);
   }
   const result = autoClaim(s, g, argv[3]!, req.start, req.minIdle, Number(req.count), req.justId, nowMs(ctx));
+  if (result.createdConsumer !== null) ctx.notify(NOTIFY_STREAM, 'xgroup-createconsumer', keyOf(argv[1]!));
   const prop = new Propagation(ctx);
   prop.addClaims(argv[1]!, g, result.effects);
   prop.finish();

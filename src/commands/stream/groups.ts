@@ -3,6 +3,7 @@
 // in Redis 7.0 none of these touches WATCHed keys (checked on redis-server). Only a stream
 // created by MKSTREAM and XGROUP DESTROY (which must wake blocked XREADGROUPs with NOGROUP)
 // signal the key. XGROUP and XACK propagate themselves.
+import { NOTIFY_STREAM } from '../keyspace-events.js';
 import { Buffer } from 'node:buffer';
 import { ConsumerGroup, INVALID_ENTRIES_READ } from '../../engine/consumer-group.js';
 import { keyOf } from '../../engine/keyspace.js';
@@ -98,6 +99,7 @@ function xgroupCreate(ctx: Context, argv: Buffer[]): Reply {
   if (stream.groups.has(name)) return new ErrorReply(Errors.busyGroup);
   stream.groups.set(name, new ConsumerGroup(Buffer.from(argv[3]!), id, entriesRead));
   ctx.addDirty(1);
+  ctx.notify(NOTIFY_STREAM, 'xgroup-create', target.key);
   return OK;
 }
 
@@ -116,6 +118,7 @@ function xgroupSetId(ctx: Context, argv: Buffer[]): Reply {
   group!.lastId = id;
   group!.entriesRead = entriesRead;
   ctx.addDirty(1);
+  ctx.notify(NOTIFY_STREAM, 'xgroup-setid', keyOf(argv[2]!));
   return OK;
 }
 
@@ -125,6 +128,7 @@ function xgroupDestroy(ctx: Context, argv: Buffer[]): Reply {
   stream!.groups.delete(group.key);
   // Wakes XREADGROUP clients blocked on this group: they get NOGROUP.
   ctx.modified(key);
+  ctx.notify(NOTIFY_STREAM, 'xgroup-destroy', key);
   return 1;
 }
 
@@ -133,6 +137,7 @@ function xgroupCreateConsumer(ctx: Context, argv: Buffer[]): Reply {
   const created = group!.createConsumer(argv[4]!, nowMs(ctx));
   if (created === undefined) return 0;
   ctx.addDirty(1);
+  ctx.notify(NOTIFY_STREAM, 'xgroup-createconsumer', keyOf(argv[2]!));
   return 1;
 }
 
@@ -142,6 +147,7 @@ function xgroupDelConsumer(ctx: Context, argv: Buffer[]): Reply {
   if (consumer === undefined) return 0;
   const pending = group!.deleteConsumer(consumer);
   ctx.addDirty(1);
+  ctx.notify(NOTIFY_STREAM, 'xgroup-delconsumer', keyOf(argv[2]!));
   return pending;
 }
 

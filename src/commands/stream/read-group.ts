@@ -5,6 +5,7 @@
 // - a history read by a new consumer propagates XGROUP CREATECONSUMER (Redis 7.0 does not,
 //   and loses that consumer on replay), as does a CLAIM read by a new consumer that delivers
 //   nothing (its idle ids were all deleted entries, only dropped from the PEL).
+import { NOTIFY_STREAM } from '../keyspace-events.js';
 import { type ConsumerGroup, deliverNew, hasNewEntries, readHistory } from '../../engine/consumer-group.js';
 import { claimIdle, hasIdlePending } from '../../engine/group-claim.js';
 import { keyOf } from '../../engine/keyspace.js';
@@ -86,6 +87,7 @@ function serveStream(
   if (consumer === undefined) {
     consumer = g.createConsumer(req.consumer, now)!;
     changed = created = true;
+    ctx.notify(NOTIFY_STREAM, 'xgroup-createconsumer', target.key);
     // Redis 7.0 propagates this only with NOACK; a history read by a new consumer would then
     // lose the consumer on replay, so sluice propagates it there too. ">" reads without NOACK
     // need nothing when they deliver: their XCLAIM ... FORCE recreates the consumer.
