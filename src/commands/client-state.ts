@@ -63,6 +63,8 @@ export class ClientState {
   replySkip: 'none' | 'next' | 'current' = 'none';
   /** Set by MONITOR: the client receives every command others run. */
   monitor = false;
+  /** The client Lua scripts' commands run as (Redis's CLIENT_SCRIPT): commands/lua/script-engine.ts. */
+  fromScript = false;
   /** A replica connected to this primary (after its SYNC/PSYNC): Redis's CLIENT_SLAVE. */
   isReplica = false;
   /** Called once when the instance forgets the client (its connection is gone). */

@@ -1,16 +1,15 @@
-// Scripting commands answered as a Redis 7.0 server with no Lua engine, no scripts cached and no
-// function libraries loaded would answer them. sluice does not run scripts, so:
-//   - EVALSHA/EVALSHA_RO reply Redis's NOSCRIPT and FCALL/FCALL_RO "Function not found" (there
-//     is never a cached script or a function), after Redis's own numkeys checks where Redis
-//     makes them first;
-//   - EVAL/EVAL_RO and SCRIPT LOAD, which would need Lua, reply Errors.evalUnsupported (resp/errors.ts);
-//   - FUNCTION LOAD checks the library metadata as Redis does, then fails as Redis fails for an
-//     engine it does not have: "Engine 'lua' not found";
-//   - FUNCTION STATS keeps Redis's reply shape but reports an empty engines map: sluice has no
-//     engine, and a client asking which engines exist should learn that (Redis lists LUA);
+// The scripting commands, as Redis 7.0's eval.c and functions.c:
+//   - EVAL, EVALSHA and their _RO forms, SCRIPT LOAD/EXISTS/FLUSH run Lua scripts through the
+//     instance's ScriptEngine (commands/lua/script-engine.ts: the cache, the checks, the run);
+//   - SCRIPT KILL replies NOTBUSY: a script runs to its end inside its command, so no other
+//     client's command ever finds one running;
+//   - FCALL/FCALL_RO reply "Function not found" (there is never a function library) and
+//     FUNCTION LOAD checks the library metadata as Redis does, then fails as Redis fails for
+//     an engine it does not have: "Engine 'lua' not found";
+//   - FUNCTION STATS keeps Redis's reply shape but reports an empty engines map;
 //   - FUNCTION DUMP replies the payload Redis produces for no libraries (an RDB version and a
 //     CRC64 footer, nothing else) and FUNCTION RESTORE accepts exactly such empty payloads;
-//   - FUNCTION FLUSH and SCRIPT FLUSH change nothing, so nothing is logged to the AOF.
+//   - FUNCTION FLUSH and SCRIPT FLUSH log nothing to the AOF.
 import { Buffer } from 'node:buffer';
 import { ErrorReply, fail, MapReply, OK, type Reply } from '../resp/reply.js';
 import { Errors } from '../resp/errors.js';
@@ -20,6 +19,7 @@ import { RDB_VERSION } from '../rdb/constants.js';
 import { crc64 } from '../rdb/crc64.js';
 import { verifyDumpPayload } from '../rdb/dump-payload.js';
 import { command, type CommandSpec, container, type Context } from './types.js';
+import { scriptsOf, sha1hex } from './lua/script-engine.js';
 
 const RDB_OPCODE_FUNCTION = 246;
 const RDB_OPCODE_FUNCTION2 = 245;
@@ -34,16 +34,26 @@ function checkNumkeys(argv: Buffer[], notInteger: string): void {
   if (n < 0n) fail(Errors.numkeysNegative);
 }
 
-function evalScript(_ctx: Context, argv: Buffer[]): Reply {
+/** EVAL / EVAL_RO: the script is cached (compiled) first, then run. */
+function evalScript(ctx: Context, argv: Buffer[]): Reply {
   checkNumkeys(argv, Errors.notInteger);
-  return new ErrorReply(Errors.evalUnsupported('EVAL'));
+  const scripts = scriptsOf(ctx.instance);
+  const sha = sha1hex(argv[1]!);
+  if (!scripts.cache.has(sha)) scripts.load(argv[1]!);
+  return runScript(ctx, argv, sha);
 }
 
-function evalsha(_ctx: Context, argv: Buffer[]): Reply {
+function evalsha(ctx: Context, argv: Buffer[]): Reply {
   // A SHA of the wrong length cannot match: Redis replies NOSCRIPT before looking at numkeys.
   if (argv[1]!.length !== 40) fail(Errors.noScript);
   checkNumkeys(argv, Errors.notInteger);
-  return new ErrorReply(Errors.noScript);
+  return runScript(ctx, argv, argv[1]!.toString('latin1').toLowerCase());
+}
+
+function runScript(ctx: Context, argv: Buffer[], sha: string): Reply {
+  const numkeys = Number(parseInt64(argv[2]!)!);
+  const ro = lower(argv[0]!).endsWith('_ro');
+  return scriptsOf(ctx.instance).eval(ctx, sha, argv.slice(3, 3 + numkeys), argv.slice(3 + numkeys), ro);
 }
 
 /** FCALL looks the function up before parsing numkeys, and there is never one. */
@@ -67,12 +77,18 @@ function flushMode(argv: Buffer[], message: string): void {
 
 function scriptFlush(ctx: Context, argv: Buffer[]): Reply {
   flushMode(argv, Errors.scriptFlushMode);
+  scriptsOf(ctx.instance).flush();
   ctx.preventPropagation();
   return OK;
 }
 
-function scriptExists(_ctx: Context, argv: Buffer[]): Reply {
-  return argv.slice(2).map(() => 0);
+function scriptExists(ctx: Context, argv: Buffer[]): Reply {
+  const scripts = scriptsOf(ctx.instance);
+  return argv.slice(2).map((sha) => (scripts.exists(sha.toString('latin1')) ? 1 : 0));
+}
+
+function scriptLoad(ctx: Context, argv: Buffer[]): Reply {
+  return scriptsOf(ctx.instance).load(argv[2]!);
 }
 
 // --- FUNCTION --------------------------------------------------------------------------------
@@ -251,9 +267,7 @@ export const commands: CommandSpec[] = [
       command('flush', -2, ['noscript'], null, scriptFlush, { categories: SCRIPTING }),
       command('exists', -3, ['noscript'], null, scriptExists, { categories: SCRIPTING }),
       command('kill', 2, ['noscript', 'allow_busy'], null, () => new ErrorReply(Errors.notBusy), { categories: SCRIPTING }),
-      command('load', 3, ['noscript', 'stale'], null, () => new ErrorReply(Errors.evalUnsupported('SCRIPT LOAD')), {
-        categories: SCRIPTING,
-      }),
+      command('load', 3, ['noscript', 'stale'], null, scriptLoad, { categories: SCRIPTING }),
       command('help', 2, ['loading', 'stale'], null, () => helpReply('SCRIPT', SCRIPT_HELP), { categories: SCRIPTING }),
     ],
     { categories: ['slow'], summary: 'A container for Lua scripts management commands', group: 'scripting', since: '2.6.0' },

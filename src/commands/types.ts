@@ -11,7 +11,7 @@ import type { Config } from './config.js';
 import type { BuffersHeld } from './core/buffers-held.js';
 import type { ClientPause } from './core/client-pause.js';
 import type { InfoRegistry } from './core/info.js';
-import type { EffectFanout, PropagatedArg } from './core/effects.js';
+import type { EffectFanout, Propagated, PropagatedArg } from './core/effects.js';
 import type { DatasetControl, Persistence, SnapshotControl } from './core/persistence.js';
 import type { ReplicationControl, ReplicationView } from './core/replication.js';
 import type { ConfigFileControl } from './config-rewrite.js';
@@ -155,6 +155,12 @@ export interface InstanceView {
   resolve(argv: Buffer[]): ResolvedCommand | ErrorReply;
   /** EXEC: runs the client's queued commands atomically. */
   exec(client: ClientState): Reply;
+  /**
+   * Runs a command a script called (redis.call), as `client` (the scripts' own client), after
+   * the scripting layer's checks: it never blocks, and its effects are added to `batch`, which
+   * the script propagates as a whole (commands/lua/).
+   */
+  callFromScript(client: ClientState, resolved: ResolvedCommand, argv: Buffer[], batch: Propagated[]): Reply;
   watch(client: ClientState, db: number, key: string): void;
   unwatchAll(client: ClientState): void;
   touchAllWatched(db: number | null): void;
@@ -196,6 +202,8 @@ export interface Context {
   readonly propagating: boolean;
   /** Logs nothing for this command even if it changed data. */
   preventPropagation(): void;
+  /** Propagates these commands (each in its own database) in this command's place: a script's effects. */
+  propagateAll(items: readonly Propagated[]): void;
   /**
    * Parks the client until `retry` returns a reply (it is called again whenever one of the
    * keys is modified, in the order clients blocked, with the key that became ready, as

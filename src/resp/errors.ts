@@ -276,7 +276,21 @@ export const Errors = {
   aofWrite: (reason: string) => `MISCONF Errors writing to the AOF file: ${reason}`,
 
   // --- Scripting and functions: sluice runs no Lua, so these are the replies of a server without scripts.
-  evalUnsupported: (command: 'EVAL' | 'SCRIPT LOAD') => `ERR sluice does not support Lua scripting: ${command} cannot run scripts`,
+  // Lua scripts (commands/lua/): script.c, eval.c and function_lua.c's texts.
+  scriptCompile: (message: string) => `ERR Error compiling script (new function): ${message}`,
+  blockFromScript: (command: string) => `ERR ${command} command is not allowed with BLOCK option from scripts`,
+  scriptUnknownCommand: 'ERR Unknown Redis command called from script',
+  scriptWrongArgs: 'ERR Wrong number of args calling Redis command from script',
+  scriptNotAllowed: 'ERR This Redis command is not allowed from script',
+  scriptWriteInReadOnly: 'ERR Write commands are not allowed from read-only scripts.',
+  scriptWriteWithRo: 'ERR Can not execute a script with write flag using *_ro command.',
+  scriptOom: "OOM allow-oom flag is not set on the script, can not run it when used memory > 'maxmemory'",
+  scriptReadonlyReplica: 'READONLY Can not run script with write flag on readonly replica',
+  shebangInvalid: 'ERR Invalid script shebang',
+  shebangNoEngine: 'ERR Invalid engine in script shebang',
+  shebangEngine: (engine: string) => `ERR Unexpected engine in script shebang: ${engine}`,
+  shebangFlag: (flag: string) => `ERR Unexpected flag in script shebang: ${flag}`,
+  shebangOption: (option: string) => `ERR Unknown lua shebang option: ${option}`,
   numkeysTooMany: "ERR Number of keys can't be greater than number of args",
   numkeysNegative: "ERR Number of keys can't be negative",
   noScript: 'NOSCRIPT No matching script. Please use EVAL.',

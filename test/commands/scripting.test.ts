@@ -1,17 +1,108 @@
-// The scripting commands where sluice, having no Lua engine, answers in its own documented way
-// (the rest is compared byte for byte with redis-server in test/differential/scripting.cases.ts).
+// Lua scripts through the embedded engine: EVAL and friends, propagation of a script's effects,
+// the checks on the commands scripts call, the sandbox; and the FUNCTION commands where sluice
+// answers in its own documented way. Replies are compared byte for byte with redis-server in
+// test/differential/eval.cases.ts and scripting.cases.ts.
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { test } from 'node:test';
-import { open, ReplyError } from '../../src/client/embedded.js';
-import { MapReply } from '../../src/resp/reply.js';
+import { type EmbeddedDatabase, open, ReplyError } from '../../src/client/embedded.js';
+import { DirectReply, ErrorReply, MapReply } from '../../src/resp/reply.js';
 import { recordPropagation } from './keys-helpers.js';
 import { callRaw } from '../../src/client/embedded-internals.js';
+import { instanceBehind } from '../../src/commands/core/instance-handles.js';
+import { commandLine, recordingPersistence } from '../support/recording-persistence.js';
 
-test('EVAL and SCRIPT LOAD with a body say scripting is not supported', async () => {
+/** Records each propagated batch as its lines: a script's effects are one batch. */
+function recordBatches(db: EmbeddedDatabase): string[][] {
+  const batches: string[][] = [];
+  instanceBehind(db).persistence = recordingPersistence((batch) => batches.push(batch.map(commandLine)));
+  return batches;
+}
+
+test('the embedded engine runs scripts: db.call(EVAL), EVALSHA, SCRIPT LOAD/EXISTS/FLUSH', async () => {
   const db = await open();
-  await assert.rejects(db.call('EVAL', 'return 1', 0), new ReplyError('ERR sluice does not support Lua scripting: EVAL cannot run scripts'));
-  await assert.rejects(db.call('EVAL_RO', 'return 1', 1, 'k'), /sluice does not support Lua scripting/);
-  await assert.rejects(db.call('SCRIPT', 'LOAD', 'return 1'), /sluice does not support Lua scripting: SCRIPT LOAD/);
+  assert.equal(await db.call('EVAL', 'return 1', 0), 1);
+  assert.deepEqual(await db.call('EVAL', "return {1, 'two', {3}}", 0), [1, 'two', [3]]);
+  assert.equal(await db.call('EVAL', "redis.call('SET', KEYS[1], ARGV[1]); return redis.call('GET', KEYS[1])", 1, 'k', 'v'), 'v');
+  assert.equal(await db.call('GET', 'k'), 'v');
+  const sha = await db.call('SCRIPT', 'LOAD', 'return ARGV[1] .. KEYS[1]');
+  assert.equal(sha, createHash('sha1').update('return ARGV[1] .. KEYS[1]').digest('hex'));
+  assert.equal(await db.call('EVALSHA', sha, 1, 'b', 'a'), 'ab');
+  assert.equal(await db.call('EVALSHA_RO', String(sha).toUpperCase(), 1, 'd', 'c'), 'cd');
+  assert.deepEqual(await db.call('SCRIPT', 'EXISTS', sha, 'ffffffffffffffffffffffffffffffffffffffff'), [1, 0]);
+  assert.equal(await db.call('SCRIPT', 'FLUSH'), 'OK');
+  assert.deepEqual(await db.call('SCRIPT', 'EXISTS', sha), [0]);
+  await assert.rejects(db.call('EVALSHA', sha, 0), new ReplyError('NOSCRIPT No matching script. Please use EVAL.'));
+  await assert.rejects(db.call('EVAL', 'return +', 0), /ERR Error compiling script \(new function\): user_script:1:/);
+  await db.close();
+});
+
+test("a script's writes propagate as the commands it ran, in one MULTI/EXEC batch, never as the EVAL", async () => {
+  const db = await open();
+  const batches = recordBatches(db);
+  await db.call('EVAL', "redis.call('SET', 'a', 1); redis.call('INCR', 'a'); redis.call('GET', 'a'); return 1", 0);
+  await db.call('EVAL', "return redis.call('GET', 'a')", 0);
+  await db.call('EVAL', "redis.call('SELECT', 3); redis.call('SET', 'b', 'x')", 0);
+  // A script that fails after a write keeps the write, and logs it, as Redis does.
+  await assert.rejects(db.call('EVAL', "redis.call('SET', 'c', 1); error('boom')", 0), /boom/);
+  await db.call('EVAL', "redis.set_repl(redis.REPL_NONE); redis.call('SET', 'hidden', 1)", 0);
+  assert.deepEqual(batches, [['SET a 1', 'INCR a'], ['SET b x'], ['SET c 1']]);
+  // SELECT inside a script changed only the script's database.
+  assert.equal(await db.call('GET', 'b'), null);
+  assert.equal(await db.call('GET', 'hidden'), '1');
+  await db.close();
+});
+
+test('EVAL inside MULTI: its commands join the transaction\'s batch', async () => {
+  const db = await open();
+  const batches = recordBatches(db);
+  const s = db.session();
+  await s.call('MULTI');
+  await s.call('EVAL', "return redis.call('INCR', 'n')", 0);
+  await s.call('SET', 'm', 1);
+  assert.deepEqual(await s.call('EXEC'), [1, 'OK']);
+  assert.deepEqual(batches, [['INCR n', 'SET m 1']]);
+  await db.close();
+});
+
+test('scripts cannot call noscript or blocking forms, nor write when read-only', async () => {
+  const db = await open();
+  await assert.rejects(db.call('EVAL', "return redis.call('MULTI')", 0), /ERR This Redis command is not allowed from script script: /);
+  await assert.rejects(db.call('EVAL_RO', "return redis.call('SET', 'x', 1)", 0), /ERR Write commands are not allowed from read-only scripts\. script: /);
+  await assert.rejects(db.call('EVAL', "#!lua flags=no-writes\nreturn redis.call('DEL', 'x')", 0), /read-only scripts/);
+  await assert.rejects(db.call('EVAL', "return redis.call('XREAD', 'BLOCK', 0, 'STREAMS', 's', '$')", 0), /XREAD command is not allowed with BLOCK option from scripts/);
+  // BLPOP is a noscript command in Redis 7.0.
+  await assert.rejects(db.call('EVAL', "return redis.call('BLPOP', 'nolist', 0)", 0), /not allowed from script/);
+  assert.equal(await db.call('EXISTS', 'x'), 0);
+  await db.close();
+});
+
+test('the sandbox: no os or io, no new globals, protected libraries', async () => {
+  const db = await open();
+  await assert.rejects(db.call('EVAL', 'return os.time()', 0), /Script attempted to access nonexistent global variable 'os'/);
+  await assert.rejects(db.call('EVAL', 'return io', 0), /nonexistent global variable 'io'/);
+  await assert.rejects(db.call('EVAL', 'x = 1', 0), /Attempt to modify a readonly table/);
+  await assert.rejects(db.call('EVAL', 'string.len = nil', 0), /Attempt to modify a readonly table/);
+  assert.equal(await db.call('EVAL', 'return cjson.encode({a = 1})', 0), '{"a":1}');
+  assert.equal(await db.call('EVAL', 'return bit.bxor(5, 1)', 0), 4);
+  await db.close();
+});
+
+test('a table nested past the conversion depth ends in an error reply, and the server keeps serving', async () => {
+  const db = await open();
+  const raw = await callRaw(db, 'EVAL', 'local a = {}; local b = {a}; a[1] = b; return a', 0);
+  assert.ok(raw instanceof DirectReply);
+  let depth = 0;
+  let node: unknown = raw.toReply();
+  while (Array.isArray(node)) {
+    assert.equal(node.length, 1);
+    node = node[0];
+    depth++;
+  }
+  assert.ok(depth > 100);
+  assert.ok(node instanceof ErrorReply);
+  assert.equal(node.message, 'ERR reached lua stack limit');
+  assert.equal(await db.call('PING'), 'PONG');
   await db.close();
 });
 

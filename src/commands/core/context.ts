@@ -50,6 +50,12 @@ export class CommandContext implements Context {
     else this.explicit.push(item);
   }
 
+  propagateAll(items: readonly Propagated[]): void {
+    if (items.length === 0) return;
+    if (this.explicit === null) this.explicit = [...items];
+    else this.explicit.push(...items);
+  }
+
   get propagating(): boolean {
     return this.instance.effects.active;
   }

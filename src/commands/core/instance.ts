@@ -465,6 +465,12 @@ export class Instance implements InstanceView {
     return replies;
   }
 
+  callFromScript(client: ClientState, resolved: Resolved, argv: Buffer[], batch: Propagated[]): Reply {
+    const reply = this.call(client, resolved, RequestArgs.of(argv), true, batch);
+    // With noBlock set no handler returns a pending promise; guard against one that does.
+    return reply instanceof Promise ? new ErrorReply(Errors.blockedInMulti) : reply;
+  }
+
   /** A rejected EXEC discards the transaction, as Redis's execCommandAbort. */
   private abortExec(client: ClientState, message: string): ErrorReply {
     client.multi = null;

@@ -55,7 +55,7 @@ interface XreadRequest {
 
 /** The options, then each key's id in key order (a key of another type fails first). */
 function parseXread(ctx: Context, argv: Buffer[]): XreadRequest {
-  const args = parseReadArgs(argv, false);
+  const args = parseReadArgs(argv, false, ctx.client.fromScript);
   const keyArgs = argv.slice(args.streamsAt, args.streamsAt + args.streamCount);
   const keys: string[] = [];
   const after: StreamId[] = [];

@@ -32,7 +32,7 @@ function onlyInReadGroup(option: string): string {
  * Parses the options in Redis's order. XREAD refuses GROUP and NOACK as Redis 7.0 does (with
  * their own error) and CLAIM (Redis 8.4, XREADGROUP only) as a syntax error.
  */
-export function parseReadArgs(argv: Buffer[], readGroup: boolean): ReadArgs {
+export function parseReadArgs(argv: Buffer[], readGroup: boolean, fromScript = false): ReadArgs {
   const args: ReadArgs = {
     count: 0, block: -1, streamsAt: 0, streamCount: 0,
     group: undefined, consumer: undefined, noack: false, claimMinIdle: -1,
@@ -42,6 +42,8 @@ export function parseReadArgs(argv: Buffer[], readGroup: boolean): ReadArgs {
     const opt = cur.keyword();
     const more = cur.remaining;
     if (opt === 'block' && more > 0) {
+      // BLOCK makes no sense in a script: Redis refuses it there rather than not block.
+      if (fromScript) fail(Errors.blockFromScript(argv[0]!.toString('latin1')));
       args.block = cur.timeout();
     } else if (opt === 'count' && more > 0) {
       args.count = cur.count();

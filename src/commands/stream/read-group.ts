@@ -41,7 +41,7 @@ const DOLLAR_IN_XREADGROUP =
 
 /** The options, then per key: the group must exist, then the id is checked. */
 function parseXreadgroup(ctx: Context, argv: Buffer[]): ReadGroupRequest {
-  const args = parseReadArgs(argv, true);
+  const args = parseReadArgs(argv, true, ctx.client.fromScript);
   const group = args.group!;
   const targets: ReadTarget[] = [];
   for (let j = 0; j < args.streamCount; j++) {

@@ -1,0 +1,225 @@
+// One Lua interpreter: Redis 7.0's own Lua 5.1 with its libraries (cjson, cmsgpack, bit,
+// struct) built to WebAssembly (lua.wasm beside this file's source, made by
+// scripts/build-lua-wasm.sh from scripts/lua-wasm/sluice_lua.c). The glue in C sets up the
+// sandbox and the redis.* API as Redis's scriptingInit() and converts values as script_lua.c;
+// this side hands it scripts, arguments and the replies of the commands scripts call, all as
+// bytes. Everything is synchronous: a script runs to its end inside the command that ran it.
+import { Buffer } from 'node:buffer';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+/** What the interpreter asks of the instance while a script runs. */
+export interface LuaHost {
+  /** redis.call / redis.pcall: the command's reply as RESP in protocol `resp`. */
+  call(argv: Buffer[], resp: 2 | 3): Buffer;
+  /** redis.log (level 0 debug .. 3 warning). */
+  log(level: number, message: Buffer): void;
+  /** redis.set_repl (bit 1: AOF, bit 2: replicas). */
+  setRepl(flags: number): void;
+  /** Asked every 100000 instructions while `interruptible`: true kills the script. */
+  interrupt(): boolean;
+}
+
+export interface ScriptResult {
+  /** The reply as RESP in the caller's protocol. */
+  readonly resp: Buffer;
+  /** The reply is an error already counted in the error statistics (a redis.call's error). */
+  readonly countedError: boolean;
+}
+
+interface Exports {
+  memory: WebAssembly.Memory;
+  __indirect_function_table: WebAssembly.Table;
+  _initialize(): void;
+  stackSave(): number;
+  stackRestore(sp: number): void;
+  setThrew(threw: number, value: number): void;
+  sl_init(versionNum: number, version: number): number;
+  sl_define(name: number, body: number, len: number): number;
+  sl_defined(name: number): number;
+  sl_run(name: number, display: number, nkeys: number, nargs: number, ptrs: number, lens: number, resp: number, hook: number): number;
+  sl_out_ptr(): number;
+  sl_out_len(): number;
+  sl_alloc(n: number): number;
+  sl_free(p: number): void;
+  sl_memory(): number;
+}
+
+/** Thrown by the glue's longjmp (a Lua error) and caught by the invoke_* import around it. */
+const LONGJMP = { longjmp: true };
+
+let compiled: WebAssembly.Module | null = null;
+
+/** The wasm file: beside the compiled module's source (src/commands/lua/), in the repository or the installed package. */
+function wasmPath(): string {
+  const candidates = [
+    new URL('./lua.wasm', import.meta.url),
+    // dist/src/commands/lua/ → src/commands/lua/ (the package ships both folders)
+    new URL('../../../../src/commands/lua/lua.wasm', import.meta.url),
+  ];
+  for (const url of candidates) {
+    const path = fileURLToPath(url);
+    if (existsSync(path)) return path;
+  }
+  throw new Error('sluice: lua.wasm not found next to ' + fileURLToPath(import.meta.url));
+}
+
+function module(): WebAssembly.Module {
+  compiled ??= new WebAssembly.Module(readFileSync(wasmPath()));
+  return compiled;
+}
+
+export class LuaVm {
+  private readonly x: Exports;
+  private tempRet0 = 0;
+
+  constructor(
+    private readonly host: LuaHost,
+    private readonly version: { num: number; text: string },
+  ) {
+    // Filled in once the instance exists: the imports call back into its exports.
+    let x: Exports | null = null;
+    const table = (): WebAssembly.Table => x!.__indirect_function_table;
+    const env = {
+      getTempRet0: () => this.tempRet0,
+      setTempRet0: (v: number) => {
+        this.tempRet0 = v;
+      },
+      invoke_vii: (index: number, a: number, b: number) => {
+        const sp = x!.stackSave();
+        try {
+          (table().get(index) as (a: number, b: number) => void)(a, b);
+        } catch (e) {
+          x!.stackRestore(sp);
+          if (e !== LONGJMP) throw e;
+          x!.setThrew(1, 0);
+        }
+      },
+      _emscripten_throw_longjmp: () => {
+        throw LONGJMP;
+      },
+      emscripten_notify_memory_growth: () => {},
+      __syscall_dup3: () => -1,
+      sl_js_call: (argc: number, argvPtr: number, lensPtr: number, resp: number) => {
+        const argv: Buffer[] = [];
+        const view = new DataView(x!.memory.buffer);
+        for (let i = 0; i < argc; i++) {
+          const p = view.getUint32(argvPtr + 4 * i, true);
+          const len = view.getUint32(lensPtr + 4 * i, true);
+          argv.push(Buffer.from(new Uint8Array(x!.memory.buffer, p, len)));
+        }
+        const reply = this.host.call(argv, resp === 3 ? 3 : 2);
+        // Zero-terminated: the glue's parser reads lines with strstr.
+        const block = x!.sl_alloc(reply.length + 5);
+        const mem = new Uint8Array(x!.memory.buffer);
+        new DataView(x!.memory.buffer).setUint32(block, reply.length, true);
+        mem.set(reply, block + 4);
+        mem[block + 4 + reply.length] = 0;
+        return block;
+      },
+      sl_js_log: (level: number, ptr: number, len: number) => {
+        this.host.log(level, Buffer.from(new Uint8Array(x!.memory.buffer, ptr, len)));
+      },
+      sl_js_sha1hex: (ptr: number, len: number, out: number) => {
+        const digest = createHash('sha1').update(new Uint8Array(x!.memory.buffer, ptr, len)).digest('hex');
+        new Uint8Array(x!.memory.buffer).set(Buffer.from(digest, 'latin1'), out);
+      },
+      sl_js_set_repl: (flags: number) => this.host.setRepl(flags),
+      sl_js_interrupt: () => (this.host.interrupt() ? 1 : 0),
+    };
+    const wasi = {
+      proc_exit: (code: number) => {
+        throw new Error(`sluice: the Lua engine exited (${code})`);
+      },
+      fd_write: () => 0,
+      fd_read: () => 0,
+      fd_close: () => 0,
+      fd_seek: () => 0,
+    };
+    const instance = new WebAssembly.Instance(module(), { env, wasi_snapshot_preview1: wasi });
+    x = instance.exports as unknown as Exports;
+    this.x = x;
+    x._initialize();
+    this.reset();
+  }
+
+  /** A fresh interpreter: every script and global gone (SCRIPT FLUSH). */
+  reset(): void {
+    const text = this.cString(Buffer.from(this.version.text));
+    this.x.sl_init(this.version.num, text);
+    this.x.sl_free(text);
+  }
+
+  /** Compiles `body` as the function `name`; returns Lua's error message when it does not compile. */
+  define(name: string, body: Buffer): string | null {
+    const n = this.cString(Buffer.from(name, 'latin1'));
+    const b = this.copyIn(body);
+    const failed = this.x.sl_define(n, b, body.length);
+    this.x.sl_free(n);
+    this.x.sl_free(b);
+    return failed === 0 ? null : this.output().toString('latin1');
+  }
+
+  defined(name: string): boolean {
+    const n = this.cString(Buffer.from(name, 'latin1'));
+    const yes = this.x.sl_defined(n) !== 0;
+    this.x.sl_free(n);
+    return yes;
+  }
+
+  /**
+   * Runs the function `name` with KEYS and ARGV set; `display` names it in error messages.
+   * Returns null when no such function is defined.
+   */
+  run(name: string, display: string, keys: Buffer[], args: Buffer[], resp: 2 | 3, interruptible: boolean): ScriptResult | null {
+    const all = keys.length + args.length;
+    const ptrs = this.x.sl_alloc(4 * all + 4);
+    const lens = this.x.sl_alloc(4 * all + 4);
+    const copies: number[] = [];
+    for (let i = 0; i < all; i++) {
+      const arg = i < keys.length ? keys[i]! : args[i - keys.length]!;
+      const p = this.copyIn(arg);
+      copies.push(p);
+      const view = new DataView(this.x.memory.buffer);
+      view.setUint32(ptrs + 4 * i, p, true);
+      view.setUint32(lens + 4 * i, arg.length, true);
+    }
+    const n = this.cString(Buffer.from(name, 'latin1'));
+    const d = this.cString(Buffer.from(display, 'latin1'));
+    let status: number;
+    try {
+      status = this.x.sl_run(n, d, keys.length, args.length, ptrs, lens, resp, interruptible ? 1 : 0);
+    } finally {
+      for (const p of copies) this.x.sl_free(p);
+      this.x.sl_free(ptrs);
+      this.x.sl_free(lens);
+      this.x.sl_free(n);
+      this.x.sl_free(d);
+    }
+    if (status < 0) return null;
+    return { resp: this.output(), countedError: (status & 2) !== 0 };
+  }
+
+  /** Bytes the interpreter holds (INFO's used_memory_lua). */
+  memory(): number {
+    return this.x.sl_memory();
+  }
+
+  private output(): Buffer {
+    const p = this.x.sl_out_ptr();
+    return Buffer.from(new Uint8Array(this.x.memory.buffer, p, this.x.sl_out_len()));
+  }
+
+  private copyIn(bytes: Buffer): number {
+    const p = this.x.sl_alloc(bytes.length + 1);
+    const mem = new Uint8Array(this.x.memory.buffer);
+    mem.set(bytes, p);
+    mem[p + bytes.length] = 0;
+    return p;
+  }
+
+  private cString(bytes: Buffer): number {
+    return this.copyIn(bytes);
+  }
+}

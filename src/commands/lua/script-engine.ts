@@ -1,0 +1,258 @@
+// An instance's Lua scripts, as Redis 7.0's eval.c and script.c: the script cache (sha1 of the
+// body → the body and its shebang flags), the interpreter (lua-vm.ts, made at the first
+// script), and a script's run: the checks before it starts (scriptPrepareForRun), the checks
+// on each command it calls (scriptCall: unknown commands, noscript commands, writes from
+// read-only scripts, OOM), the client those commands run as (Redis's lua client: the caller's
+// database at the start, RESP2 until redis.setresp), and its effects, propagated as the
+// commands it ran (MULTI/EXEC around them when more than one), never as the EVAL itself.
+import { Buffer } from 'node:buffer';
+import { createHash } from 'node:crypto';
+import { encodeReply } from '../../resp/encoder.js';
+import { ErrorReply, fail, type Reply } from '../../resp/reply.js';
+import { Errors } from '../../resp/errors.js';
+import { lower } from '../args.js';
+import { ClientState } from '../client-state.js';
+import { REDIS_VERSION } from '../core/identity.js';
+import type { Propagated } from '../core/effects.js';
+import type { Context, InstanceView } from '../types.js';
+import { usedMemory } from '../used-memory.js';
+import { MAY_REPLICATE } from '../core/resolved.js';
+import { LuaVm } from './lua-vm.js';
+import { ScriptReply } from './script-reply.js';
+
+/** A script's shebang flags (#!lua flags=...); `compat` when it has no shebang. */
+export interface ScriptFlags {
+  readonly compat: boolean;
+  readonly noWrites: boolean;
+  readonly allowOom: boolean;
+  readonly allowStale: boolean;
+  readonly noCluster: boolean;
+  readonly allowCrossSlot: boolean;
+}
+
+const COMPAT: ScriptFlags = {
+  compat: true, noWrites: false, allowOom: false, allowStale: false, noCluster: false, allowCrossSlot: false,
+};
+
+const FLAG_NAMES: Record<string, keyof ScriptFlags> = {
+  'no-writes': 'noWrites',
+  'allow-oom': 'allowOom',
+  'allow-stale': 'allowStale',
+  'no-cluster': 'noCluster',
+  'allow-cross-slot-keys': 'allowCrossSlot',
+};
+
+/**
+ * Redis's evalExtractShebangFlags: the flags and the shebang's length (the body compiled
+ * starts at its line feed, so line numbers stay the user's).
+ */
+export function shebangFlags(body: Buffer): { flags: ScriptFlags; skip: number } {
+  if (body.length < 2 || body[0] !== 0x23 || body[1] !== 0x21) return { flags: COMPAT, skip: 0 };
+  const end = body.indexOf(0x0a);
+  if (end < 0) fail(Errors.shebangInvalid);
+  const parts = body.toString('latin1', 0, end).split(/[ \t\r\v\f]+/).filter((p) => p.length > 0);
+  if (parts.length === 0) fail(Errors.shebangNoEngine);
+  if (parts[0] !== '#!lua') fail(Errors.shebangEngine(parts[0]!));
+  const flags: Record<keyof ScriptFlags, boolean> = { ...COMPAT, compat: false };
+  for (const part of parts.slice(1)) {
+    if (!part.startsWith('flags=')) fail(Errors.shebangOption(part));
+    for (const name of part.slice(6).split(',')) {
+      // sdssplitlen of "" gives no parts: "flags=" alone sets nothing.
+      if (name === '' && part.length === 6) continue;
+      const key = FLAG_NAMES[name];
+      if (key === undefined) fail(Errors.shebangFlag(name));
+      flags[key] = true;
+    }
+  }
+  return { flags, skip: end };
+}
+
+export function sha1hex(bytes: Buffer): string {
+  return createHash('sha1').update(bytes).digest('hex');
+}
+
+interface CachedScript {
+  readonly body: Buffer;
+  readonly flags: ScriptFlags;
+}
+
+/** One script's run: what its redis.call checks and where its effects go. */
+interface Run {
+  readonly ctx: Context;
+  readonly readOnly: boolean;
+  readonly allowOom: boolean;
+  readonly oomAtStart: boolean;
+  writeDirty: boolean;
+  /** redis.set_repl: bit 1 the AOF, bit 2 the replicas. */
+  repl: number;
+  readonly batch: Propagated[];
+}
+
+export class ScriptEngine {
+  readonly cache = new Map<string, CachedScript>();
+  private vmInstance: LuaVm | null = null;
+  /** The client scripts' commands run as (Redis's lua client), made with the interpreter. */
+  private client: ClientState | null = null;
+  private run: Run | null = null;
+
+  constructor(private readonly instance: InstanceView) {}
+
+  private get vm(): LuaVm {
+    if (this.vmInstance === null) {
+      const [major, minor, patch] = REDIS_VERSION.split('.').map(Number) as [number, number, number];
+      this.vmInstance = new LuaVm(
+        {
+          call: (argv, resp) => encodeReply(this.call(argv, resp), resp),
+          log: (level, message) => this.log(level, message),
+          setRepl: (flags) => {
+            if (this.run !== null) this.run.repl = flags;
+          },
+          interrupt: () => false,
+        },
+        { num: (major << 16) | (minor << 8) | patch, text: REDIS_VERSION },
+      );
+      this.client = new ClientState('embedded', true);
+      this.client.fromScript = true;
+    }
+    return this.vmInstance;
+  }
+
+  /** True while a script runs (a command it calls is asking). */
+  get running(): boolean {
+    return this.run !== null;
+  }
+
+  /** SCRIPT LOAD, and EVAL of a script not yet cached: compiles it as f_<sha>. Returns the sha. */
+  load(body: Buffer): string {
+    const sha = sha1hex(body);
+    if (this.cache.has(sha)) return sha;
+    const { flags, skip } = shebangFlags(body);
+    const error = this.vm.define(`f_${sha}`, body.subarray(skip));
+    if (error !== null) fail(Errors.scriptCompile(error));
+    this.cache.set(sha, { body: Buffer.from(body), flags });
+    return sha;
+  }
+
+  exists(sha: string): boolean {
+    return this.cache.has(sha.toLowerCase());
+  }
+
+  /** SCRIPT FLUSH: a new interpreter, no scripts. */
+  flush(): void {
+    this.cache.clear();
+    if (this.vmInstance !== null) this.vmInstance.reset();
+  }
+
+  /** Runs a cached script for EVAL/EVALSHA (`ro`: the _RO forms). Unknown sha: NOSCRIPT. */
+  eval(ctx: Context, sha: string, keys: Buffer[], args: Buffer[], ro: boolean): Reply {
+    const script = this.cache.get(sha);
+    if (script === undefined) return new ErrorReply(Errors.noScript);
+    const { flags } = script;
+    const instance = this.instance;
+    const maxmemory = instance.config.getNumber('maxmemory');
+    let oomAtStart = false;
+    if (maxmemory > 0 && !ctx.client.mustObey) {
+      const used = usedMemory(instance);
+      oomAtStart = used.total - used.notCountedForEvict > maxmemory;
+    }
+    if (!flags.compat) {
+      if (!flags.noWrites) {
+        if (instance.replication.role === 'slave' && instance.config.get('replica-read-only') === 'yes' && !ctx.client.mustObey) {
+          return new ErrorReply(Errors.scriptReadonlyReplica);
+        }
+        if (ro) return new ErrorReply(Errors.scriptWriteWithRo);
+      }
+      if (oomAtStart && !flags.allowOom && !flags.noWrites) return new ErrorReply(Errors.scriptOom);
+    }
+    const vm = this.vm;
+    const client = this.client!;
+    client.db = ctx.db.index;
+    const run: Run = {
+      ctx,
+      readOnly: ro || (!flags.compat && flags.noWrites),
+      allowOom: !flags.compat && flags.allowOom,
+      oomAtStart,
+      writeDirty: false,
+      repl: 3,
+      batch: [],
+    };
+    this.run = run;
+    let result;
+    try {
+      result = vm.run(`f_${sha}`, sha, keys, args, ctx.client.resp, false);
+    } finally {
+      this.run = null;
+      ctx.propagateAll(run.batch);
+    }
+    if (result === null) return new ErrorReply(Errors.noScript);
+    const bytes = result.resp;
+    if (bytes[0] === 0x2d) return new ErrorReply(bytes.toString('latin1', 1, bytes.length - 2), true);
+    return new ScriptReply(bytes);
+  }
+
+  /** redis.call: Redis's scriptCall checks, then the command as the scripts' client. */
+  private call(argv: Buffer[], resp: 2 | 3): Reply {
+    const run = this.run!;
+    const instance = this.instance;
+    const resolved = instance.resolve(argv);
+    if (resolved instanceof ErrorReply) {
+      const unknown = instance.table.get(lower(argv[0]!)) === undefined || /unknown subcommand/i.test(resolved.message);
+      return this.rejected(unknown ? Errors.scriptUnknownCommand : Errors.scriptWrongArgs, null);
+    }
+    const flags = resolved.spec.flags;
+    const write = flags.includes('write');
+    if (flags.includes('noscript')) return this.rejected(Errors.scriptNotAllowed, resolved.fullName);
+    if (run.readOnly && (write || MAY_REPLICATE.has(resolved.fullName))) {
+      return this.rejected(Errors.scriptWriteInReadOnly, resolved.fullName);
+    }
+    if (write && !run.writeDirty) {
+      const caller = run.ctx.client;
+      if (instance.replication.role === 'slave' && instance.config.get('replica-read-only') === 'yes' && !caller.mustObey) {
+        return this.rejected(Errors.readOnlyReplica, resolved.fullName);
+      }
+      const diskError = instance.persistence?.writeError() ?? null;
+      if (diskError !== null) return this.rejected(diskError, resolved.fullName);
+    }
+    if (!run.allowOom && !run.writeDirty && run.oomAtStart && flags.includes('denyoom')) {
+      return this.rejected(Errors.oom, resolved.fullName);
+    }
+    if (write) run.writeDirty = true;
+    const client = this.client!;
+    client.resp = resp;
+    const batch: Propagated[] = run.repl === 0 ? [] : run.batch;
+    const from = batch.length;
+    const reply = instance.callFromScript(client, resolved, argv, batch);
+    // REPL_REPLICA alone: to the replicas, not the AOF. (REPL_AOF alone is logged to both.)
+    if (run.repl === 2) {
+      for (let i = from; i < batch.length; i++) batch[i] = { ...batch[i]!, replicationOnly: true };
+    }
+    return reply;
+  }
+
+  private rejected(message: string, fullName: string | null): ErrorReply {
+    this.instance.stats.countError(message);
+    if (fullName !== null) this.instance.stats.forCommand(fullName).rejectedCalls++;
+    return new ErrorReply(message);
+  }
+
+  /** redis.log at Redis's levels (debug, verbose, notice, warning), through the instance's logger. */
+  private log(level: number, message: Buffer): void {
+    const text = message.toString('utf8');
+    const logger = this.instance.logger;
+    if (level >= 3) logger.warn(text);
+    else if (level === 2) logger.info(text);
+    else logger.debug(text);
+  }
+}
+
+const engines = new WeakMap<InstanceView, ScriptEngine>();
+
+/** The instance's scripts (made at the first scripting command). */
+export function scriptsOf(instance: InstanceView): ScriptEngine {
+  let engine = engines.get(instance);
+  if (engine === undefined) {
+    engine = new ScriptEngine(instance);
+    engines.set(instance, engine);
+  }
+  return engine;
+}
