@@ -15,6 +15,7 @@ import { pairsToObject } from './replies.js';
 import { type CleanState, JobActiveError, JobManager, JobStateError } from './jobs/manage.js';
 import { type EventsOption, eventsMaxLen } from './jobs/events.js';
 import { WatchLink } from './jobs/watch-link.js';
+import { childrenValues, ignoredFailures } from './flows/reporter.js';
 
 export { JobActiveError, JobStateError, type CleanState };
 
@@ -193,15 +194,17 @@ export class Queue<T = unknown, R = unknown> {
    * waiting out a retry's backoff: `retrying` is counted in it), `waiting` its lag.
    */
   async getJobCounts(): Promise<JobCounts> {
-    const counts: JobCounts = { delayed: 0, prioritized: 0, waiting: 0, active: 0, retrying: 0, completed: 0, failed: 0 };
+    const counts: JobCounts = { delayed: 0, prioritized: 0, 'waiting-children': 0, waiting: 0, active: 0, retrying: 0, completed: 0, failed: 0 };
     for (const stream of this.streams) {
       const keys = jobKeys(stream);
-      const [delayed, completed, failed, prioritized] = await this.conn.pipeline([
+      const [delayed, completed, failed, prioritized, waitingChildren] = await this.conn.pipeline([
         ['ZCARD', delayedKey(stream)],
         ['ZCARD', keys.completed],
         ['ZCARD', keys.failed],
         ['ZCARD', prioritizedKey(stream)],
+        ['ZCARD', keys.waitingChildren],
       ]);
+      counts['waiting-children'] += Number(waitingChildren);
       counts.delayed += Number(delayed);
       counts.prioritized += Number(prioritized);
       counts.completed += Number(completed);
@@ -215,6 +218,18 @@ export class Queue<T = unknown, R = unknown> {
       counts.waiting += group['lag'] === null || group['lag'] === undefined ? 0 : Number(group['lag']);
     }
     return counts;
+  }
+
+  /** A flow parent's children's return values, by child job id (as the parent's job.getChildrenValues()). */
+  async getChildrenValues(id: string): Promise<Record<string, unknown>> {
+    const m = await this.managerOf(id);
+    return childrenValues(this.conn, this.codec, m === null ? this.streams[0]! : this.streams[this.managers.indexOf(m)]!, id);
+  }
+
+  /** A flow parent's children whose failure was ignored (onFailure 'ignore'): child job id → reason. */
+  async getIgnoredFailures(id: string): Promise<Record<string, string>> {
+    const m = await this.managerOf(id);
+    return ignoredFailures(this.conn, m === null ? this.streams[0]! : this.streams[this.managers.indexOf(m)]!, id);
   }
 
   /** A job's log lines (job.log), oldest first; `start`..`end` inclusive. */
@@ -430,6 +445,7 @@ export class Queue<T = unknown, R = unknown> {
   private async idsIn(stream: string, state: JobState, want: number): Promise<string[]> {
     const keys = jobKeys(stream);
     const stop = Number.isFinite(want) ? want - 1 : -1;
+    if (state === 'waiting-children') return ((await this.conn.call('ZRANGE', keys.waitingChildren, 0, stop)) as Value[]).map(String);
     if (state === 'completed' || state === 'failed') return ((await this.conn.call('ZRANGE', keys[state], 0, stop, 'REV')) as Value[]).map(String);
     if (state === 'delayed') {
       const members = (await this.conn.call('ZRANGE', delayedKey(stream), 0, stop)) as Value[];

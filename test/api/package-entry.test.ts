@@ -59,6 +59,8 @@ import {
   JobActiveError,
   JobStateError,
   WaitTimeoutError,
+  FlowProducer,
+  FlowSlotError,
 } from 'sluice';
 import { WAIT_LIMIT_MS, waitFor } from '../support/wait.js';
 
@@ -68,7 +70,7 @@ test('the entry exports exactly the documented runtime names', () => {
     'LeaseLostError', 'MalformedEntryError', 'Metrics', 'Producer', 'RedisConnection', 'ReplicationError', 'ReplyError',
     'TimeoutError', 'TransactionError', 'Worker', 'WorkerClosedError', 'connect', 'connectCluster', 'dashboardHandler',
     'delayedKey', 'exponentialBackoff', 'groupLag', 'jsonCodec', 'metricsHandler', 'open', 'partitionOf', 'partitionStreams',
-    'probeStreamFeatures', 'serve', 'Queue', 'QueueEvents', 'SandboxExitError', 'SandboxLoadError', 'JobView', 'JobFailedError', 'JobNotFoundError', 'JobActiveError', 'JobStateError', 'WaitTimeoutError', 'Scheduler', 'pauseGroup', 'resumeGroup', 'pausedGroups', 'isGroupPaused', 'serverMetricsRegistry', 'silentLogger', 'startDashboard', 'startMetricsServer',
+    'probeStreamFeatures', 'serve', 'Queue', 'QueueEvents', 'SandboxExitError', 'SandboxLoadError', 'JobView', 'JobFailedError', 'JobNotFoundError', 'JobActiveError', 'JobStateError', 'WaitTimeoutError', 'FlowProducer', 'FlowSlotError', 'Scheduler', 'pauseGroup', 'resumeGroup', 'pausedGroups', 'isGroupPaused', 'serverMetricsRegistry', 'silentLogger', 'startDashboard', 'startMetricsServer',
   ].sort());
 });
 
@@ -147,6 +149,16 @@ test('every export works from the package name: embedded and served, produce, co
   assert.equal(await producer.unschedule('tick'), true);
   assert.equal(await isGroupPaused(conn, streams[1]!, 'g'), false);
   for (const E of [LeaseLostError, TimeoutError, WorkerClosedError, CloseTimeoutError, ReplicationError, WaitTimeoutError, SandboxExitError]) assert.ok(E.prototype instanceof Error);
+  // A flow: the parent runs once its child is done, and reads its value.
+  const flows = new FlowProducer(conn);
+  const flow = await flows.add({ stream: 'flow', data: 'parent', children: [{ stream: 'flow', data: 'child' }] });
+  const flowWorker = new Worker<string>(conn, { stream: 'flow', group: 'g', blockMs: 50 }, async (job) => (job.payload === 'child' ? 'value' : job.getChildrenValues()));
+  await flowWorker.start();
+  const flowQueue = new Queue(conn, { stream: 'flow' });
+  assert.deepEqual(await flowQueue.waitUntilFinished(flow.id, WAIT_LIMIT_MS), { [flow.children[0]!.id]: 'value' });
+  await flowQueue.close();
+  await flowWorker.close();
+  assert.ok(FlowSlotError.prototype instanceof Error);
   // A sandboxed processor (a module path) whose module is missing fails start().
   const sandboxed = new Worker(conn, { stream: 'sandboxed', group: 'g', sandbox: { kind: 'thread', size: 1 } }, '/no/such/processor.js');
   await assert.rejects(sandboxed.start(), SandboxLoadError);

@@ -151,7 +151,7 @@ describeEach(backends, (name) => `a job's whole life on ${name}`, (b) => {
     assert.deepEqual((await queue.getJobs('completed')).map((j) => j.id), ['ok']);
     await waitFor(() => completions.length === 1, 'the completed event');
     counts = await queue.getJobCounts();
-    assert.deepEqual(counts, { delayed: 0, prioritized: 0, waiting: 0, active: 0, retrying: 0, completed: 1, failed: 1 });
+    assert.deepEqual(counts, { delayed: 0, prioritized: 0, 'waiting-children': 0, waiting: 0, active: 0, retrying: 0, completed: 1, failed: 1 });
     for (const state of ['delayed', 'waiting', 'active', 'retrying'] as const) assert.deepEqual(await queue.getJobs(state), [], state);
 
     // --- the events, each job's in order -------------------------------------------------------

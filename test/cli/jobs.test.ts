@@ -70,7 +70,7 @@ for (const target of targets) {
       const listed = json<Array<{ id: string }>>(await cli('jobs', 'list', stream, 'delayed', '--json'));
       assert.deepEqual(listed.map((j) => j.id), [later]);
       assert.match((await cli('jobs', 'list', stream, 'failed')).stdout, /bad-2.*two is bad/);
-      assert.deepEqual(json(await cli('jobs', 'counts', stream, '--json')), { delayed: 1, prioritized: 0, waiting: 1, active: 0, retrying: 0, completed: 1, failed: 1 });
+      assert.deepEqual(json(await cli('jobs', 'counts', stream, '--json')), { delayed: 1, prioritized: 0, 'waiting-children': 0, waiting: 1, active: 0, retrying: 0, completed: 1, failed: 1 });
 
       // promote: the delayed job is waiting now; a second promote is refused
       assert.deepEqual(json(await cli('jobs', 'promote', stream, later, '--json')), { promoted: [later] });
@@ -84,7 +84,7 @@ for (const target of targets) {
       assertOneLineError(await cli('jobs', 'remove', stream, 'wait-4'), /^sluice: removed 0 of 1; no job wait-4 in /);
       assert.deepEqual(json(await cli('jobs', 'clean', stream, 'completed', '--grace', '0', '--json')), { removed: [ok] });
       assert.equal((await cli('jobs', 'drain', stream)).stdout, 'removed 2 jobs\n');
-      assert.deepEqual(await queue.getJobCounts(), { delayed: 0, prioritized: 0, waiting: 0, active: 0, retrying: 0, completed: 0, failed: 0 });
+      assert.deepEqual(await queue.getJobCounts(), { delayed: 0, prioritized: 0, 'waiting-children': 0, waiting: 0, active: 0, retrying: 0, completed: 0, failed: 0 });
       assertOneLineError(await cli('jobs', 'clean', stream, 'active'), /^sluice: state: completed, failed, delayed or waiting$/);
       // obliterate
       await producer.add({ n: 5 }, { delayMs: 60_000 });

@@ -99,7 +99,7 @@ describeEach(backends, (name) => `dashboard job view API on ${name}`, (backend) 
   test('lists jobs by state with the counts of every state', async () => {
     const failed = await get<ListJson>(`streams/${SHOP}/jobs?state=failed`);
     assert.equal(failed.status, 200);
-    assert.deepEqual(failed.body.counts, { delayed: 1, prioritized: 0, waiting: 2, active: 0, retrying: 0, completed: 1, failed: 1 });
+    assert.deepEqual(failed.body.counts, { delayed: 1, prioritized: 0, 'waiting-children': 0, waiting: 2, active: 0, retrying: 0, completed: 1, failed: 1 });
     assert.deepEqual(failed.body.items.map((j) => [j.id, j.state, j.failedReason, j.attemptsMade]), [[jobs.failed, 'failed', 'out of boxes', 1]]);
     assert.equal(failed.body.items[0]!.stacktrace, undefined, 'the list leaves stacks to the detail');
     const completed = await get<ListJson>(`streams/${SHOP}/jobs?state=completed`);

@@ -8,6 +8,10 @@
 //   PREFIX:failed        sorted set: dead-lettered jobs' ids by finish time
 //   PREFIX:events        stream: the queue's events (events.ts), capped
 //   PREFIX:dedup:ID      string: the job id holding deduplication id ID (unique-adds.ts)
+//   PREFIX:job:ID:dependencies  set: a flow parent's children not reported yet (flows/)
+//   PREFIX:job:ID:processed     hash: its children's return values (codec text), by child
+//   PREFIX:job:ID:ignored       hash: its children's failures ignored (onFailure 'ignore')
+//   PREFIX:waiting-children     sorted set: parents waiting for children, by add time
 import { slotPrefix } from '../partition.js';
 
 export interface JobKeys {
@@ -19,6 +23,13 @@ export interface JobKeys {
   readonly events: string;
   /** The key of a deduplication id (add's `deduplication.id`). */
   dedup(id: string): string;
+  /** A flow parent's children not reported yet (flows/). */
+  dependencies(id: string): string;
+  /** A flow parent's children's return values. */
+  processed(id: string): string;
+  /** A flow parent's children's failures that were ignored. */
+  ignored(id: string): string;
+  readonly waitingChildren: string;
   /** The prefix every one of these keys starts with (`{orders}`), for obliterate's SCAN. */
   readonly prefix: string;
 }
@@ -37,6 +48,10 @@ export function jobKeys(stream: string): JobKeys {
       failed: `${prefix}:failed`,
       events: `${prefix}:events`,
       dedup: (id) => `${prefix}:dedup:${id}`,
+      dependencies: (id) => `${prefix}:job:${id}:dependencies`,
+      processed: (id) => `${prefix}:job:${id}:processed`,
+      ignored: (id) => `${prefix}:job:${id}:ignored`,
+      waitingChildren: `${prefix}:waiting-children`,
       prefix,
     };
     if (cache.size > 10_000) cache.clear();

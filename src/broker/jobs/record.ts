@@ -11,15 +11,19 @@
 //   error     the last failure's message                   stack     its stack
 //   progress  the last job.updateProgress value (JSON)
 //   priority  the job's priority (1 highest), when it was added with one (priority.ts)
+//   parent    a flow child's parent, JSON [stream, id]   onFailure  its failure policy (flows/)
+//   children  a flow parent's children, JSON [[stream, id], …]
+//   flowEntry a flow parent's entry fields, JSON: XADDed by its last child's report
 //
-// `state` is written at each transition (waiting/delayed/prioritized by the producer, waiting by a mover, active,
+// `state` is written at each transition (waiting/delayed/prioritized by the producer,
+// waiting-children by a FlowProducer, waiting by the last child's report, waiting by a mover, active,
 // retrying, completed, failed by the worker). A worker that died mid-job leaves `active`
 // until another worker claims the entry and writes it again.
 import type { Value } from '../../client/connection.js';
 
-export type JobState = 'delayed' | 'prioritized' | 'waiting' | 'active' | 'retrying' | 'completed' | 'failed';
+export type JobState = 'delayed' | 'prioritized' | 'waiting-children' | 'waiting' | 'active' | 'retrying' | 'completed' | 'failed';
 
-export const JOB_STATES: readonly JobState[] = ['delayed', 'prioritized', 'waiting', 'active', 'retrying', 'completed', 'failed'];
+export const JOB_STATES: readonly JobState[] = ['delayed', 'prioritized', 'waiting-children', 'waiting', 'active', 'retrying', 'completed', 'failed'];
 
 export const RecordField = {
   data: 'data',
@@ -38,6 +42,10 @@ export const RecordField = {
   stack: 'stack',
   progress: 'progress',
   priority: 'priority',
+  parent: 'parent',
+  onFailure: 'onFailure',
+  children: 'children',
+  flowEntry: 'flowEntry',
 } as const;
 
 /** HGETALL's reply (a flat list) as an object; null when the record does not exist. */

@@ -145,6 +145,6 @@ export class RetentionKeeper {
 
   private async remove(index: string, ids: string[]): Promise<void> {
     if (ids.length === 0) return;
-    await this.conn.multi([['DEL', ...ids.flatMap((id) => [this.keys.record(id), this.keys.logs(id)])], ['ZREM', index, ...ids]]);
+    await this.conn.multi([['DEL', ...ids.flatMap((id) => [this.keys.record(id), this.keys.logs(id), this.keys.dependencies(id), this.keys.processed(id), this.keys.ignored(id)])], ['ZREM', index, ...ids]]);
   }
 }

@@ -60,6 +60,10 @@ class SandboxJob implements Job {
   log(line: string): Promise<number> {
     return call('log', line) as Promise<number>;
   }
+  // flows: not carried into sandboxes yet (a 'childrenValues' call would do it)
+  getChildrenValues(): Promise<Record<string, unknown>> {
+    return Promise.reject(new Error('job.getChildrenValues is not available in a sandboxed processor yet'));
+  }
 }
 
 /** Reports an error nothing caught; the Worker ends this sandbox when it reads it. */

@@ -22,6 +22,7 @@ import { RecordField, stackOf } from '../jobs/record.js';
 import { eventCommand, type QueueEventName } from '../jobs/events.js';
 import { type Keep, resolveKeep, type KeepJobs } from '../jobs/job-options.js';
 import type { JobWriter } from './job.js';
+import { childrenValues } from '../flows/reporter.js';
 
 /** The parts of a running job the writes need. */
 export interface JobRef {
@@ -39,6 +40,8 @@ export class JobWrites implements JobWriter {
   readonly keys: JobKeys;
   private buffer: Arg[][] = [];
   private scheduled: NodeJS.Immediate | null = null;
+  /** The last writes sent on their own (sendNow), settled: a flow report on another link waits for it. */
+  private lastSent: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly conn: Connection,
@@ -146,6 +149,16 @@ export class JobWrites implements JobWriter {
     return Math.min(Number(count), this.keepLogs);
   }
 
+  /** job.getChildrenValues: a flow parent's children's return values (flows/). */
+  childrenValues(jobId: string): Promise<Record<string, unknown>> {
+    return childrenValues(this.conn, this.codec, this.keys.stream, jobId);
+  }
+
+  /** Resolves once the writes sent so far were answered (whatever the answer). */
+  settled(): Promise<void> {
+    return this.lastSent;
+  }
+
   /** The group found nothing more to read after running jobs. */
   drained(): void {
     this.send(this.event('drained', null));
@@ -186,6 +199,6 @@ export class JobWrites implements JobWriter {
       const failed = replies.find((r) => r instanceof Error);
       if (failed) throw failed;
     });
-    sent.catch(this.onError);
+    this.lastSent = sent.catch(this.onError);
   }
 }

@@ -22,12 +22,18 @@ export interface Job<T = unknown> {
   updateProgress(progress: number | object): Promise<void>;
   /** Appends a line to the job's log (kept up to the worker's `keepLogs`); resolves to the count. */
   log(line: string): Promise<number>;
+  /**
+   * A flow parent's children's return values, by child job id (docs/flows.md); {} for a job
+   * without children. A child whose failure was ignored or removed has no value.
+   */
+  getChildrenValues(): Promise<Record<string, unknown>>;
 }
 
 /** How a job writes its progress and logs: the worker's JobWrites. */
 export interface JobWriter {
   progress(jobId: string, progress: number | object): Promise<void>;
   log(jobId: string, line: string): Promise<number>;
+  childrenValues(jobId: string): Promise<Record<string, unknown>>;
 }
 
 export class WorkerJob<T> implements Job<T> {
@@ -52,5 +58,10 @@ export class WorkerJob<T> implements Job<T> {
   log(line: string): Promise<number> {
     if (this.writer === null) return Promise.reject(new Error(`entry ${this.entryId} has no job record (added with jobs: false)`));
     return this.writer.log(this.id, line);
+  }
+
+  getChildrenValues(): Promise<Record<string, unknown>> {
+    if (this.writer === null) return Promise.resolve({});
+    return this.writer.childrenValues(this.id);
   }
 }

@@ -17,9 +17,11 @@
 //   a job (an entry with `job-id`): each step also updates its record and sends its event
 //   (job-writes.ts); the completion goes in the XACK's MULTI, the dead letter's in its MULTI;
 //   finished records are then kept by removeOnComplete / removeOnFail (jobs/retention.ts)
+//   a flow child (flows/): its completion or dead letter goes in one WATCHed MULTI with its
+//   report to its parent (flows/report.ts), instead of the batched XACK
 //   prioritized jobs (jobs/priority.ts): moved from the stream's prioritized set into the stream,
 //   lowest number first, up to the free slots, along with a read; wake-up entries are acked
-import type { BlockingConnection, Connection, Value } from '../../client/connection.js';
+import type { Arg, BlockingConnection, Connection, Value } from '../../client/connection.js';
 import { decodeEntry } from '../codec.js';
 import { deadLetterFields } from '../dead-letters.js';
 import type { Metrics } from '../metrics.js';
@@ -40,6 +42,9 @@ import { Fields } from '../codec.js';
 import { backoffFunction, decodeJobOptions, resolveKeep } from '../jobs/job-options.js';
 import { RetentionKeeper } from '../jobs/retention.js';
 import { isWakeEntry, PriorityTaker } from '../jobs/priority.js';
+import { FlowReporter } from '../flows/reporter.js';
+import type { ParentLink } from '../flows/link.js';
+import type { ChildOutcome } from '../flows/report.js';
 
 /** How often a pause repeats its interrupt while a read it must end is still on its way. */
 const INTERRUPT_RETRY_MS = 20;
@@ -83,6 +88,7 @@ export class StreamConsumer<T> {
   private readonly writes: JobWrites;
   private readonly retention: RetentionKeeper;
   private readonly priority: PriorityTaker;
+  private readonly flow: FlowReporter;
   private readonly recordRunTime: (ms: number) => void;
   /** Jobs were read since the last empty read: the next empty one sends a 'drained' event. */
   private busySinceDrained = false;
@@ -104,6 +110,7 @@ export class StreamConsumer<T> {
     this.acker = new Acker(conn, o.stream, o.group, onError, () => this.writes.take(), (commands) => this.writes.sendNow(commands));
     this.retries = new RetryScheduler((id) => this.guard(this.retryDue(id)));
     this.priority = new PriorityTaker(conn, o.stream, onError);
+    this.flow = new FlowReporter(conn, o.codec, o.eventsMaxLen);
     this.recordRunTime = metrics.runTimeRecorder(o.stream, o.group);
     this.ended = new Promise((resolve) => (this.end = resolve));
   }
@@ -473,7 +480,16 @@ export class StreamConsumer<T> {
     // The slot is free now, so the next read does not wait for the XACK round trip.
     this.table.setState(h, 'acking');
     const ref = this.ref(h);
-    const acked = this.acker.ack(job.entryId, this.writes.completed(ref, result, Date.now())).then((ok) => {
+    const parent = ref.jobId === null ? null : this.flow.parentOf(h.entry.fields);
+    const finish = this.writes.completed(ref, result, Date.now());
+    const sent =
+      parent === null
+        ? this.acker.ack(job.entryId, finish)
+        : this.finishInFlow(ref.jobId!, parent, { ok: true, value: this.flow.encode(result) }, [['XACK', this.o.stream, this.o.group, job.entryId], ...finish]).then(
+            () => true,
+            (err: unknown) => (this.emit('error', asError(err)), false), // still pending: claimed and reported again
+          );
+    const acked = sent.then((ok) => {
       this.acks.delete(acked);
       if (!ok) return void this.table.delete(h);
       this.table.finish(h);
@@ -539,12 +555,13 @@ export class StreamConsumer<T> {
     const fields = deadLetterFields({ entry: h.entry, stream: this.o.stream, group: this.o.group, consumer: this.consumer, deliveries: h.deliveries, error: error.message });
     const ref = this.ref(h);
     try {
-      this.writes.flush();
-      await this.conn.multi([
-        ['XADD', this.deadLetterStream, '*', ...fields],
-        ['XACK', this.o.stream, this.o.group, h.entry.id],
-        ...this.writes.deadLettered(ref, error, Date.now()),
-      ]);
+      const own: Arg[][] = [['XADD', this.deadLetterStream, '*', ...fields], ['XACK', this.o.stream, this.o.group, h.entry.id], ...this.writes.deadLettered(ref, error, Date.now())];
+      const parent = ref.jobId === null ? null : this.flow.parentOf(h.entry.fields);
+      if (parent !== null) await this.finishInFlow(ref.jobId!, parent, { ok: false, reason: error.message }, own);
+      else {
+        this.writes.flush();
+        await this.conn.multi(own);
+      }
     } catch (err) {
       this.emit('error', asError(err)); // still pending: it comes back and is dead-lettered then
       this.table.delete(h);
@@ -555,6 +572,17 @@ export class StreamConsumer<T> {
     this.metrics.inc('deadLettered');
     this.emit('deadLettered', job, error);
     return true;
+  }
+
+  /**
+   * A flow child's finish (`own`) with its report to the parent, in one WATCHed MULTI on the
+   * reporter's link: the job's queued writes (its start) go first in it, and those already sent
+   * on the worker's connection are answered before, so the server sees them in order.
+   */
+  private async finishInFlow(jobId: string, parent: ParentLink, outcome: ChildOutcome, own: Arg[][]): Promise<void> {
+    const before = this.writes.take();
+    await this.writes.settled();
+    await this.flow.report({ stream: this.o.stream, id: jobId }, parent, outcome, [...before, ...own]);
   }
 
   // --- claims, leases and idle consumers ----------------------------------------------------------
@@ -685,6 +713,7 @@ export class StreamConsumer<T> {
     this.writes.flush();
     this.retention.close();
     this.priority.close();
+    await this.flow.close();
     if (this.gaveUp) return;
     for (const u of this.unsubscribe) u();
     this.consumerRemoved = await this.deleteConsumerIfEmpty(this.consumer).catch(() => false);
@@ -711,6 +740,7 @@ export class StreamConsumer<T> {
     this.retries.cancelAll();
     this.retention.close();
     this.priority.close();
+    void this.flow.close();
     const lost: string[] = [];
     const running = this.table.inState('running', 'queued');
     for (const h of running) {

@@ -1,0 +1,161 @@
+// FlowProducer: adds a tree of jobs (a parent, its children, their children; each node on any
+// stream) in ONE MULTI/EXEC, so no crash leaves a parent without its children recorded:
+//
+//   per node      HSET PREFIX:job:ID (data, added, opts, key, parent, onFailure, children)
+//   a parent      + flowEntry (its entry's fields), state waiting-children,
+//                 SADD PREFIX:job:ID:dependencies CHILD…, ZADD PREFIX:waiting-children ADDED ID
+//   a leaf        XADD STREAM * payload … job-id ID [opts] [flow-parent flow-on-failure], state waiting
+//   and an `added` event per node.
+//
+// A parent reaches its stream when its last child reports (report.ts, in the child's worker).
+// On Redis Cluster the MULTI and the reports must stay in one slot: every stream of a flow must
+// share one hash tag (`{shop}orders`, `{shop}mails`); add() checks it and says which do not.
+import { randomBytes } from 'node:crypto';
+import type { Arg, Connection, Value } from '../../client/connection.js';
+import { ClusterConnection } from '../../client/cluster-connection.js';
+import { type Codec, encodeEntry, Fields, jsonCodec } from '../codec.js';
+import { eventCommand, type EventsOption, eventsMaxLen } from '../jobs/events.js';
+import { encodeJobOptions, type PerJobOptions } from '../jobs/job-options.js';
+import { jobKeys } from '../jobs/keys.js';
+import { RecordField } from '../jobs/record.js';
+import { linkEntries } from '../jobs/entry-link.js';
+import { keySlot, slotPrefix } from '../partition.js';
+import { FlowFields, type JobAddress, memberOf, ON_FAILURE, type OnFailure } from './link.js';
+import { type FlowTree, readFlow } from './tree.js';
+
+export type { OnFailure, FlowTree, JobAddress };
+
+/** A job's options in a flow. */
+export interface FlowJobOptions extends Pick<PerJobOptions, 'attempts' | 'backoff' | 'removeOnComplete' | 'removeOnFail'> {
+  /** The job's id (default: a random one). Not checked for uniqueness: give each job its own. */
+  jobId?: string;
+  /** The partition / ordering key the entry carries (as Producer.add's `key`). */
+  key?: string;
+  /**
+   * A child's failure for good (dead-lettered), for its parent: 'fail-parent' (the default: the
+   * parent fails, its reason names the child), 'ignore' (counts as done, its value absent, the
+   * failure kept: getIgnoredFailures), 'remove' (the dependency is dropped, the parent goes on).
+   */
+  onFailure?: OnFailure;
+}
+
+/** A node of the tree to add. */
+export interface FlowJob<T = unknown> {
+  /** The stream its entry goes to (its workers' stream); children may be on other streams. */
+  stream: string;
+  data: T;
+  opts?: FlowJobOptions;
+  /** Jobs that must finish before this one runs. */
+  children?: FlowJob[];
+}
+
+/** What add() made: each node's id and stream, as the tree given. */
+export interface FlowNode {
+  id: string;
+  stream: string;
+  children: FlowNode[];
+}
+
+export interface FlowProducerOptions {
+  /** The codec of every node's payload (the Workers' codec; JSON by default). */
+  codec?: Codec;
+  /** The queues' events streams, as the Producer's `events`. */
+  events?: EventsOption;
+}
+
+/** add() on Redis Cluster: the flow's streams are in different slots. */
+export class FlowSlotError extends Error {
+  constructor(readonly streams: string[]) {
+    super(
+      `a flow's streams must share one hash tag on Redis Cluster (the flow is written in one MULTI, and each child reports to its parent in another): ${streams.map((s) => `${s} (slot ${keySlot(slotPrefix(s))})`).join(', ')}; name them with a common tag, e.g. {flow}${bare(streams[0]!)} and {flow}${bare(streams[1] ?? streams[0]!)}`,
+    );
+    this.name = 'FlowSlotError';
+  }
+}
+
+function bare(stream: string): string {
+  return stream.replace(/\{[^}]*\}/, '') || 'jobs';
+}
+
+export class FlowProducer {
+  private readonly codec: Codec;
+  private readonly eventsMaxLen: number | null;
+
+  constructor(
+    private readonly conn: Connection,
+    options: FlowProducerOptions = {},
+  ) {
+    this.codec = options.codec ?? jsonCodec;
+    this.eventsMaxLen = eventsMaxLen(options.events);
+  }
+
+  /** The flow below (and including) a job, as its records say now; null when it has no record. */
+  getFlow(job: JobAddress): Promise<FlowTree | null> {
+    return readFlow(this.conn, job);
+  }
+
+  /** Adds the tree in one transaction; resolves to its nodes' ids. */
+  async add<T>(flow: FlowJob<T>): Promise<FlowNode> {
+    const commands: Arg[][] = [];
+    const leaves: Array<{ at: number; stream: string; id: string }> = [];
+    const streams = new Set<string>();
+    const now = Date.now();
+    const build = (node: FlowJob, parent: { stream: string; id: string; onFailure: OnFailure } | null): FlowNode => {
+      if (typeof node?.stream !== 'string' || node.stream.length === 0) throw new RangeError('flow: every job needs a stream');
+      const o = node.opts ?? {};
+      const onFailure = o.onFailure ?? 'fail-parent';
+      if (!ON_FAILURE.includes(onFailure)) throw new RangeError(`onFailure: one of ${ON_FAILURE.join(', ')}`);
+      const id = o.jobId ?? `${now.toString(36)}${randomBytes(9).toString('base64url')}`;
+      if (id.length === 0) throw new RangeError('jobId must not be empty');
+      streams.add(node.stream);
+      const keys = jobKeys(node.stream);
+      const opts = encodeJobOptions({ attempts: o.attempts, backoff: o.backoff, removeOnComplete: o.removeOnComplete, removeOnFail: o.removeOnFail });
+      const entry: string[] = [...encodeEntry(this.codec, node.data, o.key), Fields.jobId, id];
+      if (opts !== undefined) entry.push(Fields.opts, opts);
+      const record: Arg[] = ['HSET', keys.record(id), RecordField.data, this.codec.encode(node.data), RecordField.added, now];
+      if (opts !== undefined) record.push(RecordField.opts, opts);
+      if (o.key !== undefined) record.push(RecordField.key, o.key);
+      if (parent !== null) {
+        entry.push(FlowFields.parent, memberOf(parent), FlowFields.onFailure, parent.onFailure);
+        record.push(RecordField.parent, memberOf(parent), RecordField.onFailure, parent.onFailure);
+      }
+      const children = node.children ?? [];
+      const made: FlowNode = { id, stream: node.stream, children: [] };
+      commands.push(record);
+      if (children.length === 0) {
+        leaves.push({ at: commands.length, stream: node.stream, id });
+        commands.push(['XADD', node.stream, '*', ...entry]);
+        commands.push(['HSET', keys.record(id), RecordField.state, 'waiting']);
+      } else {
+        const at = commands.length;
+        commands.push([]); // the SADD, once the children's ids are known
+        made.children = children.map((c) => build(c, { stream: node.stream, id, onFailure: c.opts?.onFailure ?? 'fail-parent' }));
+        const members = made.children.map(memberOf);
+        if (new Set(members).size !== members.length) throw new RangeError(`flow: job ${id} has two children with one id`);
+        commands[at] = ['SADD', keys.dependencies(id), ...members];
+        commands.push(
+          ['HSET', keys.record(id), RecordField.state, 'waiting-children', RecordField.flowEntry, JSON.stringify(entry), RecordField.children, JSON.stringify(made.children.map((c) => [c.stream, c.id]))],
+          ['ZADD', keys.waitingChildren, now, id],
+        );
+      }
+      if (this.eventsMaxLen !== null) commands.push(eventCommand(keys.events, this.eventsMaxLen, 'added', id));
+      return made;
+    };
+    const root = build(flow, null);
+    if (this.conn instanceof ClusterConnection) {
+      const slots = new Map<number, string>();
+      for (const s of streams) slots.set(keySlot(slotPrefix(s)), s);
+      if (slots.size > 1) throw new FlowSlotError([...slots.values()]);
+    }
+    const replies: Value[] = await this.conn.multi(commands);
+    // Waiting leaves' records learn their entries' ids (as a Producer's adds: jobs/entry-link.ts).
+    const byStream = new Map<string, Array<{ jobId: string; entryId: string }>>();
+    for (const l of leaves) {
+      const list = byStream.get(l.stream) ?? [];
+      list.push({ jobId: l.id, entryId: String(replies[l.at]) });
+      byStream.set(l.stream, list);
+    }
+    for (const [stream, links] of byStream) linkEntries(this.conn, stream, links, () => {});
+    return root;
+  }
+}
