@@ -21,6 +21,8 @@ import { RateLimiter } from './rate-limiter.js';
 import { type AnyHandler, type Emit, StreamConsumer } from './worker/stream-consumer.js';
 import { eventsMaxLen } from './jobs/events.js';
 import { type SandboxPool, sandboxPool } from './sandbox/pool.js';
+import { GlobalConcurrency, type RunGate, SlotLeases } from './global-concurrency.js';
+import { asError } from './worker/events.js';
 
 export class Worker<T = unknown, R = unknown> extends EventEmitter<WorkerEvents<T, R>> {
   readonly consumer: string;
@@ -40,6 +42,8 @@ export class Worker<T = unknown, R = unknown> extends EventEmitter<WorkerEvents<
   private closing = false;
   /** The sandboxes of a processor given as a module path (sandbox/pool.ts), else null. */
   private readonly pool: SandboxPool | null = null;
+  /** globalConcurrency's slots (global-concurrency.ts), else null. */
+  private gate: RunGate | null = null;
   /** Emits (and logs) a worker event. */
   private readonly report: <K extends keyof WorkerEvents<T, R>>(event: K, ...args: WorkerEvents<T, R>[K]) => void;
 
@@ -82,9 +86,10 @@ export class Worker<T = unknown, R = unknown> extends EventEmitter<WorkerEvents<
     this.report = emit;
     // One limiter for every partition: the limit is the group's, keyed by the logical stream.
     const limiter = options.limiter ? new RateLimiter(conn, `${options.stream}:limit:${options.group}`, options.limiter) : null;
+    const gate = this.runGate(conn, options, (err) => emit('error', asError(err)));
     this.consumers = this.streams.map((stream, i) => {
       const timeoutMs = this.pool === null ? options.timeoutMs : undefined;
-      const resolved = { ...resolveOptions({ ...options, stream, concurrency: shares[i]!, timeoutMs }, options.codec ?? jsonCodec), limiter };
+      const resolved = { ...resolveOptions({ ...options, stream, concurrency: shares[i]!, timeoutMs }, options.codec ?? jsonCodec), limiter, gate };
       const dead = options.deadLetterStream ?? defaultDeadLetterStream(stream);
       return new StreamConsumer<T>(conn, resolved, this.consumer, dead, this.metrics, any, emit as Emit<T>);
     });
@@ -93,6 +98,14 @@ export class Worker<T = unknown, R = unknown> extends EventEmitter<WorkerEvents<
     const delayed = options.delayed ?? true;
     const pollMs = typeof delayed === 'object' ? delayed.pollMs : undefined;
     this.mover = delayed === false ? null : new DelayedMover(conn, { stream: this.streams, pollMs, eventsMaxLen: eventsMaxLen(options.events), onError: (err) => emit('error', err) });
+  }
+
+  /** The slots each run takes: globalConcurrency's (global-concurrency.ts), else null. */
+  private runGate(conn: Connection, options: WorkerOptions, onError: (err: unknown) => void): RunGate | null {
+    if (options.globalConcurrency === undefined) return null;
+    const leases = new SlotLeases(conn, options.claimIdleMs ?? 30_000, onError);
+    this.gate = new GlobalConcurrency(leases, options.stream, options.group, options.globalConcurrency);
+    return this.gate;
   }
 
   /** What the server supports (probed at start()): CLAIM reads and XNACK where it has them. */
@@ -162,6 +175,7 @@ export class Worker<T = unknown, R = unknown> extends EventEmitter<WorkerEvents<
     const abandoned = inTime ? [] : [...this.consumers.flatMap((c) => c.abandon()), ...(this.mover?.abandon() ?? []), ...this.schedulers.flatMap((s) => s.abandon())];
     if (!inTime) await this.pool?.close(); // sandboxes still running abandoned jobs
     for (const u of this.unwatch) u();
+    this.gate?.close();
     if (this.signalHandler) {
       process.off('SIGTERM', this.signalHandler);
       process.off('SIGINT', this.signalHandler);

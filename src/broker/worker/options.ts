@@ -1,6 +1,7 @@
 // Worker options, their defaults, and the job types handlers see.
 import type { LimiterOptions, RateLimiter } from '../rate-limiter.js';
 import type { Codec } from '../codec.js';
+import type { RunGate } from '../global-concurrency.js';
 import type { Metrics } from '../metrics.js';
 import type { Logger } from '../../logger.js';
 import { type EventsOption, eventsMaxLen } from '../jobs/events.js';
@@ -101,6 +102,12 @@ export interface WorkerOptions {
    */
   limiter?: LimiterOptions;
   /**
+   * At most this many jobs of the group run at once, counted across every worker of every
+   * process (global-concurrency.ts). Slots are leased for claimIdleMs and renewed while held:
+   * those of a worker killed with kill -9 come back within claimIdleMs.
+   */
+  globalConcurrency?: number;
+  /**
    * How often the group's pause flag (pauseGroup / `sluice pause`) is checked (default 500 ms):
    * the longest a worker may go on taking entries after a pause.
    */
@@ -184,6 +191,8 @@ export interface ResolvedOptions {
   pauseCheckMs: number;
   /** One limiter shared by every stream (partition) of the worker: the limit is the group's. */
   limiter: RateLimiter | null;
+  /** Around each run: globalConcurrency's slots and fairness's key slots (global-concurrency.ts). */
+  gate: RunGate | null;
   codec: Codec;
   streamFeatures: 'auto' | 'redis7';
   removeOnComplete: Keep;
@@ -212,6 +221,7 @@ export function resolveOptions(o: WorkerOptions & { batch?: BatchOptions }, code
     consumerIdleMs: o.consumerIdleMs ?? Math.max(300_000, 10 * claimIdleMs),
     pauseCheckMs: o.pauseCheckMs ?? 500,
     limiter: null,
+    gate: null,
     codec,
     streamFeatures: o.streamFeatures ?? 'auto',
     removeOnComplete: resolveKeep(o.removeOnComplete ?? DEFAULT_REMOVE_ON_COMPLETE),

@@ -359,6 +359,8 @@ export class StreamConsumer<T> {
         return;
       }
     }
+    // globalConcurrency / fairness (global-concurrency.ts): a slot before the run, given back after.
+    if (this.o.gate !== null && !(await this.enterGate(jobs, abort))) return;
     this.writes.started(
       jobs.map(({ h, job }) => ({ ...this.ref(h), claimed: h.claimed })),
       Date.now(),
@@ -366,6 +368,7 @@ export class StreamConsumer<T> {
     const trace = ConsumerTrace.start(jobs.map(({ job }) => job), this.o.group, this.consumer);
     const started = performance.now();
     const outcome = await this.invoke(jobs.map((j) => j.job), abort, trace);
+    this.o.gate?.leave(jobs.map((j) => j.job));
     const elapsed = performance.now() - started;
     for (const [i, { h, job }] of jobs.entries()) {
       h.abort = null;
@@ -388,6 +391,17 @@ export class StreamConsumer<T> {
       }
     }
     trace?.endAll();
+  }
+
+  /** The run gate's slot; false when the abort came first or the gate failed (then left pending, as the limiter does). */
+  private async enterGate(jobs: Array<{ h: HeldEntry; job: Job<T> }>, abort: JobAbort): Promise<boolean> {
+    try {
+      return await this.o.gate!.enter(jobs.map((j) => j.job), abort.signal);
+    } catch (err) {
+      this.emit('error', asError(err));
+      for (const { h } of jobs) this.table.delete(h);
+      return false;
+    }
   }
 
   /** The job for an entry, or null when it was dealt with here (dead-lettered: too many deliveries or undecodable). */

@@ -1,0 +1,142 @@
+// globalConcurrency: at most N jobs of a group run at once across workers and processes.
+// Every backend: two workers in one process (an exact count of the handlers running), and a
+// slot whose holder died (its lease left behind, as kill -9 leaves it) coming back within
+// claimIdleMs. Socket backends: three worker processes, one SIGKILLed while it holds slots; every
+// start and end is stamped with the machine's monotonic clock, and the intervals never overlap
+// more than N deep (the killed one's jobs counted as running until its exit was seen).
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { after, test } from 'node:test';
+import type { Connection } from '../../src/client/connection.js';
+import { Producer } from '../../src/broker/producer.js';
+import { concurrencyKey } from '../../src/broker/global-concurrency.js';
+import { backends, describeEach, redisServer, sluiceServer, useWorkers } from './backends.js';
+import { unique } from '../support/names.js';
+import { waitFor } from '../support/wait.js';
+import { stopChild } from '../support/processes.js';
+
+describeEach(backends, (name) => `global concurrency on ${name}`, (b) => {
+  let conn!: Connection;
+  const { worker } = useWorkers(b, (c) => (conn = c));
+
+  test('two workers of concurrency 10 with globalConcurrency 3: never more than 3 running, and 3 reached', async () => {
+    const stream = unique('gc');
+    await new Producer(conn, { stream }).addMany(Array.from({ length: 120 }, (_, n) => ({ payload: { n } })));
+    let running = 0;
+    let most = 0;
+    let done = 0;
+    const handler = async (): Promise<void> => {
+      running++;
+      most = Math.max(most, running);
+      await new Promise((r) => setTimeout(r, 3));
+      running--;
+      done++;
+    };
+    const w1 = worker({ stream, group: 'g', concurrency: 10, globalConcurrency: 3 }, handler);
+    const w2 = worker({ stream, group: 'g', concurrency: 10, globalConcurrency: 3 }, handler);
+    await Promise.all([w1.start(), w2.start()]);
+    await waitFor(() => done === 120, '120 done');
+    assert.ok(most <= 3, `${most} ran at once`);
+    assert.equal(most, 3, 'the limit is reached, not undershot');
+    await waitFor(async () => Number(await conn.call('ZCARD', concurrencyKey(stream, 'g'))) === 0, 'every slot given back');
+  });
+
+  test('slots a dead holder left come back within claimIdleMs', async () => {
+    const stream = unique('gc-dead');
+    const key = concurrencyKey(stream, 'g');
+    const claimIdleMs = 400;
+    // Two leases of a worker killed just now: the limit is full until they expire.
+    const [s] = (await conn.call('TIME')) as [string, string];
+    const now = Number(s) * 1000 + 1000; // within a second from now on the server's clock
+    await conn.call('ZADD', key, now - 1000 + claimIdleMs, 'dead:1', now - 1000 + claimIdleMs, 'dead:2');
+    await new Producer(conn, { stream }).add({ n: 1 });
+    let startedAt = 0;
+    const began = Date.now();
+    const w = worker({ stream, group: 'g', globalConcurrency: 2, claimIdleMs }, () => void (startedAt = Date.now()));
+    await w.start();
+    await waitFor(() => startedAt > 0, 'the job ran');
+    assert.ok(startedAt - began < claimIdleMs + 1000, `ran ${startedAt - began} ms after, claimIdleMs ${claimIdleMs}`);
+    assert.ok(Number(await conn.call('ZSCORE', key, 'dead:1')) === 0, 'the dead leases were swept');
+  });
+
+  test('bad values are refused', () => {
+    assert.throws(() => worker({ stream: unique('gc-bad'), group: 'g', globalConcurrency: 0 }, () => {}), /globalConcurrency must be a positive integer/);
+  });
+});
+
+const SCRIPT = join(dirname(fileURLToPath(import.meta.url)), 'global-concurrency-process.js');
+const JOBS = 600;
+const LIMIT = 4;
+const CLAIM_IDLE_MS = 500;
+
+interface Interval {
+  start: bigint;
+  end: bigint | null;
+}
+
+describeEach([redisServer, sluiceServer], (name) => `global concurrency across processes with kill -9 on ${name}`, (b) => {
+  const children: ChildProcess[] = [];
+  after(async () => {
+    for (const c of children) await stopChild(c, 'SIGKILL');
+  });
+
+  test(`${JOBS} jobs, 3 processes of concurrency 5, globalConcurrency ${LIMIT}, one SIGKILLed holding slots: never more than ${LIMIT} at once`, async () => {
+    const conn = await b.connect();
+    const stream = `{gck9-${process.pid}}`;
+    const runs: Array<Map<string, Interval>> = [];
+    const exited: Array<bigint | null> = [];
+    for (let i = 0; i < 3; i++) {
+      const mine = new Map<string, Interval>();
+      runs.push(mine);
+      exited.push(null);
+      const child = spawn(process.execPath, [SCRIPT, b.url!, stream, `w${i}`, String(CLAIM_IDLE_MS), String(LIMIT)], { stdio: ['ignore', 'pipe', 'inherit'] });
+      children.push(child);
+      let rest = '';
+      let ready!: () => void;
+      const isReady = new Promise<void>((r) => (ready = r));
+      child.stdout!.on('data', (c: Buffer) => {
+        const lines = (rest + c.toString()).split('\n');
+        rest = lines.pop()!;
+        for (const line of lines) {
+          if (line === 'ready') ready();
+          const [kind, n, t] = line.split(' ');
+          // A redelivered job (the killed one's) is a run of its own.
+          if (kind === 's') mine.set(`${n}:${t}`, { start: BigInt(t!), end: null });
+          if (kind === 'e') for (const [k, run] of mine) if (run.end === null && k.startsWith(`${n}:`)) run.end = BigInt(t!);
+        }
+      });
+      child.once('exit', () => (exited[i] = process.hrtime.bigint()));
+      await isReady;
+    }
+    await new Producer(conn, { stream }).addMany(Array.from({ length: JOBS }, (_, n) => ({ payload: { n } })), { keyed: true });
+    await waitFor(async () => Number(await conn.call('HLEN', `${stream}:receipts`)) >= JOBS / 3, 'a third handled');
+    // The process running the most jobs now (so holding slots).
+    const openRuns = (i: number): number => [...runs[i]!.values()].filter((r) => r.end === null).length;
+    await waitFor(() => [0, 1, 2].some((i) => openRuns(i) > 0), 'a process holding a slot', 20_000, 1);
+    const victim = [0, 1, 2].sort((x, y) => openRuns(y) - openRuns(x))[0]!;
+    await stopChild(children[victim]!, 'SIGKILL');
+    await waitFor(() => exited[victim] !== null, 'the victim gone');
+    const heldAtKill = openRuns(victim);
+    await waitFor(async () => Number(await conn.call('HLEN', `${stream}:receipts`)) === JOBS, 'all handled', 60_000);
+    // Every run as [start, end]: the killed one's unfinished ones until its exit was seen.
+    const events: Array<[bigint, number]> = [];
+    runs.forEach((m, i) => {
+      for (const r of m.values()) {
+        const end = r.end ?? (i === victim ? exited[i]! : null);
+        assert.ok(end !== null, 'a run of a live process never ended');
+        events.push([r.start, 1], [end, -1]);
+      }
+    });
+    // Ends before starts at the same instant: a slot given back, then taken.
+    events.sort((x, y) => (x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : x[1] - y[1]));
+    let depth = 0;
+    let most = 0;
+    for (const [, d] of events) most = Math.max(most, (depth += d));
+    assert.ok(most <= LIMIT, `${most} jobs ran at once (limit ${LIMIT})`);
+    assert.equal(most, LIMIT, 'the limit was reached');
+    assert.ok(heldAtKill > 0, 'the killed process held slots');
+    await conn.close();
+  });
+});
