@@ -45,7 +45,7 @@ describeEach(backends, (name) => `sandboxed processors on ${name}`, (b) => {
     const worker = new Worker<Task>(conn, { stream, group: 'g', blockMs: 100, backoff: () => 0, ...options, sandbox: { kind, ...options.sandbox } }, PROCESSOR);
     const errors: Error[] = [];
     worker.on('error', (err) => errors.push(err));
-    closers.push(() => worker.close(), () => queue.close());
+    closers.push(() => worker.close({ timeoutMs: 2000 }), () => queue.close());
     await worker.start();
     return { stream, producer, queue, worker, errors };
   }
@@ -174,6 +174,77 @@ describeEach(backends, (name) => `sandboxed processors on ${name}`, (b) => {
       }
     });
 
+    test(`${kind}: a CPU-bound job running past claimIdleMs keeps its lease: another consumer never claims it`, async () => {
+      const claimIdleMs = 300;
+      const stream = unique(`sandbox-lease-${kind}`);
+      await conn.call('XGROUP', 'CREATE', stream, 'g', '0', 'MKSTREAM');
+      const producer = new Producer<Task>(conn, { stream });
+      const queue = new Queue<Task>(conn, { stream });
+      closers.push(() => queue.close());
+      const marker = join(dir, `${stream}.done`);
+      const spinning = await producer.add({ mode: 'spin-until', marker });
+      const owner = new Worker<Task>(conn, { stream, group: 'g', concurrency: 1, blockMs: 100, claimIdleMs, sandbox: { kind } }, PROCESSOR);
+      owner.on('error', () => {});
+      closers.push(() => (writeFileSync(marker, ''), owner.close({ timeoutMs: 2000 })));
+      await owner.start();
+      const startedSpinning = await pollActive(queue, spinning);
+      const spinningEntry = (await queue.getJob(spinning))?.entryId;
+      assert.ok(spinningEntry !== undefined, 'the active job knows its entry');
+      // An entry a dead consumer took and never finished, for the other consumer to show it
+      // claims (the owner, its one slot busy, takes nothing more).
+      const orphan = await producer.add({ mode: 'ok', n: 1 });
+      await conn.call('XREADGROUP', 'GROUP', 'g', 'dead', 'COUNT', 1, 'STREAMS', stream, '>');
+      // Another consumer of the group, claiming whatever sits idle past claimIdleMs.
+      const ran: string[] = [];
+      const stolen: string[] = [];
+      const thief = new Worker<Task>(conn, { stream, group: 'g', blockMs: 100, claimIdleMs }, (job) => {
+        ran.push(job.id);
+        return { thief: true };
+      });
+      thief.on('claimed', (ids) => stolen.push(...ids));
+      thief.on('error', () => {});
+      closers.push(() => thief.close());
+      await thief.start();
+      // The thief does claim: the dead consumer's entry is taken over while the sandbox spins.
+      await queue.waitUntilFinished(orphan, 20_000);
+      await waitFor(() => Date.now() - startedSpinning > 5 * claimIdleMs, 'five claim periods of spinning');
+      assert.ok(stolen.length > 0, 'the other consumer claimed the orphan');
+      assert.ok(!stolen.includes(spinningEntry) && !stolen.includes(spinning), `the spinning job was claimed by the other consumer (${stolen})`);
+      assert.ok(!ran.includes(spinning), 'the spinning job ran in the other consumer');
+      assert.equal((await queue.getJob(spinning))?.state, 'active');
+      const [row] = (await conn.call('XPENDING', stream, 'g', '-', '+', 10, owner.consumer)) as Array<[string, string, number, number]>;
+      assert.equal(row?.[0], spinningEntry, "still pending to the sandbox's worker");
+      assert.equal(Number(row?.[3]), 1, 'delivered once');
+      writeFileSync(marker, '');
+      assert.deepEqual(await queue.waitUntilFinished(spinning, 20_000), { spun: true, x: false });
+      assert.ok(!stolen.includes(spinningEntry), 'never claimed, to the end');
+    });
+
+    test(`${kind}: every sandbox that dies is replaced by a new one, never more than the pool's size`, async () => {
+      const { producer, queue, worker } = await setup(kind, { concurrency: 1, timeoutMs: 1000, maxDeliveries: 1, sandbox: { maxMemoryMb: 64 } });
+      const pool = (worker as unknown as { pool: { count: number } }).pool;
+      const whoami = async (): Promise<{ pid: number; threadId: number }> =>
+        (await queue.waitUntilFinished(await producer.add({ mode: 'whoami' }), 20_000)) as { pid: number; threadId: number };
+      const name = (w: { pid: number; threadId: number }): string => (kind === 'thread' ? `thread ${w.threadId}` : `process ${w.pid}`);
+      const first = await whoami();
+      assert.equal(name(await whoami()), name(first), 'a sandbox that finished its job takes the next');
+      const seen = [first];
+      for (const mode of ['exit', 'uncaught', 'loop', 'oom', ...(kind === 'process' ? (['kill'] as const) : [])] as const) {
+        await failedReason(queue, await producer.add({ mode }));
+        const next = await whoami();
+        assert.ok(!seen.some((w) => name(w) === name(next)), `after ${mode}: a new sandbox (${name(next)})`);
+        assert.ok(pool.count <= 1, `after ${mode}: ${pool.count} sandboxes alive with size 1`);
+        seen.push(next);
+      }
+      if (kind === 'thread') assert.ok(seen.every((w) => w.pid === process.pid));
+      else {
+        for (const w of seen.slice(0, -1)) await waitFor(() => !alive(w.pid), `process ${w.pid} gone`);
+      }
+      await worker.close();
+      assert.equal(pool.count, 0);
+      if (kind === 'process') await waitFor(() => !alive(seen.at(-1)!.pid), 'the last process gone');
+    });
+
     test(`${kind}: close() waits for the running job, then ends the sandboxes`, async () => {
       const { producer, queue, worker } = await setup(kind, { concurrency: 2 });
       const first = (await queue.waitUntilFinished(await producer.add({ mode: 'ok', n: 1 }), 20_000)) as Record<string, unknown>;
@@ -238,6 +309,16 @@ describeEach(backends, (name) => `sandboxed processors on ${name}`, (b) => {
     });
   }
 });
+
+/** Whether a process with this pid exists. */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /** Waits until the job's record says it is active; resolves to when that was seen (ms). */
 async function pollActive(queue: Queue<Task>, id: string): Promise<number> {
