@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "lauxlib.h"
 #include "lua.h"
@@ -835,6 +836,18 @@ static void set_field_num(lua_State *lua, const char *name, double n) {
     lua_settable(lua, -3);
 }
 
+static void register_log_and_version(lua_State *lua, int version_num, const char *version) {
+    set_field_fn(lua, "log", redis_log);
+    set_field_num(lua, "LOG_DEBUG", 0);
+    set_field_num(lua, "LOG_VERBOSE", 1);
+    set_field_num(lua, "LOG_NOTICE", 2);
+    set_field_num(lua, "LOG_WARNING", 3);
+    set_field_num(lua, "REDIS_VERSION_NUM", version_num);
+    lua_pushstring(lua, "REDIS_VERSION");
+    lua_pushstring(lua, version);
+    lua_settable(lua, -3);
+}
+
 static const char *ERR_HANDLER =
     "local dbg = debug\n"
     "debug = nil\n"
@@ -853,62 +866,67 @@ static const char *ERR_HANDLER =
     "  return err\n"
     "end\n";
 
-/* Creates the interpreter (dropping any previous one: SCRIPT FLUSH). */
-EXPORT int sl_init(int version_num, const char *version) {
-    if (L != NULL) lua_close(L);
-    L = lua_open();
-    lua_pushvalue(L, LUA_GLOBALSINDEX);
-    lua_newtable(L);
-    lua_pushcfunction(L, new_index_allow_list);
-    lua_setfield(L, -2, "__newindex");
-    lua_setmetatable(L, -2);
-    lua_pop(L, 1);
+/* The libraries and the redis.* table both kinds of interpreter get (luaRegisterRedisAPI). */
+static void register_redis_api(lua_State *lua, int version_num, const char *version) {
+    lua_pushvalue(lua, LUA_GLOBALSINDEX);
+    lua_newtable(lua);
+    lua_pushcfunction(lua, new_index_allow_list);
+    lua_setfield(lua, -2, "__newindex");
+    lua_setmetatable(lua, -2);
+    lua_pop(lua, 1);
 
-    load_lib(L, "", luaopen_base);
-    load_lib(L, LUA_TABLIBNAME, luaopen_table);
-    load_lib(L, LUA_STRLIBNAME, luaopen_string);
-    load_lib(L, LUA_MATHLIBNAME, luaopen_math);
-    load_lib(L, LUA_DBLIBNAME, luaopen_debug);
-    load_lib(L, "cjson", luaopen_cjson);
-    load_lib(L, "struct", luaopen_struct);
-    load_lib(L, "cmsgpack", luaopen_cmsgpack);
-    load_lib(L, "bit", luaopen_bit);
+    load_lib(lua, "", luaopen_base);
+    load_lib(lua, LUA_TABLIBNAME, luaopen_table);
+    load_lib(lua, LUA_STRLIBNAME, luaopen_string);
+    load_lib(lua, LUA_MATHLIBNAME, luaopen_math);
+    load_lib(lua, LUA_DBLIBNAME, luaopen_debug);
+    load_lib(lua, "cjson", luaopen_cjson);
+    load_lib(lua, "struct", luaopen_struct);
+    load_lib(lua, "cmsgpack", luaopen_cmsgpack);
+    load_lib(lua, "bit", luaopen_bit);
 
-    lua_pushcfunction(L, redis_lua_pcall);
-    lua_setglobal(L, "pcall");
+    lua_pushcfunction(lua, redis_lua_pcall);
+    lua_setglobal(lua, "pcall");
 
-    lua_newtable(L);
-    set_field_fn(L, "call", redis_call);
-    set_field_fn(L, "pcall", redis_pcall_cmd);
-    set_field_fn(L, "log", redis_log);
-    set_field_num(L, "LOG_DEBUG", 0);
-    set_field_num(L, "LOG_VERBOSE", 1);
-    set_field_num(L, "LOG_NOTICE", 2);
-    set_field_num(L, "LOG_WARNING", 3);
-    set_field_num(L, "REDIS_VERSION_NUM", version_num);
-    lua_pushstring(L, "REDIS_VERSION");
-    lua_pushstring(L, version);
-    lua_settable(L, -3);
-    set_field_fn(L, "setresp", redis_setresp);
-    set_field_fn(L, "sha1hex", redis_sha1hex);
-    set_field_fn(L, "error_reply", redis_error_reply);
-    set_field_fn(L, "status_reply", redis_status_reply);
-    set_field_fn(L, "set_repl", redis_set_repl);
-    set_field_num(L, "REPL_NONE", 0);
-    set_field_num(L, "REPL_AOF", 1);
-    set_field_num(L, "REPL_SLAVE", 2);
-    set_field_num(L, "REPL_REPLICA", 2);
-    set_field_num(L, "REPL_ALL", 3);
-    set_field_fn(L, "acl_check_cmd", redis_acl_check_cmd);
+    lua_newtable(lua);
+    set_field_fn(lua, "call", redis_call);
+    set_field_fn(lua, "pcall", redis_pcall_cmd);
+    register_log_and_version(lua, version_num, version);
+    set_field_fn(lua, "setresp", redis_setresp);
+    set_field_fn(lua, "sha1hex", redis_sha1hex);
+    set_field_fn(lua, "error_reply", redis_error_reply);
+    set_field_fn(lua, "status_reply", redis_status_reply);
+    set_field_fn(lua, "set_repl", redis_set_repl);
+    set_field_num(lua, "REPL_NONE", 0);
+    set_field_num(lua, "REPL_AOF", 1);
+    set_field_num(lua, "REPL_SLAVE", 2);
+    set_field_num(lua, "REPL_REPLICA", 2);
+    set_field_num(lua, "REPL_ALL", 3);
+    set_field_fn(lua, "acl_check_cmd", redis_acl_check_cmd);
+    lua_setglobal(lua, "redis");
+
+    lua_getglobal(lua, "math");
+    set_field_fn(lua, "random", redis_math_random);
+    set_field_fn(lua, "randomseed", redis_math_randomseed);
+    lua_setglobal(lua, "math");
+}
+
+static void set_error_metatable(lua_State *lua) {
+    lua_newtable(lua);
+    lua_pushcfunction(lua, protected_table_error);
+    lua_setfield(lua, -2, "__index");
+    lua_setmetatable(lua, -2);
+}
+
+static int functions_mode = 0;
+
+static void init_eval(int version_num, const char *version) {
+    register_redis_api(L, version_num, version);
+    lua_getglobal(L, "redis");
     set_field_fn(L, "breakpoint", redis_breakpoint);
     set_field_fn(L, "debug", redis_debug);
     set_field_fn(L, "replicate_commands", redis_replicate_commands);
     lua_setglobal(L, "redis");
-
-    lua_getglobal(L, "math");
-    set_field_fn(L, "random", redis_math_random);
-    set_field_fn(L, "randomseed", redis_math_randomseed);
-    lua_setglobal(L, "math");
 
     luaL_loadbuffer(L, ERR_HANDLER, strlen(ERR_HANDLER), "@err_handler_def");
     lua_pcall(L, 0, 0, 0);
@@ -916,12 +934,78 @@ EXPORT int sl_init(int version_num, const char *version) {
     /* Lock the globals: reading a missing one is an error, and nothing reachable from them
      * may change. */
     lua_pushvalue(L, LUA_GLOBALSINDEX);
-    lua_newtable(L);
-    lua_pushcfunction(L, protected_table_error);
-    lua_setfield(L, -2, "__index");
-    lua_setmetatable(L, -2);
+    set_error_metatable(L);
     protect_recursively(L);
     lua_pop(L, 1);
+}
+
+static int redis_register_function(lua_State *lua);
+
+static const char *FN_ERR_HANDLER =
+    "local dbg = debug\n"
+    "debug = nil\n"
+    "local error_handler = function (err)\n"
+    "  local i = dbg.getinfo(2,'nSl')\n"
+    "  if i and i.what == 'C' then\n"
+    "    i = dbg.getinfo(3,'nSl')\n"
+    "  end\n"
+    "  if type(err) ~= 'table' then\n"
+    "    err = {err='ERR ' .. tostring(err)}"
+    "  end"
+    "  if i then\n"
+    "    err['source'] = i.source\n"
+    "    err['line'] = i.currentline\n"
+    "  end"
+    "  return err\n"
+    "end\n"
+    "return error_handler";
+
+/* The functions' interpreter (function_lua.c's luaEngineInitEngine): while a library loads,
+ * its globals resolve to a table holding only redis.register_function, log and the version;
+ * when its functions run, to the full globals. */
+static void init_functions(int version_num, const char *version) {
+    register_redis_api(L, version_num, version);
+    lua_newtable(L); /* the library's globals */
+    lua_newtable(L); /* its redis table */
+    set_field_fn(L, "register_function", redis_register_function);
+    register_log_and_version(L, version_num, version);
+    set_error_metatable(L);
+    lua_setfield(L, -2, "redis");
+    set_error_metatable(L);
+    protect_recursively(L);
+    lua_setfield(L, LUA_REGISTRYINDEX, "__library_api__");
+
+    lua_pushstring(L, "__ERROR_HANDLER__");
+    luaL_loadbuffer(L, FN_ERR_HANDLER, strlen(FN_ERR_HANDLER), "@err_handler_def");
+    lua_pcall(L, 0, 1, 0);
+    lua_settable(L, LUA_REGISTRYINDEX);
+
+    lua_pushvalue(L, LUA_GLOBALSINDEX);
+    set_error_metatable(L);
+    protect_recursively(L);
+    lua_pop(L, 1);
+
+    lua_pushvalue(L, LUA_GLOBALSINDEX);
+    lua_setfield(L, LUA_REGISTRYINDEX, "__globals__api__");
+
+    lua_newtable(L); /* new globals */
+    lua_newtable(L); /* their metatable */
+    lua_pushvalue(L, LUA_GLOBALSINDEX);
+    lua_setfield(L, -2, "__index");
+    lua_enablereadonlytable(L, -1, 1);
+    lua_setmetatable(L, -2);
+    lua_enablereadonlytable(L, -1, 1);
+    lua_replace(L, LUA_GLOBALSINDEX);
+}
+
+/* Creates the interpreter (dropping any previous one: SCRIPT FLUSH); `functions`: the
+ * interpreter of function libraries rather than of EVAL's scripts. */
+EXPORT int sl_init(int version_num, const char *version, int functions) {
+    if (L != NULL) lua_close(L);
+    L = lua_open();
+    functions_mode = functions;
+    if (functions) init_functions(version_num, version);
+    else init_eval(version_num, version);
     return 0;
 }
 
@@ -967,33 +1051,28 @@ static void push_array(int n, char **ptrs, size_t *lens) {
     }
 }
 
-/* Runs the function `name` with KEYS and ARGV (luaCallFunction in EVAL mode). The reply, as
- * RESP for `resp`, is left in the output buffer. Returns 0, or -1 when no such function
- * exists. `display` is the script's name in error messages (its sha). Bit 1 of the result:
- * the error reply must not count in the error statistics again. */
-EXPORT int sl_run(const char *name, const char *display, int nkeys, int nargs, char **ptrs, size_t *lens, int resp,
-                  int with_hook) {
-    out_len = 0;
-    ignore_stats_of_reply = 0;
-    lua_getglobal(L, "__redis__err__handler");
-    lua_getfield(L, LUA_REGISTRYINDEX, name);
-    if (lua_isnil(L, -1)) {
-        lua_pop(L, 2);
-        return -1;
-    }
+/* Calls the function on the stack (above the error handler) and writes its reply or error
+ * (luaCallFunction). EVAL mode: KEYS and ARGV are globals; function mode: the two arrays are
+ * its arguments. */
+static int call_function(const char *display, int nkeys, int nargs, char **ptrs, size_t *lens, int resp, int with_hook,
+                         int eval_mode) {
     caller_resp = resp;
     script_resp = 2;
     running = 1;
     if (with_hook) lua_sethook(L, interrupt_hook, LUA_MASKCOUNT, 100000);
     push_array(nkeys, ptrs, lens);
-    lua_enablereadonlytable(L, LUA_GLOBALSINDEX, 0);
-    lua_setglobal(L, "KEYS");
-    lua_enablereadonlytable(L, LUA_GLOBALSINDEX, 1);
+    if (eval_mode) {
+        lua_enablereadonlytable(L, LUA_GLOBALSINDEX, 0);
+        lua_setglobal(L, "KEYS");
+        lua_enablereadonlytable(L, LUA_GLOBALSINDEX, 1);
+    }
     push_array(nargs, ptrs + nkeys, lens + nkeys);
-    lua_enablereadonlytable(L, LUA_GLOBALSINDEX, 0);
-    lua_setglobal(L, "ARGV");
-    lua_enablereadonlytable(L, LUA_GLOBALSINDEX, 1);
-    int err = lua_pcall(L, 0, 1, -2);
+    if (eval_mode) {
+        lua_enablereadonlytable(L, LUA_GLOBALSINDEX, 0);
+        lua_setglobal(L, "ARGV");
+        lua_enablereadonlytable(L, LUA_GLOBALSINDEX, 1);
+    }
+    int err = eval_mode ? lua_pcall(L, 0, 1, -2) : lua_pcall(L, 2, 1, -4);
     if (++gc_count == 50) {
         lua_gc(L, LUA_GCSTEP, 50);
         gc_count = 0;
@@ -1041,6 +1120,246 @@ EXPORT int sl_run(const char *name, const char *display, int nkeys, int nargs, c
     running = 0;
     return ignore_stats_of_reply ? 2 : 0;
 }
+
+/* Runs the EVAL script `name` with KEYS and ARGV set. The reply, as RESP for `resp`, is left
+ * in the output buffer. Returns 0, or -1 when no such function exists. `display` is the
+ * script's name in error messages (its sha). Bit 1 of the result: the error reply must not
+ * count in the error statistics again. */
+EXPORT int sl_run(const char *name, const char *display, int nkeys, int nargs, char **ptrs, size_t *lens, int resp,
+                  int with_hook) {
+    out_len = 0;
+    ignore_stats_of_reply = 0;
+    lua_getglobal(L, "__redis__err__handler");
+    lua_getfield(L, LUA_REGISTRYINDEX, name);
+    if (lua_isnil(L, -1)) {
+        lua_pop(L, 2);
+        return -1;
+    }
+    return call_function(display, nkeys, nargs, ptrs, lens, resp, with_hook, 1);
+}
+
+/* FCALL: runs the registered function `ref` (see sl_fload). */
+EXPORT int sl_fcall(int ref, const char *display, int nkeys, int nargs, char **ptrs, size_t *lens, int resp, int with_hook) {
+    out_len = 0;
+    ignore_stats_of_reply = 0;
+    lua_pushstring(L, "__ERROR_HANDLER__");
+    lua_gettable(L, LUA_REGISTRYINDEX);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, ref);
+    return call_function(display, nkeys, nargs, ptrs, lens, resp, with_hook, 0);
+}
+
+/* --- function libraries (function_lua.c) -------------------------------------------------- */
+
+#define MAX_PENDING 1024
+typedef struct {
+    char *name;
+    char *desc; /* NULL: none */
+    size_t desc_len;
+    int ref;
+    int flags;
+} Pending;
+
+static Pending pending[MAX_PENDING];
+static int pending_count = 0;
+static int loading = 0;
+
+static const char *FLAG_NAMES[] = {"no-writes", "allow-oom", "allow-stale", "no-cluster", "allow-cross-slot-keys", NULL};
+
+static int valid_name(const char *name) {
+    if (*name == 0) return 0;
+    for (const char *c = name; *c; c++) {
+        if (!isalnum((unsigned char)*c) && *c != '_') return 0;
+    }
+    return 1;
+}
+
+static void drop_pending(void) {
+    for (int i = 0; i < pending_count; i++) {
+        free(pending[i].name);
+        free(pending[i].desc);
+        lua_unref(L, pending[i].ref);
+    }
+    pending_count = 0;
+}
+
+static char *dup_string(lua_State *lua, int idx, size_t *len_out) {
+    size_t len;
+    const char *s = lua_tolstring(lua, idx, &len);
+    char *copy = malloc(len + 1);
+    memcpy(copy, s, len);
+    copy[len] = 0;
+    if (len_out) *len_out = len;
+    return copy;
+}
+
+static int register_fail(lua_State *lua, char *name, char *desc, int ref, const char *err) {
+    free(name);
+    free(desc);
+    if (ref != LUA_NOREF) lua_unref(lua, ref);
+    push_error_c(lua, err);
+    return lua_error(lua);
+}
+
+/* redis.register_function(name, callback) or redis.register_function{function_name=...,
+ * callback=..., flags={...}, description=...} (luaRegisterFunction). */
+static int redis_register_function(lua_State *lua) {
+    if (!loading) {
+        push_error_c(lua, "redis.register_function can only be called on FUNCTION LOAD command");
+        return lua_error(lua);
+    }
+    int argc = lua_gettop(lua);
+    char *name = NULL, *desc = NULL;
+    size_t desc_len = 0;
+    int ref = LUA_NOREF, flags = 0;
+    if (argc < 1 || argc > 2) return register_fail(lua, name, desc, ref, "wrong number of arguments to redis.register_function");
+    if (argc == 1) {
+        if (!lua_istable(lua, 1))
+            return register_fail(lua, name, desc, ref,
+                                 "calling redis.register_function with a single argument is only applicable to Lua table (representing named arguments).");
+        lua_pushnil(lua);
+        while (lua_next(lua, -2)) {
+            if (!lua_isstring(lua, -2))
+                return register_fail(lua, name, desc, ref, "named argument key given to redis.register_function is not a string");
+            const char *key = lua_tostring(lua, -2);
+            if (!strcasecmp(key, "function_name")) {
+                if (!lua_isstring(lua, -1))
+                    return register_fail(lua, name, desc, ref, "function_name argument given to redis.register_function must be a string");
+                free(name);
+                name = dup_string(lua, -1, NULL);
+            } else if (!strcasecmp(key, "description")) {
+                if (!lua_isstring(lua, -1))
+                    return register_fail(lua, name, desc, ref, "description argument given to redis.register_function must be a string");
+                free(desc);
+                desc = dup_string(lua, -1, &desc_len);
+            } else if (!strcasecmp(key, "callback")) {
+                if (!lua_isfunction(lua, -1))
+                    return register_fail(lua, name, desc, ref, "callback argument given to redis.register_function must be a function");
+                if (ref != LUA_NOREF) lua_unref(lua, ref);
+                ref = luaL_ref(lua, LUA_REGISTRYINDEX);
+                continue; /* luaL_ref popped the value */
+            } else if (!strcasecmp(key, "flags")) {
+                if (!lua_istable(lua, -1))
+                    return register_fail(lua, name, desc, ref,
+                                         "flags argument to redis.register_function must be a table representing function flags");
+                for (int j = 1;; j++) {
+                    lua_pushnumber(lua, j);
+                    lua_gettable(lua, -2);
+                    if (lua_isnil(lua, -1)) {
+                        lua_pop(lua, 1);
+                        break;
+                    }
+                    if (!lua_isstring(lua, -1)) return register_fail(lua, name, desc, ref, "unknown flag given");
+                    const char *f = lua_tostring(lua, -1);
+                    int found = 0;
+                    for (int k = 0; FLAG_NAMES[k]; k++) {
+                        if (!strcasecmp(FLAG_NAMES[k], f)) {
+                            flags |= 1 << k;
+                            found = 1;
+                        }
+                    }
+                    lua_pop(lua, 1);
+                    if (!found) return register_fail(lua, name, desc, ref, "unknown flag given");
+                }
+            } else {
+                return register_fail(lua, name, desc, ref, "unknown argument given to redis.register_function");
+            }
+            lua_pop(lua, 1);
+        }
+        if (name == NULL) return register_fail(lua, name, desc, ref, "redis.register_function must get a function name argument");
+        if (ref == LUA_NOREF) return register_fail(lua, name, desc, ref, "redis.register_function must get a callback argument");
+    } else {
+        if (!lua_isstring(lua, 1)) return register_fail(lua, name, desc, ref, "first argument to redis.register_function must be a string");
+        name = dup_string(lua, 1, NULL);
+        if (!lua_isfunction(lua, 2))
+            return register_fail(lua, name, desc, ref, "second argument to redis.register_function must be a function");
+        ref = luaL_ref(lua, LUA_REGISTRYINDEX);
+    }
+    if (!valid_name(name))
+        return register_fail(lua, name, desc, ref,
+                             "Library names can only contain letters, numbers, or underscores(_) and must be at least one character long");
+    for (int i = 0; i < pending_count; i++) {
+        if (!strcmp(pending[i].name, name)) return register_fail(lua, name, desc, ref, "Function already exists in the library");
+    }
+    if (pending_count == MAX_PENDING) return register_fail(lua, name, desc, ref, "Too many functions in the library");
+    pending[pending_count++] = (Pending){name, desc, desc_len, ref, flags};
+    return 0;
+}
+
+static void load_hook(lua_State *lua, lua_Debug *ar) {
+    (void)ar;
+    if (sl_js_interrupt()) {
+        lua_sethook(lua, load_hook, LUA_MASKLINE, 0);
+        push_error_c(lua, "FUNCTION LOAD timeout");
+        lua_error(lua);
+    }
+}
+
+static void set_globals_index(const char *registry_name) {
+    lua_getmetatable(L, LUA_GLOBALSINDEX);
+    lua_enablereadonlytable(L, -1, 0);
+    lua_getfield(L, LUA_REGISTRYINDEX, registry_name);
+    lua_setfield(L, -2, "__index");
+    lua_enablereadonlytable(L, -1, 1);
+    lua_pop(L, 1);
+}
+
+static void out_u32(uint32_t v) { out_add((const char *)&v, 4); }
+
+/* Loads a library's code (luaEngineCreate). Returns 0 with the registered functions in the
+ * output buffer (per function: ref, flags, name length, name, description length or -1,
+ * description; 32-bit little endian numbers), or 1 with the error text. */
+EXPORT int sl_fload(const char *code, size_t len, int with_hook) {
+    out_len = 0;
+    pending_count = 0;
+    set_globals_index("__library_api__");
+    int failed = 0;
+    if (luaL_loadbuffer(L, code, len, "@user_function")) {
+        const char *msg = lua_tostring(L, -1);
+        out_str("ERR Error compiling function: ");
+        out_str(msg ? msg : "");
+        lua_pop(L, 1);
+        failed = 1;
+    } else {
+        loading = 1;
+        if (with_hook) lua_sethook(L, load_hook, LUA_MASKCOUNT, 100000);
+        if (lua_pcall(L, 0, 0, 0)) {
+            out_str("ERR Error registering functions: ");
+            if (lua_isstring(L, -1)) {
+                out_str("ERR ");
+                out_str(lua_tostring(L, -1));
+            } else if (lua_istable(L, -1)) {
+                lua_getfield(L, -1, "err");
+                if (lua_isstring(L, -1)) out_str(lua_tostring(L, -1));
+                lua_pop(L, 1);
+            }
+            lua_pop(L, 1);
+            failed = 1;
+        }
+        if (with_hook) lua_sethook(L, NULL, 0, 0);
+        loading = 0;
+    }
+    set_globals_index("__globals__api__");
+    if (failed) {
+        drop_pending();
+        return 1;
+    }
+    for (int i = 0; i < pending_count; i++) {
+        Pending *p = &pending[i];
+        out_u32((uint32_t)p->ref);
+        out_u32((uint32_t)p->flags);
+        out_u32((uint32_t)strlen(p->name));
+        out_str(p->name);
+        out_u32(p->desc ? (uint32_t)p->desc_len : 0xffffffffu);
+        if (p->desc) out_add(p->desc, p->desc_len);
+        free(p->name);
+        free(p->desc);
+    }
+    pending_count = 0;
+    return 0;
+}
+
+/* Forgets a registered function (its library was deleted or replaced). */
+EXPORT void sl_funref(int ref) { lua_unref(L, ref); }
 
 /* Bytes the interpreter holds (used_memory_lua). */
 EXPORT int sl_memory(void) { return lua_gc(L, LUA_GCCOUNT, 0) * 1024 + lua_gc(L, LUA_GCCOUNTB, 0); }

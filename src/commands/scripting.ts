@@ -3,10 +3,8 @@
 //     instance's ScriptEngine (commands/lua/script-engine.ts: the cache, the checks, the run);
 //   - SCRIPT KILL replies NOTBUSY: a script runs to its end inside its command, so no other
 //     client's command ever finds one running;
-//   - FCALL/FCALL_RO reply "Function not found" (there is never a function library) and
-//     FUNCTION LOAD checks the library metadata as Redis does, then fails as Redis fails for
-//     an engine it does not have: "Engine 'lua' not found";
-//   - FUNCTION STATS keeps Redis's reply shape but reports an empty engines map;
+//   - FUNCTION LOAD/LIST/DELETE/FLUSH/STATS and FCALL/FCALL_RO through the instance's
+//     FunctionLibraries (commands/lua/function-libraries.ts);
 //   - FUNCTION DUMP replies the payload Redis produces for no libraries (an RDB version and a
 //     CRC64 footer, nothing else) and FUNCTION RESTORE accepts exactly such empty payloads;
 //   - FUNCTION FLUSH and SCRIPT FLUSH log nothing to the AOF.
@@ -20,6 +18,7 @@ import { crc64 } from '../rdb/crc64.js';
 import { verifyDumpPayload } from '../rdb/dump-payload.js';
 import { command, type CommandSpec, container, type Context } from './types.js';
 import { scriptsOf, sha1hex } from './lua/script-engine.js';
+import { librariesOf } from './lua/function-libraries.js';
 
 const RDB_OPCODE_FUNCTION = 246;
 const RDB_OPCODE_FUNCTION2 = 245;
@@ -56,9 +55,14 @@ function runScript(ctx: Context, argv: Buffer[], sha: string): Reply {
   return scriptsOf(ctx.instance).eval(ctx, sha, argv.slice(3, 3 + numkeys), argv.slice(3 + numkeys), ro);
 }
 
-/** FCALL looks the function up before parsing numkeys, and there is never one. */
-function fcall(): Reply {
-  return new ErrorReply(Errors.functionNotFound);
+/** FCALL looks the function up before parsing numkeys. */
+function fcall(ctx: Context, argv: Buffer[]): Reply {
+  const fn = librariesOf(ctx.instance).functions.get(argv[1]!.toString('latin1').toLowerCase());
+  if (fn === undefined) return new ErrorReply(Errors.functionNotFound);
+  checkNumkeys(argv, Errors.badNumkeys);
+  const numkeys = Number(parseInt64(argv[2]!)!);
+  const ro = lower(argv[0]!) === 'fcall_ro';
+  return scriptsOf(ctx.instance).fcall(ctx, fn, argv.slice(3, 3 + numkeys), argv.slice(3 + numkeys), ro);
 }
 
 /** Key positions of EVAL/FCALL: numkeys at 2, the keys after it. */
@@ -96,31 +100,48 @@ function scriptLoad(ctx: Context, argv: Buffer[]): Reply {
 function functionFlush(ctx: Context, argv: Buffer[]): Reply {
   if (argv.length > 3) fail(Errors.unknownSubcommandOrArity(argv[1]!.toString('utf8'), 'FUNCTION'));
   flushMode(argv, Errors.functionFlushMode);
-  ctx.preventPropagation();
+  const libs = librariesOf(ctx.instance);
+  if (libs.libraries.size === 0) {
+    ctx.preventPropagation();
+  } else {
+    libs.flush();
+    ctx.addDirty(1);
+  }
   return OK;
 }
 
-function functionList(_ctx: Context, argv: Buffer[]): Reply {
+function functionList(ctx: Context, argv: Buffer[]): Reply {
   let withCode = false;
-  let pattern = false;
+  let pattern: Buffer | null = null;
   for (let i = 2; i < argv.length; i++) {
     if (!withCode && isKeyword(argv[i], 'withcode')) {
       withCode = true;
-    } else if (!pattern && isKeyword(argv[i], 'libraryname')) {
+    } else if (pattern === null && isKeyword(argv[i], 'libraryname')) {
       if (i >= argv.length - 1) fail(Errors.libraryNameMissing);
-      pattern = true;
-      i++;
+      pattern = argv[++i]!;
     } else {
       fail(Errors.unknownArgument(argv[i]!.toString('utf8')));
     }
   }
-  return [];
+  return librariesOf(ctx.instance).list(pattern, withCode);
 }
 
-function functionStats(): Reply {
+function functionStats(ctx: Context): Reply {
+  const libs = librariesOf(ctx.instance);
   return new MapReply([
     ['running_script', null],
-    ['engines', new MapReply([])],
+    [
+      'engines',
+      new MapReply([
+        [
+          'LUA',
+          new MapReply([
+            ['libraries_count', libs.libraries.size],
+            ['functions_count', libs.functionCount],
+          ]),
+        ],
+      ]),
+    ],
   ]);
 }
 
@@ -153,19 +174,26 @@ function functionRestore(ctx: Context, argv: Buffer[]): Reply {
   return OK;
 }
 
-function functionDelete(): Reply {
-  return new ErrorReply(Errors.libraryNotFound);
+function functionDelete(ctx: Context, argv: Buffer[]): Reply {
+  const libs = librariesOf(ctx.instance);
+  const library = libs.libraries.get(argv[2]!.toString('latin1'));
+  if (library === undefined) return new ErrorReply(Errors.libraryNotFound);
+  libs.remove(library);
+  ctx.addDirty(1);
+  return OK;
 }
 
 /**
  * FUNCTION LOAD [REPLACE] code: Redis's option and metadata checks ("#!<engine> name=<lib>"),
  * then the error Redis gives for an engine it does not have.
  */
-function functionLoad(_ctx: Context, argv: Buffer[]): Reply {
+function functionLoad(ctx: Context, argv: Buffer[]): Reply {
+  let replace = false;
   let at = 2;
   while (at < argv.length - 1) {
     const opt = argv[at++]!;
     if (!isKeyword(opt, 'replace')) fail(Errors.unknownOption(opt.toString('utf8')));
+    replace = true;
   }
   if (at >= argv.length) fail(Errors.codeMissing);
   const code = argv[at]!.toString('latin1');
@@ -185,7 +213,13 @@ function functionLoad(_ctx: Context, argv: Buffer[]): Reply {
   if (!/^[A-Za-z0-9_]+$/.test(name)) {
     fail(Errors.libraryNameInvalid);
   }
-  return new ErrorReply(Errors.engineNotFound(Buffer.from(engine, 'latin1').toString('utf8')));
+  if (engine.toLowerCase() !== 'lua') {
+    return new ErrorReply(Errors.engineNotFound(Buffer.from(engine, 'latin1').toString('utf8')));
+  }
+  // The code after the shebang line, its line feed kept: line numbers stay the user's.
+  const loaded = librariesOf(ctx.instance).load(name, argv[at]!, argv[at]!.subarray(newline), replace);
+  ctx.addDirty(1);
+  return loaded;
 }
 
 const FUNCTION_HELP = [

@@ -279,6 +279,10 @@ export const Errors = {
   // Lua scripts (commands/lua/): script.c, eval.c and function_lua.c's texts.
   scriptCompile: (message: string) => `ERR Error compiling script (new function): ${message}`,
   blockFromScript: (command: string) => `ERR ${command} command is not allowed with BLOCK option from scripts`,
+  libraryExists: (name: string) => `ERR Library '${name}' already exists`,
+  noFunctionsRegistered: 'ERR No functions registered',
+  functionExists: (name: string) => `ERR Function ${name} already exists`,
+  badNumkeys: 'ERR Bad number of keys provided',
   scriptUnknownCommand: 'ERR Unknown Redis command called from script',
   scriptWrongArgs: 'ERR Wrong number of args calling Redis command from script',
   scriptNotAllowed: 'ERR This Redis command is not allowed from script',

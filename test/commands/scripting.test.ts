@@ -106,21 +106,32 @@ test('a table nested past the conversion depth ends in an error reply, and the s
   await db.close();
 });
 
-test('FUNCTION LOAD of well-formed metadata fails as Redis does for a missing engine', async () => {
+test('FUNCTION LOAD / LIST / STATS / DELETE and FCALL: libraries registered by their code', async () => {
   const db = await open();
-  await assert.rejects(db.call('FUNCTION', 'LOAD', "#!lua name=mylib\nredis.register_function('f', function() return 1 end)"), new ReplyError("ERR Engine 'lua' not found"));
-  await assert.rejects(db.call('FUNCTION', 'LOAD', 'REPLACE', '#!LUA name=x\n'), new ReplyError("ERR Engine 'LUA' not found"));
-  assert.deepEqual(await db.call('FUNCTION', 'LIST'), []);
-  await db.close();
-});
-
-test('FUNCTION STATS: no running script and an empty engines map', async () => {
-  const db = await open();
+  const code = "#!lua name=mylib\nredis.register_function{function_name='get', callback=function(keys) return redis.call('GET', keys[1]) end, flags={'no-writes'}, description='reads'}\nredis.register_function('echo', function(keys, args) return args[1] end)";
+  assert.equal(await db.call('FUNCTION', 'LOAD', code), 'mylib');
+  await assert.rejects(db.call('FUNCTION', 'LOAD', code), new ReplyError("ERR Library 'mylib' already exists"));
+  await assert.rejects(db.call('FUNCTION', 'LOAD', "#!nosuch name=x\n"), new ReplyError("ERR Engine 'nosuch' not found"));
+  await assert.rejects(db.call('FUNCTION', 'LOAD', '#!lua name=x\nlocal n = string.len("x")'), /Error registering functions: ERR user_function:2: Script attempted to access nonexistent global variable 'string'/);
+  await assert.rejects(db.call('FUNCTION', 'LOAD', '#!lua name=x\nwhile true do end'), /FUNCTION LOAD timeout/);
+  await db.call('SET', 'k', 'v');
+  assert.equal(await db.call('FCALL', 'get', 1, 'k'), 'v');
+  assert.equal(await db.call('FCALL_RO', 'GET', 1, 'k'), 'v');
+  assert.equal(await db.call('FCALL', 'echo', 0, 'hi'), 'hi');
+  await assert.rejects(db.call('FCALL_RO', 'echo', 0, 'hi'), new ReplyError('ERR Can not execute a script with write flag using *_ro command.'));
+  await assert.rejects(db.call('FCALL', 'echo', 'x'), new ReplyError('ERR Bad number of keys provided'));
+  assert.deepEqual(await db.call('FUNCTION', 'LIST'), [
+    ['library_name', 'mylib', 'engine', 'LUA', 'functions', [
+      ['name', 'get', 'description', 'reads', 'flags', ['no-writes']],
+      ['name', 'echo', 'description', null, 'flags', []],
+    ]],
+  ]);
   const stats = await callRaw(db, 'FUNCTION', 'STATS');
   assert.ok(stats instanceof MapReply);
   assert.deepEqual(stats.entries[0], ['running_script', null]);
-  assert.equal(stats.entries[1]![0], 'engines');
-  assert.deepEqual(stats.entries[1]![1], new MapReply([]));
+  assert.deepEqual(stats.entries[1], ['engines', new MapReply([['LUA', new MapReply([['libraries_count', 1], ['functions_count', 2]])]])]);
+  assert.equal(await db.call('FUNCTION', 'DELETE', 'mylib'), 'OK');
+  await assert.rejects(db.call('FCALL', 'get', 1, 'k'), new ReplyError('ERR Function not found'));
   await db.close();
 });
 

@@ -28,6 +28,16 @@ export interface ScriptResult {
   readonly countedError: boolean;
 }
 
+/** A function a library registered (redis.register_function). */
+export interface RegisteredFunction {
+  /** Its callback's reference in the interpreter's registry. */
+  readonly ref: number;
+  /** Bits in Redis's order: no-writes, allow-oom, allow-stale, no-cluster, allow-cross-slot-keys. */
+  readonly flags: number;
+  readonly name: string;
+  readonly description: Buffer | null;
+}
+
 interface Exports {
   memory: WebAssembly.Memory;
   __indirect_function_table: WebAssembly.Table;
@@ -35,7 +45,10 @@ interface Exports {
   stackSave(): number;
   stackRestore(sp: number): void;
   setThrew(threw: number, value: number): void;
-  sl_init(versionNum: number, version: number): number;
+  sl_init(versionNum: number, version: number, functions: number): number;
+  sl_fload(code: number, len: number, hook: number): number;
+  sl_fcall(ref: number, display: number, nkeys: number, nargs: number, ptrs: number, lens: number, resp: number, hook: number): number;
+  sl_funref(ref: number): void;
   sl_define(name: number, body: number, len: number): number;
   sl_defined(name: number): number;
   sl_run(name: number, display: number, nkeys: number, nargs: number, ptrs: number, lens: number, resp: number, hook: number): number;
@@ -77,6 +90,8 @@ export class LuaVm {
   constructor(
     private readonly host: LuaHost,
     private readonly version: { num: number; text: string },
+    /** The interpreter of function libraries (FUNCTION LOAD, FCALL) rather than of EVAL's scripts. */
+    private readonly functions = false,
   ) {
     // Filled in once the instance exists: the imports call back into its exports.
     let x: Exports | null = null;
@@ -147,7 +162,7 @@ export class LuaVm {
   /** A fresh interpreter: every script and global gone (SCRIPT FLUSH). */
   reset(): void {
     const text = this.cString(Buffer.from(this.version.text));
-    this.x.sl_init(this.version.num, text);
+    this.x.sl_init(this.version.num, text, this.functions ? 1 : 0);
     this.x.sl_free(text);
   }
 
@@ -173,6 +188,68 @@ export class LuaVm {
    * Returns null when no such function is defined.
    */
   run(name: string, display: string, keys: Buffer[], args: Buffer[], resp: 2 | 3, interruptible: boolean): ScriptResult | null {
+    const n = this.cString(Buffer.from(name, 'latin1'));
+    try {
+      return this.withArgs(display, keys, args, (d, ptrs, lens) =>
+        this.x.sl_run(n, d, keys.length, args.length, ptrs, lens, resp, interruptible ? 1 : 0),
+      );
+    } finally {
+      this.x.sl_free(n);
+    }
+  }
+
+  /** FCALL: runs the function registered as `ref` (see load) with its keys and arguments. */
+  call(ref: number, display: string, keys: Buffer[], args: Buffer[], resp: 2 | 3, interruptible: boolean): ScriptResult {
+    return this.withArgs(display, keys, args, (d, ptrs, lens) =>
+      this.x.sl_fcall(ref, d, keys.length, args.length, ptrs, lens, resp, interruptible ? 1 : 0),
+    )!;
+  }
+
+  /**
+   * FUNCTION LOAD: runs a library's code (after its shebang line) in the function interpreter.
+   * Returns the functions it registered, or the error text (with its code).
+   */
+  load(code: Buffer, interruptible: boolean): RegisteredFunction[] | string {
+    const p = this.copyIn(code);
+    let failed: number;
+    try {
+      failed = this.x.sl_fload(p, code.length, interruptible ? 1 : 0);
+    } finally {
+      this.x.sl_free(p);
+    }
+    const out = this.output();
+    if (failed !== 0) return out.toString('latin1');
+    const registered: RegisteredFunction[] = [];
+    let at = 0;
+    while (at < out.length) {
+      const ref = out.readUInt32LE(at);
+      const flags = out.readUInt32LE(at + 4);
+      const nameLength = out.readUInt32LE(at + 8);
+      const name = out.toString('latin1', at + 12, at + 12 + nameLength);
+      at += 12 + nameLength;
+      const descLength = out.readUInt32LE(at);
+      at += 4;
+      let description: Buffer | null = null;
+      if (descLength !== 0xffffffff) {
+        description = Buffer.from(out.subarray(at, at + descLength));
+        at += descLength;
+      }
+      registered.push({ ref, flags, name, description });
+    }
+    return registered;
+  }
+
+  /** Drops a registered function (its library was deleted or replaced). */
+  unref(ref: number): void {
+    this.x.sl_funref(ref);
+  }
+
+  private withArgs(
+    display: string,
+    keys: Buffer[],
+    args: Buffer[],
+    run: (display: number, ptrs: number, lens: number) => number,
+  ): ScriptResult | null {
     const all = keys.length + args.length;
     const ptrs = this.x.sl_alloc(4 * all + 4);
     const lens = this.x.sl_alloc(4 * all + 4);
@@ -185,16 +262,14 @@ export class LuaVm {
       view.setUint32(ptrs + 4 * i, p, true);
       view.setUint32(lens + 4 * i, arg.length, true);
     }
-    const n = this.cString(Buffer.from(name, 'latin1'));
     const d = this.cString(Buffer.from(display, 'latin1'));
     let status: number;
     try {
-      status = this.x.sl_run(n, d, keys.length, args.length, ptrs, lens, resp, interruptible ? 1 : 0);
+      status = run(d, ptrs, lens);
     } finally {
       for (const p of copies) this.x.sl_free(p);
       this.x.sl_free(ptrs);
       this.x.sl_free(lens);
-      this.x.sl_free(n);
       this.x.sl_free(d);
     }
     if (status < 0) return null;

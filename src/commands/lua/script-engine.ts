@@ -7,6 +7,7 @@
 // commands it ran (MULTI/EXEC around them when more than one), never as the EVAL itself.
 import { Buffer } from 'node:buffer';
 import { createHash } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import { encodeReply } from '../../resp/encoder.js';
 import { ErrorReply, fail, type Reply } from '../../resp/reply.js';
 import { Errors } from '../../resp/errors.js';
@@ -17,7 +18,7 @@ import type { Propagated } from '../core/effects.js';
 import type { Context, InstanceView } from '../types.js';
 import { usedMemory } from '../used-memory.js';
 import { MAY_REPLICATE } from '../core/resolved.js';
-import { LuaVm } from './lua-vm.js';
+import { type LuaHost, LuaVm, type RegisteredFunction, type ScriptResult } from './lua-vm.js';
 import { ScriptReply } from './script-reply.js';
 
 /** A script's shebang flags (#!lua flags=...); `compat` when it has no shebang. */
@@ -33,6 +34,9 @@ export interface ScriptFlags {
 const COMPAT: ScriptFlags = {
   compat: true, noWrites: false, allowOom: false, allowStale: false, noCluster: false, allowCrossSlot: false,
 };
+
+/** FUNCTION LOAD gives up on a library whose code runs longer (functions.c's LOAD_TIMEOUT_MS). */
+const LOAD_TIMEOUT_MS = 500;
 
 const FLAG_NAMES: Record<string, keyof ScriptFlags> = {
   'no-writes': 'noWrites',
@@ -97,20 +101,27 @@ export class ScriptEngine {
 
   constructor(private readonly instance: InstanceView) {}
 
+  private readonly host: LuaHost = {
+    call: (argv, resp) => encodeReply(this.call(argv, resp), resp),
+    log: (level, message) => this.log(level, message),
+    setRepl: (flags) => {
+      if (this.run !== null) this.run.repl = flags;
+    },
+    interrupt: () => this.loadDeadline !== 0 && performance.now() > this.loadDeadline,
+  };
+
+  private readonly version = (() => {
+    const [major, minor, patch] = REDIS_VERSION.split('.').map(Number) as [number, number, number];
+    return { num: (major << 16) | (minor << 8) | patch, text: REDIS_VERSION };
+  })();
+
+  private functionsInstance: LuaVm | null = null;
+  /** performance.now() past which a loading library is stopped; 0 when none loads. */
+  private loadDeadline = 0;
+
   private get vm(): LuaVm {
     if (this.vmInstance === null) {
-      const [major, minor, patch] = REDIS_VERSION.split('.').map(Number) as [number, number, number];
-      this.vmInstance = new LuaVm(
-        {
-          call: (argv, resp) => encodeReply(this.call(argv, resp), resp),
-          log: (level, message) => this.log(level, message),
-          setRepl: (flags) => {
-            if (this.run !== null) this.run.repl = flags;
-          },
-          interrupt: () => false,
-        },
-        { num: (major << 16) | (minor << 8) | patch, text: REDIS_VERSION },
-      );
+      this.vmInstance = new LuaVm(this.host, this.version);
       this.client = new ClientState('embedded', true);
       this.client.fromScript = true;
     }
@@ -147,7 +158,40 @@ export class ScriptEngine {
   eval(ctx: Context, sha: string, keys: Buffer[], args: Buffer[], ro: boolean): Reply {
     const script = this.cache.get(sha);
     if (script === undefined) return new ErrorReply(Errors.noScript);
-    const { flags } = script;
+    const vm = this.vm;
+    const reply = this.execute(ctx, script.flags, ro, () => vm.run(`f_${sha}`, sha, keys, args, ctx.client.resp, false));
+    return reply ?? new ErrorReply(Errors.noScript);
+  }
+
+  /** FCALL / FCALL_RO of a registered function. */
+  fcall(ctx: Context, fn: { ref: number; name: string; flags: ScriptFlags }, keys: Buffer[], args: Buffer[], ro: boolean): Reply {
+    const vm = this.functionsVm;
+    return this.execute(ctx, fn.flags, ro, () => vm.call(fn.ref, fn.name, keys, args, ctx.client.resp, false))!;
+  }
+
+  /** The interpreter of function libraries (a second one, as Redis's function engine has its own). */
+  get functionsVm(): LuaVm {
+    void this.vm; // the scripts' client is made with the first interpreter
+    this.functionsInstance ??= new LuaVm(this.host, this.version, true);
+    return this.functionsInstance;
+  }
+
+  /** Runs FUNCTION LOAD's code with Redis's 500 ms load timeout. */
+  loadLibrary(code: Buffer): RegisteredFunction[] | string {
+    const vm = this.functionsVm;
+    this.loadDeadline = performance.now() + LOAD_TIMEOUT_MS;
+    try {
+      return vm.load(code, true);
+    } finally {
+      this.loadDeadline = 0;
+    }
+  }
+
+  /**
+   * scriptPrepareForRun's checks, then `invoke` with the run set up for the commands it calls;
+   * its effects are propagated in the command's place. Null when `invoke` found no script.
+   */
+  private execute(ctx: Context, flags: ScriptFlags, ro: boolean, invoke: () => ScriptResult | null): Reply | null {
     const instance = this.instance;
     const maxmemory = instance.config.getNumber('maxmemory');
     let oomAtStart = false;
@@ -164,7 +208,6 @@ export class ScriptEngine {
       }
       if (oomAtStart && !flags.allowOom && !flags.noWrites) return new ErrorReply(Errors.scriptOom);
     }
-    const vm = this.vm;
     const client = this.client!;
     client.db = ctx.db.index;
     const run: Run = {
@@ -177,14 +220,14 @@ export class ScriptEngine {
       batch: [],
     };
     this.run = run;
-    let result;
+    let result: ScriptResult | null;
     try {
-      result = vm.run(`f_${sha}`, sha, keys, args, ctx.client.resp, false);
+      result = invoke();
     } finally {
       this.run = null;
       ctx.propagateAll(run.batch);
     }
-    if (result === null) return new ErrorReply(Errors.noScript);
+    if (result === null) return null;
     const bytes = result.resp;
     if (bytes[0] === 0x2d) return new ErrorReply(bytes.toString('latin1', 1, bytes.length - 2), true);
     return new ScriptReply(bytes);
