@@ -638,7 +638,8 @@ export class StreamConsumer<T> {
     // Passes run every claimIdleMs / 3; half that as the age keeps a renewed entry in every pass.
     const started = Date.now();
     const threshold = started - Math.floor(this.o.claimIdleMs / 6);
-    const long = this.table.inState('queued', 'running').filter((h) => h.since <= threshold);
+    // 'acking' too: a flow child's finish waits its turn on the report link (flows/), and must not be claimed meanwhile.
+    const long = this.table.inState('queued', 'running', 'acking').filter((h) => h.since <= threshold);
     if (long.length === 0) return;
     const owners = await this.conn.pipeline(long.map((h) => ['XPENDING', this.o.stream, this.o.group, h.entry.id, h.entry.id, 1]));
     const kept: HeldEntry[] = [];
