@@ -41,7 +41,8 @@ import { encodeJobOptions, type PerJobOptions } from './jobs/job-options.js';
 import { IDEMPOTENT_XADD_SCRIPT } from './idempotence.js';
 import { sendUnique, type UniqueAdd } from './jobs/unique-adds.js';
 import { WatchLink } from './jobs/watch-link.js';
-import { PRIORITY_FIELD, PriorityOrder, prioritizedAdd, prioritizedKey, priorityOf, wakeIfFirst } from './jobs/priority.js';
+import { PRIORITY_FIELD, PriorityOrder, prioritizedAdd, prioritizedKey, priorityOf, WAKE_FIELD, wakeIfFirst } from './jobs/priority.js';
+import { FAIR_KEY_FIELD, FAIR_WAKE, fairAdd, fairKeyOf } from './fairness/lanes.js';
 
 export interface ProducerOptions {
   stream: string;
@@ -115,6 +116,12 @@ export interface AddOptions extends PerJobOptions {
    * (jobs/priority.ts); with delayMs / at, from its due time on. Needs jobs on (RangeError).
    */
   priority?: number;
+  /**
+   * The job's fair key (a tenant, a user): it waits in that key's lane until a worker serves the
+   * key, keys in turn, each within the workers' `fairness` limits (docs/fairness.md). Needs
+   * jobs on; not with delayMs / at or priority (RangeError).
+   */
+  fairKey?: string;
 }
 
 /** add() with waitReplicas: the entry was written (as `id`) but too few replicas confirmed it. */
@@ -295,6 +302,7 @@ export class Producer<T = unknown> {
           const woken = unique.filter((i) => slice[i]!.prioritized).length;
           const stream = slice[unique[0]!]!.stream;
           if (woken > 0) await wakeIfFirst(this.conn, stream, await this.conn.call('ZCARD', prioritizedKey(stream)), woken);
+          if (unique.some((i) => slice[i]!.fair)) await this.conn.call('XADD', stream, '*', WAKE_FIELD, FAIR_WAKE); // idle workers look at the lanes
         }
         if (indexes.length === 0) return;
         let commands = indexes.flatMap((i) => slice[i]!.commands);
@@ -306,14 +314,17 @@ export class Producer<T = unknown> {
             const replies = need > 0 ? await this.multiAndWait(commands, need) : await this.conn.multi(commands);
             let at = 0;
             const links: Array<{ jobId: string; entryId: string }> = [];
+            let fairWake = false;
             for (const i of indexes) {
               out[i] = String(replies[at]);
+              if (slice[i]!.fair && Number(replies[at]) === 1) fairWake = true; // the lane was empty
               at += slice[i]!.commands.length;
               if (!slice[i]!.delayed) links.push({ jobId: slice[i]!.jobId!, entryId: out[i]! });
             }
             // The records learn their entries' ids (known only now); sent before add() resolves.
             linkEntries(this.conn, slice[indexes[0]!]!.stream, links, (e) => this.options.logger?.warn(`sluice: recording the entry ids of jobs added to ${slice[indexes[0]!]!.stream} failed (a worker records them when it starts each job):`, e));
             if (prioritized > 0) await wakeIfFirst(this.conn, slice[indexes[0]!]!.stream, replies[replies.length - 1]!, prioritized);
+            if (fairWake) await this.conn.call('XADD', slice[indexes[0]!]!.stream, '*', WAKE_FIELD, FAIR_WAKE); // idle workers look at the lanes
             return;
           } catch (err) {
             if (this.idempotence === 'none') throw err;
@@ -349,6 +360,8 @@ export class Producer<T = unknown> {
     const due = this.dueTime(options);
     const priority = priorityOf(options.priority);
     if (priority !== undefined && !this.jobs) throw new RangeError('priority needs jobs (this Producer was made with jobs: false)');
+    const fairKey = fairKeyOf(options.fairKey);
+    if (fairKey !== undefined && (!this.jobs || due !== undefined || priority !== undefined)) throw new RangeError('fairKey needs jobs, and goes with neither delayMs / at nor priority');
     if (!this.jobs) {
       if (due === undefined) return { stream, commands: [this.xadd(features, stream, payload, options.key, options.idempotencyKey, trace, [])], delayed: false };
       // A delayed job's member holds its random job id: a resent ZADD changes nothing.
@@ -374,7 +387,12 @@ export class Producer<T = unknown> {
       // HSETNX: a resent add (its reply lost to a reconnect) must not set back the state a worker
       // has moved the job on to meanwhile.
       const commands: Arg[][] = [];
-      if (priority !== undefined && due === undefined) {
+      if (fairKey !== undefined) {
+        // Into the key's lane; a worker moves it in when the key's turn comes (fairness/lanes.ts).
+        const fields = [...encodeEntry(this.codec, payload, options.key), ...jobFields, FAIR_KEY_FIELD, fairKey, ...(trace?.entryFields() ?? [])];
+        commands.push(...fairAdd(stream, fairKey, fields, now), record, ['HSETNX', keys.record(id), RecordField.state, 'waiting']);
+        if (this.eventsMaxLen !== null) commands.push(eventCommand(keys.events, this.eventsMaxLen, 'added', id));
+      } else if (priority !== undefined && due === undefined) {
         // Into the stream's prioritized set; a worker moves it in when it has room (jobs/priority.ts).
         const fields = [...encodeEntry(this.codec, payload, options.key), ...jobFields, PRIORITY_FIELD, String(priority), ...(trace?.entryFields() ?? [])];
         record.push(RecordField.priority, priority);
@@ -394,13 +412,14 @@ export class Producer<T = unknown> {
       return commands;
     };
     // A prioritized job is not in the stream yet either: no entry id to link, a wake instead.
-    const delayed = due !== undefined || priority !== undefined;
+    const delayed = due !== undefined || priority !== undefined || fairKey !== undefined;
     const prioritized = priority !== undefined && due === undefined;
+    const fair = fairKey !== undefined;
     // A given id or a deduplication id: checked and added under WATCH (unique-adds.ts).
     if (given !== undefined || options.deduplication !== undefined) {
-      return { stream, commands: [], jobId, delayed, prioritized, unique: { jobId, checkRecord: given !== undefined, dedup: options.deduplication, build, delayed } };
+      return { stream, commands: [], jobId, delayed, prioritized, fair, unique: { jobId, checkRecord: given !== undefined, dedup: options.deduplication, build, delayed } };
     }
-    return { stream, commands: build(jobId), jobId, delayed, prioritized };
+    return { stream, commands: build(jobId), jobId, delayed, prioritized, fair };
   }
 
   /** The due time in server-clock ms, or undefined for an immediate add. */
@@ -538,6 +557,8 @@ interface Built {
   unique?: UniqueAdd;
   /** A prioritized job (its ZADD first). */
   prioritized?: boolean;
+  /** A job with a fair key (its lane's RPUSH first). */
+  fair?: boolean;
 }
 
 /** ioredis's AbortError: a command of a pipeline cut short by a dropped link, maybe applied. */

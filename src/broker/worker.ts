@@ -23,6 +23,7 @@ import { eventsMaxLen } from './jobs/events.js';
 import { type SandboxPool, sandboxPool } from './sandbox/pool.js';
 import { GlobalConcurrency, type RunGate, SlotLeases } from './global-concurrency.js';
 import { asError } from './worker/events.js';
+import { FairTaker } from './fairness/taker.js';
 
 export class Worker<T = unknown, R = unknown> extends EventEmitter<WorkerEvents<T, R>> {
   readonly consumer: string;
@@ -44,6 +45,8 @@ export class Worker<T = unknown, R = unknown> extends EventEmitter<WorkerEvents<
   private readonly pool: SandboxPool | null = null;
   /** globalConcurrency's slots (global-concurrency.ts), else null. */
   private gate: RunGate | null = null;
+  /** Each stream's mover of fair keys' jobs (fairness/taker.ts). */
+  private readonly feeders: FairTaker[] = [];
   /** Emits (and logs) a worker event. */
   private readonly report: <K extends keyof WorkerEvents<T, R>>(event: K, ...args: WorkerEvents<T, R>[K]) => void;
 
@@ -89,7 +92,9 @@ export class Worker<T = unknown, R = unknown> extends EventEmitter<WorkerEvents<
     const gate = this.runGate(conn, options, (err) => emit('error', asError(err)));
     this.consumers = this.streams.map((stream, i) => {
       const timeoutMs = this.pool === null ? options.timeoutMs : undefined;
-      const resolved = { ...resolveOptions({ ...options, stream, concurrency: shares[i]!, timeoutMs }, options.codec ?? jsonCodec), limiter, gate };
+      const feeder = new FairTaker(conn, stream, options.claimIdleMs ?? 30_000, options.fairness ?? {}, (err) => emit('error', asError(err)));
+      this.feeders.push(feeder);
+      const resolved = { ...resolveOptions({ ...options, stream, concurrency: shares[i]!, timeoutMs }, options.codec ?? jsonCodec), limiter, gate: bothGates(gate, feeder), feeder };
       const dead = options.deadLetterStream ?? defaultDeadLetterStream(stream);
       return new StreamConsumer<T>(conn, resolved, this.consumer, dead, this.metrics, any, emit as Emit<T>);
     });
@@ -176,12 +181,28 @@ export class Worker<T = unknown, R = unknown> extends EventEmitter<WorkerEvents<
     if (!inTime) await this.pool?.close(); // sandboxes still running abandoned jobs
     for (const u of this.unwatch) u();
     this.gate?.close();
+    for (const f of this.feeders) f.close();
     if (this.signalHandler) {
       process.off('SIGTERM', this.signalHandler);
       process.off('SIGINT', this.signalHandler);
     }
     if (!inTime) this.report('error', new CloseTimeoutError(timeoutMs!, abandoned));
   }
+}
+
+/** globalConcurrency's gate (if any), then the fair key slots'. */
+function bothGates(global: RunGate | null, fair: RunGate): RunGate {
+  if (global === null) return fair;
+  return {
+    async enter(jobs, signal) {
+      return (await global.enter(jobs, signal)) && fair.enter(jobs, signal);
+    },
+    leave(jobs) {
+      global.leave(jobs);
+      fair.leave(jobs);
+    },
+    close() {},
+  };
 }
 
 /**

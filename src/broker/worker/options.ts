@@ -2,6 +2,7 @@
 import type { LimiterOptions, RateLimiter } from '../rate-limiter.js';
 import type { Codec } from '../codec.js';
 import type { RunGate } from '../global-concurrency.js';
+import type { FairnessOptions, FairTaker } from '../fairness/taker.js';
 import type { Metrics } from '../metrics.js';
 import type { Logger } from '../../logger.js';
 import { type EventsOption, eventsMaxLen } from '../jobs/events.js';
@@ -108,6 +109,12 @@ export interface WorkerOptions {
    */
   globalConcurrency?: number;
   /**
+   * Jobs added with a `fairKey` (a tenant, a user) are served round-robin over keys, each key
+   * within `concurrency` jobs at once and `limiter` starts per window, counted across every
+   * worker (docs/fairness.md). Jobs without a fairKey are not affected.
+   */
+  fairness?: FairnessOptions;
+  /**
    * How often the group's pause flag (pauseGroup / `sluice pause`) is checked (default 500 ms):
    * the longest a worker may go on taking entries after a pause.
    */
@@ -193,6 +200,8 @@ export interface ResolvedOptions {
   limiter: RateLimiter | null;
   /** Around each run: globalConcurrency's slots and fairness's key slots (global-concurrency.ts). */
   gate: RunGate | null;
+  /** Moves fair keys' jobs into the stream (fairness/taker.ts); null in tests that make consumers directly. */
+  feeder: FairTaker | null;
   codec: Codec;
   streamFeatures: 'auto' | 'redis7';
   removeOnComplete: Keep;
@@ -222,6 +231,7 @@ export function resolveOptions(o: WorkerOptions & { batch?: BatchOptions }, code
     pauseCheckMs: o.pauseCheckMs ?? 500,
     limiter: null,
     gate: null,
+    feeder: null,
     codec,
     streamFeatures: o.streamFeatures ?? 'auto',
     removeOnComplete: resolveKeep(o.removeOnComplete ?? DEFAULT_REMOVE_ON_COMPLETE),

@@ -147,6 +147,14 @@ export class StreamConsumer<T> {
     this.every(this.o.pauseCheckMs, async () => {
       if (await this.priority.check()) await this.blocking?.interrupt();
     });
+    // Fair keys' lanes (fairness/taker.ts): the same check; a key's freed slot or rate window moves and wakes.
+    const feeder = this.o.feeder;
+    if (feeder !== null) {
+      feeder.attach({ free: () => this.freeSlots(), wake: () => void this.blocking?.interrupt() });
+      this.every(this.o.pauseCheckMs, async () => {
+        if (await feeder.check()) await this.blocking?.interrupt();
+      });
+    }
     this.loop = this.readLoop();
   }
 
@@ -224,6 +232,7 @@ export class StreamConsumer<T> {
         // read below, which takes them whether it reaches the server after the move's EXEC or
         // before (blocked, it is woken by the move's XADDs): one round trip less per move.
         const moving = this.priority.pending ? this.priority.take(this.freeSlots()).then(() => null, asError) : null;
+        const feeding = this.o.feeder?.pending ? this.o.feeder.take(this.freeSlots()).then(() => null, asError) : null;
         // Set before anything is awaited: a pause seen from here on waits for this read to end.
         const reading = this.reader!.read(this.freeSlots());
         this.readInFlight = reading.then(
@@ -233,6 +242,8 @@ export class StreamConsumer<T> {
         const result = await reading.finally(() => (this.readInFlight = null));
         const moveFailed = moving === null ? null : await moving;
         if (moveFailed !== null) this.emit('error', moveFailed);
+        const feedFailed = feeding === null ? null : await feeding;
+        if (feedFailed !== null) this.emit('error', feedFailed);
         failures = 0;
         this.accept(result);
         if (result.entries.length > 0) this.busySinceDrained = true;
@@ -268,6 +279,7 @@ export class StreamConsumer<T> {
     const claimed: string[] = [];
     for (const d of result.entries) {
       this.priority.noteEntry(d.entry.fields);
+      this.o.feeder?.noteEntry(d.entry.fields);
       if (isWakeEntry(d.entry.fields)) {
         void this.acker.ack(d.entry.id); // a wake-up (jobs/priority.ts): nothing to run
         continue;

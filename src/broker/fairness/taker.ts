@@ -1,0 +1,298 @@
+// The worker's side of per-key fairness (lanes.ts has the keys): one FairTaker per
+// StreamConsumer moves jobs from the keys' lanes into the stream as the consumer has free
+// slots, round-robin over keys, each key within its concurrency and rate limit.
+//
+// A move (beside each read while the index may hold keys, as jobs/priority.ts's PriorityTaker):
+// WATCH the guard; ZRANGE the index's first keys (least recently served first); per key its
+// lane's head, its live slots (ZCOUNT of unexpired leases) and its window's count; then rounds of
+// one job per key until the free slots are used; one MULTI of, per key served: LTRIM (the jobs
+// taken off the lane's head; producers only push at the tail, movers are one at a time by the
+// guard), its slots (ZADD, leased claimIdleMs), INCRBY of its window, the XADDs (`fair-slot`
+// carrying the slot's token), and a new score in the index (now: behind every other key); SET
+// guard; EXEC. A kill -9 anywhere loses no job: before EXEC the jobs are in their lanes, after
+// it entries like any other (claimed back after claimIdleMs).
+//
+// A key whose lane a move found empty leaves the index under WATCH of its lane (a producer's
+// push meanwhile aborts the ZREM: the key stays). A producer's add is RPUSH + ZADD NX in its
+// MULTI, so a key with a job waiting is never out of the index for long.
+//
+// A job's slot is held by whoever runs it (RunGate: renewed with its lease, given back when the
+// run ends, which also moves the key's next job at once); the slot of a job left unread by a
+// dead worker expires after claimIdleMs. A retry runs again without taking a slot.
+import { randomBytes } from 'node:crypto';
+import type { BlockingConnection, Connection, Value } from '../../client/connection.js';
+import { execWatched } from '../watched-multi.js';
+import { linkEntries } from '../jobs/entry-link.js';
+import { Fields } from '../codec.js';
+import { WAKE_FIELD } from '../jobs/priority.js';
+import { type RunGate, SlotLeases } from '../global-concurrency.js';
+import type { LimiterOptions } from '../rate-limiter.js';
+import type { Job } from '../worker/job.js';
+import { activeKey, decodeLaneElement, FAIR_KEY_FIELD, FAIR_SLOT_FIELD, FAIR_WAKE, fairGuardKey, fairIndexKey, laneKey, rateKey } from './lanes.js';
+
+/** Keys looked at per move: the least recently served. */
+const KEYS_PER_MOVE = 64;
+/** The guard expires when no mover has moved for this long. */
+const GUARD_TTL_MS = 600_000;
+
+/** The worker's `fairness` option. */
+export interface FairnessOptions {
+  /** At most this many jobs of one key moved in and not finished, across every worker (default: no bound). */
+  concurrency?: number;
+  /** At most `max` jobs of one key moved in per `durationMs`, across every worker. */
+  limiter?: LimiterOptions;
+}
+
+/** What the StreamConsumer gives its FairTaker: its free slots, and a way to end its blocking read. */
+export interface FeederHost {
+  free(): number;
+  wake(): void;
+}
+
+export class FairTaker implements RunGate {
+  /** The index may hold keys: the next read moves some first. */
+  pending = true;
+  private link: Promise<BlockingConnection> | null = null;
+  private closed = false;
+  private host: FeederHost | null = null;
+  private readonly leases: SlotLeases;
+  private readonly concurrency: number;
+  private readonly prefix = randomBytes(6).toString('base64url');
+  private seq = 0;
+  /** The move in progress (moves here go one at a time), and whether another was asked for meanwhile. */
+  private moving: Promise<number> | null = null;
+  private again = false;
+  /** A key held back by its rate limit: a move is due when its window ends. */
+  private retryTimer: NodeJS.Timeout | null = null;
+  /** The slots of the jobs running here (by entry id): [its active set, token]. */
+  private readonly slots = new Map<string, string>();
+
+  constructor(
+    private readonly conn: Connection,
+    private readonly stream: string,
+    leaseMs: number,
+    private readonly options: FairnessOptions,
+    private readonly onError: (err: unknown) => void = () => {},
+  ) {
+    this.concurrency = options.concurrency ?? Infinity;
+    if (!(this.concurrency === Infinity || (Number.isInteger(this.concurrency) && this.concurrency >= 1))) throw new RangeError('fairness.concurrency must be a positive integer');
+    const limiter = options.limiter;
+    if (limiter !== undefined && !(Number.isInteger(limiter.max) && limiter.max >= 1 && limiter.durationMs >= 1)) throw new RangeError('fairness.limiter: max must be a positive integer and durationMs at least 1');
+    this.leases = new SlotLeases(conn, leaseMs, onError);
+  }
+
+  attach(host: FeederHost): void {
+    this.host = host;
+  }
+
+  /** A wake-up entry or a moved job was read: the index may hold more. */
+  noteEntry(fields: Record<string, string> | null): void {
+    if (fields !== null && (fields[FAIR_KEY_FIELD] !== undefined || fields[WAKE_FIELD] === FAIR_WAKE)) this.pending = true;
+  }
+
+  /** The periodic check: true when the index holds keys nobody here knew of (wake the read). */
+  async check(): Promise<boolean> {
+    if (this.pending) return false;
+    const n = Number(await this.conn.call('EXISTS', fairIndexKey(this.stream)));
+    if (n === 0 || this.pending) return false;
+    this.pending = true;
+    return true;
+  }
+
+  /** Moves up to `count` jobs (fewer if the host's free slots shrank); resolves to how many. */
+  take(count: number): Promise<number> {
+    if (this.moving !== null) {
+      this.again = true;
+      return this.moving;
+    }
+    this.moving = (async () => {
+      let moved = 0;
+      try {
+        do {
+          this.again = false;
+          moved += await this.move(moved === 0 ? count : (this.host?.free() ?? 0));
+        } while (this.again && !this.closed);
+      } finally {
+        this.moving = null;
+      }
+      return moved;
+    })();
+    return this.moving;
+  }
+
+  private async move(count: number): Promise<number> {
+    if (count <= 0 || this.closed) return 0;
+    if (this.link === null && Number(await this.conn.call('EXISTS', fairIndexKey(this.stream))) === 0) {
+      this.pending = false; // no fair job yet: no link of its own either
+      return 0;
+    }
+    this.link ??= this.conn.duplicate();
+    const link = await this.link;
+    const index = fairIndexKey(this.stream);
+    const guard = fairGuardKey(this.stream);
+    const limiter = this.options.limiter;
+    const bounded = this.concurrency !== Infinity;
+    for (let attempt = 0; attempt < 20 && !this.closed; attempt++) {
+      const [, listed, now] = await Promise.all([link.call('WATCH', guard), link.call('ZRANGE', index, 0, KEYS_PER_MOVE - 1) as Promise<Value[]>, this.leases.now()]);
+      const keys = listed.map(String);
+      if (keys.length === 0) {
+        await link.call('UNWATCH');
+        this.pending = false;
+        return 0;
+      }
+      const window = limiter === undefined ? 0 : Math.floor(now / limiter.durationMs);
+      // Per key: its lane's head, then (as configured) its live slots and its window's count.
+      const reads: Array<Promise<Value>> = [];
+      for (const k of keys) {
+        reads.push(link.call('LRANGE', laneKey(this.stream, k), 0, count - 1));
+        if (bounded) reads.push(link.call('ZCOUNT', activeKey(this.stream, k), `(${now}`, '+inf'));
+        if (limiter !== undefined) reads.push(link.call('GET', rateKey(this.stream, k, window)));
+      }
+      const replies = await Promise.all(reads);
+      const per = 1 + (bounded ? 1 : 0) + (limiter === undefined ? 0 : 1);
+      const lanes = keys.map((_, i) => (replies[i * per] as Value[]).map(String));
+      // What each key may still start: its concurrency and its window's rest.
+      const room = keys.map((_, i) => {
+        let r = lanes[i]!.length;
+        if (bounded) r = Math.min(r, this.concurrency - Number(replies[i * per + 1]));
+        if (limiter !== undefined) r = Math.min(r, limiter.max - Number(replies[i * per + per - 1] ?? 0));
+        return Math.max(0, r);
+      });
+      // Round-robin: one job per key per round, least recently served key first.
+      const taken = keys.map(() => 0);
+      const order: number[] = []; // keys in the order they were last served in this move
+      for (let left = count, progress = true; left > 0 && progress; ) {
+        progress = false;
+        for (let i = 0; i < keys.length && left > 0; i++) {
+          if (taken[i]! >= room[i]!) continue;
+          taken[i]!++;
+          left--;
+          progress = true;
+          const at = order.indexOf(i);
+          if (at >= 0) order.splice(at, 1);
+          order.push(i);
+        }
+      }
+      const empty = keys.filter((_, i) => lanes[i]!.length === 0);
+      const rateHeld = limiter !== undefined && keys.some((_, i) => lanes[i]!.length > 0 && room[i] === 0 && Number(replies[i * per + per - 1] ?? 0) >= limiter.max);
+      if (order.length === 0) {
+        await link.call('UNWATCH');
+        await this.dropEmpty(link, empty);
+        // Keys wait only for their limits: a release here moves again; a rate window's end too.
+        if (rateHeld) this.retryAtWindowEnd(now, limiter!.durationMs);
+        this.pending = empty.length < keys.length;
+        return 0;
+      }
+      const commands: string[][] = [];
+      const xadds: Array<{ at: number; jobId: string | null }> = [];
+      const expiry = String(now + this.leases.leaseMs);
+      order.forEach((i, position) => {
+        const k = keys[i]!;
+        const n = taken[i]!;
+        commands.push(['LTRIM', laneKey(this.stream, k), String(n), '-1']);
+        const tokens = Array.from({ length: n }, () => `${this.prefix}:${this.seq++}`);
+        if (bounded) {
+          const active = activeKey(this.stream, k);
+          commands.push(['ZREMRANGEBYSCORE', active, '-inf', String(now)], ['ZADD', active, ...tokens.flatMap((t) => [expiry, t])], ['PEXPIRE', active, String(this.leases.leaseMs * 2)]);
+        }
+        if (limiter !== undefined) {
+          const rate = rateKey(this.stream, k, window);
+          commands.push(['INCRBY', rate, String(n)], ['PEXPIRE', rate, String(limiter.durationMs * 2)]);
+        }
+        for (let j = 0; j < n; j++) {
+          const fields = decodeLaneElement(lanes[i]![j]!);
+          xadds.push({ at: commands.length, jobId: fields === null ? null : fieldOf(fields, Fields.jobId) });
+          // Not an element of ours: moved verbatim, so the worker dead-letters it as malformed.
+          const slot = bounded ? [FAIR_SLOT_FIELD, tokens[j]!] : [];
+          commands.push(fields === null ? ['XADD', this.stream, '*', 'fair-element', lanes[i]![j]!, FAIR_KEY_FIELD, k] : ['XADD', this.stream, '*', ...fields, ...slot]);
+        }
+        // Behind every other key, in the order served here (the last served goes last).
+        commands.push(['ZADD', fairIndexKey(this.stream), 'XX', String(now + position / 1000), k]);
+      });
+      commands.push(['SET', guard, String(now), 'PX', String(GUARD_TTL_MS)]);
+      const exec = await execWatched(link, commands);
+      if (exec === null) continue; // another worker moved meanwhile: read again
+      const failed = exec.find((r) => r instanceof Error);
+      if (failed) throw failed as Error;
+      const links = xadds.filter((x) => x.jobId !== null).map((x) => ({ jobId: x.jobId!, entryId: String(exec[x.at]) }));
+      linkEntries(this.conn, this.stream, links, this.onError);
+      // Keys whose lanes this move emptied, and those found empty, leave the index.
+      await this.dropEmpty(link, [...empty, ...keys.filter((_, i) => taken[i]! > 0 && taken[i] === lanes[i]!.length && lanes[i]!.length < count)]);
+      this.pending = true;
+      return xadds.length;
+    }
+    return 0;
+  }
+
+  /** ZREM of keys whose lanes are empty, under WATCH of the lanes (a push meanwhile keeps its key). */
+  private async dropEmpty(link: BlockingConnection, keys: string[]): Promise<void> {
+    if (keys.length === 0) return;
+    const lanes = keys.map((k) => laneKey(this.stream, k));
+    await link.call('WATCH', ...lanes);
+    const lengths = await Promise.all(lanes.map((l) => link.call('LLEN', l)));
+    const gone = keys.filter((_, i) => Number(lengths[i]) === 0);
+    if (gone.length === 0) return void (await link.call('UNWATCH'));
+    await execWatched(link, [['ZREM', fairIndexKey(this.stream), ...gone]]); // aborted: a push came, the key stays
+  }
+
+  private retryAtWindowEnd(now: number, durationMs: number): void {
+    if (this.retryTimer !== null || this.closed) return;
+    const ms = (Math.floor(now / durationMs) + 1) * durationMs - now + Math.random() * Math.min(20, durationMs / 10);
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = null;
+      this.pending = true;
+      this.host?.wake();
+    }, ms);
+    this.retryTimer.unref();
+  }
+
+  // --- RunGate: the slots of the jobs running here ------------------------------------------
+
+  async enter(jobs: Job<unknown>[]): Promise<boolean> {
+    for (const job of jobs) {
+      const key = job.fields[FAIR_KEY_FIELD];
+      const token = job.fields[FAIR_SLOT_FIELD];
+      if (key === undefined || token === undefined || job.deliveries > 1) continue;
+      this.leases.hold(activeKey(this.stream, key), token); // renewed from now on with the run
+      this.slots.set(job.entryId, token);
+    }
+    return true;
+  }
+
+  leave(jobs: Job<unknown>[]): void {
+    for (const job of jobs) {
+      const token = this.slots.get(job.entryId);
+      if (token === undefined) continue;
+      this.slots.delete(job.entryId);
+      void this.leases.release(token).then(
+        () => this.afterRelease(),
+        () => {}, // not given back: it expires after claimIdleMs
+      );
+    }
+  }
+
+  /** A key's slot came free: move its next job now, not at the next read. */
+  private afterRelease(): void {
+    if (this.closed || this.host === null) return;
+    this.pending = true;
+    // After this turn: the finished job's own slot in the consumer is free by then.
+    setImmediate(() => {
+      const free = this.host?.free() ?? 0;
+      if (free > 0 && !this.closed) this.take(free).catch(this.onError);
+    });
+  }
+
+  close(): void {
+    this.closed = true;
+    if (this.retryTimer !== null) clearTimeout(this.retryTimer);
+    this.leases.close();
+    const link = this.link;
+    this.link = null;
+    void link?.then((l) => l.close({ force: true })).catch(() => {});
+  }
+}
+
+function fieldOf(fields: string[], name: string): string | null {
+  for (let i = 0; i + 1 < fields.length; i += 2) if (fields[i] === name) return fields[i + 1]!;
+  return null;
+}
