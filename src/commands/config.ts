@@ -157,9 +157,9 @@ const INT_MAX = 2147483647n;
  * Redis 7.0's encoding thresholds and logs, with its defaults, bounds, error texts and ziplist
  * aliases. The set, hash and sorted-set thresholds decide OBJECT ENCODING as Redis's do
  * (engine/set.ts, engine/hash.ts, engine/sorted-set.ts; one-way conversions); the slowlog ones
- * drive SLOWLOG (slowlog.ts). sluice's lists have no quicklist nodes to size or compress, and it
- * keeps no latency monitor: list-max-listpack-size, list-compress-depth and
- * latency-monitor-threshold are accepted and stored.
+ * drive SLOWLOG (slowlog.ts), latency-monitor-threshold the latency monitor (latency.ts).
+ * sluice's lists have no quicklist nodes to size or compress: list-max-listpack-size and
+ * list-compress-depth are accepted and stored.
  */
 const ENCODING_AND_LOG_PARAMS: ConfigParam[] = [
   { name: 'set-max-intset-entries', defaultValue: '512', validate: strictInteger(0n, LONG_MAX), mutable: true },

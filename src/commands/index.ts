@@ -20,6 +20,7 @@ import { commands as scripting } from './scripting.js';
 import { commands as server } from './server.js';
 import { commands as sets } from './sets.js';
 import { commands as slowlog } from './slowlog.js';
+import { commands as latency } from './latency.js';
 import { commands as sort } from './sort.js';
 import { commands as sortedSets } from './sorted-sets.js';
 import { commands as streams } from './stream/index.js';
@@ -31,6 +32,7 @@ export const allCommands: CommandSpec[] = [
   ...connection,
   ...server,
   ...slowlog,
+  ...latency,
   ...debug,
   ...transactions,
   ...keys,

@@ -49,6 +49,16 @@ export interface SlowLogView {
   reset(): void;
 }
 
+/** The latency monitor as LATENCY reads it (commands/latency.ts's `LatencyMonitor`). */
+export interface LatencyView {
+  latest(): Reply;
+  history(event: string): Reply;
+  graph(event: string): Reply;
+  doctor(): Reply;
+  /** The events reset (all of them for null). */
+  reset(event: string | null): number;
+}
+
 export interface CommandSpec {
   /** Lower-case name; for a subcommand, just the subcommand ("create" under "xgroup"). */
   name: string;
@@ -130,6 +140,8 @@ export interface InstanceView {
   readonly monitors: Set<ClientState>;
   /** SLOWLOG's entries (commands/slowlog.ts). */
   readonly slowlog: SlowLogView;
+  /** The latency monitor: LATENCY's events (commands/latency.ts). */
+  readonly latency: LatencyView;
   readonly blocked: BlockingView;
   /** CLIENT PAUSE / UNPAUSE and FAILOVER pause clients here (core/client-pause.ts). */
   readonly pause: ClientPause;

@@ -19,6 +19,7 @@ export const Errors = {
   decrementOverflow: 'ERR decrement would overflow',
   nanOrInfinity: 'ERR increment would produce NaN or Infinity',
   noSuchKey: 'ERR no such key',
+  latencyNoSamples: (event: string) => `ERR No samples available for event '${event}'`,
   dbIndexOutOfRange: 'ERR DB index is out of range',
   sameObject: 'ERR source and destination objects are the same',
   bitOffset: 'ERR bit offset is not an integer or out of range',

@@ -18,6 +18,7 @@ import { type ReplicationControl, ReplicationState } from './replication.js';
 import { monitorLine, monitorRejection, redactedArgv } from '../monitor.js';
 import { SUBSCRIBED_MODE_COMMANDS } from '../pubsub.js';
 import { SlowLog } from '../slowlog.js';
+import { LatencyMonitor, recordCallLatency } from '../latency.js';
 import { PubSubRegistry } from '../pubsub-registry.js';
 import { KeyspaceEvents, NOTIFY_EXPIRED, NOTIFY_NEW, parseEventFlags } from '../keyspace-events.js';
 import { CommandTable } from '../table.js';
@@ -55,6 +56,8 @@ export class Instance implements InstanceView {
   readonly config: Config;
   /** SLOWLOG's entries; fed from call() while slowlog-log-slower-than is not negative. */
   readonly slowlog: SlowLog;
+  /** LATENCY's events and histograms (commands/latency.ts). */
+  readonly latency: LatencyMonitor;
   readonly stats = new Stats();
   readonly clients = new Map<number, ClientState>();
   readonly startedAt = Date.now();
@@ -113,6 +116,7 @@ export class Instance implements InstanceView {
     this.keyspace = new Keyspace(options.now, redisMemoryModel);
     this.config = new Config(options.config);
     this.slowlog = new SlowLog(this.config);
+    this.latency = new LatencyMonitor(this.config);
     this.maxmemory = this.config.derived((c) => c.getNumber('maxmemory'));
     this.minReplicasToWrite = this.config.derived((c) => c.getNumber('min-replicas-to-write'));
     this.logger = options.logger ?? silentLogger;
@@ -137,7 +141,9 @@ export class Instance implements InstanceView {
     if (this.expiryTimer !== null) return;
     this.expiryTimer = setInterval(() => {
       if (this.activeExpireEnabled) {
+        const started = performance.now();
         for (const db of this.keyspace.dbs) if (db.expires.size > 0) db.activeExpireCycle();
+        this.latency.addIfNeeded('expire-cycle', performance.now() - started);
       }
       this.serveReadyKeys();
     }, intervalMs);
@@ -349,7 +355,10 @@ export class Instance implements InstanceView {
     const count = this.batchCount;
     if (count > 0) {
       const share = ((performance.now() - this.batchStarted) * 1000) / count;
-      for (let i = 0; i < count; i++) commands[i]!.usec += share;
+      for (let i = 0; i < count; i++) {
+        commands[i]!.usec += share;
+        recordCallLatency(commands[i]!, share);
+      }
       this.batchCount = 0;
     }
     this.batchStarted = -1;
@@ -389,6 +398,12 @@ export class Instance implements InstanceView {
     } else {
       ended = performance.now();
       stats.usec += (ended - started) * 1000;
+      recordCallLatency(stats, (ended - started) * 1000);
+    }
+    // Redis's call(): the command's time as a "command" or "fast-command" latency sample.
+    if (this.latency.threshold() > 0 && client.kind !== 'aof') {
+      const now = batched ? performance.now() : ended;
+      this.latency.addIfNeeded(resolved.fast ? 'fast-command' : 'command', now - started);
     }
     if (this.slowlog.threshold() >= 0 && client.kind !== 'aof') {
       this.slowlog.afterCall(client, resolved.fullName, args, batched ? this.batchStarted : -1, started, ended, reply);

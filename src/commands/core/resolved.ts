@@ -25,6 +25,8 @@ export class Resolved {
   readonly mayReplicate: boolean;
   readonly noAuth: boolean;
   readonly noMulti: boolean;
+  /** CMD_FAST: its latency samples go to the "fast-command" event, the others' to "command". */
+  readonly fast: boolean;
   /** Neither admin nor skip_monitor: MONITOR shows it (Redis hides admin commands and scripts). */
   readonly shownToMonitors: boolean;
   /** This command's INFO commandstats counters, once the instance has looked them up. */
@@ -42,6 +44,7 @@ export class Resolved {
     this.mayReplicate = this.write || MAY_REPLICATE.has(this.fullName);
     this.noAuth = flags.includes('no_auth');
     this.noMulti = flags.includes('no_multi');
+    this.fast = flags.includes('fast');
     this.shownToMonitors = !flags.includes('admin') && !flags.includes('skip_monitor');
     this.subcommands = spec.subcommands === undefined ? null : new Map(spec.subcommands.map((s) => [s.name, new Resolved(s, this)]));
   }

@@ -5,6 +5,8 @@ export interface CommandStats {
   usec: number;
   rejectedCalls: number;
   failedCalls: number;
+  /** Calls by duration (LATENCY HISTOGRAM, commands/latency.ts); null until the first call. */
+  histogram: number[] | null;
 }
 
 export class Stats {
@@ -27,7 +29,7 @@ export class Stats {
   forCommand(fullName: string): CommandStats {
     let s = this.perCommand.get(fullName);
     if (s === undefined) {
-      s = { calls: 0, usec: 0, rejectedCalls: 0, failedCalls: 0 };
+      s = { calls: 0, usec: 0, rejectedCalls: 0, failedCalls: 0, histogram: null };
       this.perCommand.set(fullName, s);
     }
     return s;
@@ -60,6 +62,7 @@ export class Stats {
       s.usec = 0;
       s.rejectedCalls = 0;
       s.failedCalls = 0;
+      s.histogram = null;
     }
     this.errorCodes.clear();
   }
