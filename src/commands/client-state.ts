@@ -83,6 +83,12 @@ export class ClientState {
    * qbuf-free and omem. Clients without (embedded, AOF replay) have none to report.
    */
   buffers: (() => ClientBuffers) | null = null;
+  /**
+   * Set by a socket transport: calls `fn` once everything pushed so far has been handed to the
+   * kernel (nothing unsent), never if the connection closes first. A primary paces a full
+   * sync's RDB with it, a chunk at a time, instead of queueing the whole file.
+   */
+  whenDrained: ((fn: () => void) => void) | null = null;
 
   constructor(
     /** 'primary': on a replica, the link its primary's stream is applied through (src/replication/replica.ts). */

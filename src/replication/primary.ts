@@ -28,6 +28,9 @@ export class ReplicationBytes extends DirectReply {
   }
 }
 
+/** A full sync's RDB goes out this many bytes at a time. */
+const RDB_CHUNK = 1 << 20;
+
 const PING = Buffer.from('*1\r\n$4\r\nPING\r\n');
 const GETACK = Buffer.from('*3\r\n$8\r\nREPLCONF\r\n$6\r\nGETACK\r\n$1\r\n*\r\n');
 
@@ -46,6 +49,8 @@ interface Replica {
    * so nothing may follow the RDB before it has read all of it.
    */
   held: Buffer[] | null;
+  /** The RDB of its full sync is still being sent: nothing else may go out before it ends. */
+  sendingRdb: boolean;
 }
 
 /** A replica waiting for the full sync to start (repl-diskless-sync-delay). */
@@ -105,7 +110,7 @@ export class PrimaryRole {
         const offset = Number(value);
         if (offset > replica.ackOffset) replica.ackOffset = offset;
         replica.ackAt = Date.now();
-        if (replica.held !== null) {
+        if (replica.held !== null && !replica.sendingRdb) {
           const held = replica.held;
           replica.held = null;
           if (held.length > 0) client.push?.(new ReplicationBytes(Buffer.concat(held)));
@@ -217,7 +222,8 @@ export class PrimaryRole {
   /**
    * +FULLRESYNC (for PSYNC) and the RDB, for replicas attached in wait_bgsave. The snapshot is
    * taken synchronously: nothing runs between it and their first stream bytes, so the stream
-   * continues exactly at this offset. It starts with a SELECT.
+   * continues exactly at this offset. It starts with a SELECT. The reply is only the header:
+   * the RDB follows in chunks (sendRdb), and the stream is held until it has all gone.
    */
   private fullSync(replicas: Replica[], psync: boolean | boolean[]): Reply[] {
     const r = this.instance.replication;
@@ -225,19 +231,54 @@ export class PrimaryRole {
     const rdb = saveRdb(this.instance);
     backlog.forceSelect();
     return replicas.map((replica, i) => {
-      const head = (Array.isArray(psync) ? psync[i] : psync) ? `+FULLRESYNC ${r.replid} ${r.offset}\r\n` : '';
-      let body: Buffer;
+      let head = (Array.isArray(psync) ? psync[i] : psync) ? `+FULLRESYNC ${r.replid} ${r.offset}\r\n` : '';
+      let mark: Buffer | null = null;
       if (this.diskless(replica)) {
-        const mark = randomBytes(20).toString('hex');
-        body = Buffer.concat([Buffer.from(`${head}$EOF:${mark}\r\n`), rdb, Buffer.from(mark)]);
-        replica.held = [];
+        mark = Buffer.from(randomBytes(20).toString('hex'), 'latin1');
+        head += `$EOF:${mark.toString('latin1')}\r\n`;
       } else {
-        body = Buffer.concat([Buffer.from(`${head}$${rdb.length}\r\n`), rdb]);
+        head += `$${rdb.length}\r\n`;
       }
-      this.instance.logger.info(`sluice: Synchronization with replica ${replica.client.addr} succeeded (full sync, ${rdb.length} bytes of RDB)`);
+      replica.held = [];
       replica.state = 'online';
-      return new ReplicationBytes(body);
+      this.sendRdb(replica, rdb, mark);
+      return new ReplicationBytes(Buffer.from(head, 'latin1'));
     });
+  }
+
+  /**
+   * Sends the RDB after the SYNC's reply, RDB_CHUNK bytes at a time, each once the previous
+   * one is written (Redis writes a full sync's payload as the replica's socket takes it): the
+   * replica's output holds one chunk, where it held the whole file (and a copy of it) before.
+   * Then the diskless end mark, and, for a disk-style transfer, the stream held meanwhile; a
+   * diskless one keeps it until the replica's first ACK (see Replica.held).
+   */
+  private sendRdb(replica: Replica, rdb: Buffer, mark: Buffer | null): void {
+    const client = replica.client;
+    let at = 0;
+    replica.sendingRdb = true;
+    const next = (): void => {
+      if (this.byClient.get(client) !== replica) return; // gone meanwhile
+      if (at < rdb.length) {
+        const end = Math.min(rdb.length, at + RDB_CHUNK);
+        client.push?.(new ReplicationBytes(rdb.subarray(at, end)));
+        at = end;
+        if (client.whenDrained !== null) client.whenDrained(next);
+        else next();
+        return;
+      }
+      replica.sendingRdb = false;
+      this.instance.logger.info(`sluice: Synchronization with replica ${client.addr} succeeded (full sync, ${rdb.length} bytes of RDB)`);
+      if (mark !== null) {
+        client.push?.(new ReplicationBytes(mark));
+        return;
+      }
+      const held = replica.held ?? [];
+      replica.held = null;
+      if (held.length > 0) client.push?.(new ReplicationBytes(Buffer.concat(held)));
+    };
+    if (client.whenDrained !== null) client.whenDrained(next);
+    else next();
   }
 
   private attach(client: ClientState, options: { port: number; ip: string; capa: Set<string> }, state: Replica['state']): Replica {
@@ -250,6 +291,7 @@ export class PrimaryRole {
       ackOffset: 0,
       ackAt: Date.now(),
       held: null,
+      sendingRdb: false,
     };
     client.isReplica = true;
     this.byClient.set(client, replica);

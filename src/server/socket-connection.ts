@@ -112,6 +112,15 @@ export class SocketConnection {
     );
     this.client.kill = () => this.destroy();
     this.client.push = (reply, afterReply) => this.guarded(() => this.deliver(reply, afterReply === true));
+    this.client.whenDrained = (fn) => {
+      const check = (): void => {
+        if (this.closed) return;
+        if (this.socket.writableLength > 0) this.socket.once('drain', check);
+        else if (this.pendingCount > 0 || this.busy) setImmediate(check); // written at the turn's end
+        else fn();
+      };
+      setImmediate(check);
+    };
     this.client.buffers = () => ({
       queryBuffered: this.parser.bufferedBytes,
       queryFree: Math.max(0, this.parser.bufferCapacity - this.parser.bufferedBytes),
