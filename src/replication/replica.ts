@@ -59,12 +59,16 @@ class HandshakeReader {
     return this.chunks[0]!;
   }
 
-  /** Consumes the first `n` bytes (a copy) and keeps the rest. */
+  /**
+   * Consumes the first `n` bytes and keeps the rest. The bytes are a view, not a copy (the
+   * joined Buffer is this reader's own; an RDB was copied twice more here); the rest, a few
+   * stream bytes at most, is copied so it does not hold the whole payload after it is loaded.
+   */
   private take(n: number, skip = 0): Buffer {
     const all = this.joined();
-    const out = Buffer.from(all.subarray(0, n));
+    const out = all.subarray(0, n);
     const rest = all.subarray(n + skip);
-    this.chunks = [rest];
+    this.chunks = rest.length === 0 ? [] : [rest.length < all.length >> 1 ? Buffer.from(rest) : rest];
     this.length = rest.length;
     return out;
   }
@@ -95,18 +99,25 @@ class HandshakeReader {
 
   /** Bytes up to a 40-byte end mark (a diskless transfer's "$EOF:<mark>"), the mark dropped. */
   async untilMark(mark: Buffer): Promise<Buffer> {
-    // Each read is searched once, with the mark's length - 1 bytes before it (a mark split across reads).
+    // Each read is searched once where it is, and a mark split across reads in the seam: the
+    // last mark.length - 1 bytes before it and as many of its first (copying each whole read
+    // into a probe was a second copy of the RDB).
+    const keep = mark.length - 1;
     let searched = 0;
     let tail: Buffer = Buffer.alloc(0);
     let index = 0;
     for (;;) {
       for (; index < this.chunks.length; index++) {
         const chunk = this.chunks[index]!;
-        const probe = tail.length === 0 ? chunk : Buffer.concat([tail, chunk]);
-        const at = probe.indexOf(mark);
-        if (at >= 0) return this.take(searched - tail.length + at, mark.length);
+        if (tail.length > 0) {
+          const seam = Buffer.concat([tail, chunk.subarray(0, keep)]);
+          const at = seam.indexOf(mark);
+          if (at >= 0) return this.take(searched - tail.length + at, mark.length);
+        }
+        const at = chunk.indexOf(mark);
+        if (at >= 0) return this.take(searched + at, mark.length);
         searched += chunk.length;
-        tail = Buffer.from(probe.subarray(Math.max(0, probe.length - (mark.length - 1))));
+        tail = chunk.length >= keep ? chunk.subarray(chunk.length - keep) : Buffer.concat([tail, chunk]).subarray(-keep);
       }
       await this.more();
     }
