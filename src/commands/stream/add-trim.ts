@@ -69,6 +69,16 @@ function parseAddOrTrim(argv: Buffer[], xadd: boolean): AddOrTrimRequest {
   const cur = new ArgCursor(argv, 2);
   while (!cur.done) {
     const at = cur.index;
+    const first = argv[at]![0];
+    if (xadd && first !== undefined && first >= 0x30 && first <= 0x39) {
+      // An explicit id (no keyword starts with a digit): every XADD a replica or the AOF
+      // replays has one, and lower-casing it made two strings per command.
+      const parsed = tryParseStreamId(argv[at]!, { strict: true, allowSeqStar: true });
+      if (parsed === undefined) fail(Errors.invalidId);
+      req.id = parsed;
+      req.idPos = at;
+      break;
+    }
     const opt = cur.keyword();
     const more = cur.remaining;
     if (xadd && opt === '*') {
