@@ -2,6 +2,7 @@
 // subcommands) whose first argument picks the action. Refused unless `enable-debug-command`
 // allows it (core/protected.ts). RELOAD and LOADAOF go through the instance's DatasetControl,
 // implemented by the persistence layer.
+import { scriptsOf } from './lua/script-engine.js';
 import { keyOf } from '../engine/keyspace.js';
 import { ErrorReply, OK, SimpleString, fail, type Reply } from '../resp/reply.js';
 import { datasetDigest, valueDigest } from './dataset-digest.js';
@@ -104,6 +105,11 @@ function debug(ctx: Context, argv: Buffer[]): Reply | Promise<Reply> {
   if (sub === 'loadaof') return loadAof(ctx);
   if (sub === 'set-active-expire' && argc === 3) {
     ctx.instance.activeExpireEnabled = Math.trunc(leadingNumber(argv[2]!)) !== 0;
+    return OK;
+  }
+  if (sub === 'set-disable-deny-scripts' && argc === 3) {
+    // Lets scripts call noscript commands (Redis's tests use it to reach DEBUG PROTOCOL).
+    scriptsOf(ctx.instance).denyScriptDisabled = Math.trunc(leadingNumber(argv[2]!)) !== 0;
     return OK;
   }
   if (sub === 'change-repl-id' && argc === 2) {

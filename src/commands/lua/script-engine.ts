@@ -98,6 +98,8 @@ export class ScriptEngine {
   /** The client scripts' commands run as (Redis's lua client), made with the interpreter. */
   private client: ClientState | null = null;
   private run: Run | null = null;
+  /** DEBUG set-disable-deny-scripts: scripts may call noscript commands. */
+  denyScriptDisabled = false;
 
   constructor(private readonly instance: InstanceView) {}
 
@@ -244,7 +246,7 @@ export class ScriptEngine {
     }
     const flags = resolved.spec.flags;
     const write = flags.includes('write');
-    if (flags.includes('noscript')) return this.rejected(Errors.scriptNotAllowed, resolved.fullName);
+    if (flags.includes('noscript') && !this.denyScriptDisabled) return this.rejected(Errors.scriptNotAllowed, resolved.fullName);
     if (run.readOnly && (write || MAY_REPLICATE.has(resolved.fullName))) {
       return this.rejected(Errors.scriptWriteInReadOnly, resolved.fullName);
     }
