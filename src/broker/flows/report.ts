@@ -26,78 +26,131 @@ import { type JobAddress, memberOf, type ParentLink, parentOf } from './link.js'
 
 export type ChildOutcome = { ok: true; value: string } | { ok: false; reason: string };
 
+/** One child's finish (`own`: its XACK and record, or its dead letter) and its outcome for its parent. */
+export interface Report {
+  child: JobAddress;
+  parent: ParentLink;
+  outcome: ChildOutcome;
+  own: Arg[][];
+}
+
 const MAX_ROUNDS = 1000;
 
 /**
- * Applies `own` (the child's finish) with the report of its outcome to `parent`, in one
- * transaction; resolves to the EXEC's replies of `own`. Rejects when a command fails.
+ * Applies each report's `own` commands with the report of its outcome to its parent, all in one
+ * transaction (the reports a worker's children made in one turn: siblings share one WATCH and
+ * one EXEC). Rejects when a command fails (none of them then happened).
  */
-export async function reportToParent(
-  link: BlockingConnection,
-  child: JobAddress,
-  parent: ParentLink,
-  outcome: ChildOutcome,
-  own: Arg[][],
-  eventsMaxLen: number | null,
-): Promise<Value[]> {
+export async function reportToParents(link: BlockingConnection, reports: Report[], eventsMaxLen: number | null): Promise<void> {
   for (let round = 0; round < MAX_ROUNDS; round++) {
-    const commands = [...own, ...(await reportCommands(link, child, parent, outcome, eventsMaxLen))];
+    const commands = await plan(link, reports, eventsMaxLen);
     const exec = await execWatched(link, commands.map((c) => c.map(String)));
     if (exec === null) continue;
     const failed = (exec as Array<Value | Error>).find((r) => r instanceof Error);
     if (failed) throw failed;
-    return exec.slice(0, own.length);
+    return;
   }
-  throw new Error(`flow: the report of ${child.stream} ${child.id} to its parent kept being overtaken (${MAX_ROUNDS} tries)`);
+  throw new Error(`flow: the reports to ${reports[0]?.parent.id} kept being overtaken (${MAX_ROUNDS} tries)`);
 }
 
-/** WATCHes what the report depends on and returns its commands (each level up the tree that a failure reaches). */
-async function reportCommands(link: BlockingConnection, child: JobAddress, parent: ParentLink, outcome: ChildOutcome, eventsMaxLen: number | null): Promise<Arg[][]> {
-  const commands: Arg[][] = [];
+/** One report alone (tests; the worker batches through reportToParents). */
+export function reportToParent(link: BlockingConnection, child: JobAddress, parent: ParentLink, outcome: ChildOutcome, own: Arg[][], eventsMaxLen: number | null): Promise<void> {
+  return reportToParents(link, [{ child, parent, outcome, own }], eventsMaxLen);
+}
+
+/** What this transaction knows of a parent: read under WATCH, then as its commands change it. */
+interface ParentState {
+  left: number;
+  state: string | undefined;
+  flowEntry: string | undefined;
+  grandparent: string | undefined;
+  policy: string | undefined;
+  /** Child member → still pending (as read, then as this transaction's SREMs leave it). */
+  members: Map<string, boolean>;
+}
+
+/** WATCHes a parent's set and record and reads them, with these members' SISMEMBER (one round trip). */
+async function load(link: BlockingConnection, p: JobAddress, members: string[]): Promise<ParentState> {
+  const keys = jobKeys(p.stream);
+  const deps = keys.dependencies(p.id);
+  const record = keys.record(p.id);
+  const [, left, fields, ...is] = await Promise.all([
+    link.call('WATCH', deps, record),
+    link.call('SCARD', deps),
+    link.call('HMGET', record, RecordField.state, RecordField.flowEntry, RecordField.parent, RecordField.onFailure),
+    ...members.map((m) => link.call('SISMEMBER', deps, m)),
+  ]);
+  const [state, flowEntry, grandparent, policy] = (fields as Array<string | null>).map((v) => (v === null ? undefined : String(v)));
+  return { left: Number(left), state, flowEntry, grandparent, policy, members: new Map(members.map((m, i) => [m, Number(is[i]) === 1])) };
+}
+
+/** The transaction's commands: each report's own, then its effect on its parent (and up the tree when a failure climbs). */
+async function plan(link: BlockingConnection, reports: Report[], eventsMaxLen: number | null): Promise<Arg[][]> {
   const now = Date.now();
-  type Level = { child: JobAddress; parent: ParentLink; outcome: ChildOutcome };
-  let level: Level | null = { child, parent, outcome };
-  while (level !== null) {
-    const c: JobAddress = level.child;
-    const p: ParentLink = level.parent;
-    const o: ChildOutcome = level.outcome;
-    level = null;
-    const keys = jobKeys(p.stream);
-    const deps = keys.dependencies(p.id);
-    const record = keys.record(p.id);
-    const member = memberOf(c);
-    await link.call('WATCH', deps, record);
-    const [isMember, left, fields] = await Promise.all([
-      link.call('SISMEMBER', deps, member),
-      link.call('SCARD', deps),
-      link.call('HMGET', record, RecordField.state, RecordField.flowEntry, RecordField.parent, RecordField.onFailure),
-    ]);
-    const [state, flowEntry, grandparent, policy] = (fields as Array<string | null>).map((v) => (v === null ? undefined : String(v)));
-    if (Number(isMember) !== 1 || state !== 'waiting-children') break;
-    const event = (name: 'waiting' | 'deadLettered', extra: Arg[] = []): Arg[][] => (eventsMaxLen === null ? [] : [eventCommand(keys.events, eventsMaxLen, name, p.id, extra)]);
-    commands.push(['SREM', deps, member]);
-    if (o.ok) commands.push(['HSET', keys.processed(p.id), member, o.value]);
-    else if (p.onFailure === 'ignore') commands.push(['HSET', keys.ignored(p.id), member, o.reason]);
-    if (!o.ok && p.onFailure === 'fail-parent') {
-      const reason: string = `child ${c.stream} ${c.id} failed: ${o.reason}`;
-      commands.push(
-        ['HSET', record, RecordField.state, 'failed', RecordField.finished, now, RecordField.error, reason],
-        ['ZREM', keys.waitingChildren, p.id],
-        ['ZADD', keys.failed, now, p.id],
-        ...event('deadLettered', ['failedReason', reason, 'attemptsMade', 0]),
-      );
-      const up = parentOf(grandparent, policy);
-      if (up !== null) level = { child: { stream: p.stream, id: p.id }, parent: up, outcome: { ok: false, reason } };
-      continue;
-    }
-    if (Number(left) === 1 && flowEntry !== undefined) {
-      // The last child: the parent goes into its stream, an ordinary job from here on.
-      commands.push(
-        ['XADD', p.stream, '*', ...(JSON.parse(flowEntry) as string[])],
-        ['HSET', record, RecordField.state, 'waiting'],
-        ['ZREM', keys.waitingChildren, p.id],
-        ...event('waiting'),
-      );
+  const parents = new Map<string, ParentState>();
+  const keyOf = (p: JobAddress): string => memberOf(p);
+  // The direct parents, all read in one round trip.
+  const first = new Map<string, { p: JobAddress; members: string[] }>();
+  for (const r of reports) {
+    const k = keyOf(r.parent);
+    const entry = first.get(k) ?? { p: r.parent, members: [] };
+    entry.members.push(memberOf(r.child));
+    first.set(k, entry);
+  }
+  const loaded = await Promise.all([...first.values()].map((e) => load(link, e.p, e.members)));
+  [...first.keys()].forEach((k, i) => parents.set(k, loaded[i]!));
+
+  const commands: Arg[][] = [];
+  for (const r of reports) {
+    for (const c of r.own) commands.push(c);
+    let level: { child: JobAddress; parent: ParentLink; outcome: ChildOutcome } | null = { child: r.child, parent: r.parent, outcome: r.outcome };
+    while (level !== null) {
+      const c: JobAddress = level.child;
+      const p: ParentLink = level.parent;
+      const o: ChildOutcome = level.outcome;
+      level = null;
+      const member = memberOf(c);
+      let ps = parents.get(keyOf(p));
+      if (ps === undefined) {
+        ps = await load(link, p, [member]);
+        parents.set(keyOf(p), ps);
+      }
+      if (!ps.members.has(member)) {
+        const deps = jobKeys(p.stream).dependencies(p.id);
+        ps.members.set(member, Number(await link.call('SISMEMBER', deps, member)) === 1);
+      }
+      if (ps.members.get(member) !== true || ps.state !== 'waiting-children') break;
+      ps.members.set(member, false);
+      ps.left--;
+      const keys = jobKeys(p.stream);
+      const record = keys.record(p.id);
+      const event = (name: 'waiting' | 'deadLettered', extra: Arg[] = []): Arg[][] => (eventsMaxLen === null ? [] : [eventCommand(keys.events, eventsMaxLen, name, p.id, extra)]);
+      commands.push(['SREM', keys.dependencies(p.id), member]);
+      if (o.ok) commands.push(['HSET', keys.processed(p.id), member, o.value]);
+      else if (p.onFailure === 'ignore') commands.push(['HSET', keys.ignored(p.id), member, o.reason]);
+      if (!o.ok && p.onFailure === 'fail-parent') {
+        const reason: string = `child ${c.stream} ${c.id} failed: ${o.reason}`;
+        ps.state = 'failed';
+        commands.push(
+          ['HSET', record, RecordField.state, 'failed', RecordField.finished, now, RecordField.error, reason],
+          ['ZREM', keys.waitingChildren, p.id],
+          ['ZADD', keys.failed, now, p.id],
+          ...event('deadLettered', ['failedReason', reason, 'attemptsMade', 0]),
+        );
+        const up = parentOf(ps.grandparent, ps.policy);
+        if (up !== null) level = { child: { stream: p.stream, id: p.id }, parent: up, outcome: { ok: false, reason } };
+        continue;
+      }
+      if (ps.left === 0 && ps.flowEntry !== undefined) {
+        // The last child: the parent goes into its stream, an ordinary job from here on.
+        ps.state = 'waiting';
+        commands.push(
+          ['XADD', p.stream, '*', ...(JSON.parse(ps.flowEntry) as string[])],
+          ['HSET', record, RecordField.state, 'waiting'],
+          ['ZREM', keys.waitingChildren, p.id],
+          ...event('waiting'),
+        );
+      }
     }
   }
   return commands;

@@ -6,10 +6,14 @@ import type { Codec } from '../codec.js';
 import { jobKeys } from '../jobs/keys.js';
 import { WatchLink } from '../jobs/watch-link.js';
 import { addressOf, FlowFields, type JobAddress, type ParentLink, parentOf } from './link.js';
-import { type ChildOutcome, reportToParent } from './report.js';
+import { type ChildOutcome, type Report, reportToParents } from './report.js';
 
 export class FlowReporter {
   private readonly watch: WatchLink;
+  /** Reports waiting for the next transaction (those made while one is in flight go together). */
+  private pending: Array<Report & { done: (err: unknown) => void }> = [];
+  private scheduled = false;
+  private running = false;
 
   constructor(
     conn: Connection,
@@ -34,9 +38,37 @@ export class FlowReporter {
     }
   }
 
-  /** Applies the child's own finish (`own`) and its report to the parent, together. */
-  report(child: JobAddress, parent: ParentLink, outcome: ChildOutcome, own: Arg[][]): Promise<Value[]> {
-    return this.watch.run((link) => reportToParent(link, child, parent, outcome, own, this.eventsMaxLen));
+  /**
+   * Applies the child's own finish (`own`) and its report to the parent, together: with the
+   * other reports made in this turn, or while the last transaction was in flight, in one
+   * transaction. Rejects when it failed (the child is then still pending).
+   */
+  report(child: JobAddress, parent: ParentLink, outcome: ChildOutcome, own: Arg[][]): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.pending.push({ child, parent, outcome, own, done: (err) => (err === undefined ? resolve() : reject(err)) });
+      if (!this.scheduled && !this.running) {
+        this.scheduled = true;
+        setImmediate(() => this.flush());
+      }
+    });
+  }
+
+  private flush(): void {
+    this.scheduled = false;
+    if (this.running || this.pending.length === 0) return;
+    const batch = this.pending;
+    this.pending = [];
+    this.running = true;
+    void this.watch
+      .run((link) => reportToParents(link, batch, this.eventsMaxLen))
+      .then(
+        () => batch.forEach((r) => r.done(undefined)),
+        (err: unknown) => batch.forEach((r) => r.done(err)),
+      )
+      .finally(() => {
+        this.running = false;
+        this.flush();
+      });
   }
 
   close(): Promise<void> {
