@@ -54,6 +54,7 @@ export { partitionStreams, partitionOf } from './broker/partition.js';
 export { probeStreamFeatures, type StreamFeatures } from './broker/stream-features.js';
 export { pauseGroup, resumeGroup, pausedGroups, isGroupPaused } from './broker/pause.js';
 export type { LimiterOptions } from './broker/rate-limiter.js';
+export type { FairnessOptions } from './broker/fairness/taker.js';
 export { Scheduler, type Every, type ScheduleInfo, type SchedulerOptions } from './broker/schedules.js';
 export type { Clock } from './broker/clock.js';
 

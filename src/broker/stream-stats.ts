@@ -1,6 +1,6 @@
 // The operator's read model of one stream: its length and id range, each group's progress (lag,
 // entries-read, pending, paused), each consumer's idle time and pending count, the dead-letter
-// backlog, delayed jobs and schedules. `sluice stats` renders it, the dashboard serves it.
+// backlog, delayed jobs, schedules and the fair keys' backlog. `sluice stats` renders it, the dashboard serves it.
 import type { Connection, Value } from '../client/connection.js';
 import { defaultDeadLetterStream } from './partition.js';
 import { pairsToObject } from './replies.js';
@@ -9,6 +9,7 @@ import { pausedGroups } from './pause.js';
 import { delayedKey } from './delayed.js';
 import { type Every, listSchedules } from './schedules.js';
 import { streamKeyError } from './stream-key-error.js';
+import { type FairBacklog, readFairBacklog } from './fairness/lanes.js';
 
 export interface ConsumerStats {
   name: string;
@@ -42,6 +43,8 @@ export interface StreamStats {
   delayed: { count: number; nextDue: number | null };
   /** Repeating jobs (Producer.schedule) of this stream, soonest first. */
   schedules: Array<{ id: string; every: string; next: number }>;
+  /** Jobs waiting in fair keys' lanes (fairness/lanes.ts): how many keys, and the busiest. */
+  fair: FairBacklog;
 }
 
 const num = (v: Value | undefined): number | null => (v === null || v === undefined ? null : Number(v));
@@ -92,6 +95,7 @@ export async function readStreamStats(conn: Connection, stream: string, deadLett
     deadLetters: { stream: dlq, length: dlqLength },
     delayed: await readDelayed(conn, stream),
     schedules: (await listSchedules(conn, stream)).map((sc) => ({ id: sc.id, every: describeEvery(sc.every), next: sc.next })),
+    fair: await readFairBacklog(conn, stream),
   };
 }
 

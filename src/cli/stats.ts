@@ -34,6 +34,10 @@ export function renderStreamStats(s: StreamStats): string {
     const rows = s.groups.flatMap((g) => g.consumers.map((c) => [g.name, c.name, c.pending, c.idleMs]));
     parts.push(rows.length === 0 ? 'no consumers' : renderTable(['group', 'consumer', 'pending', 'idle-ms'], rows));
   }
+  if (s.fair.keys > 0) {
+    parts.push(`fair keys: ${s.fair.keys}, ${s.fair.waiting} jobs waiting in their lanes`);
+    parts.push(renderTable(['fair key', 'waiting'], s.fair.top.map((k) => [k.key, k.waiting])));
+  }
   if (s.schedules.length > 0) {
     parts.push(renderTable(['schedule', 'every', 'next'], s.schedules.map((sc) => [sc.id, sc.every, new Date(sc.next).toISOString()])));
   }

@@ -4,6 +4,7 @@
 // so is a jobs events stream `{S}:events` (jobs/keys.ts): both are S's keys, not queues.
 import type { Connection } from '../client/connection.js';
 import { delayedKey } from '../broker/delayed.js';
+import type { FairBacklog } from '../broker/fairness/lanes.js';
 import { jobKeys } from '../broker/jobs/keys.js';
 import { defaultDeadLetterStream } from '../broker/partition.js';
 import { readStreamStats, type StreamStats } from '../broker/stream-stats.js';
@@ -46,6 +47,8 @@ export interface StreamView {
   delayed: { count: number; nextDue: number | null };
   /** Repeating jobs (Producer.schedule): id, interval or cron, next tick (unix ms). */
   schedules: Array<{ id: string; every: string; next: number }>;
+  /** Fair keys' backlog (broker/fairness/lanes.ts): keys waiting, jobs waiting, the busiest keys. */
+  fair: FairBacklog;
 }
 
 export interface Overview {
@@ -79,6 +82,7 @@ function toView(s: StreamStats, rate: number | null): StreamView {
     deadLetterStream: s.deadLetters.stream,
     delayed: s.delayed,
     schedules: s.schedules,
+    fair: s.fair,
   };
 }
 

@@ -11,6 +11,7 @@ import type { Connection } from '../../src/client/connection.js';
 import { startSluice, type Target } from '../cli/helpers.js';
 import { launchBrowser, startDashboardCli, type DashboardProcess } from './helpers.js';
 import { EMAILS, ORDERS, seed, type Seeded } from './seed.js';
+import { fairIndexKey, laneKey } from '../../src/broker/fairness/lanes.js';
 
 let target: Target;
 let conn: Connection;
@@ -61,6 +62,22 @@ describe('dashboard page', () => {
     const dead = await cells(page, `#dead-letters tr[data-dead-letter="${data.deadIds[1]}"] td`);
     assert.deepEqual(dead.slice(0, 6), [data.deadIds[1]!, data.orderIds[1]!, 'billing', 'worker-1', '5', 'timeout talking to the bank']);
     assert.equal(dead[7], '{"order":2,"sku":"sku-2"}');
+    assert.deepEqual(errors, []);
+  });
+
+  test("shows a stream's fair keys' backlog, busiest first, and updates it", async () => {
+    // Lanes written as a producer's fairKey adds write them (broker/fairness/lanes.ts), without its wake-up entry.
+    const lanes = [['tenant-a', 3], ['tenant-b', 1]] as const;
+    for (const [key, n] of lanes) {
+      for (let i = 0; i < n; i++) await conn.call('RPUSH', laneKey(EMAILS, key), JSON.stringify(['payload', '{}', 'fair-key', key]));
+      await conn.call('ZADD', fairIndexKey(EMAILS), 'NX', Date.now(), key);
+    }
+    const cell = page.locator(`#streams tr[data-stream="${EMAILS}"] td.fair`);
+    await page.waitForFunction((s) => document.querySelector(s)?.textContent?.includes('4 waiting'), `#streams tr[data-stream="${EMAILS}"] td.fair`, { timeout: 15_000 });
+    assert.equal(await cell.innerText(), '2 keys, 4 waiting: tenant-a 3, tenant-b 1');
+    assert.equal(await page.locator(`#streams tr[data-stream="${ORDERS}"] td.fair`).innerText(), '-');
+    await conn.call('DEL', laneKey(EMAILS, 'tenant-a'), laneKey(EMAILS, 'tenant-b'), fairIndexKey(EMAILS));
+    await page.waitForFunction((s) => document.querySelector(s)?.textContent === '-', `#streams tr[data-stream="${EMAILS}"] td.fair`, { timeout: 15_000 });
     assert.deepEqual(errors, []);
   });
 

@@ -15,7 +15,7 @@
 // Every key starts with the stream's hash tag ({STREAM}, or the tag the stream's name already
 // carries: partition.ts's slotPrefix), so on Redis Cluster they share the stream's slot: one
 // MULTI moves jobs from lanes into the stream. A key name K may be any string.
-import type { Arg } from '../../client/connection.js';
+import type { Arg, Connection, Value } from '../../client/connection.js';
 import { slotPrefix } from '../partition.js';
 
 /** The entry field carrying a job's fair key. */
@@ -73,4 +73,25 @@ export function decodeLaneElement(element: string): string[] | null {
   } catch {
     return null;
   }
+}
+
+/** Per-key backlog, as `sluice stats` and the dashboard show it. */
+export interface FairBacklog {
+  /** Keys with jobs waiting in their lanes (the index's size). */
+  keys: number;
+  /** Jobs waiting in all the lanes looked at. */
+  waiting: number;
+  /** The busiest keys (of the first 200 in the index), most jobs waiting first, at most 10. */
+  top: Array<{ key: string; waiting: number }>;
+}
+
+/** Reads the index and the lanes' lengths (a pipeline); nothing for a stream without fair keys. */
+export async function readFairBacklog(conn: Connection, stream: string): Promise<FairBacklog> {
+  const [card, listed] = (await conn.pipeline([['ZCARD', fairIndexKey(stream)], ['ZRANGE', fairIndexKey(stream), 0, 199]])) as [Value | Error, Value | Error];
+  if (card instanceof Error || listed instanceof Error || (listed as Value[]).length === 0) return { keys: 0, waiting: 0, top: [] };
+  const keys = (listed as Value[]).map(String);
+  const lengths = await conn.pipeline(keys.map((k) => ['LLEN', laneKey(stream, k)]));
+  const all = keys.map((key, i) => ({ key, waiting: lengths[i] instanceof Error ? 0 : Number(lengths[i]) })).filter((k) => k.waiting > 0);
+  all.sort((a, b) => b.waiting - a.waiting || (a.key < b.key ? -1 : 1));
+  return { keys: Number(card), waiting: all.reduce((n, k) => n + k.waiting, 0), top: all.slice(0, 10) };
 }

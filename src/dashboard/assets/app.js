@@ -135,6 +135,13 @@ function streamLink(name) {
   return h('a', { className: 'stream', href: `#stream=${seg(name)}` }, name);
 }
 
+/** The fair keys' backlog: keys and jobs waiting, the busiest keys listed (docs/fairness.md). */
+function fairCell(fair) {
+  if (!fair || fair.keys === 0) return h('td', { className: 'fair muted' }, '-');
+  const top = fair.top.map((k) => `${k.key} ${k.waiting}`).join(', ');
+  return h('td', { className: 'fair', title: `busiest keys: ${top}` }, `${fair.keys} keys, ${fair.waiting} waiting: ${top}`);
+}
+
 function renderStreams() {
   const body = $('streams').tBodies[0];
   body.replaceChildren(
@@ -149,9 +156,10 @@ function renderStreams() {
         h('td', { className: 'num' }, s.groups.length),
         h('td', { className: `num${s.deadLetters > 0 ? ' bad' : ''}` }, show(s.deadLetters)),
         h('td', { className: 'num', title: s.delayed.nextDue === null ? '' : `next due ${new Date(s.delayed.nextDue).toISOString()}` }, s.delayed.count),
-        h('td', {}, s.schedules.map((sc) => `${sc.id} (${sc.every}) next ${new Date(sc.next).toISOString()}`).join(', ') || '-'))),
+        h('td', {}, s.schedules.map((sc) => `${sc.id} (${sc.every}) next ${new Date(sc.next).toISOString()}`).join(', ') || '-'),
+        fairCell(s.fair))),
   );
-  if (state.streams.length === 0) body.append(h('tr', {}, h('td', { colspan: 10, className: 'muted' }, 'no streams')));
+  if (state.streams.length === 0) body.append(h('tr', {}, h('td', { colspan: 11, className: 'muted' }, 'no streams')));
   const note = $('streams-note');
   note.hidden = !state.info?.streamsTruncated;
   note.textContent = `only the first ${state.info?.maxStreams} streams are listed`;
