@@ -6,6 +6,7 @@ import { keyOf } from '../engine/keyspace.js';
 import { type ConfigParam } from './config.js';
 import { allowProtectedAction } from './core/protected.js';
 import { globMatch } from './glob.js';
+import { flagsAt, searchKeySpecs } from './key-spec-search.js';
 import { helpReply } from './help.js';
 import type { InstanceView } from './types.js';
 import { type CommandSpec, type Context, command, container } from './types.js';
@@ -189,12 +190,29 @@ function commandList(ctx: Context, argv: Buffer[]): Reply {
   return names;
 }
 
-/** The key positions of a full command line, as COMMAND GETKEYS. */
+/** The keys of a full command line, as COMMAND GETKEYS. */
 function commandGetKeys(ctx: Context, argv: Buffer[]): Reply {
+  const { line, positions } = keyPositions(ctx, argv);
+  return positions.map((i) => line[i]!);
+}
+
+/**
+ * COMMAND GETKEYSANDFLAGS: each key with its key-spec flags, found by the key specs where Redis
+ * searches them (key-spec-search.ts), else by the command's own positions.
+ */
+function commandGetKeysAndFlags(ctx: Context, argv: Buffer[]): Reply {
+  const { line, positions, fullName, spec } = keyPositions(ctx, argv);
+  const refs = searchKeySpecs(fullName, line, spec.arity) ?? positions.map((pos) => ({ pos, flags: flagsAt(fullName, line, pos) }));
+  return refs.map((r) => [line[r.pos]!, new SetReply(r.flags.map((f) => new SimpleString(f)))]);
+}
+
+function keyPositions(ctx: Context, argv: Buffer[]): { line: Buffer[]; positions: number[]; fullName: string; spec: CommandSpec } {
   const line = argv.slice(2);
   let spec = ctx.instance.table.get(lower(line[0]!));
+  let fullName = spec?.name ?? '';
   if (spec?.subcommands !== undefined && line.length >= 2) {
     spec = spec.subcommands.find((s) => s.name === lower(line[1]!));
+    fullName = `${fullName}|${spec?.name ?? ''}`;
   }
   if (spec === undefined) fail(Errors.invalidCommand);
   if (spec.keys === undefined && spec.firstKey === 0) fail(Errors.noKeyArguments);
@@ -209,8 +227,9 @@ function commandGetKeys(ctx: Context, argv: Buffer[]): Reply {
     positions = [];
     for (let i = spec.firstKey; i <= last && i < line.length; i += Math.max(spec.step, 1)) positions.push(i);
   }
-  if (positions.length === 0) fail(Errors.getkeysInvalid);
-  return positions.map((i) => line[i]!);
+  // EVAL ... 0 and the like (CMD_NO_MANDATORY_KEYS): no keys is an answer, not an error.
+  if (positions.length === 0 && !spec.flags.includes('no_mandatory_keys')) fail(Errors.getkeysInvalid);
+  return { line, positions, fullName, spec };
 }
 
 const COMMAND_HELP = [
@@ -230,6 +249,8 @@ const COMMAND_HELP = [
   '    commands are returned.',
   'GETKEYS <full-command>',
   '    Return the keys from a full Redis command.',
+  'GETKEYSANDFLAGS <full-command>',
+  '    Return the keys and the access flags from a full Redis command.',
 ];
 
 // --- SHUTDOWN, TIME ---------------------------------------------------------------
@@ -307,6 +328,7 @@ export const commands: CommandSpec[] = [
         return new MapReply(entries);
       }, { categories: ['slow', 'connection'] }),
       command('getkeys', -4, ['loading', 'stale'], null, commandGetKeys, { categories: ['slow', 'connection'] }),
+      command('getkeysandflags', -4, ['loading', 'stale'], null, commandGetKeysAndFlags, { categories: ['slow', 'connection'] }),
       command('help', 2, ['loading', 'stale'], null, () => helpReply('COMMAND', COMMAND_HELP), {
         categories: ['slow', 'connection'],
       }),
