@@ -100,12 +100,12 @@ describeEach(backends, (name) => `sandboxed processors on ${name}`, (b) => {
     });
 
     test(`${kind}: a loop past timeoutMs ends its sandbox and fails only that job; a fresh sandbox runs the next`, async () => {
-      const { producer, queue, worker } = await setup(kind, { concurrency: 2, timeoutMs: 300, maxDeliveries: 1 });
+      const { producer, queue, worker } = await setup(kind, { concurrency: 2, timeoutMs: 1000, maxDeliveries: 1 });
       const failed: Error[] = [];
       worker.on('failed', (_job, err) => failed.push(err));
       const looping = await producer.add({ mode: 'loop' });
       const sleeping = await producer.add({ mode: 'sleep', ms: 50 });
-      assert.equal(await failedReason(queue, looping), 'handler timed out after 300 ms');
+      assert.equal(await failedReason(queue, looping), 'handler timed out after 1000 ms');
       assert.ok(failed[0] instanceof TimeoutError);
       assert.deepEqual(await queue.waitUntilFinished(sleeping, 20_000), { slept: 50 });
       // Both slots work after the loop's sandbox was replaced.
@@ -164,7 +164,7 @@ describeEach(backends, (name) => `sandboxed processors on ${name}`, (b) => {
         await waitFor(() => Date.now() - startedSpinning > 3 * claimIdleMs, 'three claim periods of spinning');
         const [row] = (await conn.call('XPENDING', stream, 'g', '-', '+', 10, worker.consumer)) as Array<[string, string, number, number]>;
         assert.equal(row?.[1], worker.consumer);
-        assert.ok(Number(row?.[2]) < claimIdleMs, `the lease was renewed (idle ${row?.[2]} ms)`);
+        assert.equal(Number(row?.[3]), 1, 'delivered once: nobody claimed it');
         assert.deepEqual(lost, []);
         assert.ok(ticks > 0, "this process's event loop turned");
         writeFileSync(marker, '');
@@ -175,7 +175,8 @@ describeEach(backends, (name) => `sandboxed processors on ${name}`, (b) => {
     });
 
     test(`${kind}: a CPU-bound job running past claimIdleMs keeps its lease: another consumer never claims it`, async () => {
-      const claimIdleMs = 300;
+      // Long enough that a loaded machine's pauses (GC, a starved scheduler) do not lose the lease.
+      const claimIdleMs = 1000;
       const stream = unique(`sandbox-lease-${kind}`);
       await conn.call('XGROUP', 'CREATE', stream, 'g', '0', 'MKSTREAM');
       const producer = new Producer<Task>(conn, { stream });
@@ -207,7 +208,7 @@ describeEach(backends, (name) => `sandboxed processors on ${name}`, (b) => {
       await thief.start();
       // The thief does claim: the dead consumer's entry is taken over while the sandbox spins.
       await queue.waitUntilFinished(orphan, 20_000);
-      await waitFor(() => Date.now() - startedSpinning > 5 * claimIdleMs, 'five claim periods of spinning');
+      await waitFor(() => Date.now() - startedSpinning > 3 * claimIdleMs, 'three claim periods of spinning');
       assert.ok(stolen.length > 0, 'the other consumer claimed the orphan');
       assert.ok(!stolen.includes(spinningEntry) && !stolen.includes(spinning), `the spinning job was claimed by the other consumer (${stolen})`);
       assert.ok(!ran.includes(spinning), 'the spinning job ran in the other consumer');

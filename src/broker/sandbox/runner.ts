@@ -3,8 +3,9 @@
 // result or error. A job's updateProgress and log are messages to the Worker, which writes
 // them as it would for an in-process handler and answers. An error nothing caught is sent as
 // `fatal`: the Worker ends this sandbox, fails the running job and starts another sandbox.
-// The module's URL comes as workerData (thread) or the first argument (child process).
-import { parentPort, workerData } from 'node:worker_threads';
+// The module's URL comes as workerData (thread) or the first argument (child process). A child
+// process ends itself when its Worker's process is gone (watchParent).
+import { parentPort, Worker as Thread, workerData } from 'node:worker_threads';
 import type { Job } from '../worker/job.js';
 import type { PerJobOptions } from '../jobs/job-options.js';
 import { errorData, type FromSandbox, type JobData, type ToSandbox } from './protocol.js';
@@ -78,7 +79,21 @@ function processorOf(mod: Record<string, unknown>): Processor | null {
   return typeof f === 'function' ? (f as Processor) : null;
 }
 
+/**
+ * A child process outlives a Worker killed with SIGKILL: its channel closes, but a job stuck in
+ * a loop never reads that, and a module holding a socket or a timer keeps it alive when idle.
+ * A watchdog thread (its own event loop, so a spinning job does not stop it) ends this process
+ * once its parent is gone, seen as the parent pid changing.
+ */
+function watchParent(): void {
+  const code = `const { workerData: w } = require('node:worker_threads');
+setInterval(() => { if (process.ppid !== w.ppid) process.kill(w.pid, 'SIGKILL'); }, 500);`;
+  new Thread(code, { eval: true, workerData: { ppid: process.ppid, pid: process.pid }, resourceLimits: { maxOldGenerationSizeMb: 8 } }).unref();
+  process.on('disconnect', () => process.exit(0));
+}
+
 async function main(): Promise<void> {
+  if (port === null) watchParent();
   let processor: Processor | null;
   try {
     processor = processorOf((await import(moduleUrl)) as Record<string, unknown>);
