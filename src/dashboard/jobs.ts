@@ -6,6 +6,8 @@
 import type { Connection, Value } from '../client/connection.js';
 import { jobKeys } from '../broker/jobs/keys.js';
 import { JOB_STATES, type JobState, RecordField } from '../broker/jobs/record.js';
+import { type FlowTree, readFlow } from '../broker/flows/tree.js';
+import { addressOf } from '../broker/flows/link.js';
 import { type JobCounts, type JobInfo, Queue } from '../broker/queue.js';
 import { pairsToObject } from '../broker/replies.js';
 import { HttpError } from './http.js';
@@ -48,6 +50,8 @@ export interface JobDetail {
   eventsTruncated: boolean;
   /** The record's timestamps and the events, in time order. */
   timeline: TimelineStep[];
+  /** The flow the job belongs to (docs/flows.md), from its root down; null for a job of no flow. */
+  flow: FlowTree | null;
 }
 
 /** Job ids are the producer's strings: anything non-empty, but not unbounded. */
@@ -177,7 +181,20 @@ async function detailOf(conn: Connection, queue: Queue, stream: string, id: stri
   const info = plain(job);
   const keys = jobKeys(stream);
   const [logs, found] = await Promise.all([queue.getJobLogs(id), eventsOf(conn, keys.events, id, job.addedAt)]);
-  return { job: info, logs, eventsStream: keys.events, events: found.events, eventsTruncated: found.truncated, timeline: timelineOf(info, found.events) };
+  return { job: info, logs, eventsStream: keys.events, events: found.events, eventsTruncated: found.truncated, timeline: timelineOf(info, found.events), flow: await flowOf(conn, stream, id) };
+}
+
+/** flows: the tree of the flow holding this job, read from its root (found by climbing `parent`). */
+async function flowOf(conn: Connection, stream: string, id: string): Promise<FlowTree | null> {
+  let at = { stream, id };
+  for (let depth = 0; depth < 32; depth++) {
+    const [parent] = (await conn.call('HMGET', jobKeys(at.stream).record(at.id), RecordField.parent)) as Array<string | null>;
+    const up = parent === null || parent === undefined ? null : addressOf(String(parent));
+    if (up === null) break;
+    at = up;
+  }
+  const tree = await readFlow(conn, at);
+  return tree === null || (tree.children.length === 0 && at.id === id && at.stream === stream) ? null : tree;
 }
 
 export interface JobSearch {

@@ -9,6 +9,7 @@ import type { Page } from 'playwright-core';
 import { connect } from '../../src/client/connect.js';
 import { Queue } from '../../src/broker/queue.js';
 import { Worker } from '../../src/broker/worker.js';
+import { FlowProducer } from '../../src/broker/flows/flow-producer.js';
 import { waitFor } from '../support/wait.js';
 import type { Connection } from '../../src/client/connection.js';
 import { startSluice, type Target } from '../cli/helpers.js';
@@ -60,7 +61,7 @@ describe('job view', () => {
     await showState(SHOP, 'waiting');
     await page.waitForFunction((ids) => [...document.querySelectorAll('#jobs tbody tr[data-job]')].map((r) => r.getAttribute('data-job')).join() === ids, jobs.waiting.join());
     const counts = await page.locator('#job-states button').evaluateAll((bs) => bs.map((b) => [b.getAttribute('data-job-state'), b.querySelector('.count')!.textContent]));
-    assert.deepEqual(counts, [['waiting', '2'], ['prioritized', '0'], ['active', '0'], ['retrying', '0'], ['delayed', '1'], ['completed', '1'], ['failed', '1']]);
+    assert.deepEqual(counts, [['waiting', '2'], ['prioritized', '0'], ['waiting-children', '0'], ['active', '0'], ['retrying', '0'], ['delayed', '1'], ['completed', '1'], ['failed', '1']]);
     await showState(SHOP, 'failed');
     await page.waitForSelector(`#jobs tr[data-job="${jobs.failed}"]`);
     assert.deepEqual(await jobRows(page), [jobs.failed]);
@@ -160,6 +161,40 @@ describe('job view', () => {
     const asPackers = (r: { url(): string }): boolean => r.url().includes(`/api/streams/${SHOP}/jobs?`) && r.url().includes('group=packers');
     for (let i = 0; i < 2; i++) await page.waitForResponse(asPackers);
     assert.equal(await page.locator('#jobs-group').inputValue(), 'packers');
+    assert.deepEqual(errors, []);
+  });
+
+  test("a flow's tree in a job's detail: each job's state, the failing child named, links to each", async () => {
+    const flows = new FlowProducer(conn);
+    const stream = 'flowview';
+    await flows.add({
+      stream,
+      data: 'order',
+      opts: { jobId: 'fv-root' },
+      children: [
+        { stream, data: 'ok', opts: { jobId: 'fv-a' } },
+        { stream, data: 'mid', opts: { jobId: 'fv-mid' }, children: [{ stream, data: 'bad', opts: { jobId: 'fv-bad', attempts: 1 } }] },
+      ],
+    });
+    await page.goto(`${dash.url}/#job=${stream}/fv-a`);
+    await page.waitForSelector('#job-detail[data-job="fv-a"] #job-flow');
+    const tree = (): Promise<Array<string | null>> => page.locator('#job-flow li').evaluateAll((lis) => lis.map((li) => `${li.getAttribute('data-flow-job')}:${li.getAttribute('data-flow-state')}`));
+    assert.deepEqual(await tree(), ['fv-root:waiting-children', 'fv-a:waiting', 'fv-mid:waiting-children', 'fv-bad:waiting']);
+    assert.equal(await page.locator('#job-flow a.here').innerText(), 'fv-a');
+    const worker = new Worker<string>(conn, { stream, group: 'g', blockMs: 50 }, (job) => {
+      if (job.payload === 'bad') throw new Error('out of stock');
+      return job.payload;
+    });
+    await worker.start();
+    try {
+      await page.waitForSelector('#job-flow li[data-flow-job="fv-root"][data-flow-state="failed"]');
+    } finally {
+      await worker.close();
+    }
+    assert.deepEqual(await tree(), ['fv-root:failed', 'fv-a:completed', 'fv-mid:failed', 'fv-bad:failed']);
+    assert.match(await page.locator('#job-flow li[data-flow-job="fv-root"] > small.bad').innerText(), /child flowview fv-mid failed: child flowview fv-bad failed: out of stock/);
+    await page.click('#job-flow a[href$="/fv-mid"]');
+    await page.waitForSelector('#job-detail[data-job="fv-mid"][data-state="failed"]');
     assert.deepEqual(errors, []);
   });
 });

@@ -4,7 +4,7 @@
 // interval; the detail opens on `#job=STREAM/ID`. Values reach the page as text, never HTML.
 
 /** The order of the state buttons; a state the server counts and this list lacks goes last. */
-const STATES = ['waiting', 'prioritized', 'active', 'retrying', 'delayed', 'completed', 'failed'];
+const STATES = ['waiting', 'prioritized', 'waiting-children', 'active', 'retrying', 'delayed', 'completed', 'failed'];
 
 /** The buttons a job in a state has (what Queue.retryJob / remove / promote accept). */
 function actionsFor(state) {
@@ -111,6 +111,17 @@ export function createJobsView({ h, $, api, act, seg, time, reportError }) {
     return [h('dt', {}, name), h('dd', {}, ...value)];
   }
 
+  // flows: one node of the flow tree (stream, id linking to its detail, state), its children below.
+  function flowNode(n, stream, id) {
+    const here = n.stream === stream && n.id === id;
+    return h('li', { 'data-flow-job': n.id, 'data-flow-state': n.state },
+      h('a', { href: `#job=${seg(n.stream)}/${seg(n.id)}`, className: here ? 'id here' : 'id' }, n.id),
+      ' ', h('small', { className: 'muted' }, n.stream), ' ',
+      h('span', { className: n.state === 'failed' ? 'bad' : n.state === 'completed' ? 'ok' : '' }, n.state),
+      ...(n.failedReason && n.state === 'failed' ? [' ', h('small', { className: 'bad' }, n.failedReason)] : []),
+      ...(n.children.length > 0 ? [h('ul', {}, ...n.children.map((c) => flowNode(c, stream, id)))] : []));
+  }
+
   async function refreshDetail() {
     if (view.detail === null) {
       $('job-detail').hidden = true;
@@ -158,6 +169,7 @@ export function createJobsView({ h, $, api, act, seg, time, reportError }) {
         h('div', {}, h('h3', {}, 'Data'), h('pre', { id: 'job-data' }, json(j.data))),
         h('div', {}, h('h3', {}, 'Options'), h('pre', { id: 'job-opts' }, json(j.opts)))),
       ...outcome,
+      ...(d.flow ? [h('h3', {}, 'Flow ', h('small', {}, 'a parent runs once its children are done')), h('ul', { id: 'job-flow', className: 'flow' }, flowNode(d.flow, stream, j.id))] : []),
       h('h3', {}, 'Logs ', h('small', {}, `${d.logs.length} lines`)),
       d.logs.length === 0 ? h('p', { className: 'muted' }, 'none') : h('ol', { id: 'job-logs' }, ...d.logs.map((l) => h('li', {}, h('code', {}, l)))),
       h('h3', {}, 'Timeline ', h('small', {}, 'the record\'s timestamps and the job\'s events')),
