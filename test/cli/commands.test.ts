@@ -74,6 +74,7 @@ for (const target of targets) {
         deadLetters: { stream: `${stream}:dead`, length: 2 },
         delayed: { count: 0, nextDue: null },
         schedules: [],
+        fair: { keys: 0, waiting: 0, top: [] },
       });
       const idle = (s['groups'] as Array<{ consumers: Array<{ idleMs: number }> }>)[0]!.consumers[0]!.idleMs;
       assert.ok(Number.isInteger(idle) && idle >= 0);
