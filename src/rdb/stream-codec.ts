@@ -139,6 +139,35 @@ export function writeStream(w: RdbWriter, s: Stream): void {
   }
 }
 
+/** master + diff as Redis's uint64 (wrapping); numbers all the way when exact. */
+function idPart(master: U64, masterBig: bigint, diff: LpValue): U64 {
+  if (typeof master === 'number' && typeof diff === 'number') {
+    const sum = master + diff;
+    if (sum >= 0 && sum <= Number.MAX_SAFE_INTEGER) return sum;
+  }
+  return u64(BigInt.asUintN(64, masterBig + lpInt(diff)));
+}
+
+/** Where readNode writes the digits of an entry's integer values (node.append copies them). */
+let scratch = Buffer.allocUnsafe(1024);
+let scratchAt = 0;
+
+function pushValue(entry: EntryFields, value: LpValue): void {
+  if (Buffer.isBuffer(value)) {
+    entry.push(value, 0, value.length);
+    return;
+  }
+  const text = String(value);
+  if (scratchAt + text.length > scratch.length) {
+    // Earlier values of this entry point into the old scratch: it stays theirs.
+    scratch = Buffer.allocUnsafe(Math.max(1024, 2 * scratch.length));
+    scratchAt = 0;
+  }
+  const start = scratchAt;
+  scratchAt += scratch.write(text, start, 'latin1');
+  entry.push(scratch, start, scratchAt);
+}
+
 /** Rebuilds one node from its listpack, tombstones included. */
 function readNode(masterId: StreamId, lp: Buffer, after: StreamId | null): StreamNode {
   const v = parseListpack(lp);
@@ -162,22 +191,25 @@ function readNode(masterId: StreamId, lp: Buffer, after: StreamId | null): Strea
   const masterSeq = u64ToBigInt(masterId.seq);
   while (i < v.length) {
     const flags = lpNumber(next());
-    const id = {
-      ms: u64(BigInt.asUintN(64, masterMs + lpInt(next()))),
-      seq: u64(BigInt.asUintN(64, masterSeq + lpInt(next()))),
-    };
-    const fields: Buffer[] = [];
+    const id = { ms: idPart(masterId.ms, masterMs, next()), seq: idPart(masterId.seq, masterSeq, next()) };
+    // Values go into the node from where they are: integers written as digits into `scratch`
+    // (a Buffer per integer, and an array per entry, were most of a replica's RDB load).
+    entry.count = 0;
+    scratchAt = 0;
     if (flags & FLAG_SAME_FIELDS) {
-      for (const name of names) fields.push(name, lpBytes(next()));
+      for (const name of names) {
+        entry.push(name, 0, name.length);
+        pushValue(entry, next());
+      }
     } else {
       const pairs = lpNumber(next());
-      for (let k = 0; k < pairs * 2; k++) fields.push(lpBytes(next()));
+      for (let k = 0; k < pairs * 2; k++) pushValue(entry, next());
     }
     next(); // lp-count
     if (previous !== null && compareIds(id, previous) <= 0) throw new RdbFormatError('Stream entries out of order');
     previous = id;
     const offset = node.used;
-    node.append(id, entry.setBuffers(fields));
+    node.append(id, entry);
     if (flags & FLAG_DELETED) node.markDeleted(offset);
   }
   if (node.live !== count || node.deleted !== deleted) {
