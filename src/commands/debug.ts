@@ -4,7 +4,9 @@
 // implemented by the persistence layer.
 import { scriptsOf } from './lua/script-engine.js';
 import { keyOf } from '../engine/keyspace.js';
-import { ErrorReply, OK, SimpleString, fail, type Reply } from '../resp/reply.js';
+import { BooleanReply, DoubleReply, ErrorReply, MapReply, OK, SetReply, SimpleString, VerbatimReply, fail, type Reply } from '../resp/reply.js';
+import { Buffer } from 'node:buffer';
+import { ScriptReply } from './lua/script-reply.js';
 import { datasetDigest, valueDigest } from './dataset-digest.js';
 import { Errors } from '../resp/errors.js';
 import { lower, text } from './args.js';
@@ -107,6 +109,7 @@ function debug(ctx: Context, argv: Buffer[]): Reply | Promise<Reply> {
     ctx.instance.activeExpireEnabled = Math.trunc(leadingNumber(argv[2]!)) !== 0;
     return OK;
   }
+  if (sub === 'protocol' && argc === 3) return debugProtocol(ctx, lower(argv[2]!));
   if (sub === 'set-disable-deny-scripts' && argc === 3) {
     // Lets scripts call noscript commands (Redis's tests use it to reach DEBUG PROTOCOL).
     scriptsOf(ctx.instance).denyScriptDisabled = Math.trunc(leadingNumber(argv[2]!)) !== 0;
@@ -131,3 +134,32 @@ export const commands: CommandSpec[] = [
     group: 'server',
   }),
 ];
+
+const BIGNUM = '1234567999999999999999999999999999999';
+const ATTRIB_REPLY = 'Some real reply following the attribute';
+const PUSH_REPLY = 'Some real reply following the push reply';
+
+/** DEBUG PROTOCOL <type>: a reply of each RESP type (debug.c); the RESP3-only ones as raw bytes. */
+function debugProtocol(ctx: Context, type: string): Reply {
+  const resp3 = ctx.client.resp === 3;
+  const raw = (text: string): Reply => new ScriptReply(Buffer.from(text, 'latin1'));
+  switch (type) {
+    case 'string': return 'Hello World';
+    case 'integer': return 12345;
+    case 'double': return new DoubleReply(3.141);
+    case 'bignum': return resp3 ? raw(`(${BIGNUM}\r\n`) : BIGNUM;
+    case 'null': return null;
+    case 'array': return [0, 1, 2];
+    case 'set': return new SetReply([0, 1, 2]);
+    case 'map': return new MapReply([0, 1, 2].map((j) => [j, new BooleanReply(j === 1)]));
+    case 'attrib':
+      return resp3 ? raw(`|1\r\n$14\r\nkey-popularity\r\n*2\r\n$7\r\nkey:123\r\n:90\r\n$${ATTRIB_REPLY.length}\r\n${ATTRIB_REPLY}\r\n`) : ATTRIB_REPLY;
+    case 'push':
+      if (!resp3) return new ErrorReply(Errors.resp2NotSupported);
+      return raw(`>2\r\n$16\r\nserver-cpu-usage\r\n:42\r\n$${PUSH_REPLY.length}\r\n${PUSH_REPLY}\r\n`);
+    case 'true': return new BooleanReply(true);
+    case 'false': return new BooleanReply(false);
+    case 'verbatim': return new VerbatimReply('txt', 'This is a verbatim\nstring');
+    default: return new ErrorReply(Errors.debugProtocolType);
+  }
+}

@@ -284,6 +284,9 @@ export const Errors = {
   noFunctionsRegistered: 'ERR No functions registered',
   functionExists: (name: string) => `ERR Function ${name} already exists`,
   badNumkeys: 'ERR Bad number of keys provided',
+  debugProtocolType:
+    'ERR Wrong protocol type name. Please use one of the following: string|integer|double|bignum|null|array|set|map|attrib|push|verbatim|true|false',
+  resp2NotSupported: 'ERR RESP2 is not supported by this command',
   scriptUnknownCommand: 'ERR Unknown Redis command called from script',
   scriptWrongArgs: 'ERR Wrong number of args calling Redis command from script',
   scriptNotAllowed: 'ERR This Redis command is not allowed from script',

@@ -92,6 +92,8 @@ const worker = new Worker(conn, { stream: 'orders', group: 'billing' }, async (j
 const done = new Promise((resolve) => worker.once('completed', (job) => resolve(job.payload.orderId)));
 await worker.start();
 console.log('handled order', await done);
+// Lua runs from the installed package (lua.wasm is found beside the compiled module's source).
+console.log('script says', await db.call('EVAL', "return redis.call('XLEN', KEYS[1])", 1, 'orders'));
 await worker.close();
 await db.close();
 `;
@@ -100,12 +102,14 @@ test('ESM: import from the package name', async () => {
   writeFileSync(join(app, 'esm.mjs'), roundTrip(`import { connect, open, Producer, Worker } from 'sluice';`));
   const out = await run(process.execPath, ['esm.mjs'], app, 30_000);
   assert.match(out, /handled order 7/);
+  assert.match(out, /script says 1/);
 });
 
 test('CommonJS: require the package name', async () => {
   writeFileSync(join(app, 'cjs.cjs'), `(async () => {${roundTrip(`const { connect, open, Producer, Worker } = require('sluice');`)}})();`);
   const out = await run(process.execPath, ['cjs.cjs'], app, 30_000);
   assert.match(out, /handled order 7/);
+  assert.match(out, /script says 1/);
 });
 
 test('a strict TypeScript consumer type-checks without skipLibCheck', async () => {
