@@ -24,7 +24,7 @@ for (const file of readdirSync(dir).filter((f) => f.endsWith('.json')).sort()) {
       const fk = s.find_keys.range !== undefined ? [s.find_keys.range.lastkey, s.find_keys.range.step, s.find_keys.range.limit]
         : s.find_keys.keynum !== undefined ? { keynumidx: s.find_keys.keynum.keynumidx, firstkey: s.find_keys.keynum.firstkey, step: s.find_keys.keynum.step }
         : null;
-      return { flags, bs, fk };
+      return s.notes === undefined ? { flags, bs, fk } : { notes: s.notes, flags, bs, fk };
     });
   }
 }
@@ -35,6 +35,7 @@ writeFileSync(join(root, 'src/commands/key-specs.generated.ts'), `// Generated b
 // range, { keynumidx, firstkey, step }, or null for unknown).
 
 export interface KeySpec {
+  notes?: string;
   flags: string[];
   bs: number | [string, number] | null;
   fk: [number, number, number] | { keynumidx: number; firstkey: number; step: number } | null;

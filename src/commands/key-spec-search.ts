@@ -2,6 +2,8 @@
 // command and the flags of each (COMMAND GETKEYSANDFLAGS). Specs whose search Redis cannot run
 // (unknown begin_search or find_keys, INCOMPLETE, VARIABLE_FLAGS) leave the answer to the
 // command's own key positions, as Redis falls back to its getkeys procs.
+import { Buffer } from 'node:buffer';
+import { MapReply, type Reply, SetReply, SimpleString } from '../resp/reply.js';
 import { KEY_SPECS } from './key-specs.generated.js';
 
 export interface KeyRef {
@@ -114,4 +116,35 @@ export function flagsAt(fullName: string, line: Buffer[], pos: number): string[]
     if (writer !== undefined) return writer.flags;
   }
   return specs[0]?.flags ?? [];
+}
+
+/** COMMAND INFO's key specifications of a command (addReplyCommandKeySpecs). */
+export function keySpecsReply(fullName: string): Reply {
+  const bytes = (s: string) => Buffer.from(s, 'latin1');
+  const unknown = (): Reply => new MapReply([[bytes('type'), bytes('unknown')], [bytes('spec'), new MapReply([])]]);
+  return new SetReply(
+    (KEY_SPECS[fullName] ?? []).map((spec) => {
+      const fields: Array<[Reply, Reply]> = [];
+      if (spec.notes !== undefined) fields.push([bytes('notes'), bytes(spec.notes)]);
+      fields.push([bytes('flags'), new SetReply(spec.flags.map((f) => new SimpleString(f)))]);
+      let bs: Reply;
+      if (typeof spec.bs === 'number') {
+        bs = new MapReply([[bytes('type'), bytes('index')], [bytes('spec'), new MapReply([[bytes('index'), spec.bs]])]]);
+      } else if (spec.bs !== null) {
+        const keyword = new MapReply([[bytes('keyword'), bytes(spec.bs[0])], [bytes('startfrom'), spec.bs[1]]]);
+        bs = new MapReply([[bytes('type'), bytes('keyword')], [bytes('spec'), keyword]]);
+      } else bs = unknown();
+      fields.push([bytes('begin_search'), bs]);
+      let fk: Reply;
+      if (Array.isArray(spec.fk)) {
+        const range = new MapReply([[bytes('lastkey'), spec.fk[0]], [bytes('keystep'), spec.fk[1]], [bytes('limit'), spec.fk[2]]]);
+        fk = new MapReply([[bytes('type'), bytes('range')], [bytes('spec'), range]]);
+      } else if (spec.fk !== null) {
+        const keynum = new MapReply([[bytes('keynumidx'), spec.fk.keynumidx], [bytes('firstkey'), spec.fk.firstkey], [bytes('keystep'), spec.fk.step]]);
+        fk = new MapReply([[bytes('type'), bytes('keynum')], [bytes('spec'), keynum]]);
+      } else fk = unknown();
+      fields.push([bytes('find_keys'), fk]);
+      return new MapReply(fields);
+    }),
+  );
 }

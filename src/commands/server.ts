@@ -6,7 +6,7 @@ import { keyOf } from '../engine/keyspace.js';
 import { type ConfigParam } from './config.js';
 import { allowProtectedAction } from './core/protected.js';
 import { globMatch } from './glob.js';
-import { flagsAt, searchKeySpecs } from './key-spec-search.js';
+import { flagsAt, keySpecsReply, searchKeySpecs } from './key-spec-search.js';
 import { helpReply } from './help.js';
 import type { InstanceView } from './types.js';
 import { type CommandSpec, type Context, command, container } from './types.js';
@@ -124,8 +124,9 @@ function commandEntry(spec: CommandSpec, parent?: CommandSpec): Reply {
     spec.lastKey,
     spec.step,
     new SetReply(categories.map((c) => new SimpleString(`@${c}`))),
-    [],
-    [],
+    // Tips: Redis replies an empty set for a command without any (addReplyCommandTips).
+    new SetReply([]),
+    keySpecsReply(fullName(spec, parent)),
     (spec.subcommands ?? []).map((sub) => commandEntry(sub, spec)),
   ];
 }
@@ -158,7 +159,9 @@ function requestedSpecs(instance: InstanceView, argv: Buffer[]): Array<Found | u
 
 /** Looks up "name" or "name|sub" as COMMAND INFO/DOCS accept it. */
 function lookup(instance: InstanceView, name: string): Found | undefined {
-  const [base, sub] = name.toLowerCase().split('|', 2) as [string, string | undefined];
+  const [base, sub, more] = name.toLowerCase().split('|', 3) as [string, string | undefined, string | undefined];
+  // "config|get|key" names nothing (Redis's lookupCommandBySds takes at most two parts).
+  if (more !== undefined) return undefined;
   const spec = instance.table.get(base);
   if (spec === undefined) return undefined;
   if (sub === undefined) return { spec };

@@ -137,7 +137,7 @@ export const xlenSpec = command('xlen', 2, ['readonly', 'fast'], oneKey, xlen, {
   group: 'stream',
 });
 
-export const xreadSpec = command('xread', -4, ['readonly', 'blocking'], null, xread, {
+export const xreadSpec = command('xread', -4, ['readonly', 'blocking', 'movablekeys'], null, xread, {
   keys: (argv) => readKeyPositions(argv, ['block', 'count']),
   categories: ['read', 'stream', 'slow', 'blocking'],
   summary: 'Returns messages from multiple streams with IDs greater than the ones requested. Blocks until a message is available otherwise.',

@@ -191,7 +191,7 @@ function retryReadGroup(ctx: Context, req: ReadGroupRequest): Reply | undefined 
   return undefined;
 }
 
-export const xreadgroupSpec = command('xreadgroup', -7, ['write', 'blocking'], null,
+export const xreadgroupSpec = command('xreadgroup', -7, ['write', 'blocking', 'movablekeys'], null,
   (ctx, argv) => applyXreadgroup(ctx, parseXreadgroup(ctx, argv)), {
     keys: (argv) => readKeyPositions(argv, ['count', 'block', 'claim']),
     categories: ['write', 'stream', 'slow', 'blocking'],
