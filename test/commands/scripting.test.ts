@@ -164,3 +164,15 @@ test('FUNCTION FLUSH, SCRIPT FLUSH and RESTORE of nothing log nothing to the AOF
   assert.deepEqual(log, ['SET k v']);
   await db.close();
 });
+
+test('a script that has not written is stopped after busy-reply-threshold, and the server serves on', async () => {
+  const db = await open({ config: { 'busy-reply-threshold': '200' } });
+  await assert.rejects(db.call('EVAL', 'while true do end', 0), /Script killed by user with SCRIPT KILL/);
+  // pcall cannot catch the stop and go on.
+  await assert.rejects(db.call('EVAL', "while true do pcall(function() while true do end end) end", 0), /Script killed/);
+  await db.call('FUNCTION', 'LOAD', "#!lua name=spin\nredis.register_function('spin', function() while true do end end)");
+  await assert.rejects(db.call('FCALL', 'spin', 0), /Script killed/);
+  assert.equal(await db.call('PING'), 'PONG');
+  assert.equal(await db.call('EVAL', 'return 7', 0), 7);
+  await db.close();
+});

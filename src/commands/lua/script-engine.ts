@@ -87,9 +87,22 @@ interface Run {
   readonly allowOom: boolean;
   readonly oomAtStart: boolean;
   writeDirty: boolean;
+  /**
+   * performance.now() past which a script that has not written is stopped. Redis answers BUSY
+   * to other clients after busy-reply-threshold and lets one of them SCRIPT KILL it; here the
+   * one thread that would serve that client is running the script, so the server stops such a
+   * script itself at that point, as SCRIPT KILL would. One that has written runs on, as in
+   * Redis (where only SHUTDOWN NOSAVE ends it).
+   */
+  readonly deadline: number;
   /** redis.set_repl: bit 1 the AOF, bit 2 the replicas. */
   repl: number;
   readonly batch: Propagated[];
+}
+
+/** When a script running from now on passes busy-reply-threshold (0: never). */
+function busyDeadline(thresholdMs: number): number {
+  return thresholdMs > 0 ? performance.now() + thresholdMs : Number.POSITIVE_INFINITY;
 }
 
 export class ScriptEngine {
@@ -109,7 +122,11 @@ export class ScriptEngine {
     setRepl: (flags) => {
       if (this.run !== null) this.run.repl = flags;
     },
-    interrupt: () => this.loadDeadline !== 0 && performance.now() > this.loadDeadline,
+    interrupt: () => {
+      if (this.loadDeadline !== 0) return performance.now() > this.loadDeadline;
+      const run = this.run;
+      return run !== null && !run.writeDirty && performance.now() > run.deadline;
+    },
   };
 
   private readonly version = (() => {
@@ -161,14 +178,14 @@ export class ScriptEngine {
     const script = this.cache.get(sha);
     if (script === undefined) return new ErrorReply(Errors.noScript);
     const vm = this.vm;
-    const reply = this.execute(ctx, script.flags, ro, () => vm.run(`f_${sha}`, sha, keys, args, ctx.client.resp, false));
+    const reply = this.execute(ctx, script.flags, ro, () => vm.run(`f_${sha}`, sha, keys, args, ctx.client.resp, true));
     return reply ?? new ErrorReply(Errors.noScript);
   }
 
   /** FCALL / FCALL_RO of a registered function. */
   fcall(ctx: Context, fn: { ref: number; name: string; flags: ScriptFlags }, keys: Buffer[], args: Buffer[], ro: boolean): Reply {
     const vm = this.functionsVm;
-    return this.execute(ctx, fn.flags, ro, () => vm.call(fn.ref, fn.name, keys, args, ctx.client.resp, false))!;
+    return this.execute(ctx, fn.flags, ro, () => vm.call(fn.ref, fn.name, keys, args, ctx.client.resp, true))!;
   }
 
   /** The interpreter of function libraries (a second one, as Redis's function engine has its own). */
@@ -218,6 +235,7 @@ export class ScriptEngine {
       allowOom: !flags.compat && flags.allowOom,
       oomAtStart,
       writeDirty: false,
+      deadline: busyDeadline(instance.config.getNumber('busy-reply-threshold')),
       repl: 3,
       batch: [],
     };
