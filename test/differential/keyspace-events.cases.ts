@@ -84,7 +84,7 @@ export const cases: DiffCase[] = [
     ],
   },
   {
-    name: 'stream events: xadd, xtrim, xdel, xsetid, xgroup-* (consumers created by reads and claims)',
+    name: 'stream events: xadd, xtrim, xdel, xsetid, xgroup-*',
     tcpOnly: true,
     protocols: [3],
     steps: [
@@ -96,10 +96,10 @@ export const cases: DiffCase[] = [
       ev(1, 'XGROUP', 'CREATECONSUMER', 'x', 'g', 'c'),
       ev(0, 'XGROUP', 'CREATECONSUMER', 'x', 'g', 'c'),
       ev(1, 'XGROUP', 'SETID', 'x', 'g', '0'),
-      ev(1, 'XCLAIM', 'x', 'g', 'bob', '0', '2-1'),
-      ev(0, 'XAUTOCLAIM', 'x', 'g', 'bob', '0', '0'),
+      // XCLAIM and XAUTOCLAIM creating a consumer: Redis writes the event inside the reply's
+      // frames (a deferred length), so they are compared from another connection by unit/pubsub.
       ev(0, 'XGROUP', 'DELCONSUMER', 'x', 'g', 'nobody'),
-      ev(1, 'XGROUP', 'DELCONSUMER', 'x', 'g', 'bob'),
+      ev(1, 'XGROUP', 'DELCONSUMER', 'x', 'g', 'c'),
       ev(1, 'XDEL', 'x', '2-1'),
       ev(0, 'XDEL', 'x', '2-1'),
       ev(0, 'XTRIM', 'x', 'MAXLEN', '0'),
