@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { Encoder, encodeCommand, encodeReply } from '../../src/resp/encoder.js';
+import { Encoder, encodeCommand, encodeCommands, encodeReply } from '../../src/resp/encoder.js';
 import {
   BooleanReply, DoubleReply, ErrorReply, MapReply, NULL_ARRAY, OK,
   PushReply, type Reply, SetReply, SimpleString, StreamIdReply, VerbatimReply,
@@ -128,6 +128,27 @@ test('reuse() starts the arena over, refuses while bytes are untaken, and lets a
 test('encodeCommand writes a RESP array of bulk strings', () => {
   assert.equal(encodeCommand(['SET', Buffer.from('k'), 'é']).toString('latin1'), '*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$2\r\n\xc3\xa9\r\n');
   assert.equal(encodeCommand([]).toString('latin1'), '*0\r\n');
+});
+
+test('encodeCommands: each command as encodeCommand writes it, numbers and bigints in decimal, views of one buffer', () => {
+  const arg = fc.oneof(
+    fc.uint8Array({ maxLength: 40 }).map((b) => Buffer.from(b)),
+    fc.string({ unit: 'binary', maxLength: 30 }),
+    fc.integer(),
+    fc.double({ noNaN: true }),
+    fc.bigInt(),
+  );
+  fc.assert(
+    fc.property(fc.array(fc.array(arg, { maxLength: 12 }), { maxLength: 20 }), (commands) => {
+      const views = encodeCommands(commands);
+      assert.equal(views.length, commands.length);
+      commands.forEach((argv, i) => {
+        const expected = encodeCommand(argv.map((a) => (typeof a === 'string' || Buffer.isBuffer(a) ? a : String(a))));
+        assert.deepEqual(views[i], expected);
+        if (i > 0) assert.equal(views[i]!.buffer, views[0]!.buffer);
+      });
+    }),
+  );
 });
 
 // Ids reach the encoder as canonical U64s (stream-id.ts): numbers below 2^53, bigints above.
