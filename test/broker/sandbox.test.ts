@@ -133,7 +133,9 @@ describeEach(backends, (name) => `sandboxed processors on ${name}`, (b) => {
     });
 
     test(`${kind}: while a sandbox burns CPU, the worker claims, acknowledges and renews its lease`, async () => {
-      const claimIdleMs = 400;
+      // As below: a lease short enough to test in seconds, long beside a loaded machine's pauses
+      // (at 400 ms, a CI run on a busy machine saw the worker's renewal come late once).
+      const claimIdleMs = 1000;
       const stream = unique(`sandbox-busy-${kind}`);
       await conn.call('XGROUP', 'CREATE', stream, 'g', '0', 'MKSTREAM');
       const producer = new Producer<Task>(conn, { stream });

@@ -5,13 +5,17 @@
 // must be traceable to its entry (getJob().entryId; removing a waiting job deletes that entry).
 //
 // The write is HSETNX (a worker that started the job already wrote the same id, or a newer
-// one), sent in a MULTI with HLEN: if the job finished and its record was deleted meanwhile
+// one), each followed by HLEN: if the job finished and its record was deleted meanwhile
 // (removeOnComplete: true, or retention), HSETNX has just created a record holding `entry`
 // alone (HLEN 1; a producer's record has at least data, added and state), and it is removed
 // again with HDEL of that field, which leaves any record written since untouched but for it.
+// No MULTI around them: another client's command between a HSETNX and its HLEN either deletes
+// the record (HLEN 0: nothing left behind) or writes a finished job's record again, which only
+// a second run of the job does, and that run's own writes make it a record. A MULTI would
+// double the replies to parse (QUEUED each) for a write on every add.
 // Not awaited by add(): it is sent on the same connection before add() resolves, so the
 // caller's next command on that connection sees it (another connection may look first).
-import type { Arg, Connection, Value } from '../../client/connection.js';
+import type { Arg, Connection } from '../../client/connection.js';
 import { jobKeys } from './keys.js';
 import { RecordField } from './record.js';
 
@@ -21,17 +25,13 @@ export function linkEntries(conn: Connection, stream: string, links: Array<{ job
   const keys = jobKeys(stream);
   const commands: Arg[][] = [];
   for (const { jobId, entryId } of links) commands.push(['HSETNX', keys.record(jobId), RecordField.entry, entryId], ['HLEN', keys.record(jobId)]);
-  // MULTI … EXEC as one pipeline, not conn.multi(): every command leaves at once, in order,
-  // ahead of whatever the caller sends next on this connection (the embedded engine's multi()
-  // runs on a session of its own, which a later call on the connection could overtake).
+  // One pipeline: every command leaves at once, in order, ahead of whatever the caller sends
+  // next on this connection.
   conn
-    .pipeline([['MULTI'], ...commands, ['EXEC']])
-    .then((all) => {
-      const exec = all[all.length - 1];
-      const failed = all.find((r) => r instanceof Error);
+    .pipeline(commands)
+    .then((replies) => {
+      const failed = replies.find((r) => r instanceof Error);
       if (failed !== undefined) throw failed;
-      if (exec === null || !Array.isArray(exec)) throw new Error('EXEC aborted');
-      const replies = exec as Value[];
       const ghosts = links.filter((_, i) => Number(replies[2 * i]) === 1 && Number(replies[2 * i + 1]) === 1).map((l) => ['HDEL', keys.record(l.jobId), RecordField.entry]);
       if (ghosts.length > 0) return conn.pipeline(ghosts).then(() => {});
     })
