@@ -161,9 +161,11 @@ export function concurrencyKey(stream: string, group: string): string {
 /**
  * What a StreamConsumer calls around each run (worker/stream-consumer.ts): `enter` before the
  * handler (false: do not run, the abort came first), `leave` after it, whatever the outcome.
+ * `enter` answers at once where it can (fairness, for jobs without a key: every job of a worker
+ * passes through it), and reads `abort.signal` only if it waits: the signal is made on first read.
  */
 export interface RunGate {
-  enter(jobs: Job<unknown>[], signal: AbortSignal): Promise<boolean>;
+  enter(jobs: Job<unknown>[], abort: { readonly signal: AbortSignal }): boolean | Promise<boolean>;
   leave(jobs: Job<unknown>[]): void;
   close(): void;
 }
@@ -186,10 +188,10 @@ export class GlobalConcurrency implements RunGate {
     this.key = concurrencyKey(stream, group);
   }
 
-  async enter(jobs: Job<unknown>[], signal: AbortSignal): Promise<boolean> {
+  async enter(jobs: Job<unknown>[], abort: { readonly signal: AbortSignal }): Promise<boolean> {
     for (const job of jobs) {
       const token = `${this.prefix}:${this.seq++}`;
-      if (!(await this.leases.take(this.key, token, this.limit, signal))) {
+      if (!(await this.leases.take(this.key, token, this.limit, abort.signal))) {
         this.leave(jobs); // the ones taken so far
         return false;
       }

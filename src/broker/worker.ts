@@ -194,8 +194,8 @@ export class Worker<T = unknown, R = unknown> extends EventEmitter<WorkerEvents<
 function bothGates(global: RunGate | null, fair: RunGate): RunGate {
   if (global === null) return fair;
   return {
-    async enter(jobs, signal) {
-      return (await global.enter(jobs, signal)) && fair.enter(jobs, signal);
+    async enter(jobs, abort) {
+      return (await global.enter(jobs, abort)) && fair.enter(jobs, abort);
     },
     leave(jobs) {
       global.leave(jobs);

@@ -248,7 +248,7 @@ export class FairTaker implements RunGate {
 
   // --- RunGate: the slots of the jobs running here ------------------------------------------
 
-  async enter(jobs: Job<unknown>[]): Promise<boolean> {
+  enter(jobs: Job<unknown>[]): boolean {
     for (const job of jobs) {
       const key = job.fields[FAIR_KEY_FIELD];
       const token = job.fields[FAIR_SLOT_FIELD];

@@ -372,7 +372,11 @@ export class StreamConsumer<T> {
       }
     }
     // globalConcurrency / fairness (global-concurrency.ts): a slot before the run, given back after.
-    if (this.o.gate !== null && !(await this.enterGate(jobs, abort))) return;
+    if (this.o.gate !== null) {
+      let entered = this.enterGate(jobs, abort);
+      if (typeof entered !== 'boolean') entered = await entered;
+      if (!entered) return;
+    }
     this.writes.started(
       jobs.map(({ h, job }) => ({ ...this.ref(h), claimed: h.claimed })),
       Date.now(),
@@ -406,13 +410,17 @@ export class StreamConsumer<T> {
   }
 
   /** The run gate's slot; false when the abort came first or the gate failed (then left pending, as the limiter does). */
-  private async enterGate(jobs: Array<{ h: HeldEntry; job: Job<T> }>, abort: JobAbort): Promise<boolean> {
-    try {
-      return await this.o.gate!.enter(jobs.map((j) => j.job), abort.signal);
-    } catch (err) {
+  private enterGate(jobs: Array<{ h: HeldEntry; job: Job<T> }>, abort: JobAbort): boolean | Promise<boolean> {
+    const failed = (err: unknown): false => {
       this.emit('error', asError(err));
       for (const { h } of jobs) this.table.delete(h);
       return false;
+    };
+    try {
+      const entered = this.o.gate!.enter(jobs.map((j) => j.job), abort);
+      return typeof entered === 'boolean' ? entered : entered.catch(failed);
+    } catch (err) {
+      return failed(err);
     }
   }
 
