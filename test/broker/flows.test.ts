@@ -10,6 +10,7 @@ import { FlowProducer } from '../../src/broker/flows/flow-producer.js';
 import { reportToParent } from '../../src/broker/flows/report.js';
 import { jobKeys } from '../../src/broker/jobs/keys.js';
 import { JobFailedError, Queue } from '../../src/broker/queue.js';
+import { serverTimeMs } from '../../src/broker/delayed.js';
 import { backends, deferred, describeEach, useWorkers } from './backends.js';
 import { unique } from '../support/names.js';
 import { waitFor } from '../support/wait.js';
@@ -140,6 +141,54 @@ describeEach(backends, (name) => `flows on ${name}`, (b) => {
     assert.equal((await q.getJob('c1'))?.state, 'failed');
     assert.equal((await q.getJob('c2'))?.state, 'failed');
     await q.close();
+  });
+
+  test('delayMs and priority in a flow: leaves wait or go by priority; a parent applies its own once its children are done', async () => {
+    const s = unique('flow-when');
+    const flows = new FlowProducer(conn);
+    const addedAt = await serverTimeMs(conn);
+    await flows.add({
+      stream: s,
+      data: 'p',
+      opts: { jobId: 'p', delayMs: 300, priority: 5 },
+      children: [
+        { stream: s, data: 'low', opts: { jobId: 'low', priority: 9 } },
+        { stream: s, data: 'high', opts: { jobId: 'high', priority: 1 } },
+        { stream: s, data: 'later', opts: { jobId: 'later', delayMs: 400 } },
+        { stream: s, data: 'plain', opts: { jobId: 'plain' } },
+      ],
+    });
+    const q = new Queue(conn, { stream: s });
+    const states = async (): Promise<Record<string, string | undefined>> =>
+      Object.fromEntries(await Promise.all(['p', 'low', 'high', 'later', 'plain'].map(async (id) => [id, (await q.getJob(id))?.state])));
+    assert.deepEqual(await states(), { p: 'waiting-children', low: 'prioritized', high: 'prioritized', later: 'delayed', plain: 'waiting' });
+    assert.ok(((await q.getJob('later'))?.dueAt ?? 0) >= addedAt + 400, 'the leaf is due 400 ms after the add (server clock)');
+    assert.ok(((await q.getJob('later'))?.dueAt ?? Infinity) <= (await serverTimeMs(conn)) + 400);
+
+    // One slot: the order they start in is the order they are taken.
+    const ran: Array<{ id: string; at: number }> = [];
+    await worker<string>({ stream: s, group: 'g', concurrency: 1, delayed: { pollMs: 50 } }, async (job) => {
+      ran.push({ id: job.id, at: await serverTimeMs(conn) });
+      return job.payload;
+    }).start();
+    await waitFor(() => ran.some((r) => r.id === 'p'), 'the parent to run', 10_000);
+    const order = ran.map((r) => r.id);
+    assert.deepEqual(order, ['plain', 'high', 'low', 'later', 'p'], 'plain entries first, then by priority; the delayed leaf at its time; the parent last');
+    assert.ok(ran[3]!.at >= addedAt + 400, `the delayed leaf ran ${ran[3]!.at - addedAt} ms after the add`);
+    const later = await q.getJob('later');
+    assert.ok(ran[4]!.at >= (later?.finishedAt ?? Infinity) + 300 - 5, `the parent ran ${ran[4]!.at - (later?.finishedAt ?? 0)} ms after its last child finished`);
+    assert.equal((await q.getJob('p'))?.priority, 5);
+    assert.deepEqual(await q.getChildrenValues('p'), { low: 'low', high: 'high', later: 'later', plain: 'plain' });
+    await waitFor(async () => (await q.getJob('p'))?.state === 'completed', 'the parent to complete');
+    await q.close();
+  });
+
+  test('a flow rejects a bad delayMs or priority before writing anything', async () => {
+    const s = unique('flow-bad');
+    const flows = new FlowProducer(conn);
+    await assert.rejects(flows.add({ stream: s, data: 1, children: [{ stream: s, data: 2, opts: { delayMs: -1 } }] }), /delayMs must be a finite number >= 0/);
+    await assert.rejects(flows.add({ stream: s, data: 1, opts: { priority: 1.5 }, children: [{ stream: s, data: 2 }] }), /priority must be an integer/);
+    assert.equal(Number(await conn.call('EXISTS', s)), 0);
   });
 
   test('a report applied twice (its worker died after the EXEC, the child ran again) changes nothing', async () => {

@@ -4,8 +4,13 @@
 //   per node      HSET PREFIX:job:ID (data, added, opts, key, parent, onFailure, children)
 //   a parent      + flowEntry (its entry's fields), state waiting-children,
 //                 SADD PREFIX:job:ID:dependencies CHILD…, ZADD PREFIX:waiting-children ADDED ID
-//   a leaf        XADD STREAM * payload … job-id ID [opts] [flow-parent flow-on-failure], state waiting
-//   and an `added` event per node.
+//   a leaf        XADD STREAM * payload … job-id ID [opts] [flow-parent flow-on-failure], state waiting;
+//                 with delayMs, a member of STREAM:delayed instead (state delayed; delayed.ts), with
+//                 a priority (and no delay), of PREFIX:prioritized (state prioritized; jobs/priority.ts)
+//   and an `added` event per node (`delayed` for a delayed leaf).
+// A parent's own delayMs and priority are kept in its record and apply once its last child
+// reports (report.ts): it then goes to the delayed or prioritized set instead of its stream.
+// Due times are on the server's clock (TIME, read once per add that has a delay).
 //
 // A parent reaches its stream when its last child reports (report.ts, in the child's worker).
 // On Redis Cluster the MULTI and the reports must stay in one slot: every stream of a flow must
@@ -20,6 +25,8 @@ import { jobKeys } from '../jobs/keys.js';
 import { RecordField } from '../jobs/record.js';
 import { linkEntries } from '../jobs/entry-link.js';
 import { keySlot, slotPrefix } from '../partition.js';
+import { delayedKey, encodeDelayedMember, serverTimeMs } from '../delayed.js';
+import { PRIORITY_FIELD, PriorityOrder, prioritizedAdd, prioritizedKey, priorityOf, wakeIfFirst } from '../jobs/priority.js';
 import { FlowFields, type JobAddress, memberOf, ON_FAILURE, type OnFailure } from './link.js';
 import { type FlowTree, readFlow } from './tree.js';
 
@@ -37,6 +44,13 @@ export interface FlowJobOptions extends Pick<PerJobOptions, 'attempts' | 'backof
    * failure kept: getIgnoredFailures), 'remove' (the dependency is dropped, the parent goes on).
    */
   onFailure?: OnFailure;
+  /**
+   * Wait this long before running: a leaf from the add on, a parent from when its last child
+   * reports (as BullMQ's flows). Moved in by the Workers' DelayedMover.
+   */
+  delayMs?: number;
+  /** 1 (the highest) .. 2^21, as Producer.add's: the job waits in its stream's prioritized set. */
+  priority?: number;
 }
 
 /** A node of the tree to add. */
@@ -80,6 +94,7 @@ function bare(stream: string): string {
 export class FlowProducer {
   private readonly codec: Codec;
   private readonly eventsMaxLen: number | null;
+  private readonly priorityOrder = new PriorityOrder();
 
   constructor(
     private readonly conn: Connection,
@@ -99,7 +114,10 @@ export class FlowProducer {
     const commands: Arg[][] = [];
     const leaves: Array<{ at: number; stream: string; id: string }> = [];
     const streams = new Set<string>();
+    /** Per stream, how many prioritized leaves this add puts in its set. */
+    const prioritized = new Map<string, number>();
     const now = Date.now();
+    const serverNow = hasDelay(flow) ? await serverTimeMs(this.conn) : now;
     const build = (node: FlowJob, parent: { stream: string; id: string; onFailure: OnFailure } | null): FlowNode => {
       if (typeof node?.stream !== 'string' || node.stream.length === 0) throw new RangeError('flow: every job needs a stream');
       const o = node.opts ?? {};
@@ -107,6 +125,9 @@ export class FlowProducer {
       if (!ON_FAILURE.includes(onFailure)) throw new RangeError(`onFailure: one of ${ON_FAILURE.join(', ')}`);
       const id = o.jobId ?? `${now.toString(36)}${randomBytes(9).toString('base64url')}`;
       if (id.length === 0) throw new RangeError('jobId must not be empty');
+      const priority = priorityOf(o.priority);
+      const delayMs = o.delayMs === undefined || o.delayMs === 0 ? undefined : o.delayMs;
+      if (delayMs !== undefined && !(Number.isFinite(delayMs) && delayMs > 0)) throw new RangeError('delayMs must be a finite number >= 0');
       streams.add(node.stream);
       const keys = jobKeys(node.stream);
       const opts = encodeJobOptions({ attempts: o.attempts, backoff: o.backoff, removeOnComplete: o.removeOnComplete, removeOnFail: o.removeOnFail });
@@ -119,14 +140,30 @@ export class FlowProducer {
         entry.push(FlowFields.parent, memberOf(parent), FlowFields.onFailure, parent.onFailure);
         record.push(RecordField.parent, memberOf(parent), RecordField.onFailure, parent.onFailure);
       }
+      if (priority !== undefined) record.push(RecordField.priority, priority);
       const children = node.children ?? [];
       const made: FlowNode = { id, stream: node.stream, children: [] };
       commands.push(record);
-      if (children.length === 0) {
+      const priorityFields = priority === undefined ? [] : [PRIORITY_FIELD, String(priority)];
+      let event: { name: 'added' | 'delayed'; fields: Arg[] } = { name: 'added', fields: [] };
+      if (children.length === 0 && delayMs !== undefined) {
+        // With a priority too, the mover puts it into the prioritized set when it is due.
+        const due = Math.floor(serverNow + delayMs);
+        record.push(RecordField.due, due);
+        commands.push(['ZADD', delayedKey(node.stream), due, encodeDelayedMember(id, [...entry, ...priorityFields])]);
+        commands.push(['HSET', keys.record(id), RecordField.state, 'delayed']);
+        event = { name: 'delayed', fields: ['due', due, 'delay', delayMs] };
+      } else if (children.length === 0 && priority !== undefined) {
+        commands.push(prioritizedAdd(node.stream, priority, this.priorityOrder.next(serverNow), id, [...entry, ...priorityFields]));
+        commands.push(['HSET', keys.record(id), RecordField.state, 'prioritized']);
+        prioritized.set(node.stream, (prioritized.get(node.stream) ?? 0) + 1);
+        event = { name: 'added', fields: ['priority', priority] };
+      } else if (children.length === 0) {
         leaves.push({ at: commands.length, stream: node.stream, id });
         commands.push(['XADD', node.stream, '*', ...entry]);
         commands.push(['HSET', keys.record(id), RecordField.state, 'waiting']);
       } else {
+        if (delayMs !== undefined) record.push(RecordField.delay, delayMs);
         const at = commands.length;
         commands.push([]); // the SADD, once the children's ids are known
         made.children = children.map((c) => build(c, { stream: node.stream, id, onFailure: c.opts?.onFailure ?? 'fail-parent' }));
@@ -138,7 +175,7 @@ export class FlowProducer {
           ['ZADD', keys.waitingChildren, now, id],
         );
       }
-      if (this.eventsMaxLen !== null) commands.push(eventCommand(keys.events, this.eventsMaxLen, 'added', id));
+      if (this.eventsMaxLen !== null) commands.push(eventCommand(keys.events, this.eventsMaxLen, event.name, id, event.fields));
       return made;
     };
     const root = build(flow, null);
@@ -147,7 +184,12 @@ export class FlowProducer {
       for (const s of streams) slots.set(keySlot(slotPrefix(s)), s);
       if (slots.size > 1) throw new FlowSlotError([...slots.values()]);
     }
+    // Each stream's prioritized set's size last: whether idle workers need a wake (priority.ts).
+    const cards = [...prioritized.keys()];
+    for (const stream of cards) commands.push(['ZCARD', prioritizedKey(stream)]);
     const replies: Value[] = await this.conn.multi(commands);
+    const firstCard = replies.length - cards.length;
+    await Promise.all(cards.map((stream, i) => wakeIfFirst(this.conn, stream, replies[firstCard + i]!, prioritized.get(stream)!)));
     // Waiting leaves' records learn their entries' ids (as a Producer's adds: jobs/entry-link.ts).
     const byStream = new Map<string, Array<{ jobId: string; entryId: string }>>();
     for (const l of leaves) {
@@ -158,4 +200,9 @@ export class FlowProducer {
     for (const [stream, links] of byStream) linkEntries(this.conn, stream, links, () => {});
     return root;
   }
+}
+
+/** Whether any node of the tree has a delay (the add then reads the server's clock). */
+function hasDelay(node: FlowJob): boolean {
+  return (node.opts?.delayMs ?? 0) !== 0 || (node.children ?? []).some(hasDelay);
 }

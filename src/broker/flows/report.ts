@@ -12,7 +12,9 @@
 //     failed + 'fail-parent': the parent fails (record, PREFIX:failed, event deadLettered), and
 //       that failure is reported to its own parent the same way, in this MULTI
 //     the last child (SCARD was 1), parent not failed: XADD the parent's entry (flowEntry),
-//       record state waiting, ZREM waiting-children, event waiting
+//       record state waiting, ZREM waiting-children, event waiting; a parent with a delay goes
+//       to its stream's delayed set instead (due: the server's TIME, read then, + delay), one
+//       with a priority to its prioritized set (and a wake entry for idle workers)
 //   EXEC   (null: a sibling reported meanwhile; read again)
 //
 // A child no longer in the set (its report was applied, then the worker died before hearing so)
@@ -22,6 +24,8 @@ import { execWatched } from '../watched-multi.js';
 import { jobKeys } from '../jobs/keys.js';
 import { RecordField } from '../jobs/record.js';
 import { eventCommand } from '../jobs/events.js';
+import { delayedKey, encodeDelayedMember, serverTimeMs } from '../delayed.js';
+import { PRIORITY_FIELD, PriorityOrder, prioritizedAdd, WAKE_FIELD } from '../jobs/priority.js';
 import { type JobAddress, memberOf, type ParentLink, parentOf } from './link.js';
 
 export type ChildOutcome = { ok: true; value: string } | { ok: false; reason: string };
@@ -35,6 +39,9 @@ export interface Report {
 }
 
 const MAX_ROUNDS = 1000;
+
+/** The order keys of the parents this process moves to a prioritized set. */
+const priorityOrder = new PriorityOrder();
 
 /**
  * Applies each report's `own` commands with the report of its outcome to its parent, all in one
@@ -65,6 +72,9 @@ interface ParentState {
   flowEntry: string | undefined;
   grandparent: string | undefined;
   policy: string | undefined;
+  /** The parent's own priority and delay (ms), applied when it leaves waiting-children. */
+  priority: string | undefined;
+  delay: string | undefined;
   /** Child member → still pending (as read, then as this transaction's SREMs leave it). */
   members: Map<string, boolean>;
 }
@@ -77,11 +87,11 @@ async function load(link: BlockingConnection, p: JobAddress, members: string[]):
   const [, left, fields, ...is] = await Promise.all([
     link.call('WATCH', deps, record),
     link.call('SCARD', deps),
-    link.call('HMGET', record, RecordField.state, RecordField.flowEntry, RecordField.parent, RecordField.onFailure),
+    link.call('HMGET', record, RecordField.state, RecordField.flowEntry, RecordField.parent, RecordField.onFailure, RecordField.priority, RecordField.delay),
     ...members.map((m) => link.call('SISMEMBER', deps, m)),
   ]);
-  const [state, flowEntry, grandparent, policy] = (fields as Array<string | null>).map((v) => (v === null ? undefined : String(v)));
-  return { left: Number(left), state, flowEntry, grandparent, policy, members: new Map(members.map((m, i) => [m, Number(is[i]) === 1])) };
+  const [state, flowEntry, grandparent, policy, priority, delay] = (fields as Array<string | null>).map((v) => (v === null ? undefined : String(v)));
+  return { left: Number(left), state, flowEntry, grandparent, policy, priority, delay, members: new Map(members.map((m, i) => [m, Number(is[i]) === 1])) };
 }
 
 /** The transaction's commands: each report's own, then its effect on its parent (and up the tree when a failure climbs). */
@@ -124,7 +134,7 @@ async function plan(link: BlockingConnection, reports: Report[], eventsMaxLen: n
       ps.left--;
       const keys = jobKeys(p.stream);
       const record = keys.record(p.id);
-      const event = (name: 'waiting' | 'deadLettered', extra: Arg[] = []): Arg[][] => (eventsMaxLen === null ? [] : [eventCommand(keys.events, eventsMaxLen, name, p.id, extra)]);
+      const event = (name: 'waiting' | 'delayed' | 'deadLettered', extra: Arg[] = []): Arg[][] => (eventsMaxLen === null ? [] : [eventCommand(keys.events, eventsMaxLen, name, p.id, extra)]);
       commands.push(['SREM', keys.dependencies(p.id), member]);
       if (o.ok) commands.push(['HSET', keys.processed(p.id), member, o.value]);
       else if (p.onFailure === 'ignore') commands.push(['HSET', keys.ignored(p.id), member, o.reason]);
@@ -142,14 +152,32 @@ async function plan(link: BlockingConnection, reports: Report[], eventsMaxLen: n
         continue;
       }
       if (ps.left === 0 && ps.flowEntry !== undefined) {
-        // The last child: the parent goes into its stream, an ordinary job from here on.
-        ps.state = 'waiting';
-        commands.push(
-          ['XADD', p.stream, '*', ...(JSON.parse(ps.flowEntry) as string[])],
-          ['HSET', record, RecordField.state, 'waiting'],
-          ['ZREM', keys.waitingChildren, p.id],
-          ...event('waiting'),
-        );
+        // The last child: the parent goes into its stream (or, with a delay or a priority, to
+        // the set a worker moves it in from), an ordinary job from here on.
+        const entry = JSON.parse(ps.flowEntry) as string[];
+        const priorityFields = ps.priority === undefined ? [] : [PRIORITY_FIELD, ps.priority];
+        commands.push(['ZREM', keys.waitingChildren, p.id]);
+        if (ps.delay !== undefined) {
+          ps.state = 'delayed';
+          const delay = Number(ps.delay);
+          const due = (await serverTimeMs(link)) + delay;
+          commands.push(
+            ['ZADD', delayedKey(p.stream), due, encodeDelayedMember(p.id, [...entry, ...priorityFields])],
+            ['HSET', record, RecordField.state, 'delayed', RecordField.due, due],
+            ...event('delayed', ['due', due, 'delay', delay]),
+          );
+        } else if (ps.priority !== undefined) {
+          ps.state = 'prioritized';
+          commands.push(
+            prioritizedAdd(p.stream, Number(ps.priority), priorityOrder.next(now), p.id, [...entry, ...priorityFields]),
+            ['HSET', record, RecordField.state, 'prioritized'],
+            ['XADD', p.stream, '*', WAKE_FIELD, 'prioritized'], // idle workers look at the set
+            ...event('waiting'),
+          );
+        } else {
+          ps.state = 'waiting';
+          commands.push(['XADD', p.stream, '*', ...entry], ['HSET', record, RecordField.state, 'waiting'], ...event('waiting'));
+        }
       }
     }
   }

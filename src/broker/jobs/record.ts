@@ -14,6 +14,7 @@
 //   parent    a flow child's parent, JSON [stream, id]   onFailure  its failure policy (flows/)
 //   children  a flow parent's children, JSON [[stream, id], …]
 //   flowEntry a flow parent's entry fields, JSON: XADDed by its last child's report
+//   delay     a flow parent's delayMs, applied from its last child's report on
 //
 // `state` is written at each transition (waiting/delayed/prioritized by the producer,
 // waiting-children by a FlowProducer, waiting by the last child's report, waiting by a mover, active,
@@ -46,6 +47,7 @@ export const RecordField = {
   onFailure: 'onFailure',
   children: 'children',
   flowEntry: 'flowEntry',
+  delay: 'delay',
 } as const;
 
 /** HGETALL's reply (a flat list) as an object; null when the record does not exist. */
