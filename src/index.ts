@@ -41,7 +41,7 @@ export {
   type WorkerOptions,
 } from './broker/worker.js';
 export { DeadLetters, type DeadLetter } from './broker/dead-letters.js';
-export { FlowProducer, FlowSlotError, type FlowJob, type FlowJobOptions, type FlowNode, type FlowProducerOptions, type FlowTree, type JobAddress, type OnFailure } from './broker/flows/flow-producer.js';
+export { FlowJobIdError, FlowProducer, FlowSlotError, type FlowJob, type FlowJobOptions, type FlowNode, type FlowProducerOptions, type FlowTree, type JobAddress, type OnFailure } from './broker/flows/flow-producer.js';
 export { Queue, JobView, JobFailedError, JobNotFoundError, WaitTimeoutError, JobActiveError, JobStateError, type CleanState, type QueueOptions, type JobInfo, type JobCounts } from './broker/queue.js';
 export { QueueEvents, type QueueEventsOptions, type QueueEventsMap, type QueueEventPayloads, type QueueEventBase } from './broker/queue-events.js';
 export type { JobState } from './broker/jobs/record.js';

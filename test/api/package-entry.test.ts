@@ -61,6 +61,7 @@ import {
   WaitTimeoutError,
   FlowProducer,
   FlowSlotError,
+  FlowJobIdError,
 } from 'sluice';
 import { WAIT_LIMIT_MS, waitFor } from '../support/wait.js';
 
@@ -70,7 +71,7 @@ test('the entry exports exactly the documented runtime names', () => {
     'LeaseLostError', 'MalformedEntryError', 'Metrics', 'Producer', 'RedisConnection', 'ReplicationError', 'ReplyError',
     'TimeoutError', 'TransactionError', 'Worker', 'WorkerClosedError', 'connect', 'connectCluster', 'dashboardHandler',
     'delayedKey', 'exponentialBackoff', 'groupLag', 'jsonCodec', 'metricsHandler', 'open', 'partitionOf', 'partitionStreams',
-    'probeStreamFeatures', 'serve', 'Queue', 'QueueEvents', 'SandboxExitError', 'SandboxLoadError', 'JobView', 'JobFailedError', 'JobNotFoundError', 'JobActiveError', 'JobStateError', 'WaitTimeoutError', 'FlowProducer', 'FlowSlotError', 'Scheduler', 'pauseGroup', 'resumeGroup', 'pausedGroups', 'isGroupPaused', 'serverMetricsRegistry', 'silentLogger', 'startDashboard', 'startMetricsServer',
+    'probeStreamFeatures', 'serve', 'Queue', 'QueueEvents', 'SandboxExitError', 'SandboxLoadError', 'JobView', 'JobFailedError', 'JobNotFoundError', 'JobActiveError', 'JobStateError', 'WaitTimeoutError', 'FlowProducer', 'FlowSlotError', 'FlowJobIdError', 'Scheduler', 'pauseGroup', 'resumeGroup', 'pausedGroups', 'isGroupPaused', 'serverMetricsRegistry', 'silentLogger', 'startDashboard', 'startMetricsServer',
   ].sort());
 });
 
@@ -159,6 +160,7 @@ test('every export works from the package name: embedded and served, produce, co
   await flowQueue.close();
   await flowWorker.close();
   assert.ok(FlowSlotError.prototype instanceof Error);
+  assert.ok(FlowJobIdError.prototype instanceof Error);
   // A sandboxed processor (a module path) whose module is missing fails start().
   const sandboxed = new Worker(conn, { stream: 'sandboxed', group: 'g', sandbox: { kind: 'thread', size: 1 } }, '/no/such/processor.js');
   await assert.rejects(sandboxed.start(), SandboxLoadError);

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Connection } from '../../src/client/connection.js';
-import { FlowProducer } from '../../src/broker/flows/flow-producer.js';
+import { FlowJobIdError, type FlowJob, FlowProducer } from '../../src/broker/flows/flow-producer.js';
 import { reportToParent } from '../../src/broker/flows/report.js';
 import { jobKeys } from '../../src/broker/jobs/keys.js';
 import { JobFailedError, Queue } from '../../src/broker/queue.js';
@@ -181,6 +181,31 @@ describeEach(backends, (name) => `flows on ${name}`, (b) => {
     assert.deepEqual(await q.getChildrenValues('p'), { low: 'low', high: 'high', later: 'later', plain: 'plain' });
     await waitFor(async () => (await q.getJob('p'))?.state === 'completed', 'the parent to complete');
     await q.close();
+  });
+
+  test("a root's jobId makes add idempotent: a repeat adds nothing and returns the flow; two racing adds make one; a taken child id is refused", async () => {
+    const s = unique('flow-once');
+    const flows = new FlowProducer(conn);
+    const other = new FlowProducer(conn);
+    try {
+      const tree = (n: number): FlowJob => ({ stream: s, data: `root-${n}`, opts: { jobId: 'root' }, children: [{ stream: s, data: `kid-${n}` }, { stream: s, data: `kid2-${n}`, opts: { jobId: 'kid2' } }] });
+      const [a, b] = await Promise.all([flows.add(tree(1)), other.add(tree(2))]);
+      assert.deepEqual(a, b, 'both adds resolve to the one flow');
+      assert.equal(Number(await conn.call('XLEN', s)), 2, 'two children entered the stream, once');
+      const again = await flows.add(tree(3));
+      assert.deepEqual(again, a);
+      assert.equal(Number(await conn.call('XLEN', s)), 2);
+      const q = new Queue(conn, { stream: s });
+      const data = (await q.getJob('root'))?.data;
+      assert.ok(data === 'root-1' || data === 'root-2', `the first add's data stays (${String(data)})`);
+      await assert.rejects(flows.add({ stream: s, data: 'new', opts: { jobId: 'root-b' }, children: [{ stream: s, data: 'x', opts: { jobId: 'kid2' } }] }), (err: unknown) => err instanceof FlowJobIdError && err.jobId === 'kid2');
+      assert.equal(await q.getJob('root-b'), null, 'nothing of the refused flow was written');
+      assert.equal(Number(await conn.call('XLEN', s)), 2);
+      await q.close();
+    } finally {
+      await flows.close();
+      await other.close();
+    }
   });
 
   test('a flow rejects a bad delayMs or priority before writing anything', async () => {

@@ -12,6 +12,13 @@
 // reports (report.ts): it then goes to the delayed or prioritized set instead of its stream.
 // Due times are on the server's clock (TIME, read once per add that has a delay).
 //
+// Ids given (`jobId`) make the add idempotent: the records of those ids are WATCHed and checked
+// on a link of the FlowProducer's own (jobs/watch-link.ts) before the MULTI. A root whose record
+// exists means this flow was added already: nothing is written, add() resolves to the tree as
+// its records say. Another given id that exists under a new root is refused (FlowJobIdError), so
+// a flow never overwrites a job. Two adds racing on one root id make one flow (the second's EXEC
+// is aborted by the first's writes, and it then finds the root).
+//
 // A parent reaches its stream when its last child reports (report.ts, in the child's worker).
 // On Redis Cluster the MULTI and the reports must stay in one slot: every stream of a flow must
 // share one hash tag (`{shop}orders`, `{shop}mails`); add() checks it and says which do not.
@@ -29,12 +36,17 @@ import { delayedKey, encodeDelayedMember, serverTimeMs } from '../delayed.js';
 import { PRIORITY_FIELD, PriorityOrder, prioritizedAdd, prioritizedKey, priorityOf, wakeIfFirst } from '../jobs/priority.js';
 import { FlowFields, type JobAddress, memberOf, ON_FAILURE, type OnFailure } from './link.js';
 import { type FlowTree, readFlow } from './tree.js';
+import { WatchLink } from '../jobs/watch-link.js';
+import { execWatched } from '../watched-multi.js';
 
 export type { OnFailure, FlowTree, JobAddress };
 
 /** A job's options in a flow. */
 export interface FlowJobOptions extends Pick<PerJobOptions, 'attempts' | 'backoff' | 'removeOnComplete' | 'removeOnFail'> {
-  /** The job's id (default: a random one). Not checked for uniqueness: give each job its own. */
+  /**
+   * The job's id (default: a random one). A root whose id exists already makes add() a no-op
+   * resolving to the existing flow; another node whose id exists fails the add (FlowJobIdError).
+   */
   jobId?: string;
   /** The partition / ordering key the entry carries (as Producer.add's `key`). */
   key?: string;
@@ -87,6 +99,17 @@ export class FlowSlotError extends Error {
   }
 }
 
+/** add(): a job id given to a node (not the root) is taken already; nothing was written. */
+export class FlowJobIdError extends Error {
+  constructor(
+    readonly stream: string,
+    readonly jobId: string,
+  ) {
+    super(`flow: job ${jobId} exists already on ${stream} (a flow never overwrites a job; the root's id alone makes an add a repeat of an earlier one)`);
+    this.name = 'FlowJobIdError';
+  }
+}
+
 function bare(stream: string): string {
   return stream.replace(/\{[^}]*\}/, '') || 'jobs';
 }
@@ -95,6 +118,7 @@ export class FlowProducer {
   private readonly codec: Codec;
   private readonly eventsMaxLen: number | null;
   private readonly priorityOrder = new PriorityOrder();
+  private readonly watch: WatchLink;
 
   constructor(
     private readonly conn: Connection,
@@ -102,6 +126,12 @@ export class FlowProducer {
   ) {
     this.codec = options.codec ?? jsonCodec;
     this.eventsMaxLen = eventsMaxLen(options.events);
+    this.watch = new WatchLink(conn);
+  }
+
+  /** Closes the link idempotent adds check on (made on first use, closed after a second idle anyway). */
+  close(): Promise<void> {
+    return this.watch.close();
   }
 
   /** The flow below (and including) a job, as its records say now; null when it has no record. */
@@ -113,6 +143,8 @@ export class FlowProducer {
   async add<T>(flow: FlowJob<T>): Promise<FlowNode> {
     const commands: Arg[][] = [];
     const leaves: Array<{ at: number; stream: string; id: string }> = [];
+    /** The record keys of the ids given, the root's first when it has one. */
+    const given: Array<{ key: string; stream: string; id: string; root: boolean }> = [];
     const streams = new Set<string>();
     /** Per stream, how many prioritized leaves this add puts in its set. */
     const prioritized = new Map<string, number>();
@@ -125,6 +157,7 @@ export class FlowProducer {
       if (!ON_FAILURE.includes(onFailure)) throw new RangeError(`onFailure: one of ${ON_FAILURE.join(', ')}`);
       const id = o.jobId ?? `${now.toString(36)}${randomBytes(9).toString('base64url')}`;
       if (id.length === 0) throw new RangeError('jobId must not be empty');
+      if (o.jobId !== undefined) given.push({ key: jobKeys(node.stream).record(id), stream: node.stream, id, root: parent === null });
       const priority = priorityOf(o.priority);
       const delayMs = o.delayMs === undefined || o.delayMs === 0 ? undefined : o.delayMs;
       if (delayMs !== undefined && !(Number.isFinite(delayMs) && delayMs > 0)) throw new RangeError('delayMs must be a finite number >= 0');
@@ -187,7 +220,12 @@ export class FlowProducer {
     // Each stream's prioritized set's size last: whether idle workers need a wake (priority.ts).
     const cards = [...prioritized.keys()];
     for (const stream of cards) commands.push(['ZCARD', prioritizedKey(stream)]);
-    const replies: Value[] = await this.conn.multi(commands);
+    const replies = given.length === 0 ? await this.conn.multi(commands) : await this.addOnce(given, commands);
+    if (replies === null) {
+      // Added before: its tree as its records say (just the root when they were removed since).
+      const tree = await readFlow(this.conn, { stream: flow.stream, id: root.id });
+      return tree === null ? { id: root.id, stream: root.stream, children: [] } : toNode(tree);
+    }
     const firstCard = replies.length - cards.length;
     await Promise.all(cards.map((stream, i) => wakeIfFirst(this.conn, stream, replies[firstCard + i]!, prioritized.get(stream)!)));
     // Waiting leaves' records learn their entries' ids (as a Producer's adds: jobs/entry-link.ts).
@@ -200,6 +238,32 @@ export class FlowProducer {
     for (const [stream, links] of byStream) linkEntries(this.conn, stream, links, () => {});
     return root;
   }
+
+  /**
+   * The MULTI, under WATCH of the given ids' records, when none exists; null when the root's
+   * does (the flow is there already). An aborted EXEC (one of them was written meanwhile) checks again.
+   */
+  private addOnce(given: Array<{ key: string; stream: string; id: string; root: boolean }>, commands: Arg[][]): Promise<Value[] | null> {
+    return this.watch.run(async (link) => {
+      for (;;) {
+        await link.call('WATCH', ...given.map((g) => g.key));
+        const exists = await Promise.all(given.map((g) => link.call('EXISTS', g.key)));
+        const taken = given.filter((_, i) => Number(exists[i]) === 1);
+        if (taken.some((g) => g.root)) return null;
+        if (taken.length > 0) throw new FlowJobIdError(taken[0]!.stream, taken[0]!.id);
+        const exec = await execWatched(link, commands.map((c) => c.map(String)));
+        if (exec === null) continue;
+        const failed = exec.find((r) => (r as unknown) instanceof Error);
+        if (failed !== undefined) throw failed;
+        return exec;
+      }
+    });
+  }
+}
+
+/** A tree as its records say, in add()'s shape. */
+function toNode(tree: FlowTree): FlowNode {
+  return { id: tree.id, stream: tree.stream, children: tree.children.map(toNode) };
 }
 
 /** Whether any node of the tree has a delay (the add then reads the server's clock). */
