@@ -5,17 +5,20 @@
 //     client's command ever finds one running;
 //   - FUNCTION LOAD/LIST/DELETE/FLUSH/STATS and FCALL/FCALL_RO through the instance's
 //     FunctionLibraries (commands/lua/function-libraries.ts);
-//   - FUNCTION DUMP replies the payload Redis produces for no libraries (an RDB version and a
-//     CRC64 footer, nothing else) and FUNCTION RESTORE accepts exactly such empty payloads;
-//   - FUNCTION FLUSH and SCRIPT FLUSH log nothing to the AOF.
+//   - FUNCTION DUMP / RESTORE with Redis's payload: a FUNCTION2 entry per library (its code),
+//     the RDB version and the CRC64 footer; sluice writes the code uncompressed, as redis-server
+//     with rdbcompression no, and reads LZF-compressed codes too;
+//   - FUNCTION LOAD/DELETE/FLUSH/RESTORE propagate as themselves (the AOF, replicas), as Redis's
+//     server.dirty++ does; SCRIPT FLUSH logs nothing.
 import { Buffer } from 'node:buffer';
 import { ErrorReply, fail, MapReply, OK, type Reply } from '../resp/reply.js';
 import { Errors } from '../resp/errors.js';
 import { isKeyword, lower, parseInt64 } from './args.js';
 import { helpReply } from './help.js';
-import { RDB_VERSION } from '../rdb/constants.js';
-import { crc64 } from '../rdb/crc64.js';
-import { verifyDumpPayload } from '../rdb/dump-payload.js';
+import { RdbFormatError } from '../rdb/constants.js';
+import { functionsPayload, verifyDumpPayload } from '../rdb/dump-payload.js';
+import { readFunctionEntry } from '../rdb/function-entries.js';
+import { RdbReader } from '../rdb/rdb-reader.js';
 import { command, type CommandSpec, container, type Context } from './types.js';
 import { scriptsOf, sha1hex } from './lua/script-engine.js';
 import { librariesOf } from './lua/function-libraries.js';
@@ -100,13 +103,8 @@ function scriptLoad(ctx: Context, argv: Buffer[]): Reply {
 function functionFlush(ctx: Context, argv: Buffer[]): Reply {
   if (argv.length > 3) fail(Errors.unknownSubcommandOrArity(argv[1]!.toString('utf8'), 'FUNCTION'));
   flushMode(argv, Errors.functionFlushMode);
-  const libs = librariesOf(ctx.instance);
-  if (libs.libraries.size === 0) {
-    ctx.preventPropagation();
-  } else {
-    libs.flush();
-    ctx.addDirty(1);
-  }
+  librariesOf(ctx.instance).flush();
+  ctx.addDirty(1);
   return OK;
 }
 
@@ -145,32 +143,47 @@ function functionStats(ctx: Context): Reply {
   ]);
 }
 
-/** The payload of no libraries: just the RDB version (little endian) and the CRC64 footer. */
-export function emptyFunctionsPayload(): Buffer {
-  const body = Buffer.from([RDB_VERSION & 0xff, RDB_VERSION >> 8]);
-  const crc = Buffer.alloc(8);
-  crc.writeBigUInt64LE(crc64(body));
-  return Buffer.concat([body, crc]);
+function functionDump(ctx: Context): Reply {
+  return functionsPayload(librariesOf(ctx.instance).codes());
 }
 
+/**
+ * FUNCTION RESTORE payload [FLUSH|APPEND|REPLACE] (functionRestoreCommand): the payload's
+ * libraries are created aside, then swapped in (FLUSH) or joined (APPEND fails on a library
+ * of the same name, REPLACE replaces it; a function name taken by another library fails both).
+ * Any failure leaves the libraries as they were.
+ */
 function functionRestore(ctx: Context, argv: Buffer[]): Reply {
+  if (argv.length > 4) fail(Errors.unknownSubcommandOrArity(argv[1]!.toString('utf8'), 'FUNCTION'));
+  let policy = 'append';
   if (argv.length === 4) {
-    const policy = lower(argv[3]!);
-    if (policy !== 'append' && policy !== 'replace' && policy !== 'flush') {
-      fail(Errors.restorePolicy);
-    }
-  } else if (argv.length > 4) {
-    fail(Errors.unknownSubcommandOrArity(argv[1]!.toString('utf8'), 'FUNCTION'));
+    policy = lower(argv[3]!);
+    if (policy !== 'append' && policy !== 'replace' && policy !== 'flush') fail(Errors.restorePolicy);
   }
   const payload = argv[2]!;
   if (!verifyDumpPayload(payload)) fail(Errors.dumpPayload);
-  if (payload.length > 10) {
-    const type = payload[0]!;
-    if (type !== RDB_OPCODE_FUNCTION && type !== RDB_OPCODE_FUNCTION2) fail(Errors.notAFunction);
-    fail(Errors.engineNotFound('lua'));
+  const libs = librariesOf(ctx.instance);
+  const incoming = libs.fresh();
+  try {
+    const r = new RdbReader(payload);
+    while (payload.length - r.pos > 10) {
+      const type = r.byte();
+      if (type !== RDB_OPCODE_FUNCTION && type !== RDB_OPCODE_FUNCTION2) fail(Errors.notAFunction);
+      let code: Buffer;
+      try {
+        code = readFunctionEntry(r, type);
+      } catch (err) {
+        if (err instanceof RdbFormatError) fail(Errors.functionPayload(err.message));
+        throw err;
+      }
+      incoming.create(code, false, false);
+    }
+    if (policy === 'flush') libs.replaceWith(incoming);
+    else libs.join(incoming, policy === 'replace');
+  } finally {
+    incoming.flush();
   }
-  // Restoring no libraries changes nothing.
-  ctx.preventPropagation();
+  ctx.addDirty(1);
   return OK;
 }
 
@@ -183,10 +196,7 @@ function functionDelete(ctx: Context, argv: Buffer[]): Reply {
   return OK;
 }
 
-/**
- * FUNCTION LOAD [REPLACE] code: Redis's option and metadata checks ("#!<engine> name=<lib>"),
- * then the error Redis gives for an engine it does not have.
- */
+/** FUNCTION LOAD [REPLACE] code: Redis's option checks, then the library's metadata and code (function-libraries.ts). */
 function functionLoad(ctx: Context, argv: Buffer[]): Reply {
   let replace = false;
   let at = 2;
@@ -196,28 +206,8 @@ function functionLoad(ctx: Context, argv: Buffer[]): Reply {
     replace = true;
   }
   if (at >= argv.length) fail(Errors.codeMissing);
-  const code = argv[at]!.toString('latin1');
-  if (!code.startsWith('#!')) fail(Errors.metadataMissing);
-  const newline = code.indexOf('\n');
-  if (newline < 0) fail(Errors.metadataInvalid);
-  const parts = code.slice(0, newline).split(/[ \t\r\v\f]+/).filter((p) => p.length > 0);
-  if (parts.length === 0) fail(Errors.metadataInvalid);
-  const engine = parts[0]!.slice(2);
-  let name: string | undefined;
-  for (const part of parts.slice(1)) {
-    if (part.slice(0, 5).toLowerCase() !== 'name=') fail(Errors.metadataValue(part));
-    if (name !== undefined) fail(Errors.metadataNameTwice);
-    name = part.slice(5);
-  }
-  if (name === undefined) fail(Errors.libraryNameNotGiven);
-  if (!/^[A-Za-z0-9_]+$/.test(name)) {
-    fail(Errors.libraryNameInvalid);
-  }
-  if (engine.toLowerCase() !== 'lua') {
-    return new ErrorReply(Errors.engineNotFound(Buffer.from(engine, 'latin1').toString('utf8')));
-  }
-  // The code after the shebang line, its line feed kept: line numbers stay the user's.
-  const loaded = librariesOf(ctx.instance).load(name, argv[at]!, argv[at]!.subarray(newline), replace);
+  // No load timeout for a client that must be obeyed (the AOF, a primary), as Redis.
+  const loaded = librariesOf(ctx.instance).create(argv[at]!, replace, !ctx.client.mustObey);
   ctx.addDirty(1);
   return loaded;
 }
@@ -313,7 +303,7 @@ export const commands: CommandSpec[] = [
       command('flush', -2, ['write', 'noscript'], null, functionFlush, { categories: WRITE_SCRIPTING }),
       command('list', -2, ['noscript'], null, functionList, { categories: SCRIPTING }),
       command('stats', 2, ['noscript', 'allow_busy'], null, functionStats, { categories: SCRIPTING }),
-      command('dump', 2, ['noscript'], null, emptyFunctionsPayload, { categories: SCRIPTING }),
+      command('dump', 2, ['noscript'], null, functionDump, { categories: SCRIPTING }),
       command('restore', -3, ['write', 'denyoom', 'noscript'], null, functionRestore, { categories: WRITE_SCRIPTING }),
       command('delete', 3, ['write', 'noscript'], null, functionDelete, { categories: WRITE_SCRIPTING }),
       command('kill', 2, ['noscript', 'allow_busy'], null, () => new ErrorReply(Errors.notBusy), { categories: SCRIPTING }),

@@ -45,6 +45,11 @@ export class BatchEncoder {
     this.resp.command(argv);
   }
 
+  /** Appends a command that belongs to no database (the rewrite's FUNCTION LOADs), without a SELECT. */
+  addGlobal(argv: Array<Buffer | string>): void {
+    this.resp.command(argv);
+  }
+
   /** As add() for `XADD key id fields...` of every entry, written from the node bytes. */
   addEntries(db: number, key: Buffer, entries: EntryRefs): void {
     this.select(db);

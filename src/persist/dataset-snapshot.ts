@@ -1,9 +1,13 @@
 // The whole dataset as an in-memory image, and loading one back (DEBUG RELOAD). Today's image is
 // the AOF rewrite's serialisation (serialize.ts: per key, the commands that recreate it, streams
-// with their groups, PELs and last ids), replayed through the command table. The
-// DatasetSerializer interface is what an RDB codec would implement to replace it.
+// with their groups, PELs and last ids), replayed through the command table, and the function
+// libraries' codes, created before the keys as an RDB file's are. The DatasetSerializer
+// interface is what an RDB codec would implement to replace it.
 import type { Instance } from '../commands/core/instance.js';
+import { librariesOf } from '../commands/lua/function-libraries.js';
+import { RdbFormatError } from '../rdb/constants.js';
 import { ErrorReply } from '../resp/reply.js';
+import { createLibraries } from './rdb-snapshot.js';
 import { serializeKey, type Argv } from './serialize.js';
 
 export interface DatasetSerializer<Image> {
@@ -24,7 +28,11 @@ interface KeyImage {
   commands: Argv[];
 }
 
-export type CommandImage = KeyImage[];
+export interface CommandImage {
+  keys: KeyImage[];
+  /** Each function library's code. */
+  functions: Buffer[];
+}
 
 function toBuffer(arg: Buffer | string): Buffer {
   return typeof arg === 'string' ? Buffer.from(arg) : arg;
@@ -32,19 +40,27 @@ function toBuffer(arg: Buffer | string): Buffer {
 
 export const commandSerializer: DatasetSerializer<CommandImage> = {
   save(instance) {
-    const image: CommandImage = [];
+    const image: CommandImage = { keys: [], functions: librariesOf(instance).codes().map((code) => Buffer.from(code)) };
     for (const db of instance.keyspace.dbs) {
       for (const [key, value] of db.values) {
         const commands: Argv[] = [];
         serializeKey(key, value, db.expires.get(key), commands);
         // Copied: a later write must not change the image through a shared Buffer.
-        image.push({ db: db.index, key, commands: commands.map((argv) => argv.map((a) => Buffer.from(toBuffer(a)))) });
+        image.keys.push({ db: db.index, key, commands: commands.map((argv) => argv.map((a) => Buffer.from(toBuffer(a)))) });
       }
     }
     return image;
   },
 
   load(instance, image, { replace }) {
+    // Libraries first, as an RDB file holds them; a library of the same name is replaced only
+    // with `replace` (rdbFunctionLoad under RDBFLAGS_ALLOW_DUP).
+    try {
+      createLibraries(librariesOf(instance), image.functions, replace);
+    } catch (err) {
+      if (err instanceof RdbFormatError) throw new DatasetLoadError(err.message);
+      throw err;
+    }
     // Replayed as the AOF is: an 'aof' client never blocks, and nothing reaches the log.
     const client = instance.newClient('aof');
     client.authenticated = true;
@@ -52,7 +68,7 @@ export const commandSerializer: DatasetSerializer<CommandImage> = {
     instance.persistence = null;
     instance.keyspace.loading = true;
     try {
-      for (const { db, key, commands } of image) {
+      for (const { db, key, commands } of image.keys) {
         const target = instance.keyspace.db(db);
         if (target.values.has(key)) {
           if (!replace) throw new DatasetLoadError(`duplicated key '${key}' in database ${db}`);
@@ -73,9 +89,13 @@ export const commandSerializer: DatasetSerializer<CommandImage> = {
   },
 };
 
-/** Empties every database as Redis's emptyData: WATCHes are touched, blocked clients told. */
+/**
+ * Empties every database and drops the function libraries, as Redis's emptyData (without
+ * EMPTYDB_NOFUNCTIONS) before a reload: WATCHes are touched, blocked clients told.
+ */
 export function emptyDataset(instance: Instance): void {
   instance.touchAllWatched(null);
   for (const db of instance.keyspace.dbs) db.clear();
   instance.blocked.dbFlushed(null);
+  librariesOf(instance).flush();
 }

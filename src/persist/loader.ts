@@ -14,6 +14,8 @@ import type { Instance } from '../commands/core/instance.js';
 import { ErrorReply } from '../resp/reply.js';
 import { RdbFormatError } from '../rdb/constants.js';
 import { isRdb, loadRdb } from '../rdb/rdb-file.js';
+import { librariesOf } from '../commands/lua/function-libraries.js';
+import { createLibraries } from './rdb-snapshot.js';
 import { AofFormatError, AofReader, recordArgv, recordViews } from './aof-reader.js';
 import { FileWindow } from './file-window.js';
 import { nameAt, XaddReplayer } from './replay-xadd.js';
@@ -78,6 +80,7 @@ async function loadOne(
         aofPreamble: true,
         warn: (m) => instance.logger.warn(m),
       });
+      createLibraries(librariesOf(instance), result.functions);
       end = result.end;
       instance.logger.info(`sluice: loaded the RDB preamble of ${name} (${result.keysLoaded} keys)`);
     } catch (err) {

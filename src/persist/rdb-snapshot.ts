@@ -10,6 +10,8 @@ import { REDIS_VERSION } from '../commands/core/identity.js';
 import type { Instance } from '../commands/core/instance.js';
 import type { RdbStatus, SnapshotControl } from '../commands/core/persistence.js';
 import { usedMemory } from '../commands/used-memory.js';
+import { type FunctionLibraries, librariesOf } from '../commands/lua/function-libraries.js';
+import { CommandError } from '../resp/reply.js';
 import { Errors } from '../resp/errors.js';
 import { type AofFs, nodeFs } from './fs-layer.js';
 
@@ -28,13 +30,30 @@ export function saveRdb(instance: Instance, options: { aofBase?: boolean } = {})
     usedMemory: usedMemory(instance).total,
     aofBase,
     replication: info === null ? null : { streamDb: info.streamDb, replid: r.replid, offset: r.offset },
+    functions: librariesOf(instance).codes(),
   });
 }
 
 /**
- * Replaces the dataset with an RDB file's. The file is decoded aside first, so a bad file
- * (RdbFormatError) leaves the instance untouched; WATCHers and blocked clients of every key
- * that changed are told.
+ * Creates an RDB file's libraries in `into` (rdbFunctionLoad, no load timeout); `replace` lets
+ * one replace a library of the same name (DEBUG RELOAD MERGE). A library that fails is the
+ * load's failure: RdbFormatError "Failed loading library, <reason>" as Redis logs it.
+ */
+export function createLibraries(into: FunctionLibraries, codes: readonly Buffer[], replace = false): void {
+  for (const code of codes) {
+    try {
+      into.create(code, replace, false);
+    } catch (err) {
+      if (!(err instanceof CommandError)) throw err;
+      throw new RdbFormatError(`Failed loading library, ${err.reply.replace(/^ERR /, '')}`);
+    }
+  }
+}
+
+/**
+ * Replaces the dataset and the function libraries with an RDB file's. The file is decoded
+ * aside first, its libraries too, so a bad file (RdbFormatError) leaves the instance untouched;
+ * WATCHers and blocked clients of every key that changed are told.
  */
 export function loadRdb(buffer: Buffer, instance: Instance): RdbLoadResult {
   const fresh = new Keyspace(instance.keyspace.now, instance.keyspace.memoryModel);
@@ -42,6 +61,15 @@ export function loadRdb(buffer: Buffer, instance: Instance): RdbLoadResult {
     now: instance.keyspace.now(),
     warn: (m) => instance.logger.warn(m),
   });
+  const libraries = librariesOf(instance);
+  const incoming = libraries.fresh();
+  try {
+    createLibraries(incoming, result.functions);
+  } catch (err) {
+    incoming.flush();
+    throw err;
+  }
+  libraries.replaceWith(incoming);
   for (const db of instance.keyspace.dbs) {
     const incoming = fresh.db(db.index);
     if (db.size === 0 && incoming.size === 0) continue;

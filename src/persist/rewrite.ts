@@ -15,7 +15,9 @@
 // XDEL's ids are deleted again at the end and a trim is redone by XTRIM MINID <first id>;
 // anything else touching it (DEL, RENAME ...) makes it a redo key.
 // Commands whose keys cannot be known from the command table (FLUSHALL, SWAPDB, MOVE, COPY DB)
-// abort the rewrite; it is retried later. The result equals the state at the moment finish()
+// abort the rewrite; it is retried later. The function libraries are written first, a
+// FUNCTION LOAD each, from their state at the start (as Redis's rewriteFunctions); FUNCTION
+// commands logged later touch no key and are replayed from the tail, in order. The result equals the state at the moment finish()
 // runs, which happens synchronously with the switch to the new files.
 import { join } from 'node:path';
 import type { Instance } from '../commands/core/instance.js';
@@ -29,6 +31,7 @@ import type { AofFs } from './fs-layer.js';
 import { serializeKey, type Argv } from './serialize.js';
 import { BatchEncoder } from './batch-encoder.js';
 import { KeyStatusTable } from './key-status.js';
+import { librariesOf } from '../commands/lua/function-libraries.js';
 
 
 /** Entries per range() call when a big stream is written in slices. */
@@ -84,6 +87,7 @@ export class Rewrite {
     this.fd = fs.openAppend(tempPath);
     this.status = new KeyStatusTable(instance.keyspace.dbs);
     this.keysTotal = this.status.total;
+    for (const code of librariesOf(instance).codes()) this.encoder.addGlobal(['FUNCTION', 'LOAD', code]);
   }
 
   static tempName(dir: string): string {
@@ -200,7 +204,12 @@ export class Rewrite {
   observe(batch: Propagated[]): void {
     if (this.aborted !== null) return;
     const ids: string[] = [];
+    let functions = false;
     for (const item of batch) {
+      if (propagatedBytes(item.argv[0]!).toString('latin1').toLowerCase() === 'function') {
+        functions = true;
+        continue;
+      }
       const keys = this.keysOf(item);
       if (keys === null) {
         this.aborted = `a ${String(item.argv[0])} ran during the rewrite`;
@@ -219,6 +228,11 @@ export class Rewrite {
         if (list === undefined) this.tailByKey.set(id, (list = []));
         list.push(index);
       }
+      return;
+    }
+    if (functions) {
+      // The batch's keys are left to their slices, but its FUNCTION command would be lost.
+      this.aborted = 'a FUNCTION command ran in a transaction with keys not yet written';
       return;
     }
     for (const id of ids) if (!this.status.has(id)) this.markRedo(id);

@@ -7,6 +7,7 @@ import { crc64 } from './crc64.js';
 import { RdbReader } from './rdb-reader.js';
 import { RdbWriter } from './rdb-writer.js';
 import { readValue, readValueType, writeValue } from './value-codec.js';
+import { writeFunctionEntries } from './function-entries.js';
 
 export function dumpPayload(value: StoredValue): Buffer {
   const w = new RdbWriter();
@@ -28,4 +29,11 @@ export function parseDumpPayload(payload: Buffer): StoredValue {
   const r = new RdbReader(payload, payload.length - 10);
   const value = readValue(r, readValueType(r));
   return value;
+}
+
+/** FUNCTION DUMP's payload (functionDumpCommand): the libraries' FUNCTION2 entries, then the same footer. */
+export function functionsPayload(codes: readonly Buffer[]): Buffer {
+  const w = new RdbWriter();
+  writeFunctionEntries(w, codes);
+  return Buffer.from(w.byte(RDB_VERSION & 0xff).byte(RDB_VERSION >> 8).finishWithChecksum());
 }

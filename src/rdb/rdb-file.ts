@@ -1,5 +1,6 @@
 // A whole RDB file (rdbSaveRio / rdbLoadRio), version 10 as Redis 7.0 writes it:
-//   "REDIS0010", AUX fields (redis-ver, redis-bits, ctime, used-mem, aof-base),
+//   "REDIS0010", AUX fields (redis-ver, redis-bits, ctime, used-mem, aof-base), the function
+//   libraries (FUNCTION2 entries, function-entries.ts),
 //   per non-empty database SELECTDB + RESIZEDB and its keys (EXPIRETIME_MS before a key with a
 //   TTL), EOF, and the CRC64 of everything before it (little-endian).
 // Works on the engine's Keyspace only, so the commands (SAVE, DEBUG RELOAD) and the persistence
@@ -11,6 +12,7 @@ import { crc64 } from './crc64.js';
 import { RdbReader } from './rdb-reader.js';
 import { RdbWriter } from './rdb-writer.js';
 import { RdbEmptyKeyError, readValue, readValueType, writeValue } from './value-codec.js';
+import { readFunctionEntry, writeFunctionEntries } from './function-entries.js';
 
 export interface RdbSaveOptions {
   /** The redis-ver AUX field. */
@@ -27,6 +29,8 @@ export interface RdbSaveOptions {
    * continues its primary's history with a partial resync.
    */
   replication?: RdbReplicationInfo | null;
+  /** The function libraries' codes, written before the databases as rdbSaveFunctions. */
+  functions?: readonly Buffer[];
 }
 
 /** What an RDB file says of the replication history it was saved in (its AUX fields). */
@@ -62,6 +66,7 @@ export function saveRdb(keyspace: Keyspace, options: RdbSaveOptions): Buffer {
     aux('repl-offset', String(options.replication.offset));
   }
   aux('aof-base', options.aofBase ? '1' : '0');
+  writeFunctionEntries(w, options.functions ?? []);
   for (const db of keyspace.dbs) {
     if (db.size === 0) continue;
     w.byte(T.OPCODE_SELECTDB).len(db.index);
@@ -80,7 +85,7 @@ export interface RdbLoadOptions {
   now: number;
   /** Loading the RDB part of an AOF: expired keys are kept, the AOF's DELs follow. */
   aofPreamble?: boolean;
-  /** Notices (function libraries skipped). */
+  /** Notices. */
   warn?: (message: string) => void;
 }
 
@@ -88,6 +93,8 @@ export interface RdbLoadResult {
   keysLoaded: number;
   keysExpired: number;
   aux: Map<string, string>;
+  /** The function libraries' codes, in the file's order (the caller creates the libraries). */
+  functions: Buffer[];
   /** Offset just past the file (past the checksum): an old-style AOF preamble continues there. */
   end: number;
 }
@@ -111,7 +118,7 @@ export function loadRdb(data: Buffer, keyspace: Keyspace, options: RdbLoadOption
   }
   const r = new RdbReader(data);
   r.pos = 9;
-  const result: RdbLoadResult = { keysLoaded: 0, keysExpired: 0, aux: new Map(), end: 0 };
+  const result: RdbLoadResult = { keysLoaded: 0, keysExpired: 0, aux: new Map(), functions: [], end: 0 };
   let db = keyspace.db(0);
   let expireAt: number | null = null;
   for (;;) {
@@ -149,12 +156,16 @@ export function loadRdb(data: Buffer, keyspace: Keyspace, options: RdbLoadOption
         continue;
       }
       case T.OPCODE_FUNCTION2:
-        r.string();
-        options.warn?.('sluice: the RDB file holds a function library; sluice runs no functions, so it was skipped');
-        continue;
       case T.OPCODE_FUNCTION_PRE_GA:
+        try {
+          result.functions.push(readFunctionEntry(r, type));
+        } catch (err) {
+          if (err instanceof RdbFormatError) throw new RdbFormatError(`Failed loading library, ${err.message}`);
+          throw err;
+        }
+        continue;
       case T.OPCODE_MODULE_AUX:
-        throw new RdbFormatError(`The RDB file holds module or pre-GA function data (opcode ${type}), which sluice cannot load`);
+        throw new RdbFormatError(`The RDB file holds module data (opcode ${type}), which sluice cannot load`);
       case T.OPCODE_EOF: {
         const bodyEnd = r.pos;
         if (version >= 5) {

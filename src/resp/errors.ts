@@ -281,6 +281,10 @@ export const Errors = {
   scriptCompile: (message: string) => `ERR Error compiling script (new function): ${message}`,
   blockFromScript: (command: string) => `ERR ${command} command is not allowed with BLOCK option from scripts`,
   libraryExists: (name: string) => `ERR Library '${name}' already exists`,
+  /** FUNCTION RESTORE's join (libraryJoin) names the library without quotes. */
+  libraryExistsUnquoted: (name: string) => `ERR Library ${name} already exists`,
+  /** FUNCTION RESTORE of a payload whose entries do not load (rdbFunctionLoad's reason). */
+  functionPayload: (reason: string) => `ERR ${reason}`,
   noFunctionsRegistered: 'ERR No functions registered',
   functionExists: (name: string) => `ERR Function ${name} already exists`,
   badNumkeys: 'ERR Bad number of keys provided',

@@ -135,7 +135,7 @@ test('FUNCTION LOAD / LIST / STATS / DELETE and FCALL: libraries registered by t
   await db.close();
 });
 
-test('FUNCTION DUMP is the empty payload redis-server produces, and RESTORE takes it back', async () => {
+test('FUNCTION DUMP of no libraries is the empty payload redis-server produces, and RESTORE takes it back', async () => {
   const db = await open();
   const payload = (await callRaw(db, 'FUNCTION', 'DUMP')) as Buffer;
   assert.equal(payload.toString('hex'), '0a005d9b5c400f7fa2da');
@@ -145,23 +145,40 @@ test('FUNCTION DUMP is the empty payload redis-server produces, and RESTORE take
   const corrupt = Buffer.from(payload);
   corrupt[9] ^= 1;
   await assert.rejects(db.call('FUNCTION', 'RESTORE', corrupt), new ReplyError('ERR DUMP payload version or checksum are wrong'));
-  // A library dumped by redis-server 7.0.15: valid, but there is no engine to load it into.
+  await db.close();
+});
+
+test('the embedded engine restores a library dumped by redis-server 7.0.15, and dumps it back byte for byte', async () => {
+  const db = await open();
   const redisDump = Buffer.from(
     "\xf5@F#!lua name=mylib\nredis.register_function('f', function() return 1 end)\n\x00\xc51\xde\xfcO\xf4E\x99",
     'latin1',
   );
-  await assert.rejects(db.call('FUNCTION', 'RESTORE', redisDump), new ReplyError("ERR Engine 'lua' not found"));
+  assert.equal(await db.call('FUNCTION', 'RESTORE', redisDump), 'OK');
+  assert.equal(await db.call('FCALL', 'f', 0), 1);
+  assert.deepEqual(await callRaw(db, 'FUNCTION', 'DUMP'), redisDump);
+  await assert.rejects(db.call('FUNCTION', 'RESTORE', redisDump), new ReplyError('ERR Library mylib already exists'));
   await db.close();
 });
 
-test('FUNCTION FLUSH, SCRIPT FLUSH and RESTORE of nothing log nothing to the AOF', async () => {
+test('FUNCTION LOAD/DELETE/FLUSH/RESTORE propagate as themselves (FLUSH and RESTORE even when they change nothing, as Redis); SCRIPT FLUSH logs nothing', async () => {
   const db = await open();
   const log = recordPropagation(db);
+  const code = "#!lua name=l\nredis.register_function('f', function() return 1 end)";
   await db.call('FUNCTION', 'FLUSH');
   await db.call('SCRIPT', 'FLUSH', 'SYNC');
+  await db.call('FUNCTION', 'LOAD', code);
+  await assert.rejects(db.call('FUNCTION', 'LOAD', code), /already exists/);
+  await db.call('FUNCTION', 'DELETE', 'l');
   await db.call('FUNCTION', 'RESTORE', (await callRaw(db, 'FUNCTION', 'DUMP')) as Buffer);
   await db.call('SET', 'k', 'v');
-  assert.deepEqual(log, ['SET k v']);
+  assert.deepEqual(log.map((line) => line.split(' ').slice(0, 2).join(' ')), [
+    'FUNCTION FLUSH',
+    'FUNCTION LOAD',
+    'FUNCTION DELETE',
+    'FUNCTION RESTORE',
+    'SET k',
+  ]);
   await db.close();
 });
 

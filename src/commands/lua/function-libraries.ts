@@ -40,6 +40,113 @@ function toFlags(bits: number): ScriptFlags {
   };
 }
 
+/** C's isspace (sdssplitargs skips these between arguments). */
+function isSpace(c: number | undefined): boolean {
+  return c === 0x20 || (c !== undefined && c >= 0x09 && c <= 0x0d);
+}
+
+function hexDigit(c: number | undefined): number {
+  if (c === undefined) return -1;
+  if (c >= 0x30 && c <= 0x39) return c - 0x30;
+  if (c >= 0x61 && c <= 0x66) return c - 0x57;
+  if (c >= 0x41 && c <= 0x46) return c - 0x37;
+  return -1;
+}
+
+const ESCAPES: Record<number, number> = { 0x6e: 0x0a, 0x72: 0x0d, 0x74: 0x09, 0x62: 0x08, 0x61: 0x07 };
+
+/**
+ * Redis's sdssplitargs over a C string (it ends at the first NUL): words separated by spaces,
+ * "double quotes" with \xHH and \n-style escapes, 'single quotes'; null when a quote is not
+ * closed or a closing quote is followed by something other than a space.
+ */
+export function splitArgs(line: Buffer): Buffer[] | null {
+  const nul = line.indexOf(0);
+  const text = nul < 0 ? line : line.subarray(0, nul);
+  const at = (i: number): number | undefined => text[i];
+  const out: Buffer[] = [];
+  let p = 0;
+  for (;;) {
+    while (p < text.length && isSpace(at(p))) p++;
+    if (p >= text.length) return out;
+    const current: number[] = [];
+    let inq = false;
+    let insq = false;
+    for (let done = false; !done; ) {
+      const c = at(p);
+      if (inq) {
+        if (c === 0x5c && at(p + 1) === 0x78 && hexDigit(at(p + 2)) >= 0 && hexDigit(at(p + 3)) >= 0) {
+          current.push(hexDigit(at(p + 2)) * 16 + hexDigit(at(p + 3)));
+          p += 3;
+        } else if (c === 0x5c && at(p + 1) !== undefined) {
+          p++;
+          current.push(ESCAPES[at(p)!] ?? at(p)!);
+        } else if (c === 0x22) {
+          if (at(p + 1) !== undefined && !isSpace(at(p + 1))) return null;
+          done = true;
+        } else if (c === undefined) {
+          return null;
+        } else {
+          current.push(c);
+        }
+      } else if (insq) {
+        if (c === 0x5c && at(p + 1) === 0x27) {
+          p++;
+          current.push(0x27);
+        } else if (c === 0x27) {
+          if (at(p + 1) !== undefined && !isSpace(at(p + 1))) return null;
+          done = true;
+        } else if (c === undefined) {
+          return null;
+        } else {
+          current.push(c);
+        }
+      } else if (c === undefined || c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) {
+        done = true;
+      } else if (c === 0x22) {
+        inq = true;
+      } else if (c === 0x27) {
+        insq = true;
+      } else {
+        current.push(c);
+      }
+      if (c !== undefined) p++;
+    }
+    out.push(Buffer.from(current));
+  }
+}
+
+/** A library's metadata (functionExtractLibMetaData): its engine, its name, the code after the shebang. */
+export interface LibraryMetadata {
+  engine: string;
+  name: string;
+  /** From the shebang's line feed on: line numbers stay the user's. */
+  code: Buffer;
+}
+
+export function libraryMetadata(payload: Buffer): LibraryMetadata {
+  if (payload.length < 2 || payload[0] !== 0x23 || payload[1] !== 0x21) fail(Errors.metadataMissing);
+  // strchr on the C string: a NUL before the line feed ends the search.
+  const newline = payload.indexOf(0x0a);
+  const nul = payload.indexOf(0);
+  if (newline < 0 || (nul >= 0 && nul < newline)) fail(Errors.metadataInvalid);
+  const parts = splitArgs(payload.subarray(0, newline));
+  if (parts === null || parts.length === 0) fail(Errors.metadataInvalid);
+  const engine = parts[0]!.subarray(2).toString('latin1');
+  let name: string | undefined;
+  for (const part of parts.slice(1)) {
+    if (part.subarray(0, 5).toString('latin1').toLowerCase() !== 'name=') fail(Errors.metadataValue(part.toString('utf8')));
+    if (name !== undefined) fail(Errors.metadataNameTwice);
+    name = part.subarray(5).toString('latin1');
+  }
+  if (name === undefined) fail(Errors.libraryNameNotGiven);
+  return { engine, name, code: payload.subarray(newline) };
+}
+
+/**
+ * A set of libraries and their functions (Redis's functionsLibCtx): the instance's current one,
+ * or one built aside (FUNCTION RESTORE, an RDB file) and then joined or swapped in.
+ */
 export class FunctionLibraries {
   readonly libraries = new Map<string, Library>();
   /** By lower-case name. */
@@ -47,11 +154,30 @@ export class FunctionLibraries {
 
   constructor(private readonly scripts: ScriptEngine) {}
 
-  /** FUNCTION LOAD after the metadata checks: `code` is the body after the shebang line. */
-  load(name: string, source: Buffer, code: Buffer, replace: boolean): string {
+  /** An empty set on the same interpreter. */
+  fresh(): FunctionLibraries {
+    return new FunctionLibraries(this.scripts);
+  }
+
+  /**
+   * functionsCreateWithLibraryCtx: the metadata checks, then the library's code runs once and
+   * registers its functions. `timeout` false when loading from a file or for a client that must
+   * be obeyed (Redis's timeout 0). Returns the library's name; fails with Redis's error.
+   */
+  create(payload: Buffer, replace: boolean, timeout = true): string {
+    const md = libraryMetadata(payload);
+    if (!/^[A-Za-z0-9_]+$/.test(md.name)) fail(Errors.libraryNameInvalid);
+    if (md.engine.toLowerCase() !== 'lua') {
+      fail(Errors.engineNotFound(Buffer.from(md.engine, 'latin1').toString('utf8')));
+    }
+    return this.load(md.name, payload, md.code, replace, timeout);
+  }
+
+  /** The library's code runs and registers its functions: `code` is the body after the shebang line. */
+  private load(name: string, source: Buffer, code: Buffer, replace: boolean, timeout: boolean): string {
     const old = this.libraries.get(name);
     if (old !== undefined && !replace) fail(Errors.libraryExists(name));
-    const loaded = this.scripts.loadLibrary(code);
+    const loaded = this.scripts.loadLibrary(code, timeout);
     if (typeof loaded === 'string') fail(loaded);
     const vm = this.scripts.functionsVm;
     const drop = (fns: readonly RegisteredFunction[]): void => fns.forEach((f) => vm.unref(f.ref));
@@ -75,20 +201,74 @@ export class FunctionLibraries {
         library,
       };
       library.functions.push(fn);
-      this.functions.set(f.name.toLowerCase(), fn);
     }
-    this.libraries.set(name, library);
+    this.link(library);
     return name;
+  }
+
+  /** libraryLink: the library and its functions become visible. */
+  private link(library: Library): void {
+    for (const fn of library.functions) this.functions.set(fn.name.toLowerCase(), fn);
+    this.libraries.set(library.name, library);
+  }
+
+  /** libraryUnlink: forgets the library without releasing its functions. */
+  private unlink(library: Library): void {
+    for (const fn of library.functions) this.functions.delete(fn.name.toLowerCase());
+    this.libraries.delete(library.name);
+  }
+
+  /**
+   * libraryJoin (FUNCTION RESTORE APPEND / REPLACE): moves `src`'s libraries in. A library of
+   * the same name fails the join, or is replaced with `replace`; a function of the same name in
+   * another library fails it. On failure nothing changes here and `src` keeps its libraries.
+   */
+  join(src: FunctionLibraries, replace: boolean): void {
+    const replaced: Library[] = [];
+    const restore = (): void => replaced.forEach((old) => this.link(old));
+    for (const library of src.libraries.values()) {
+      const old = this.libraries.get(library.name);
+      if (old === undefined) continue;
+      if (!replace) {
+        restore();
+        fail(Errors.libraryExistsUnquoted(library.name));
+      }
+      this.unlink(old);
+      replaced.push(old);
+    }
+    for (const fn of src.functions.values()) {
+      if (this.functions.has(fn.name.toLowerCase())) {
+        restore();
+        fail(Errors.functionExists(fn.name));
+      }
+    }
+    for (const library of [...src.libraries.values()]) {
+      src.unlink(library);
+      this.link(library);
+    }
+    const vm = this.scripts.functionsVm;
+    for (const old of replaced) for (const fn of old.functions) vm.unref(fn.ref);
+  }
+
+  /** functionsLibCtxSwapWithCurrent: this set's libraries become `src`'s, the old ones released. */
+  replaceWith(src: FunctionLibraries): void {
+    this.flush();
+    for (const library of [...src.libraries.values()]) {
+      src.unlink(library);
+      this.link(library);
+    }
+  }
+
+  /** Each library's code (with its shebang), as FUNCTION DUMP and the RDB file hold them. */
+  codes(): Buffer[] {
+    return [...this.libraries.values()].map((library) => library.code);
   }
 
   /** Forgets a library and its functions. */
   remove(library: Library): void {
+    this.unlink(library);
     const vm = this.scripts.functionsVm;
-    for (const fn of library.functions) {
-      this.functions.delete(fn.name.toLowerCase());
-      vm.unref(fn.ref);
-    }
-    this.libraries.delete(library.name);
+    for (const fn of library.functions) vm.unref(fn.ref);
   }
 
   flush(): void {

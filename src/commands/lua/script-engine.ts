@@ -195,10 +195,13 @@ export class ScriptEngine {
     return this.functionsInstance;
   }
 
-  /** Runs FUNCTION LOAD's code with Redis's 500 ms load timeout. */
-  loadLibrary(code: Buffer): RegisteredFunction[] | string {
+  /**
+   * Runs a library's code with Redis's 500 ms load timeout, or none (`timeout` false) as Redis
+   * loads libraries from an RDB file or for a client it must obey.
+   */
+  loadLibrary(code: Buffer, timeout = true): RegisteredFunction[] | string {
     const vm = this.functionsVm;
-    this.loadDeadline = performance.now() + LOAD_TIMEOUT_MS;
+    this.loadDeadline = timeout ? performance.now() + LOAD_TIMEOUT_MS : 0;
     try {
       return vm.load(code, true);
     } finally {
