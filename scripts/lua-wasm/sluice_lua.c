@@ -1165,10 +1165,11 @@ static int loading = 0;
 
 static const char *FLAG_NAMES[] = {"no-writes", "allow-oom", "allow-stale", "no-cluster", "allow-cross-slot-keys", NULL};
 
-static int valid_name(const char *name) {
-    if (*name == 0) return 0;
-    for (const char *c = name; *c; c++) {
-        if (!isalnum((unsigned char)*c) && *c != '_') return 0;
+/* functionsVerifyName over the whole Lua string: an embedded NUL makes the name invalid. */
+static int valid_name(const char *name, size_t len) {
+    if (len == 0) return 0;
+    for (size_t i = 0; i < len; i++) {
+        if (!isalnum((unsigned char)name[i]) && name[i] != '_') return 0;
     }
     return 1;
 }
@@ -1209,7 +1210,7 @@ static int redis_register_function(lua_State *lua) {
     }
     int argc = lua_gettop(lua);
     char *name = NULL, *desc = NULL;
-    size_t desc_len = 0;
+    size_t desc_len = 0, name_len = 0;
     int ref = LUA_NOREF, flags = 0;
     if (argc < 1 || argc > 2) return register_fail(lua, name, desc, ref, "wrong number of arguments to redis.register_function");
     if (argc == 1) {
@@ -1225,7 +1226,7 @@ static int redis_register_function(lua_State *lua) {
                 if (!lua_isstring(lua, -1))
                     return register_fail(lua, name, desc, ref, "function_name argument given to redis.register_function must be a string");
                 free(name);
-                name = dup_string(lua, -1, NULL);
+                name = dup_string(lua, -1, &name_len);
             } else if (!strcasecmp(key, "description")) {
                 if (!lua_isstring(lua, -1))
                     return register_fail(lua, name, desc, ref, "description argument given to redis.register_function must be a string");
@@ -1269,12 +1270,12 @@ static int redis_register_function(lua_State *lua) {
         if (ref == LUA_NOREF) return register_fail(lua, name, desc, ref, "redis.register_function must get a callback argument");
     } else {
         if (!lua_isstring(lua, 1)) return register_fail(lua, name, desc, ref, "first argument to redis.register_function must be a string");
-        name = dup_string(lua, 1, NULL);
+        name = dup_string(lua, 1, &name_len);
         if (!lua_isfunction(lua, 2))
             return register_fail(lua, name, desc, ref, "second argument to redis.register_function must be a function");
         ref = luaL_ref(lua, LUA_REGISTRYINDEX);
     }
-    if (!valid_name(name))
+    if (!valid_name(name, name_len))
         return register_fail(lua, name, desc, ref,
                              "Library names can only contain letters, numbers, or underscores(_) and must be at least one character long");
     for (int i = 0; i < pending_count; i++) {

@@ -193,3 +193,16 @@ test('a script that has not written is stopped after busy-reply-threshold, and t
   assert.equal(await db.call('EVAL', 'return 7', 0), 7);
   await db.close();
 });
+
+test('FUNCTION LOAD: a function name with a NUL is invalid, a quoted library name is unquoted (sdssplitargs)', async () => {
+  const db = await open();
+  await assert.rejects(
+    db.call('FUNCTION', 'LOAD', "#!lua name=lib2\nredis.register_function('test\\0test', function() return 1 end)"),
+    // redis-server 7.0.15's text, the register error wrapped as it is.
+    new ReplyError('ERR Error registering functions: ERR Library names can only contain letters, numbers, or underscores(_) and must be at least one character long'),
+  );
+  assert.equal(await db.call('FUNCTION', 'LOAD', '#!lua name="foo"\nredis.register_function(\'foo\', function() return 1 end)'), 'foo');
+  await assert.rejects(db.call('FUNCTION', 'LOAD', '#!lua name="foo\nreturn 1'), new ReplyError('ERR Invalid library metadata'));
+  await assert.rejects(db.call('FUNCTION', 'LOAD', '#!lua name="foo"x\nreturn 1'), new ReplyError('ERR Invalid library metadata'));
+  await db.close();
+});
