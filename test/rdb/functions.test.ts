@@ -1,7 +1,7 @@
 // Function libraries between redis-server 7.0 and `sluice server`, and across sluice's own
 // persistence: FUNCTION DUMP payloads restore both ways (and are byte for byte redis-server's
 // with rdbcompression no); dump.rdb files with libraries load both ways; SAVE + restart, DEBUG
-// RELOAD, an AOF restart (FUNCTION LOAD/DELETE/FLUSH/RESTORE logged), BGREWRITEAOF (the
+// RELOAD, an AOF restart and DEBUG LOADAOF (FUNCTION LOAD/DELETE/FLUSH/RESTORE logged), BGREWRITEAOF (the
 // libraries at the head of the new base) and a full sync to a replica keep them.
 import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -220,9 +220,14 @@ test('with appendonly yes, FUNCTION LOAD/DELETE/FLUSH/RESTORE survive a restart,
     const base = readdirSync(join(dir, 'appendonlydir')).find((f) => f.includes('.base.'))!;
     const text = readFileSync(join(dir, 'appendonlydir', base), 'latin1');
     assert.ok(text.startsWith('*3\r\n$8\r\nFUNCTION\r\n$4\r\nLOAD\r\n'), 'FUNCTION LOAD before any SELECT, as rewriteFunctions');
-    await using(await startSluiceServer(args), async (s) => {
+    await using(await startSluiceServer([...args, '--enable-debug-command', 'yes']), async (s) => {
       await assertBoth(s);
       assert.equal(await s.get('k'), 'v');
+      // DEBUG LOADAOF empties the dataset and the libraries (emptyData), then replays the files.
+      await s.call('FUNCTION', 'DELETE', 'liba');
+      await s.call('FUNCTION', 'LOAD', "#!lua name=late\nredis.register_function('late', function() return 1 end)");
+      assert.equal(await s.call('DEBUG', 'LOADAOF'), 'OK');
+      assert.deepEqual(((await s.call('FUNCTION', 'LIST')) as unknown[][]).map((l) => l[1]).sort(), ['late', 'libb']);
     });
   });
 });
