@@ -1,7 +1,7 @@
-// The scripting commands of a server with no scripts and no function libraries, compared byte
-// for byte with redis-server 7.0. Where sluice deliberately differs (it has no Lua engine:
-// EVAL with a body, SCRIPT LOAD, FUNCTION LOAD of valid metadata, the engines of FUNCTION
-// STATS) the cases below stop short of those steps; test/commands/scripting.test.ts covers them.
+// The scripting commands compared byte for byte with redis-server 7.0: their errors with no
+// scripts or libraries, FUNCTION LOAD's metadata errors, FUNCTION LIST / STATS / DUMP of one
+// library (EVAL's scripts are in eval.cases.ts). Payloads to restore are binary and steps are
+// sent as UTF-8 text, so FUNCTION RESTORE of libraries is compared in test/rdb/functions.test.ts.
 import { cli } from './cli.js';
 import type { DiffCase } from './case-types.js';
 import type { Normaliser } from './normalize.js';
@@ -12,6 +12,8 @@ const statsShape: Normaliser = (frame) => {
   return [frame.type, c.length, ...c.slice(0, 3).map((x) => x.raw.toString('latin1')), c[3]?.type].join('|');
 };
 
+const LIB_ONE =
+  "#!lua name=one\nredis.register_function{function_name='f_one', description='the one', flags={'no-writes', 'allow-stale'}, callback=function(keys, args) return {keys[1], args[1]} end}\n";
 export const cases: DiffCase[] = [
   {
     name: 'FUNCTION FLUSH / LIST / DUMP / RESTORE / DELETE / KILL / HELP with no libraries',
@@ -42,6 +44,26 @@ export const cases: DiffCase[] = [
       FUNCTION
       FUNCTION STATS  => ${statsShape}
       FUNCTION STATS x
+    `,
+  },
+  {
+    // Steps are sent as UTF-8 text, so payloads (binary) are restored in test/rdb/functions.test.ts.
+    name: 'FUNCTION LIST / STATS / DUMP with one library (an uncompressed payload: rdbcompression no)',
+    steps: cli`
+      FUNCTION FLUSH
+      CONFIG SET rdbcompression no
+      FUNCTION LOAD ${LIB_ONE}
+      FUNCTION LIST
+      FUNCTION LIST WITHCODE
+      FUNCTION LIST LIBRARYNAME one*
+      FUNCTION LIST LIBRARYNAME other WITHCODE
+      FUNCTION LIST WITHCODE LIBRARYNAME ?ne
+      FUNCTION STATS
+      FUNCTION DUMP
+      FCALL_RO f_one 1 k a
+      FUNCTION DELETE one
+      FUNCTION DELETE one
+      CONFIG SET rdbcompression yes
     `,
   },
   {

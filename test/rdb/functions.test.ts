@@ -11,6 +11,7 @@ import { test } from 'node:test';
 import { Redis } from 'ioredis';
 import { startRedisServer, startSluiceServer, type Spawned } from '../support/processes.js';
 import { waitFor } from '../support/wait.js';
+import { crc64 } from '../../src/rdb/crc64.js';
 
 const LIB_A = "#!lua name=liba\nredis.register_function('fa', function(keys, args) return 'a:' .. (args[1] or '') end)\n";
 // Long enough for redis-server to LZF-compress it in payloads and files (rdbcompression yes).
@@ -132,6 +133,22 @@ test('FUNCTION RESTORE FLUSH / APPEND / REPLACE and their errors are redis-serve
       corrupt[3] = corrupt[3]! ^ 0xff;
       await step('FUNCTION', 'RESTORE', corrupt);
       await step('FUNCTION', 'RESTORE', both, 'FLUSH', 'x');
+      // Payloads of libraries that do not load: each entry's error, nothing changed.
+      const payload = (...codes: string[]): Buffer => {
+        const body = Buffer.concat([
+          ...codes.map((c) => Buffer.concat([Buffer.from([245, c.length]), Buffer.from(c)])),
+          Buffer.from([10, 0]),
+        ]);
+        const crc = Buffer.alloc(8);
+        crc.writeBigUInt64LE(crc64(body));
+        return Buffer.concat([body, crc]);
+      };
+      await step('FUNCTION', 'RESTORE', payload('#!lua name=empty\nreturn 1'));
+      await step('FUNCTION', 'RESTORE', payload('#!lua name=bad-name\nreturn 1'), 'FLUSH');
+      await step('FUNCTION', 'RESTORE', payload('#!lua name=x\nredis.register_function("x1",function() end)', '#!lua name=x\nreturn 1'));
+      await step('FUNCTION', 'RESTORE', payload('#!lua name=y\nreturn +'));
+      await step('FUNCTION', 'RESTORE', payload('#!nosuch name=z\nreturn 1'));
+      await step('FUNCTION', 'RESTORE', Buffer.concat([Buffer.from([245, 60]), payload('#!lua name=z\nreturn 1').subarray(2)]));
       out.push(await libraries(c));
       return out;
     };
