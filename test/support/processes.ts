@@ -2,6 +2,9 @@
 // line that says it is ready, `sluice server` and redis-server, and stopping them.
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createServer, type AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
@@ -36,11 +39,13 @@ export interface Spawned {
 export interface SpawnOptions {
   /** Where the ready pattern is looked for: stdout only (default) or stdout and stderr. */
   readyOn?: 'stdout' | 'both';
+  /** The working directory (default: this process's). */
+  cwd?: string;
 }
 
 /** Spawns and resolves once the output matches `ready`; rejects if the process exits first. */
 export function spawnUntil(cmd: string, args: string[], ready: RegExp, options: SpawnOptions = {}): Promise<Spawned> {
-  const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(cmd, args, { cwd: options.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   const exitCode = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
@@ -105,9 +110,22 @@ export interface SluiceServer extends Spawned {
 
 /** `sluice server --port 0 [args...]`, once it prints "ready on host:port". */
 export async function startSluiceServer(args: string[] = []): Promise<SluiceServer> {
-  const spawned = await spawnUntil(process.execPath, [CLI_MAIN, 'server', '--port', '0', ...args], /ready on [^\s:]+:(\d+)\n/);
+  const spawned = await spawnUntil(process.execPath, [CLI_MAIN, 'server', '--port', '0', ...args], /ready on [^\s:]+:(\d+)\n/, { cwd: ownDirectory() });
   return { ...spawned, port: Number(spawned.match[1]) };
 }
+
+/**
+ * A fresh working directory for one server, removed when the test process ends: a server's
+ * default `dir` is its working directory, and a dump.rdb left there by another test (a SAVE, a
+ * SHUTDOWN) would otherwise be loaded by the next server started in the same place.
+ */
+function ownDirectory(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'sluice-server-'));
+  if (serverDirectories.length === 0) process.once('exit', () => serverDirectories.forEach((d) => rmSync(d, { recursive: true, force: true })));
+  serverDirectories.push(dir);
+  return dir;
+}
+const serverDirectories: string[] = [];
 
 export interface RedisServer extends Spawned {
   port: number;
@@ -120,7 +138,7 @@ export async function startRedisServer(args: string[] = [], binary = 'redis-serv
     binary,
     ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...args],
     /Ready to accept connections/,
-    { readyOn: 'both' },
+    { readyOn: 'both', cwd: ownDirectory() },
   );
   return { ...spawned, port };
 }
