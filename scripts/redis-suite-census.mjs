@@ -94,6 +94,7 @@ for (const unit of UNITS) {
     server = await startServer(port);
   } catch (err) {
     results.push({ unit, ok: 0, err: 0, exception: 1, end: 'no server', first: String(err.message).slice(0, 200) });
+    console.log(`${unit.padEnd(32)} the server did not start: ${String(err.message).slice(0, 110)}`);
     continue;
   }
   const started = Date.now();
