@@ -458,9 +458,14 @@ export class SocketConnection {
     return true;
   }
 
+  /**
+   * Closes after the replies written so far: once the kernel has them, the socket is closed
+   * whole, as Redis closes the fd (CLIENT_CLOSE_AFTER_REPLY). Ending only our side would leave
+   * a client that keeps writing (a protocol desync) writing for ever without an error.
+   */
   private end(): void {
     if (this.closed) return;
-    this.socket.end();
+    this.socket.end(() => this.socket.destroy());
   }
 
   /** Replies with the parser's error (Redis's text) and closes this connection only. */
