@@ -12,6 +12,7 @@ import { int64Arg, lower, parseInt64 } from './args.js';
 import { bitAt, bitOffset } from './bitmaps.js';
 import { command, type CommandSpec, type Context } from './types.js';
 import { lookupTyped } from './typed-lookup.js';
+import { rawString } from './object-encoding.js';
 
 type Overflow = 'wrap' | 'sat' | 'fail';
 
@@ -147,7 +148,7 @@ function bitfieldGeneric(readOnlyCommand: boolean) {
       if (grown || readField(buf, op.offset, op.bits, op.signed) !== old) changes++;
     }
     // As Redis: the string is created or grown even when every write failed (OVERFLOW FAIL).
-    ctx.db.set(key, buf, true);
+    ctx.db.set(key, rawString(buf), true);
     if (changes > 0) {
       ctx.modified(key);
       ctx.addDirty(changes - 1);

@@ -10,6 +10,7 @@ import { Errors } from '../resp/errors.js';
 import { int64Arg, isKeyword, lower, parseInt64 } from './args.js';
 import { command, type CommandSpec, type Context } from './types.js';
 import { lookupTyped } from './typed-lookup.js';
+import { rawString } from './object-encoding.js';
 
 /**
  * getBitOffsetFromArgument: a non-negative integer whose byte is within proto-max-bulk-len.
@@ -42,7 +43,7 @@ function setbit(ctx: Context, argv: Buffer[]): Reply {
   const old = current === undefined ? 0 : bitAt(current, offset);
   const grows = current === undefined || current.length < byte + 1;
   if (!grows && old === Number(on)) return old;
-  const next = Buffer.alloc(Math.max(current?.length ?? 0, byte + 1));
+  const next = rawString(Buffer.alloc(Math.max(current?.length ?? 0, byte + 1)));
   current?.copy(next);
   const mask = 1 << (7 - (offset & 7));
   next[byte] = on === 1n ? next[byte]! | mask : next[byte]! & ~mask;
@@ -168,7 +169,7 @@ function bitop(ctx: Context, argv: Buffer[]): Reply {
     }
     result[j] = out;
   }
-  ctx.db.set(target, result);
+  ctx.db.set(target, rawString(result));
   ctx.modified(target);
   ctx.notify(NOTIFY_STRING, 'set', target);
   return maxLen;

@@ -43,7 +43,20 @@ function intValue(value: Buffer): bigint | undefined {
   return isIntsetMember(text) ? BigInt(text) : undefined;
 }
 
+/**
+ * Strings a command wrote in place (APPEND, SETRANGE, SETBIT, BITFIELD) or built whole (BITOP):
+ * Redis holds those as raw sds strings, never re-encoded as int or embstr, whatever they hold.
+ */
+const rawStrings = new WeakSet<Buffer>();
+
+/** Marks a string value as Redis's raw encoding (see rawStrings); returns it. */
+export function rawString(value: Buffer): Buffer {
+  rawStrings.add(value);
+  return value;
+}
+
 function stringEncoding(value: Buffer): string {
+  if (rawStrings.has(value)) return 'raw';
   if (intValue(value) !== undefined) return 'int';
   return value.length <= EMBSTR_LIMIT ? 'embstr' : 'raw';
 }

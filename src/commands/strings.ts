@@ -13,6 +13,7 @@ import { canonicalIntNumber } from '../engine/canonical-int.js';
 import { command, type CommandSpec, type Context, inPlaceCommand } from './types.js';
 import { lookupTyped } from './typed-lookup.js';
 import { NOTIFY_GENERIC, NOTIFY_STRING } from './keyspace-events.js';
+import { rawString } from './object-encoding.js';
 
 const INT64_MAX = 9223372036854775807n;
 const INT64_MIN = -9223372036854775808n;
@@ -291,7 +292,7 @@ function append(ctx: Context, argv: Buffer[]): Reply {
     return argv[2]!.length;
   }
   checkStringLength(current.length + argv[2]!.length);
-  const next = Buffer.concat([current, argv[2]!]);
+  const next = rawString(Buffer.concat([current, argv[2]!]));
   ctx.db.set(key, next, true);
   ctx.modified(key);
   ctx.notify(NOTIFY_STRING, 'append', key);
@@ -329,7 +330,7 @@ function setrange(ctx: Context, argv: Buffer[]): Reply {
   checkStringLength(Number(offset) + patch.length);
   const off = Number(offset);
   const base = current ?? Buffer.alloc(0);
-  const next = Buffer.alloc(Math.max(base.length, off + patch.length));
+  const next = rawString(Buffer.alloc(Math.max(base.length, off + patch.length)));
   base.copy(next);
   patch.copy(next, off);
   ctx.db.set(key, next, true);
