@@ -11,14 +11,12 @@ import {
   countRegisters,
   decodeSparse,
   denseRegisters,
-  emptyHll,
   HLL_DENSE,
   HLL_REGISTERS,
-  invalidateCache,
+  HllWriter,
   isHll,
   mergeInto,
   patLen,
-  setRegister,
   toDense,
   withCachedCardinality,
 } from '../engine/hyperloglog.js';
@@ -41,28 +39,24 @@ function maxSparseBytes(ctx: Context): number {
 
 function pfadd(ctx: Context, argv: Buffer[]): Reply {
   const key = keyOf(argv[1]!);
-  let hll = lookupHll(ctx, key);
-  let updated = 0;
-  if (hll === undefined) {
-    hll = emptyHll();
-    updated++;
-  }
+  const stored = lookupHll(ctx, key);
+  const hll = stored === undefined ? HllWriter.empty() : new HllWriter(stored);
+  let updated = stored === undefined ? 1 : 0;
   const limit = maxSparseBytes(ctx);
   for (let j = 2; j < argv.length; j++) {
     const { index, count: runLength } = patLen(argv[j]!);
-    const result = setRegister(hll, index, runLength, limit);
-    if (result === null) fail(Errors.corruptHll);
-    if (result.changed) {
-      hll = result.hll;
-      updated++;
+    const result = hll.set(index, runLength, limit);
+    if (result === -1) {
+      // Redis changes the string in place: the registers set before the corrupt part stay set
+      // (not propagated, as nothing was counted dirty).
+      if (hll.changed) ctx.db.set(key, hll.value(), true);
+      fail(Errors.corruptHll);
     }
+    updated += result;
   }
   if (updated === 0) return 0;
-  if (hll[15]! < 0x80) {
-    hll = Buffer.from(hll);
-    invalidateCache(hll);
-  }
-  ctx.db.set(key, hll, true);
+  hll.invalidateCache();
+  ctx.db.set(key, hll.value(), true);
   ctx.modified(key);
   ctx.addDirty(updated - 1);
   ctx.notify(NOTIFY_STRING, 'pfadd', key);
@@ -101,21 +95,14 @@ function pfmerge(ctx: Context, argv: Buffer[]): Reply {
     if (!mergeInto(max, hll)) fail(Errors.corruptHll);
   }
   const key = keyOf(argv[1]!);
-  let target: Buffer = lookupTyped(ctx.db, key, 'string') ?? emptyHll();
-  if (useDense) {
-    const dense = toDense(target);
-    if (dense === null) fail(Errors.corruptHll);
-    target = dense;
-  }
+  const stored = lookupTyped(ctx.db, key, 'string');
+  const target = stored === undefined ? HllWriter.empty() : new HllWriter(stored);
+  if (useDense && !target.toDense()) fail(Errors.corruptHll);
   const limit = maxSparseBytes(ctx);
-  for (let j = 0; j < HLL_REGISTERS; j++) {
-    if (max[j] === 0) continue;
-    const result = setRegister(target, j, max[j]!, limit);
-    if (result !== null) target = result.hll;
-  }
-  target = Buffer.from(target);
-  invalidateCache(target);
-  ctx.db.set(key, target, true);
+  // Errors are not checked, as Redis's: the target was one of the HLLs merged above.
+  for (let j = 0; j < HLL_REGISTERS; j++) if (max[j] !== 0) target.set(j, max[j]!, limit);
+  target.invalidateCache();
+  ctx.db.set(key, target.value(), true);
   ctx.modified(key);
   // Redis's PFMERGE event is a PFADD's ("a mass-add of elements").
   ctx.notify(NOTIFY_STRING, 'pfadd', key);

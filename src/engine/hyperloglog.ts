@@ -4,7 +4,7 @@
 // sparse (ZERO / XZERO / VAL run-length opcodes). Elements are hashed with MurmurHash64A (seed
 // 0xadc83b19) and the cardinality is Ertl's estimator Redis uses, so a sluice server and a
 // redis-server give the same counts and the same bytes for GET / DUMP of an HLL.
-// The functions work on copies: a stored string is never changed in place (a reply may hold it).
+// A stored string is never changed in place (a reply may hold it): HllWriter changes a copy.
 import { Buffer } from 'node:buffer';
 
 export const HLL_P = 14;
@@ -84,13 +84,6 @@ function denseSetRegister(regs: Buffer, at: number, index: number, value: number
   if (byte + 1 < regs.length) regs[byte + 1] = (regs[byte + 1]! & ~(HLL_REGISTER_MAX >> fb8)) | (value >> fb8);
 }
 
-/** hllDenseSet: true when the register grew. */
-function denseSet(hll: Buffer, index: number, count: number): boolean {
-  if (count <= denseGet(hll, HLL_HDR_SIZE, index)) return false;
-  denseSetRegister(hll, HLL_HDR_SIZE, index, count);
-  return true;
-}
-
 // --- sparse opcodes ----------------------------------------------------------------------------
 
 const isZero = (b: number): boolean => (b & 0xc0) === 0;
@@ -154,117 +147,203 @@ export function toDense(hll: Buffer): Buffer | null {
   return ok ? dense : null;
 }
 
-export type SetResult = { hll: Buffer; changed: boolean } | null;
+/** Scratch for the opcodes replacing a split one (at most five bytes: XZERO VAL XZERO). */
+const seq = new Uint8Array(5);
 
 /**
- * hllSparseSet: sets register `index` to `count` if larger, splitting the run that holds it
- * into at most five opcodes and merging equal neighbouring VAL opcodes, exactly as Redis does,
- * or promoting to dense (a value over 32, or growing past `maxSparseBytes`). Null: corrupt.
+ * The HLL one command changes (PFADD, PFMERGE), set register by register as Redis's
+ * hllSparseSet / hllDenseSet do. The stored string is never changed in place (a reply may still
+ * hold it): the first change copies it into a buffer of this writer's own, with spare room so
+ * the sparse form grows in place, as Redis's sdsMakeRoomFor. Past the length the buffer keeps
+ * the zero byte an sds string ends with, since Redis reads it for an XZERO cut short by the end.
  */
-function sparseSet(hll: Buffer, index: number, count: number, maxSparseBytes: number): SetResult {
-  if (count > SPARSE_VAL_MAX_VALUE) return promote(hll, index, count);
-  const ops = [...hll.subarray(HLL_HDR_SIZE)];
-  let first = 0;
-  let span = 0;
-  let p = 0;
-  let prev = -1;
-  while (p < ops.length) {
-    const b = ops[p]!;
-    let oplen = 1;
-    if (isZero(b)) span = zeroLen(b);
-    else if (b & 0x80) span = valLen(b);
-    else {
-      span = xzeroLen(b, ops[p + 1] ?? 0);
-      oplen = 2;
+export class HllWriter {
+  private buf: Buffer;
+  private len: number;
+  /** Whether `buf` is this writer's own (else it is the stored string, or was handed out). */
+  private owned: boolean;
+  /** Whether a register was set (or the form promoted) since the writer was made. */
+  changed = false;
+
+  constructor(stored: Buffer) {
+    this.buf = stored;
+    this.len = stored.length;
+    this.owned = false;
+  }
+
+  /** createHLLObject: a new, empty (sparse) HLL. */
+  static empty(): HllWriter {
+    const writer = new HllWriter(emptyHll());
+    writer.owned = true;
+    return writer;
+  }
+
+  get encoding(): number {
+    return this.buf[4]!;
+  }
+
+  /** hllSparseSet / hllDenseSet: 1 when register `index` grew to `count`, 0 when it was already as large, -1 when the sparse form is corrupt. */
+  set(index: number, count: number, maxSparseBytes: number): 1 | 0 | -1 {
+    if (this.buf[4] !== HLL_DENSE) return this.sparseSet(index, count, maxSparseBytes);
+    if (count <= denseGet(this.buf, HLL_HDR_SIZE, index)) return 0;
+    this.own(0);
+    denseSetRegister(this.buf, HLL_HDR_SIZE, index, count);
+    this.changed = true;
+    return 1;
+  }
+
+  /** hllSparseToDense in place; false when the sparse form is corrupt. */
+  toDense(): boolean {
+    if (this.buf[4] === HLL_DENSE) return true;
+    const dense = toDense(this.buf.subarray(0, this.len));
+    if (dense === null) return false;
+    this.buf = dense;
+    this.len = dense.length;
+    this.owned = true;
+    return true;
+  }
+
+  invalidateCache(): void {
+    if (this.buf[15]! & 0x80) return;
+    this.own(0);
+    invalidateCache(this.buf);
+  }
+
+  /** The bytes to store: the stored string itself when unchanged, else exactly `len` bytes, no longer this writer's. */
+  value(): Buffer {
+    if (!this.owned) return this.buf;
+    this.owned = false;
+    if (this.buf.length !== this.len) this.buf = Buffer.from(this.buf.subarray(0, this.len));
+    return this.buf;
+  }
+
+  /** Makes `buf` this writer's own with room for `extra` more bytes and the ending zero byte. */
+  private own(extra: number): void {
+    // A dense HLL never grows: its copy is exact (denseSetRegister stops at the buffer's end).
+    const dense = this.buf[4] === HLL_DENSE;
+    const need = dense ? this.len : this.len + extra + 1;
+    if (this.owned && this.buf.length >= need) return;
+    const capacity = dense ? need : Math.max(need, 2 * this.len);
+    const grown = Buffer.alloc(capacity);
+    this.buf.copy(grown, 0, 0, this.len);
+    this.buf = grown;
+    this.owned = true;
+  }
+
+  private sparseSet(index: number, count: number, maxSparseBytes: number): 1 | 0 | -1 {
+    if (count > SPARSE_VAL_MAX_VALUE) return this.promote(index, count);
+    // Step 1: the opcode covering the register, the one before it, the first register it covers.
+    let buf = this.buf;
+    let end = this.len;
+    let first = 0;
+    let span = 0;
+    let p = HLL_HDR_SIZE;
+    let prev = -1;
+    while (p < end) {
+      const b = buf[p]!;
+      let oplen = 1;
+      if ((b & 0xc0) === 0) span = (b & 0x3f) + 1;
+      else if (b & 0x80) span = (b & 0x3) + 1;
+      else {
+        span = xzeroLen(b, buf[p + 1] ?? 0);
+        oplen = 2;
+      }
+      if (index <= first + span - 1) break;
+      prev = p;
+      p += oplen;
+      first += span;
     }
-    if (index <= first + span - 1) break;
-    prev = p;
-    p += oplen;
-    first += span;
-  }
-  if (span === 0 || p >= ops.length) return null;
-  const b = ops[p]!;
-  const isX = isXzero(b);
-  const isZ = isZero(b);
-  const runlen = isZ ? zeroLen(b) : isX ? xzeroLen(b, ops[p + 1]!) : valLen(b);
-  let updatedInPlace = false;
-  if (!isZ && !isX) {
-    if (valValue(b) >= count) return { hll, changed: false };
-    if (runlen === 1) {
-      ops[p] = valOp(count, 1);
-      updatedInPlace = true;
-    }
-  }
-  if (isZ && runlen === 1) {
-    ops[p] = valOp(count, 1);
-    updatedInPlace = true;
-  }
-  if (!updatedInPlace) {
-    const seq: number[] = [];
-    const last = first + span - 1;
-    const zeros = (len: number): number[] => (len > SPARSE_ZERO_MAX_LEN ? xzeroOps(len) : [len - 1]);
-    if (isZ || isX) {
-      if (index !== first) seq.push(...zeros(index - first));
-      seq.push(valOp(count, 1));
-      if (index !== last) seq.push(...zeros(last - index));
+    if (span === 0 || p >= end) return -1;
+    const b = buf[p]!;
+    const isX = isXzero(b);
+    const isZ = isZero(b);
+    const runlen = isZ ? zeroLen(b) : isX ? xzeroLen(b, buf[p + 1] ?? 0) : valLen(b);
+    // Step 2: a VAL as large already; a run of one register rewritten where it stands.
+    let inPlace = false;
+    if (!isZ && !isX) {
+      if (valValue(b) >= count) return 0;
+      inPlace = runlen === 1;
+    } else if (isZ && runlen === 1) inPlace = true;
+    if (inPlace) {
+      this.own(0);
+      buf = this.buf;
+      buf[p] = valOp(count, 1);
     } else {
-      const cur = valValue(b);
-      if (index !== first) seq.push(valOp(cur, index - first));
-      seq.push(valOp(count, 1));
-      if (index !== last) seq.push(valOp(cur, last - index));
+      // The general case: the run split into at most five bytes around the register.
+      let n = 0;
+      const last = first + span - 1;
+      if (isZ || isX) {
+        if (index !== first) n = putZeros(n, index - first);
+        seq[n++] = valOp(count, 1);
+        if (index !== last) n = putZeros(n, last - index);
+      } else {
+        const cur = valValue(b);
+        if (index !== first) seq[n++] = valOp(cur, index - first);
+        seq[n++] = valOp(count, 1);
+        if (index !== last) seq[n++] = valOp(cur, last - index);
+      }
+      // Step 3: the new sequence replaces the old opcode, what follows moved along.
+      const oldLen = isX ? 2 : 1;
+      const delta = n - oldLen;
+      if (delta > 0 && end + delta > maxSparseBytes) return this.promote(index, count);
+      this.own(3);
+      buf = this.buf;
+      const next = p + oldLen;
+      if (delta !== 0 && next < end) buf.copyWithin(next + delta, next, end);
+      end += delta;
+      buf[end] = 0;
+      for (let i = 0; i < n; i++) buf[p + i] = seq[i]!;
     }
-    const oldLen = isX ? 2 : 1;
-    const delta = seq.length - oldLen;
-    if (delta > 0 && HLL_HDR_SIZE + ops.length + delta > maxSparseBytes) return promote(hll, index, count);
-    ops.splice(p, oldLen, ...seq);
-  }
-  // Merge adjacent VAL opcodes of the same value, scanning up to five opcodes from the previous one.
-  let q = prev >= 0 ? prev : 0;
-  let scan = 5;
-  while (q < ops.length && scan-- > 0) {
-    const op = ops[q]!;
-    if (isXzero(op)) {
-      q += 2;
-      continue;
-    }
-    if (isZero(op)) {
-      q++;
-      continue;
-    }
-    const next = ops[q + 1];
-    if (next !== undefined && next & 0x80 && valValue(op) === valValue(next)) {
-      const len = valLen(op) + valLen(next);
-      if (len <= SPARSE_VAL_MAX_LEN) {
-        ops[q + 1] = valOp(valValue(op), len);
-        ops.splice(q, 1);
+    // Step 4: merge neighbouring VAL opcodes of one value, up to five opcodes from the previous one.
+    let q = prev >= 0 ? prev : HLL_HDR_SIZE;
+    let scan = 5;
+    while (q < end && scan-- > 0) {
+      const op = buf[q]!;
+      if (isXzero(op)) {
+        q += 2;
         continue;
       }
+      if (isZero(op)) {
+        q++;
+        continue;
+      }
+      if (q + 1 < end) {
+        const nextOp = buf[q + 1]!;
+        if (nextOp & 0x80 && valValue(op) === valValue(nextOp)) {
+          const len = valLen(op) + valLen(nextOp);
+          if (len <= SPARSE_VAL_MAX_LEN) {
+            buf[q + 1] = valOp(valValue(op), len);
+            buf.copyWithin(q, q + 1, end);
+            end--;
+            buf[end] = 0;
+            continue;
+          }
+        }
+      }
+      q++;
     }
-    q++;
+    this.len = end;
+    invalidateCache(buf);
+    this.changed = true;
+    return 1;
   }
-  const out = Buffer.alloc(HLL_HDR_SIZE + ops.length);
-  hll.copy(out, 0, 0, HLL_HDR_SIZE);
-  Buffer.from(ops).copy(out, HLL_HDR_SIZE);
-  invalidateCache(out);
-  return { hll: out, changed: true };
+
+  /** A register too large for the sparse form, or a sparse form grown too long: dense from now on. */
+  private promote(index: number, count: number): 1 | -1 {
+    if (!this.toDense()) return -1;
+    denseSetRegister(this.buf, HLL_HDR_SIZE, index, count);
+    this.changed = true;
+    return 1;
+  }
 }
 
-function promote(hll: Buffer, index: number, count: number): SetResult {
-  const dense = toDense(hll);
-  if (dense === null) return null;
-  denseSet(dense, index, count);
-  return { hll: dense, changed: true };
-}
-
-/** hllSparseSet / hllDenseSet on a copy of `hll`. */
-export function setRegister(hll: Buffer, index: number, count: number, maxSparseBytes: number): SetResult {
-  if (hll[4] === HLL_DENSE) {
-    if (count <= denseGet(hll, HLL_HDR_SIZE, index)) return { hll, changed: false };
-    const copy = Buffer.from(hll);
-    denseSet(copy, index, count);
-    return { hll: copy, changed: true };
-  }
-  return sparseSet(hll, index, count, maxSparseBytes);
+/** A run of `len` zero registers into `seq` at `n`: ZERO up to 64, XZERO past. */
+function putZeros(n: number, len: number): number {
+  if (len > SPARSE_ZERO_MAX_LEN) {
+    seq[n++] = ((len - 1) >> 8) | 0x40;
+    seq[n++] = (len - 1) & 0xff;
+  } else seq[n++] = len - 1;
+  return n;
 }
 
 export function invalidateCache(hll: Buffer): void {

@@ -19,6 +19,28 @@ function randomAdds(seed: number): string[][] {
   return steps;
 }
 
+/**
+ * Redis's encoding fuzzer, replayable: an HLL of random size, one to three bytes changed by
+ * SETRANGE (header and opcodes alike; a position past the end pads with zero bytes), then
+ * PFCOUNT, PFADD and the bytes. A string argument is sent as UTF-8: a character of 0x80-0xff
+ * writes two bytes, both VAL opcodes.
+ */
+function corruptions(seed: number): string[][] {
+  const rng = new Rng(seed);
+  const steps: string[][] = [];
+  for (let i = 0; i < 25; i++) {
+    const n = rng.int(rng.chance(0.2) ? 2500 : 300);
+    steps.push(['DEL', 'h'], ['PFADD', 'h', ...Array.from({ length: n }, () => `r${rng.int(1e9)}`)]);
+    for (let k = 0; k === 0 || (k < 3 && rng.chance(0.5)); k++) {
+      const pos = rng.chance(0.1) ? rng.int(16) : 16 + rng.int(Math.max(4, Math.round(n * 1.3)));
+      steps.push(['SETRANGE', 'h', String(pos), String.fromCharCode(rng.int(256))]);
+    }
+    steps.push(['PFCOUNT', 'h'], ['PFADD', 'h', ...Array.from({ length: rng.int(20) }, () => `s${rng.int(1e9)}`)]);
+    steps.push(['GET', 'h'], ['PFCOUNT', 'h'], ['PFCOUNT', 'h', 'nokey']);
+  }
+  return steps;
+}
+
 export const cases: DiffCase[] = [
   {
     name: 'PFADD / PFCOUNT: counts, the sparse string, the cached count, errors',
@@ -105,6 +127,21 @@ export const cases: DiffCase[] = [
     ],
   },
   { name: 'random PFADD / PFCOUNT / PFMERGE', steps: randomAdds(21) },
+  {
+    // Redis sets registers in place: those set before PFADD reaches the corrupt part stay set.
+    name: 'PFADD into a sparse HLL cut short: the registers set before the error stay set',
+    steps: [
+      ['SET', 'cut', 'HYLL\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x5f\x7f'],
+      ['PFADD', 'cut', 'd', 'a'],
+      ['GET', 'cut'],
+      ['PFADD', 'cut', 'f', 'i', 'a'],
+      ['PFDEBUG', 'DECODE', 'cut'],
+      ['GET', 'cut'],
+      ['PFADD', 'cut', 'a'],
+      ['PFCOUNT', 'cut'],
+    ],
+  },
+  { name: 'corrupted HLLs (SETRANGE): PFCOUNT, PFADD and the bytes, as Redis detects errors', steps: corruptions(35) },
   {
     name: 'COMMAND INFO of the HyperLogLog commands',
     steps: ['pfadd', 'pfcount', 'pfmerge', 'pfdebug'].map((name) => ({ argv: ['COMMAND', 'INFO', name], mask: 'commandInfoHead' as const })),
