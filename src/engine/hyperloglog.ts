@@ -23,46 +23,91 @@ const SPARSE_XZERO_MAX_LEN = 16384;
 const ALPHA_INF = 0.72134752044448170368;
 
 // --- MurmurHash64A ----------------------------------------------------------------------------
+// In 32-bit halves (hi, lo): BigInt arithmetic made hashing most of a PFADD's time.
 
-const M = 0xc6a4a7935bd1e995n;
-const MASK64 = (1n << 64n) - 1n;
-const mul = (a: bigint, b: bigint): bigint => (a * b) & MASK64;
+const M_HI = 0xc6a4a793;
+const M_LO = 0x5bd1e995;
+/** The hash being computed, as two unsigned 32-bit halves; `mulM` multiplies into them. */
+let hHi = 0;
+let hLo = 0;
 
-export function murmurHash64A(data: Buffer, seed: number): bigint {
+/** (hi, lo) * M modulo 2^64 into (hHi, hLo): 16-bit limbs, so every product is exact in a double. */
+function mulM(hi: number, lo: number): void {
+  const a48 = hi >>> 16;
+  const a32 = hi & 0xffff;
+  const a16 = lo >>> 16;
+  const a00 = lo & 0xffff;
+  const b48 = M_HI >>> 16;
+  const b32 = M_HI & 0xffff;
+  const b16 = M_LO >>> 16;
+  const b00 = M_LO & 0xffff;
+  let c00 = a00 * b00;
+  let c16 = c00 >>> 16;
+  c00 &= 0xffff;
+  c16 += a16 * b00;
+  let c32 = c16 >>> 16;
+  c16 &= 0xffff;
+  c16 += a00 * b16;
+  c32 += c16 >>> 16;
+  c16 &= 0xffff;
+  c32 += a32 * b00;
+  let c48 = c32 >>> 16;
+  c32 &= 0xffff;
+  c32 += a16 * b16;
+  c48 += c32 >>> 16;
+  c32 &= 0xffff;
+  c32 += a00 * b32;
+  c48 += c32 >>> 16;
+  c32 &= 0xffff;
+  c48 += a48 * b00 + a32 * b16 + a16 * b32 + a00 * b48;
+  c48 &= 0xffff;
+  hHi = ((c48 << 16) | c32) >>> 0;
+  hLo = ((c16 << 16) | c00) >>> 0;
+}
+
+/** MurmurHash64A of `data` into (hHi, hLo), as Redis's (little endian reads). */
+function murmur(data: Buffer, seed: number): void {
   const len = data.length;
-  let h = (BigInt(seed) ^ mul(BigInt(len), M)) & MASK64;
+  mulM(0, len);
+  let h1 = hHi;
+  let h0 = (hLo ^ seed) >>> 0;
   const whole = len - (len & 7);
   for (let i = 0; i < whole; i += 8) {
-    let k = data.readBigUInt64LE(i);
-    k = mul(k, M);
-    k ^= k >> 47n;
-    k = mul(k, M);
-    h ^= k;
-    h = mul(h, M);
+    mulM(data.readUInt32LE(i + 4), data.readUInt32LE(i));
+    mulM(hHi, (hLo ^ (hHi >>> 15)) >>> 0);
+    mulM((h1 ^ hHi) >>> 0, (h0 ^ hLo) >>> 0);
+    h1 = hHi;
+    h0 = hLo;
   }
   const rest = len & 7;
   if (rest > 0) {
-    for (let i = rest - 1; i >= 0; i--) h ^= BigInt(data[whole + i]!) << BigInt(8 * i);
-    h = mul(h, M);
+    for (let i = rest - 1; i >= 0; i--) {
+      if (i >= 4) h1 = (h1 ^ (data[whole + i]! << (8 * (i - 4)))) >>> 0;
+      else h0 = (h0 ^ (data[whole + i]! << (8 * i))) >>> 0;
+    }
+    mulM(h1, h0);
+    h1 = hHi;
+    h0 = hLo;
   }
-  h ^= h >> 47n;
-  h = mul(h, M);
-  h ^= h >> 47n;
-  return h;
+  mulM(h1, (h0 ^ (h1 >>> 15)) >>> 0);
+  hLo = (hLo ^ (hHi >>> 15)) >>> 0;
+}
+
+export function murmurHash64A(data: Buffer, seed: number): bigint {
+  murmur(data, seed);
+  return (BigInt(hHi) << 32n) | BigInt(hLo);
 }
 
 /** hllPatLen: the register an element addresses and the run of zeros (plus one) it brings. */
 export function patLen(element: Buffer): { index: number; count: number } {
-  let hash = murmurHash64A(element, 0xadc83b19);
-  const index = Number(hash & BigInt(HLL_REGISTERS - 1));
-  hash >>= BigInt(HLL_P);
-  hash |= 1n << BigInt(HLL_Q);
-  let count = 1;
-  let bit = 1n;
-  while ((hash & bit) === 0n) {
-    count++;
-    bit <<= 1n;
-  }
+  murmur(element, 0xadc83b19);
+  const index = hLo & (HLL_REGISTERS - 1);
+  // The hash's bits past the index, with bit HLL_Q set so the run ends: its trailing zeros + 1.
+  const low = hLo >>> HLL_P;
+  let count: number;
+  if (low !== 0) count = 32 - Math.clz32(low & -low);
+  else if (hHi !== 0) count = 32 - HLL_P + 32 - Math.clz32(hHi & -hHi);
+  else count = HLL_Q + 1;
   return { index, count };
 }
 
@@ -82,6 +127,19 @@ function denseSetRegister(regs: Buffer, at: number, index: number, value: number
   const fb8 = 8 - fb;
   regs[byte] = (regs[byte]! & ~(HLL_REGISTER_MAX << fb)) | ((value << fb) & 0xff);
   if (byte + 1 < regs.length) regs[byte + 1] = (regs[byte + 1]! & ~(HLL_REGISTER_MAX >> fb8)) | (value >> fb8);
+}
+
+/** Every register of a dense HLL in order, four from each three bytes (as hllDenseRegHisto). */
+function forEachDense(hll: Buffer, visit: (index: number, value: number) => void): void {
+  for (let i = 0, p = HLL_HDR_SIZE; i < HLL_REGISTERS; i += 4, p += 3) {
+    const b0 = hll[p]!;
+    const b1 = hll[p + 1]!;
+    const b2 = hll[p + 2]!;
+    visit(i, b0 & 63);
+    visit(i + 1, ((b0 >> 6) | (b1 << 2)) & 63);
+    visit(i + 2, ((b1 >> 4) | (b2 << 4)) & 63);
+    visit(i + 3, b2 >> 2);
+  }
 }
 
 // --- sparse opcodes ----------------------------------------------------------------------------
@@ -370,10 +428,9 @@ export function isHll(value: Buffer): boolean {
 /** hllMerge: raises `max` (one byte per register) to `hll`'s registers; false when corrupt. */
 export function mergeInto(max: Uint8Array, hll: Buffer): boolean {
   if (hll[4] === HLL_DENSE) {
-    for (let i = 0; i < HLL_REGISTERS; i++) {
-      const v = denseGet(hll, HLL_HDR_SIZE, i);
+    forEachDense(hll, (i, v) => {
       if (v > max[i]!) max[i] = v;
-    }
+    });
     return true;
   }
   return forEachRun(hll, (first, len, value) => {
@@ -426,7 +483,7 @@ function estimate(histogram: number[]): bigint {
 export function count(hll: Buffer): bigint | null {
   const histogram = new Array<number>(64).fill(0);
   if (hll[4] === HLL_DENSE) {
-    for (let i = 0; i < HLL_REGISTERS; i++) histogram[denseGet(hll, HLL_HDR_SIZE, i)]!++;
+    forEachDense(hll, (_, v) => histogram[v]!++);
   } else {
     let idx = 0;
     let p = HLL_HDR_SIZE;
