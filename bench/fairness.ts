@@ -9,12 +9,11 @@
 //         (concurrency 50, no-op handler) runs them; CPU seconds of this process and the server
 //         per job. Reported: fair / plain (target: <= 1.2).
 // Usage: node dist/bench/fairness.js [--seconds 4] [--jobs 5000] [--concurrency 10] [--work 4] [--only redis,embedded,server]
-import { connect } from '../src/client/connect.js';
 import type { Connection } from '../src/client/connection.js';
 import { Producer } from '../src/broker/producer.js';
 import { Worker } from '../src/broker/worker.js';
 import { cpuSeconds } from './proc-stats.js';
-import { startRedis, startSluice, type StartedServer } from './servers.js';
+import { eachBackend } from './servers.js';
 
 function arg(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`);
@@ -114,30 +113,9 @@ async function measure(backend: string, conn: Connection, serverPid: number | nu
 
 async function main(): Promise<void> {
   const rows: Row[] = [];
-  const servers: StartedServer[] = [];
-  try {
-    if (ONLY.includes('redis')) {
-      const s = await startRedis();
-      servers.push(s);
-      const conn = await connect(`redis://127.0.0.1:${s.port}`);
-      rows.push(await measure('redis-server', conn, s.child.pid ?? null));
-      await conn.close();
-    }
-    if (ONLY.includes('embedded')) {
-      const conn = await connect('embedded:');
-      rows.push(await measure('embedded', conn, null));
-      await conn.close();
-    }
-    if (ONLY.includes('server')) {
-      const s = await startSluice();
-      servers.push(s);
-      const conn = await connect(`redis://127.0.0.1:${s.port}`);
-      rows.push(await measure('sluice server', conn, s.child.pid ?? null));
-      await conn.close();
-    }
-  } finally {
-    for (const s of servers) await s.stop();
-  }
+  await eachBackend(ONLY, async (backend, conn, serverPid) => {
+    rows.push(await measure(backend, conn, serverPid));
+  });
   console.log(`${QUIET_KEYS} quiet keys (a job each per ${QUIET_EVERY_MS} ms) + a flood key 100x as busy, ${SECONDS} s; worker concurrency ${CONCURRENCY}, ${WORK_MS} ms per job; cpu: ${JOBS} jobs`);
   console.log('backend        quiet p99 idle  with flood  ratio  flood jobs run   cpu/job plain  cpu/job fair  ratio');
   for (const r of rows) {

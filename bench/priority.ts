@@ -7,11 +7,10 @@
 //          handler) from start to the N-th 'completed'
 //
 // Usage: node dist/bench/priority.js [--jobs 20000] [--batch 100] [--concurrency 50] [--only redis,embedded,server]
-import { connect } from '../src/client/connect.js';
 import type { Connection } from '../src/client/connection.js';
 import { Producer } from '../src/broker/producer.js';
 import { Worker } from '../src/broker/worker.js';
-import { startRedis, startSluice, type StartedServer } from './servers.js';
+import { eachBackend } from './servers.js';
 
 function arg(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`);
@@ -68,30 +67,7 @@ async function both(backend: string, conn: Connection, rows: Row[]): Promise<voi
 
 async function main(): Promise<void> {
   const rows: Row[] = [];
-  const servers: StartedServer[] = [];
-  try {
-    if (ONLY.includes('redis')) {
-      const s = await startRedis();
-      servers.push(s);
-      const conn = await connect(`redis://127.0.0.1:${s.port}`);
-      await both('redis-server', conn, rows);
-      await conn.close();
-    }
-    if (ONLY.includes('embedded')) {
-      const conn = await connect('embedded:');
-      await both('embedded', conn, rows);
-      await conn.close();
-    }
-    if (ONLY.includes('server')) {
-      const s = await startSluice();
-      servers.push(s);
-      const conn = await connect(`redis://127.0.0.1:${s.port}`);
-      await both('sluice server', conn, rows);
-      await conn.close();
-    }
-  } finally {
-    for (const s of servers) await s.stop();
-  }
+  await eachBackend(ONLY, (backend, conn) => both(backend, conn, rows));
   console.log(`${JOBS} jobs, addMany batches of ${BATCH}, worker concurrency ${CONCURRENCY}`);
   console.log('backend        mode       adds/s   takes/s   adds ratio  takes ratio');
   for (const r of rows) {

@@ -21,6 +21,19 @@ const RUNS = 3;
 const PROCESSOR = new URL('./fixtures/noop-processor.js', import.meta.url);
 type Mode = 'in-process' | 'thread' | 'process';
 
+/** Seconds from the WARM-th 'completed' to the (WARM + N)-th; `onCompleted` subscribes to them. */
+function timed(onCompleted: (listener: () => void) => void): Promise<number> {
+  let started = 0;
+  let count = 0;
+  return new Promise((resolve) => {
+    onCompleted(() => {
+      count++;
+      if (count === WARM) started = performance.now();
+      if (count === WARM + N) resolve((performance.now() - started) / 1000);
+    });
+  });
+}
+
 async function once(conn: Connection, mode: Mode, run: number): Promise<number> {
   const stream = `bench-sandbox-${mode}-${run}-${process.pid}`;
   const producer = new Producer<number>(conn, { stream });
@@ -29,21 +42,12 @@ async function once(conn: Connection, mode: Mode, run: number): Promise<number> 
   const worker =
     mode === 'in-process' ? new Worker<number>(conn, options, () => undefined) : new Worker<number>(conn, { ...options, sandbox: { kind: mode } }, PROCESSOR);
   worker.on('error', (e) => console.error(e.message));
-  let started = 0;
-  let done!: () => void;
-  const finished = new Promise<void>((r) => (done = r));
-  let count = 0;
-  worker.on('completed', () => {
-    count++;
-    if (count === WARM) started = performance.now();
-    if (count === WARM + N) done();
-  });
+  const seconds = timed((listener) => worker.on('completed', listener));
   await worker.start();
-  await finished;
-  const seconds = (performance.now() - started) / 1000;
+  const rate = N / (await seconds);
   await worker.close();
   await conn.call('DEL', stream);
-  return N / seconds;
+  return rate;
 }
 
 /** BullMQ's Worker on the same redis-server, the same jobs, the same way. */
@@ -59,21 +63,11 @@ async function bullOnce(port: number, mode: Mode, run: number): Promise<number> 
       ? new BullWorker(name, async () => undefined, options)
       : new BullWorker(name, PROCESSOR, { ...options, useWorkerThreads: mode === 'thread' });
   worker.on('error', (e) => console.error(e.message));
-  let started = 0;
-  let done!: () => void;
-  const finished = new Promise<void>((r) => (done = r));
-  let count = 0;
-  worker.on('completed', () => {
-    count++;
-    if (count === WARM) started = performance.now();
-    if (count === WARM + N) done();
-  });
-  await finished;
-  const seconds = (performance.now() - started) / 1000;
+  const rate = N / (await timed((listener) => worker.on('completed', listener)));
   await worker.close();
   await queue.obliterate({ force: true });
   await queue.close();
-  return N / seconds;
+  return rate;
 }
 
 /** Issue 31's target: a sandboxed no-op job costs at most 3x an in-process one. */

@@ -3,6 +3,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import * as net from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { connect } from '../src/client/connect.js';
+import type { Connection } from '../src/client/connection.js';
 
 export interface StartedServer {
   child: ChildProcess;
@@ -130,6 +132,35 @@ export async function startRedis(extra: string[] = []): Promise<StartedServer> {
   return { child, port, stop: stopper(child) };
 }
 
+/**
+ * Runs `measure` on each backend of --only's names, in this order: redis-server ('redis'), the
+ * embedded engine ('embedded'), sluice server ('server'); each with a connection of its own
+ * and the server's pid (null in process). The servers stop once all are measured.
+ */
+export async function eachBackend(
+  only: readonly string[],
+  measure: (backend: string, conn: Connection, serverPid: number | null) => Promise<void>,
+): Promise<void> {
+  const servers: StartedServer[] = [];
+  try {
+    for (const name of ['redis', 'embedded', 'server'] as const) {
+      if (!only.includes(name)) continue;
+      let conn: Connection;
+      let pid: number | null = null;
+      if (name === 'embedded') conn = await connect('embedded:');
+      else {
+        const s = name === 'redis' ? await startRedis() : await startSluice();
+        servers.push(s);
+        conn = await connect(`redis://127.0.0.1:${s.port}`);
+        pid = s.child.pid ?? null;
+      }
+      await measure({ redis: 'redis-server', embedded: 'embedded', server: 'sluice server' }[name], conn, pid);
+      await conn.close();
+    }
+  } finally {
+    for (const s of servers) await s.stop();
+  }
+}
 
 /** The median of some measurements (the mean of the middle two for an even count). */
 export function median(values: number[]): number {

@@ -2,32 +2,19 @@
 // its stream's slot, so the mover's WATCH + MULTI (XADD, ZREM) never CROSSSLOTs; three workers
 // moving at once move each job once and handle none before its due time.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { delayedKey, serverTimeMs } from '../../src/broker/delayed.js';
 import { keySlot } from '../../src/broker/partition.js';
 import { Producer } from '../../src/broker/producer.js';
 import { Worker } from '../../src/broker/worker.js';
-import { connect } from '../../src/client/connect.js';
-import type { Connection } from '../../src/client/connection.js';
 import { waitFor } from '../support/wait.js';
-import { LocalCluster } from './local-cluster.js';
+import { useCluster } from './use-cluster.js';
 
-let cluster: LocalCluster;
-let conn: Connection;
-const workers: Worker[] = [];
-
-before(async () => {
-  cluster = await LocalCluster.start({ masters: 3, replicas: 0 });
-  conn = await connect(cluster.url);
-});
-
-after(async () => {
-  for (const w of workers) await w.close({ timeoutMs: 100 });
-  await conn?.close();
-  await cluster?.stop();
-});
+const shared = useCluster();
+const { workers } = shared;
 
 test('600 delayed jobs over 3 partitions, 3 workers: each moved and handled once, none early', async () => {
+  const { conn } = shared;
   const producer = new Producer(conn, { stream: 'reminders', partitions: 3 });
   for (const s of producer.streams) assert.equal(keySlot(delayedKey(s)), keySlot(s));
   const now = await serverTimeMs(conn);

@@ -3,30 +3,17 @@
 // levels; a flow whose streams are in different slots is refused at add() with a FlowSlotError
 // naming them (nothing written), instead of a CROSSSLOT from the server.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { FlowProducer, FlowSlotError } from '../../src/broker/flows/flow-producer.js';
 import { Queue } from '../../src/broker/queue.js';
 import { Worker } from '../../src/broker/worker.js';
-import { connect } from '../../src/client/connect.js';
-import type { Connection } from '../../src/client/connection.js';
-import { LocalCluster } from './local-cluster.js';
+import { useCluster } from './use-cluster.js';
 
-let cluster: LocalCluster;
-let conn: Connection;
-const workers: Worker[] = [];
-
-before(async () => {
-  cluster = await LocalCluster.start({ masters: 3, replicas: 0 });
-  conn = await connect(cluster.url);
-});
-
-after(async () => {
-  for (const w of workers) await w.close({ timeoutMs: 100 });
-  await conn?.close();
-  await cluster?.stop();
-});
+const shared = useCluster();
+const { workers } = shared;
 
 test('streams sharing a hash tag: the flow runs; streams in different slots: FlowSlotError at add, nothing written', async () => {
+  const { conn } = shared;
   const flows = new FlowProducer(conn);
   for (const stream of ['{shop}orders', '{shop}parts']) {
     const w = new Worker<string>(conn, { stream, group: 'g', blockMs: 200 }, async (job) => (job.payload === 'parent' || job.payload === 'mid' ? Object.keys(await job.getChildrenValues()).sort().join(',') : job.payload.toUpperCase()));

@@ -3,32 +3,19 @@
 // worker's WATCH + MULTI (XADD, ZREM, record) never CROSSSLOT; three workers over 3 partitions
 // handle each of 600 prioritized jobs once, and nothing is left in the sets.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { prioritizedKey } from '../../src/broker/jobs/priority.js';
 import { keySlot } from '../../src/broker/partition.js';
 import { Producer } from '../../src/broker/producer.js';
 import { Worker } from '../../src/broker/worker.js';
-import { connect } from '../../src/client/connect.js';
-import type { Connection } from '../../src/client/connection.js';
 import { waitFor } from '../support/wait.js';
-import { LocalCluster } from './local-cluster.js';
+import { useCluster } from './use-cluster.js';
 
-let cluster: LocalCluster;
-let conn: Connection;
-const workers: Worker[] = [];
-
-before(async () => {
-  cluster = await LocalCluster.start({ masters: 3, replicas: 0 });
-  conn = await connect(cluster.url);
-});
-
-after(async () => {
-  for (const w of workers) await w.close({ timeoutMs: 100 });
-  await conn?.close();
-  await cluster?.stop();
-});
+const shared = useCluster();
+const { workers } = shared;
 
 test('600 prioritized jobs over 3 partitions, 3 workers: each handled once, sets empty', async () => {
+  const { conn } = shared;
   const producer = new Producer(conn, { stream: 'renders', partitions: 3 });
   for (const s of [...producer.streams, 'renders']) {
     assert.equal(keySlot(prioritizedKey(s)), keySlot(s));
