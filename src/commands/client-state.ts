@@ -29,6 +29,22 @@ export class ClientSubscriptions {
   }
 }
 
+/** One client's tracking state (Redis's CLIENT_TRACKING_* flags; commands/tracking.ts); null on the client when off. */
+export class ClientTracking {
+  /** The client id invalidations go to (0: the client itself). */
+  redirect = 0;
+  bcast = false;
+  optin = false;
+  optout = false;
+  noloop = false;
+  /** CLIENT CACHING yes (OPTIN) or no (OPTOUT) given for the next command or transaction. */
+  caching = false;
+  /** The redirect client was gone when a message was due. */
+  brokenRedirect = false;
+  /** BCAST prefixes (latin1), in the order given. */
+  readonly prefixes = new Set<string>();
+}
+
 let nextClientId = 1;
 
 /** Per-connection state, shared by the TCP server and the embedded client. */
@@ -61,6 +77,8 @@ export class ClientState {
   /** CLIENT REPLY OFF / SKIP (see client-reply.ts). */
   replyOff = false;
   replySkip: 'none' | 'next' | 'current' = 'none';
+  /** CLIENT TRACKING's state while it is on (commands/tracking.ts), else null. */
+  tracking: ClientTracking | null = null;
   /** Set by MONITOR: the client receives every command others run. */
   monitor = false;
   /** The client Lua scripts' commands run as (Redis's CLIENT_SCRIPT): commands/lua/script-engine.ts. */

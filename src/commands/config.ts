@@ -182,6 +182,8 @@ const ENCODING_AND_LOG_PARAMS: ConfigParam[] = [
     },
   },
   { name: 'slowlog-max-len', defaultValue: '128', validate: strictInteger(0n, LONG_MAX), mutable: true },
+  // CLIENT TRACKING's table (tracking.ts): past it, keys are dropped and their clients told.
+  { name: 'tracking-table-max-keys', defaultValue: '1000000', validate: strictInteger(0n, LONG_MAX), mutable: true },
 ];
 DEFAULT_PARAMS.push(...ENCODING_AND_LOG_PARAMS);
 

@@ -1,6 +1,7 @@
 // Connection commands: PING, ECHO, HELLO, AUTH, SELECT, QUIT, RESET and CLIENT, as Redis 7.0
 // (plus CLIENT SETINFO from 7.2, which node-redis sends on connect).
 import { clientReply } from './client-reply.js';
+import { clientCaching, clientGetRedir, clientTracking, clientTrackingInfo } from './client-tracking.js';
 import { DATABASE_COUNT } from '../engine/keyspace.js';
 import { ErrorReply, MapReply, OK, PONG, type Reply, SimpleString, VerbatimReply, fail } from '../resp/reply.js';
 import { Errors } from '../resp/errors.js';
@@ -109,6 +110,7 @@ function reset(ctx: Context): Reply {
   client.multi = null;
   client.multiAborted = false;
   instance.unwatchAll(client);
+  instance.tracking.disable(client);
   client.db = 0;
   client.resp = 2;
   client.name = '';
@@ -134,6 +136,9 @@ function clientFlags(client: ClientState): string {
   if (client.subscriptions.active) flags += 'P';
   if (client.multi !== null) flags += 'x';
   if (client.blocked !== null) flags += 'b';
+  if (client.tracking !== null) flags += 't';
+  if (client.tracking?.brokenRedirect === true) flags += 'R';
+  if (client.tracking?.bcast === true) flags += 'B';
   if (client.dirtyCas) flags += 'd';
   if (client.closeAfterReply) flags += 'c';
   if (client.noEvict) flags += 'e';
@@ -169,7 +174,7 @@ export function clientInfoLine(client: ClientState, now: number, current?: strin
     `sub=${subs.channels.size} psub=${subs.patterns.size} ssub=${subs.shardChannels.size} ` +
     `multi=${client.multi === null ? -1 : client.multi.length} qbuf=${qbuf} qbuf-free=${qbufFree} argv-mem=0 ` +
     `multi-mem=0 rbs=0 rbp=0 obl=0 oll=0 omem=${omem} tot-mem=${qbuf + qbufFree + omem} events=r cmd=${cmd} user=default ` +
-    `redir=-1 resp=${client.resp} lib-name=${client.libName} lib-ver=${client.libVersion}`
+    `redir=${client.tracking?.redirect ?? -1} resp=${client.resp} lib-name=${client.libName} lib-ver=${client.libVersion}`
   );
 }
 
@@ -306,6 +311,10 @@ function clientSetInfo(ctx: Context, argv: Buffer[]): Reply {
 }
 
 const CLIENT_HELP = [
+  'CACHING (YES|NO)',
+  '    Enable/disable tracking of the keys for next command in OPTIN/OPTOUT modes.',
+  'GETREDIR',
+  '    Return the client ID we are redirecting to when tracking is enabled.',
   'GETNAME',
   '    Return the name of the current connection.',
   'ID',
@@ -342,6 +351,11 @@ const CLIENT_HELP = [
   '    Assign the name <name> to the current connection.',
   'UNBLOCK <clientid> [TIMEOUT|ERROR]',
   '    Unblock the specified blocked client.',
+  'TRACKING (ON|OFF) [REDIRECT <id>] [BCAST] [PREFIX <prefix> [...]]',
+  '         [OPTIN] [OPTOUT] [NOLOOP]',
+  '    Control server assisted client side caching.',
+  'TRACKINGINFO',
+  '    Report tracking status for the current connection.',
   'NO-EVICT (ON|OFF)',
   '    Protect current client connection from eviction.',
 ];
@@ -409,7 +423,10 @@ export const commands: CommandSpec[] = [
         return OK;
       }),
       clientSub('reply', 3, ['noscript', 'loading', 'stale'], clientReply),
-      clientSub('getredir', 2, ['noscript', 'loading', 'stale'], () => -1),
+      clientSub('tracking', -3, ['noscript', 'loading', 'stale'], clientTracking),
+      clientSub('caching', 3, ['noscript', 'loading', 'stale'], clientCaching),
+      clientSub('getredir', 2, ['noscript', 'loading', 'stale'], clientGetRedir),
+      clientSub('trackinginfo', 2, ['noscript', 'loading', 'stale'], clientTrackingInfo),
       clientSub('help', 2, ['loading', 'stale'], () => helpReply('CLIENT', CLIENT_HELP)),
     ],
     { summary: 'A container for client connection commands' },

@@ -179,7 +179,7 @@ function checkFlushArgs(argv: Buffer[]): void {
 
 function flushdb(ctx: Context, argv: Buffer[]): Reply {
   checkFlushArgs(argv);
-  ctx.instance.touchAllWatched(ctx.db.index);
+  ctx.instance.signalFlushedDb(ctx.db.index);
   const removed = ctx.db.size;
   ctx.db.clear();
   ctx.instance.blocked.dbFlushed(ctx.db.index);
@@ -191,7 +191,7 @@ function flushdb(ctx: Context, argv: Buffer[]): Reply {
 
 function flushall(ctx: Context, argv: Buffer[]): Reply {
   checkFlushArgs(argv);
-  ctx.instance.touchAllWatched(null);
+  ctx.instance.signalFlushedDb(null);
   let removed = 0;
   for (const db of ctx.instance.keyspace.dbs) {
     removed += db.size;

@@ -18,6 +18,7 @@ import type { ConfigFileControl } from './config-rewrite.js';
 import type { Stats } from './core/stats.js';
 import type { PubSubRegistry } from './pubsub-registry.js';
 import type { KeyspaceEvents } from './keyspace-events.js';
+import type { Tracking } from './tracking.js';
 
 /** Command flags as COMMAND INFO reports them (a subset of Redis's). */
 export type CommandFlag =
@@ -176,6 +177,10 @@ export interface InstanceView {
   watch(client: ClientState, db: number, key: string): void;
   unwatchAll(client: ClientState): void;
   touchAllWatched(db: number | null): void;
+  /** FLUSHDB/FLUSHALL (Redis's signalFlushedDb): WATCHed keys touched, tracking clients told every key changed. */
+  signalFlushedDb(db: number | null): void;
+  /** CLIENT TRACKING's table and invalidation messages (commands/tracking.ts). */
+  readonly tracking: Tracking;
 }
 
 /** What a handler sees while it runs. */

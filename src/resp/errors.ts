@@ -81,6 +81,22 @@ export const Errors = {
   unblocked: 'UNBLOCKED client unblocked via CLIENT UNBLOCK',
   unrecognizedOption: (option: string) => `ERR Unrecognized option '${option}'`,
   clientInfoValue: (attr: string) => `ERR ${attr} cannot contain spaces, newlines or special characters.`,
+  trackingOneRedirect: 'ERR A client can only redirect to a single other client',
+  trackingNoRedirectClient: 'ERR The client ID you want redirect to does not exist',
+  trackingPrefixNeedsBcast: 'ERR PREFIX option requires BCAST mode to be enabled',
+  trackingBcastSwitch:
+    "ERR You can't switch BCAST mode on/off before disabling tracking for this client, and then re-enabling it with a different mode.",
+  trackingOptBcast: 'ERR OPTIN and OPTOUT are not compatible with BCAST',
+  trackingOptinAndOptout: "ERR You can't specify both OPTIN mode and OPTOUT mode",
+  trackingOptSwitch:
+    "ERR You can't switch OPTIN/OPTOUT mode before disabling tracking for this client, and then re-enabling it with a different mode.",
+  trackingPrefixOverlapsExisting: (prefix: string, other: string) =>
+    `ERR Prefix '${prefix}' overlaps with an existing prefix '${other}'. Prefixes for a single client must not overlap.`,
+  trackingPrefixOverlapsGiven: (prefix: string, other: string) =>
+    `ERR Prefix '${prefix}' overlaps with another provided prefix '${other}'. Prefixes for a single client must not overlap.`,
+  cachingNotTracking: 'ERR CLIENT CACHING can be called only when the client is in tracking mode with OPTIN or OPTOUT mode enabled',
+  cachingYesNeedsOptin: 'ERR CLIENT CACHING YES is only valid when tracking is enabled in OPTIN mode.',
+  cachingNoNeedsOptout: 'ERR CLIENT CACHING NO is only valid when tracking is enabled in OPTOUT mode.',
   subscribedMode: (name: string) =>
     `ERR Can't execute '${name}': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context`,
   pubsubEmbedded: (cmd: string) => `ERR ${cmd} is not supported by the embedded client: Pub/Sub needs a connection to sluice server`,

@@ -60,6 +60,8 @@ export class SocketConnection {
   private running = false;
   /** Pushed replies waiting for the reply of the command being run (see deliver()). */
   private readonly afterReply: Reply[] = [];
+  /** A blocked command's reply is awaited: what is pushed to follow it waits for it too. */
+  private awaitingBlocked = false;
   /** No more commands are run: QUIT, a protocol error, or the connection is going away. */
   private stopped = false;
   private closed = false;
@@ -234,7 +236,7 @@ export class SocketConnection {
   private deliver(pushed: Reply, afterReply: boolean): void {
     const reply = audibleReply(this.client, pushed);
     if (this.closed || reply === undefined) return;
-    if (afterReply && this.running) {
+    if (afterReply && (this.running || this.awaitingBlocked)) {
       this.afterReply.push(reply);
       return;
     }
@@ -298,6 +300,7 @@ export class SocketConnection {
       if (reply instanceof Promise) {
         // A blocked command: send what came before it, and resume after it answers.
         this.busy = true;
+        this.awaitingBlocked = true;
         this.blockedWrite = this.instance.persistence !== null && isWriteCommand(this.instance, args.toArgv());
         this.flush();
         reply.then(
@@ -370,6 +373,7 @@ export class SocketConnection {
 
   private resume(reply: Reply): void {
     this.busy = false;
+    this.awaitingBlocked = false;
     if (this.closed) return;
     this.appendReply(reply, this.blockedWrite);
     if (this.client.closeAfterReply) this.stopped = true;
@@ -466,6 +470,9 @@ export class SocketConnection {
   private end(): void {
     if (this.closed) return;
     this.socket.end(() => this.socket.destroy());
+    // Redis frees a client once its last reply is written (QUIT): it is gone for the others now
+    // (CLIENT TRACKING's redirect, CLIENT LIST), not only once the peer closes its side.
+    this.instance.removeClient(this.client);
   }
 
   /** Replies with the parser's error (Redis's text) and closes this connection only. */

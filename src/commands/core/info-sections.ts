@@ -63,7 +63,7 @@ export function registerBuiltinSections(instance: InstanceView): void {
       'client_recent_max_input_buffer:0',
       'client_recent_max_output_buffer:0',
       `blocked_clients:${instance.blockedClientCount()}`,
-      'tracking_clients:0',
+      `tracking_clients:${instance.tracking.clientCount}`,
       'clients_in_timeout_table:0',
     ];
   }, true);
@@ -169,6 +169,9 @@ export function registerBuiltinSections(instance: InstanceView): void {
     `pubsubshard_channels:${instance.pubsub.channelCount('shard')}`,
     'latest_fork_usec:0',
     'total_forks:0',
+    `tracking_total_keys:${instance.tracking.totalKeys}`,
+    `tracking_total_items:${instance.tracking.items}`,
+    `tracking_total_prefixes:${instance.tracking.totalPrefixes}`,
     'unexpected_error_replies:0',
     `total_error_replies:${stats.totalErrorReplies}`,
   ], true);

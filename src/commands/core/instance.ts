@@ -22,6 +22,7 @@ import { LatencyMonitor, recordCallLatency } from '../latency.js';
 import { PubSubRegistry } from '../pubsub-registry.js';
 import { KeyspaceEvents, NOTIFY_EXPIRED, NOTIFY_NEW, parseEventFlags } from '../keyspace-events.js';
 import { CommandTable } from '../table.js';
+import { type KeyedSpec, Tracking } from '../tracking.js';
 import type { CommandSpec, InstanceView } from '../types.js';
 import { BlockedClients, type Waiter } from './blocking.js';
 import { CommandContext } from './context.js';
@@ -39,6 +40,9 @@ import { protectedRefusal } from './protected.js';
 
 /** Read once: the getter is not free, and the origin never changes. */
 const TIME_ORIGIN = performance.timeOrigin;
+
+/** What a served blocked client runs as, for tracking (nothing it reads is remembered). */
+const SERVED: KeyedSpec = { flags: [], firstKey: 0, lastKey: 0, step: 0 };
 
 /** Commands that run even inside MULTI instead of being queued. */
 const NOT_QUEUED = new Set(['exec', 'discard', 'multi', 'watch', 'quit', 'reset']);
@@ -100,6 +104,8 @@ export class Instance implements InstanceView {
   readonly blocked = new BlockedClients();
   /** CLIENT PAUSE and FAILOVER's pause of writes: paused commands wait (see execute). */
   readonly pause: ClientPause;
+  /** CLIENT TRACKING: the keys clients cache and their invalidation (commands/tracking.ts). */
+  readonly tracking: Tracking;
   private readonly watches = new WatchRegistry();
   private expiryTimer: NodeJS.Timeout | null = null;
   /** performance.now() when the running batch began, -1 outside a batch (see beginBatch). */
@@ -124,6 +130,8 @@ export class Instance implements InstanceView {
     this.table.register(commands);
     registerBuiltinSections(this);
     this.keyspace.onKeyModified((db, key) => this.onKeyModified(db, key));
+    this.tracking = new Tracking(this.clients, this.config.derived((c) => c.getNumber('tracking-table-max-keys')));
+    this.keyspace.onKeyExpired(this.tracking.onExpired);
     this.keyspaceEvents = new KeyspaceEvents(
       this.config.derived((c) => Math.max(0, parseEventFlags(c.get('notify-keyspace-events')))),
       this.pubsub,
@@ -145,6 +153,8 @@ export class Instance implements InstanceView {
         for (const db of this.keyspace.dbs) if (db.expires.size > 0) db.activeExpireCycle();
         this.latency.addIfNeeded('expire-cycle', performance.now() - started);
       }
+      // As serverCron: a CONFIG SET of tracking-table-max-keys applies on an idle server too.
+      if (this.tracking.clientCount > 0) this.tracking.limitUsedSlots();
       this.serveReadyKeys();
     }, intervalMs);
     this.expiryTimer.unref();
@@ -179,6 +189,7 @@ export class Instance implements InstanceView {
   removeClient(client: ClientState): void {
     client.blocked?.finish(undefined);
     this.unwatchAll(client);
+    this.tracking.disable(client);
     this.pubsub.forget(client);
     this.monitors.delete(client);
     this.buffersHeld.released(client);
@@ -201,6 +212,8 @@ export class Instance implements InstanceView {
    * for argv[0] when the caller already looked it up.
    */
   execute(client: ClientState, argv: Buffer[], base = this.table.lookup(argv[0]!)): Reply | Promise<Reply> {
+    // Redis's processCommand keeps the tracking table within tracking-table-max-keys first.
+    if (this.tracking.clientCount > 0) this.tracking.limitUsedSlots();
     const resolved = resolveCommand(this.table, argv, base);
     if (resolved instanceof ErrorReply) {
       if (client.multi !== null) client.multiAborted = true;
@@ -276,6 +289,7 @@ export class Instance implements InstanceView {
     const resolved = this.table.lookupArgs(args);
     if (
       resolved === undefined ||
+      this.tracking.clientCount > 0 ||
       resolved.run === undefined ||
       !resolved.arityAllows(args.length) ||
       !client.authenticated ||
@@ -384,10 +398,16 @@ export class Instance implements InstanceView {
     const started = batched ? this.batchStarted : performance.now();
     client.lastInteraction = TIME_ORIGIN + started;
     let reply: Reply | Promise<Reply>;
+    const tracking = this.tracking.clientCount > 0;
+    const outermost = tracking && this.tracking.enter(client, resolved.spec, () => args.toArgv());
     try {
       reply = resolved.run !== undefined ? resolved.run(ctx, args) : resolved.handler!(ctx, args.toArgv());
     } catch (err) {
       reply = this.errorReply(err);
+    }
+    if (tracking) {
+      if (resolved.readonly) this.tracking.afterCommand(client, resolved.spec, resolved.fullName, () => args.toArgv());
+      this.tracking.leave(outermost, client, resolved.fullName);
     }
     stats.calls++;
     let ended = -1;
@@ -508,7 +528,14 @@ export class Instance implements InstanceView {
     this.watches.touchAll(db, (keyDb, key) => this.keyspace.db(keyDb).values.has(key));
   }
 
+  /** Redis's signalFlushedDb, before a database (null: all) is emptied: WATCHes, then tracking clients. */
+  signalFlushedDb(db: number | null): void {
+    this.touchAllWatched(db);
+    this.tracking.flushed();
+  }
+
   private onKeyModified(db: number, key: string): void {
+    if (this.tracking.active) this.tracking.keyModified(key);
     // Most writes happen with nobody watching or blocked: skip building the "db:key" id.
     if (this.watches.size === 0 && this.blocked.size === 0) return;
     const id = `${db}:${key}`;
@@ -527,11 +554,14 @@ export class Instance implements InstanceView {
   private readonly serveWaiter = (waiter: Waiter, readyKey: string): Reply | undefined => {
     const ctx = new CommandContext(this, waiter.client, true, waiter.db);
     let reply: Reply | undefined;
+    // The served client is the current one (Redis sets current_client to it): its invalidations follow its reply.
+    const tracked = this.tracking.clientCount > 0 && this.tracking.enter(waiter.client, SERVED, () => []);
     try {
       reply = waiter.retry(ctx, readyKey);
     } catch (err) {
       reply = this.errorReply(err);
     }
+    if (tracked) this.tracking.leave(true, waiter.client, '');
     const batch: Propagated[] = [];
     this.finishContext(ctx, null, batch);
     if (batch.length > 0 && this.effects.active) this.effects.append(batch);

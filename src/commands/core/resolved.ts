@@ -21,6 +21,8 @@ export class Resolved {
   readonly handler: CommandSpec['handler'];
   readonly run: CommandSpec['run'];
   readonly write: boolean;
+  /** CMD_READONLY: a client tracking keys remembers the keys it read (commands/tracking.ts). */
+  readonly readonly: boolean;
   /** Writes, or may replicate (PUBLISH, EVAL ...): what a CLIENT PAUSE WRITE holds. */
   readonly mayReplicate: boolean;
   readonly noAuth: boolean;
@@ -41,6 +43,7 @@ export class Resolved {
     this.run = spec.run;
     const flags = spec.flags;
     this.write = flags.includes('write');
+    this.readonly = flags.includes('readonly');
     this.mayReplicate = this.write || MAY_REPLICATE.has(this.fullName);
     this.noAuth = flags.includes('no_auth');
     this.noMulti = flags.includes('no_multi');
