@@ -1,7 +1,8 @@
 // DUMP and RESTORE (cluster.c): a key's value as Redis's serialized payload (the RDB form of
 // the value, the RDB version and a CRC64; see src/rdb/dump-payload.ts) and back. Payloads are
 // interchangeable with redis-server 7.0's in both directions. IDLETIME and FREQ are parsed and
-// checked as Redis does; sluice keeps no LRU/LFU data, so they change nothing else.
+// checked as Redis does; IDLETIME sets the key's access time (OBJECT IDLETIME), and FREQ changes
+// nothing else (sluice keeps no LFU counter).
 import { NOTIFY_GENERIC } from './keyspace-events.js';
 import { keyOf } from '../engine/keyspace.js';
 import { RdbFormatError } from '../rdb/constants.js';
@@ -23,6 +24,7 @@ function restore(ctx: Context, argv: Buffer[]): Reply {
   let replace = false;
   let absttl = false;
   let idle = false;
+  let idleSeconds = 0n;
   let freq = false;
   for (let j = 4; j < argv.length; j++) {
     const option = lower(argv[j]!);
@@ -30,7 +32,8 @@ function restore(ctx: Context, argv: Buffer[]): Reply {
     if (option === 'replace') replace = true;
     else if (option === 'absttl') absttl = true;
     else if (option === 'idletime' && hasValue && !freq) {
-      if (int64Arg(argv[++j]!) < 0n) fail(Errors.invalidIdleTime);
+      idleSeconds = int64Arg(argv[++j]!);
+      if (idleSeconds < 0n) fail(Errors.invalidIdleTime);
       idle = true;
     } else if (option === 'freq' && hasValue && !idle) {
       const f = int64Arg(argv[++j]!);
@@ -63,6 +66,8 @@ function restore(ctx: Context, argv: Buffer[]): Reply {
   }
   ctx.db.set(key, value);
   if (ttl !== 0n) ctx.db.setExpire(key, Number(ttl));
+  // Redis's objectSetLRUOrLFU: OBJECT IDLETIME then starts from the given idle time.
+  if (idle) ctx.db.setIdle(key, Number(idleSeconds > 1_000_000_000n ? 1_000_000_000n : idleSeconds));
   ctx.modified(key);
   ctx.notify(NOTIFY_GENERIC, 'restore', key);
   // Logged with the absolute expiry, as Redis rewrites the command it propagates.

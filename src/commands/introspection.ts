@@ -1,8 +1,9 @@
 // OBJECT and MEMORY: what Redis 7.0 answers about a key's representation and size, from
-// object-encoding.ts. sluice tracks no per-key access time or LFU counter (its only
-// maxmemory-policy is noeviction): OBJECT IDLETIME is 0 for a value, except for Redis's shared
-// integers, whose idle time runs from server start as it does in Redis; OBJECT FREQ gives
-// Redis's error for a non-LFU policy.
+// object-encoding.ts. OBJECT IDLETIME reads the keyspace's access times (Database.idleSeconds:
+// lookups touch a key, TYPE/EXISTS/TTL/OBJECT do not); Redis's shared integers share one
+// access time, which runs from server start until a lookup touches the key. sluice keeps no LFU
+// counter (its only maxmemory-policy is noeviction): OBJECT FREQ gives Redis's error for a
+// non-LFU policy.
 import { keyOf } from '../engine/keyspace.js';
 import { type Reply, VerbatimReply, fail } from '../resp/reply.js';
 import { Errors } from '../resp/errors.js';
@@ -14,7 +15,7 @@ import { type CommandSpec, type Context, command, container } from './types.js';
 
 /** Looks a key up without touching it, as OBJECT does (expired keys are gone). */
 function lookup(ctx: Context, arg: Buffer) {
-  return ctx.db.get(keyOf(arg));
+  return ctx.db.peek(keyOf(arg));
 }
 
 function objectEncoding(ctx: Context, argv: Buffer[]): Reply {
@@ -30,7 +31,7 @@ function objectRefcount(ctx: Context, argv: Buffer[]): Reply {
 function objectIdletime(ctx: Context, argv: Buffer[]): Reply {
   const value = lookup(ctx, argv[2]!);
   if (value === undefined) return null;
-  return isSharedInteger(value) ? Math.floor((Date.now() - ctx.instance.startedAt) / 1000) : 0;
+  return ctx.db.idleSeconds(keyOf(argv[2]!), isSharedInteger(value), Math.floor(ctx.instance.startedAt / 1000));
 }
 
 function objectFreq(ctx: Context, argv: Buffer[]): Reply {

@@ -50,8 +50,9 @@ export function alreadyExpired(ctx: Context, atMs: number): boolean {
 }
 
 /** Keys of one database that are present (expired ones are removed on the way, as Redis does). */
+/** Whether a key exists (an expired one is removed), leaving its access time alone. */
 function liveKey(db: Database, key: string): boolean {
-  return db.get(key) !== undefined;
+  return db.peek(key) !== undefined;
 }
 
 function del(ctx: Context, argv: Buffer[]): Reply {
@@ -73,11 +74,15 @@ function exists(ctx: Context, argv: Buffer[]): Reply {
   return n;
 }
 
-/** TOUCH: counts the keys that exist, as EXISTS (sluice keeps no access time to update). */
-const touch = exists;
+/** TOUCH: counts the keys that exist, updating their access time (EXISTS leaves it alone). */
+function touch(ctx: Context, argv: Buffer[]): Reply {
+  let n = 0;
+  for (let i = 1; i < argv.length; i++) if (ctx.db.get(keyOf(argv[i]!)) !== undefined) n++;
+  return n;
+}
 
 function type(ctx: Context, argv: Buffer[]): Reply {
-  const value = ctx.db.get(keyOf(argv[1]!));
+  const value = ctx.db.peek(keyOf(argv[1]!));
   return new SimpleString(value === undefined ? 'none' : typeOf(value));
 }
 
@@ -136,7 +141,7 @@ function scan(ctx: Context, argv: Buffer[]): Reply {
   const found: Reply[] = [];
   const next = scanStep(ctx.instance, cursor, db, () => db.values.keys(), count, (key) => {
     if (pattern !== null && !globMatch(pattern, key)) return;
-    const value = db.get(key);
+    const value = db.peek(key);
     if (value === undefined) return;
     if (typeFilter !== null && typeOf(value) !== typeFilter) return;
     found.push(keyBytes(key));
@@ -299,7 +304,7 @@ function expireGeneric(name: string, unit: 'seconds' | 'ms', relative: boolean) 
 /** The key's absolute expiry in ms, or what TTL replies without one: -2 no key, -1 no expiry. */
 function expireAtOrCode(ctx: Context, keyArg: Buffer): number {
   const key = keyOf(keyArg);
-  if (ctx.db.get(key) === undefined) return -2;
+  if (ctx.db.peek(key) === undefined) return -2;
   return ctx.db.getExpire(key) ?? -1;
 }
 

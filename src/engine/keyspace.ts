@@ -46,6 +46,12 @@ export class Database {
   private localExpiries = new Set<string>();
   /** The bytes of the keys and values, kept as they change (INFO used_memory, maxmemory). */
   memory: DatasetMemory;
+  /**
+   * Each key's access time in seconds (Redis's LRU clock, OBJECT IDLETIME): positive when a
+   * lookup touched it, negative when a write stored it (Redis's shared integers keep their own
+   * time then; see idleSeconds).
+   */
+  private lru = new Map<string, number>();
 
   constructor(readonly index: number, private readonly keyspace: Keyspace) {
     this.memory = new DatasetMemory(keyspace.memoryModel);
@@ -55,14 +61,43 @@ export class Database {
     return this.values.size;
   }
 
-  /** Looks a key up, deleting it first if it has expired (lazy expiry). */
+  /** Looks a key up, deleting it first if it has expired (lazy expiry), and updates its access time. */
   get(key: string): StoredValue | undefined {
     const value = this.values.get(key);
     if (value === undefined) return undefined;
     if (this.expires.size > 0 && this.expireIfNeeded(key)) return undefined;
+    this.lru.set(key, this.keyspace.lruClock());
     // The caller may change it in place: its bytes are counted again when next read.
     if (!Buffer.isBuffer(value)) this.memory.touched(value);
     return value;
+  }
+
+  /**
+   * A lookup that leaves the access time alone (Redis's LOOKUP_NOTOUCH: TYPE, EXISTS, TTL,
+   * OBJECT); expired keys are still removed. The caller does not change the value.
+   */
+  peek(key: string): StoredValue | undefined {
+    const value = this.values.get(key);
+    if (value === undefined) return undefined;
+    if (this.expires.size > 0 && this.expireIfNeeded(key)) return undefined;
+    return value;
+  }
+
+  /**
+   * OBJECT IDLETIME: seconds since the key was last touched. Redis's shared integers carry one
+   * access time for every key holding them, from `sharedSince` (seconds) unless a lookup
+   * touched this key later.
+   */
+  idleSeconds(key: string, shared: boolean, sharedSince: number): number {
+    const at = this.lru.get(key);
+    if (at === undefined) return 0;
+    const since = shared ? Math.max(at, sharedSince) : Math.abs(at);
+    return Math.max(0, this.keyspace.lruClock() - since);
+  }
+
+  /** RESTORE ... IDLETIME: the key reads as idle for that many seconds. */
+  setIdle(key: string, seconds: number): void {
+    if (this.values.has(key)) this.lru.set(key, this.keyspace.lruClock() - seconds);
   }
 
   /** A typed value changed in place by a holder that did not get() it again (the AOF loader's cache). */
@@ -88,6 +123,7 @@ export class Database {
       }
     }
     this.values.set(key, value);
+    this.lru.set(key, -this.keyspace.lruClock());
     // Redis's dbAdd: the "new" keyspace event (not while loading, as dbAddRDBLoad).
     if (added && onNew !== null && !this.keyspace.loading) onNew(this.index, key);
     // Most keyspaces have no expiring key: skip hashing the key a second time.
@@ -104,6 +140,7 @@ export class Database {
   private remove(key: string, value: StoredValue): void {
     this.values.delete(key);
     this.expires.delete(key);
+    this.lru.delete(key);
     if (this.localExpiries.size > 0) this.localExpiries.delete(key);
     this.memory.removed(key, value);
   }
@@ -127,6 +164,7 @@ export class Database {
     [this.values, other.values] = [other.values, this.values];
     [this.expires, other.expires] = [other.expires, this.expires];
     [this.localExpiries, other.localExpiries] = [other.localExpiries, this.localExpiries];
+    [this.lru, other.lru] = [other.lru, this.lru];
     [this.memory, other.memory] = [other.memory, this.memory];
     // Counted under another keyspace's model (an RDB decoded aside): count again under ours.
     if (this.memory.model !== this.keyspace.memoryModel) this.memory = recounted(this.keyspace.memoryModel, this.values);
@@ -136,6 +174,7 @@ export class Database {
   clear(): void {
     this.values.clear();
     this.expires.clear();
+    this.lru.clear();
     this.localExpiries.clear();
     this.memory.cleared();
   }
@@ -243,10 +282,18 @@ export class Keyspace {
   /** Reads the clock once for the commands that follow, until thawClock (Instance.beginBatch). */
   freezeClock(): void {
     this.frozenAt = this.clock();
+    this.frozenSeconds = Math.floor(this.frozenAt / 1000);
   }
 
   thawClock(): void {
     this.frozenAt = -1;
+  }
+
+  private frozenSeconds = 0;
+
+  /** Redis's LRU clock: the time in whole seconds (computed once per frozen batch). */
+  lruClock(): number {
+    return this.frozenAt >= 0 ? this.frozenSeconds : Math.floor(this.clock() / 1000);
   }
 
   db(index: number): Database {

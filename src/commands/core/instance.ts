@@ -287,9 +287,9 @@ export class Instance implements InstanceView {
    */
   executeArgs(client: ClientState, args: RequestArgs): Reply | Promise<Reply> {
     const resolved = this.table.lookupArgs(args);
+    if (this.tracking.clientCount > 0) this.tracking.limitUsedSlots();
     if (
       resolved === undefined ||
-      this.tracking.clientCount > 0 ||
       resolved.run === undefined ||
       !resolved.arityAllows(args.length) ||
       !client.authenticated ||
