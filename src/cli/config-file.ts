@@ -89,7 +89,6 @@ export const IGNORED: Record<string, Check | null> = {
   'io-threads-do-reads': null,
   'oom-score-adj': null,
   'oom-score-adj-values': null,
-  'tracking-table-max-keys': null,
   // Accepted so Redis's own test configs load; sluice publishes no keyspace notifications.
   'notify-keyspace-events': null,
   'enable-module-command': null,

@@ -281,7 +281,8 @@ export class Tracking {
     this.broadcastScheduled = false;
     for (const bs of this.prefixTable.values()) {
       if (bs.keys.size === 0) continue;
-      const keys = bs.keys;
+      // Redis keeps them in a radix tree: they go out in byte order.
+      const keys = new Map([...bs.keys].sort((x, y) => (x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : 0)));
       bs.keys = new Map();
       const all = [...keys.keys()].map((k) => Buffer.from(k, 'latin1'));
       for (const client of bs.clients) {

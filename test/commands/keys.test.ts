@@ -191,3 +191,35 @@ test('RANDOMKEY returns an existing key or null', async () => {
   for (let i = 0; i < 10; i++) assert.ok(['a', 'b'].includes((await db.call('RANDOMKEY')) as string));
   await db.close();
 });
+
+test('OBJECT IDLETIME: lookups and writes touch a key; TYPE, EXISTS, TTL, OBJECT, KEYS and SCAN TYPE do not; TOUCH does', async () => {
+  const { db, clock } = await openWithClock();
+  const idle = () => db.call('OBJECT', 'IDLETIME', 'k');
+  await db.call('SET', 'k', 'hello');
+  await db.call('RPUSH', 'l', 'a');
+  assert.equal(await idle(), 0);
+  clock.advance(5_000);
+  for (const argv of [['TYPE', 'k'], ['EXISTS', 'k'], ['TTL', 'k'], ['PTTL', 'k'], ['EXPIRETIME', 'k'], ['OBJECT', 'ENCODING', 'k'], ['KEYS', 'k*'], ['SCAN', '0', 'TYPE', 'string'], ['MEMORY', 'USAGE', 'k']]) {
+    await db.call(...(argv as [string, ...string[]]));
+  }
+  assert.equal(await idle(), 5);
+  await db.call('TOUCH', 'k', 'nokey');
+  assert.equal(await idle(), 0);
+  clock.advance(3_000);
+  await db.call('GET', 'k');
+  assert.equal(await idle(), 0);
+  clock.advance(3_000);
+  await db.call('APPEND', 'k', '!');
+  assert.equal(await idle(), 0);
+  // A write touches the key it changes: LPUSH on the list, 11 s after it was made (SCAN TYPE saw it without touching it).
+  assert.equal(await db.call('OBJECT', 'IDLETIME', 'l'), 11);
+  await db.call('LPUSH', 'l', 'b');
+  assert.equal(await db.call('OBJECT', 'IDLETIME', 'l'), 0);
+  // RESTORE IDLETIME sets it.
+  // DUMP "hello" as redis-server 7.0 writes it.
+  const payload = Buffer.from('\x00\x05hello\x0a\x00\x63\x72\xdf\x76\x65\x34\x20\x0a', 'latin1');
+  await db.call('RESTORE', 'r', '0', payload, 'IDLETIME', '1000');
+  assert.equal(await db.call('OBJECT', 'IDLETIME', 'r'), 1000);
+  assert.equal(await db.call('OBJECT', 'IDLETIME', 'nokey'), null);
+  await db.close();
+});

@@ -113,7 +113,7 @@ export const cases: DiffCase[] = [
       ['CLIENT', 'TRACKING', 'on', 'BCAST', 'PREFIX', 'p:'],
       pushed('SET', 'p:1', 'x'),
       ['SET', 'q:1', 'x'],
-      pushed('MSET', 'p:2', 'x', 'q:2', 'y', 'p:3', 'z'),
+      pushed('MSET', 'p:3', 'x', 'q:2', 'y', 'p:2', 'z', 'p:10', 'w'),
       ['CLIENT', 'TRACKING', 'off'],
       ['CLIENT', 'TRACKING', 'on', 'OPTIN'],
       ['GET', 'o'],
