@@ -5,7 +5,15 @@
 import { join } from 'node:path';
 import { Keyspace } from '../engine/keyspace.js';
 import { RdbFormatError } from '../rdb/constants.js';
-import { loadRdb as loadRdbInto, type RdbLoadResult, type RdbReplicationInfo, replicationInfoOf, saveRdb as saveRdbOf } from '../rdb/rdb-file.js';
+import {
+  loadRdb as loadRdbInto,
+  type RdbLoadResult,
+  type RdbReplicationInfo,
+  type RdbSaveOptions,
+  replicationInfoOf,
+  saveRdb as saveRdbOf,
+  saveRdbChunks as saveRdbChunksOf,
+} from '../rdb/rdb-file.js';
 import { REDIS_VERSION } from '../commands/core/identity.js';
 import type { Instance } from '../commands/core/instance.js';
 import type { RdbStatus, SnapshotControl } from '../commands/core/persistence.js';
@@ -21,17 +29,25 @@ import { type AofFs, nodeFs } from './fs-layer.js';
  * never does (Redis saves it without rdbSaveInfo).
  */
 export function saveRdb(instance: Instance, options: { aofBase?: boolean } = {}): Buffer {
-  const aofBase = options.aofBase ?? false;
+  return saveRdbOf(instance.keyspace, saveOptions(instance, options.aofBase ?? false));
+}
+
+/** saveRdb as the chunks it was written in (a full sync sends them as they are). */
+export function saveRdbChunks(instance: Instance): Buffer[] {
+  return saveRdbChunksOf(instance.keyspace, saveOptions(instance, false));
+}
+
+function saveOptions(instance: Instance, aofBase: boolean): RdbSaveOptions {
   const info = aofBase ? null : (instance.replicationControl?.saveInfo() ?? null);
   const r = instance.replication;
-  return saveRdbOf(instance.keyspace, {
+  return {
     version: REDIS_VERSION,
     now: Date.now(),
     usedMemory: usedMemory(instance).total,
     aofBase,
     replication: info === null ? null : { streamDb: info.streamDb, replid: r.replid, offset: r.offset },
     functions: librariesOf(instance).codes(),
-  });
+  };
 }
 
 /**
@@ -55,11 +71,12 @@ export function createLibraries(into: FunctionLibraries, codes: readonly Buffer[
  * aside first, its libraries too, so a bad file (RdbFormatError) leaves the instance untouched;
  * WATCHers and blocked clients of every key that changed are told.
  */
-export function loadRdb(buffer: Buffer, instance: Instance): RdbLoadResult {
+export function loadRdb(buffer: Buffer, instance: Instance, knownCrc?: { end: number; crc: bigint }): RdbLoadResult {
   const fresh = new Keyspace(instance.keyspace.now, instance.keyspace.memoryModel);
   const result = loadRdbInto(buffer, fresh, {
     now: instance.keyspace.now(),
     warn: (m) => instance.logger.warn(m),
+    ...(knownCrc === undefined ? {} : { knownCrc }),
   });
   const libraries = librariesOf(instance);
   const incoming = libraries.fresh();

@@ -6,6 +6,7 @@
 // as lpAppend does.
 import { lpBacklenSize } from '../engine/stream-node.js';
 import { RdbFormatError } from './constants.js';
+import { ByteBuffer, RdbWriter } from './rdb-writer.js';
 import { canonicalInt64, canonicalIntNumber } from '../engine/canonical-int.js';
 
 /**
@@ -89,34 +90,50 @@ function normalise(value: LpValue): Buffer | number | bigint {
 }
 
 /**
- * Writes a listpack element by element into one reused buffer, with the same bytes as
- * buildListpack: for streams saved node after node (an RDB of a 1M-entry stream held an
- * array of elements, two BigInts per entry and a Buffer per listpack).
+ * Writes a listpack element by element, with the same bytes as buildListpack: for streams
+ * saved node after node (an RDB of a 1M-entry stream held an array of elements, two BigInts
+ * per entry and a Buffer per listpack). It writes into its own reused buffer, or (`into`) in
+ * place into an RdbWriter as a length-prefixed RDB string, so a node is not copied again.
  */
 export class ListpackBuilder {
-  private buf = Buffer.allocUnsafe(4096);
-  private pos = HEADER_SIZE;
+  private readonly out: ByteBuffer;
+  /** Writing into an RdbWriter: the blob's length prefix is written too (see reset). */
+  private readonly writer: RdbWriter | null;
+  /** Size of the length prefix written by reset() (blob mode). */
+  private prefix = 0;
   private count = 0;
 
-  /** Starts a new listpack (the previous finish()'s bytes are overwritten). */
-  reset(): this {
-    this.pos = HEADER_SIZE;
+  constructor(writer: RdbWriter | null = null) {
+    this.writer = writer;
+    this.out = writer ?? new ByteBuffer(4096);
+  }
+
+  /**
+   * Starts a new listpack (in its own buffer, the previous finish()'s bytes are overwritten).
+   * In an RdbWriter, `expected` is the size it will likely have: its length prefix is written
+   * for it, and finish() moves the listpack when the real size needs a longer or shorter one.
+   */
+  reset(expected = 0): this {
+    const out = this.out;
+    if (this.writer === null) {
+      out.pos = 0;
+      out.hold = 0;
+    } else {
+      this.prefix = RdbWriter.lenSize(expected);
+      out.reserve(this.prefix + HEADER_SIZE + expected + 1);
+      out.hold = out.pos;
+      out.pos += this.prefix;
+    }
+    out.reserve(HEADER_SIZE);
+    out.pos += HEADER_SIZE;
     this.count = 0;
     return this;
   }
 
-  private reserve(n: number): void {
-    if (this.pos + n <= this.buf.length) return;
-    let cap = this.buf.length * 2;
-    while (cap < this.pos + n) cap *= 2;
-    const next = Buffer.allocUnsafe(cap);
-    this.buf.copy(next, 0, 0, this.pos);
-    this.buf = next;
-  }
-
   int(v: number | bigint): this {
-    this.reserve(14);
-    this.pos = writeInt(this.buf, this.pos, v);
+    const out = this.out;
+    out.reserve(14);
+    out.pos = writeInt(out.buf, out.pos, v);
     this.count++;
     return this;
   }
@@ -130,9 +147,10 @@ export class ListpackBuilder {
       const v = canonicalInt64(src, start, end);
       if (v !== null) return this.int(v >= -2147483648n && v <= 2147483647n ? Number(v) : v);
     }
-    this.reserve(len + 10);
-    const buf = this.buf;
-    let pos = this.pos;
+    const out = this.out;
+    out.reserve(len + 10);
+    const buf = out.buf;
+    let pos = out.pos;
     const at = pos;
     if (len < 64) buf[pos++] = 0x80 | len;
     else if (len < 4096) {
@@ -145,18 +163,37 @@ export class ListpackBuilder {
     }
     if (len <= 32) for (let i = start; i < end; i++) buf[pos++] = src[i]!;
     else pos += src.copy(buf, pos, start, end);
-    this.pos = writeBacklen(buf, pos, pos - at);
+    out.pos = writeBacklen(buf, pos, pos - at);
     this.count++;
     return this;
   }
 
-  /** The listpack's bytes: a view of the builder's buffer, valid until the next reset(). */
+  /**
+   * The listpack's bytes: a view of the builder's buffer, valid until the next reset(). In an
+   * RdbWriter they are written (with their length prefix) and the writer continues after them.
+   */
   finish(): Buffer {
-    this.reserve(1);
-    this.buf[this.pos++] = EOF_BYTE;
-    this.buf.writeUInt32LE(this.pos, 0);
-    this.buf.writeUInt16LE(Math.min(this.count, 65535), 4);
-    return this.buf.subarray(0, this.pos);
+    const out = this.out;
+    out.reserve(1);
+    out.buf[out.pos++] = EOF_BYTE;
+    let start = out.hold + this.prefix;
+    const size = out.pos - start;
+    out.buf.writeUInt32LE(size, start);
+    out.buf.writeUInt16LE(Math.min(this.count, 65535), start + 4);
+    if (this.writer !== null) {
+      const need = RdbWriter.lenSize(size);
+      if (need !== this.prefix) {
+        // The size was not the one announced: the listpack moves to fit its real prefix.
+        if (need > this.prefix) out.reserve(need - this.prefix);
+        start = out.hold + this.prefix;
+        out.buf.copyWithin(out.hold + need, start, start + size);
+        start = out.hold + need;
+        out.pos = start + size;
+      }
+      this.writer.writeLenAt(out.hold, size);
+    }
+    out.hold = -1;
+    return out.buf.subarray(start, start + size);
   }
 }
 
@@ -179,61 +216,119 @@ export function buildListpack(values: Iterable<LpValue>): Buffer {
   return out;
 }
 
-/** Decodes every element of a listpack; integers come back as bigints. */
-export function parseListpack(lp: Buffer): LpValue[] {
-  if (lp.length < HEADER_SIZE + 1 || lp.readUInt32LE(0) !== lp.length || lp[lp.length - 1] !== EOF_BYTE) {
-    throw new RdbFormatError('Invalid listpack header');
+/**
+ * Walks a listpack's elements in place: after next(), an integer is in `int` (`isInt`), a
+ * string is lp[start, stop). No value objects, no views: loading a stream's nodes reads each
+ * element once from where it is (parseListpack's array of elements and a Buffer view per string
+ * were most of the garbage of a replica's full sync).
+ */
+export class ListpackCursor {
+  pos = HEADER_SIZE;
+  /** Where the elements end (the EOF byte). */
+  readonly end: number;
+  isInt = false;
+  int: number | bigint = 0;
+  start = 0;
+  stop = 0;
+  private count = 0;
+
+  constructor(readonly lp: Buffer) {
+    if (lp.length < HEADER_SIZE + 1 || lp.readUInt32LE(0) !== lp.length || lp[lp.length - 1] !== EOF_BYTE) {
+      throw new RdbFormatError('Invalid listpack header');
+    }
+    this.end = lp.length - 1;
   }
-  const out: LpValue[] = [];
-  let p = HEADER_SIZE;
-  const end = lp.length - 1;
-  const need = (n: number) => {
-    if (p + n > end) throw new RdbFormatError('Listpack element out of range');
-  };
-  while (p < end) {
-    const start = p;
+
+  get done(): boolean {
+    return this.pos >= this.end;
+  }
+
+  private need(p: number, n: number): void {
+    if (p + n > this.end) throw new RdbFormatError('Listpack element out of range');
+  }
+
+  /** Decodes the next element (RdbFormatError past the end or on a bad encoding). */
+  next(): void {
+    const lp = this.lp;
+    let p = this.pos;
+    this.need(p, 1);
+    const at = p;
     const b = lp[p]!;
-    let value: LpValue;
     if ((b & 0x80) === 0) {
-      value = b;
+      this.isInt = true;
+      this.int = b;
       p += 1;
     } else if ((b & 0xc0) === 0x80) {
       const len = b & 0x3f;
-      need(1 + len);
-      value = lp.subarray(p + 1, p + 1 + len);
+      this.need(p, 1 + len);
+      this.isInt = false;
+      this.start = p + 1;
       p += 1 + len;
+      this.stop = p;
     } else if ((b & 0xe0) === 0xc0) {
-      need(2);
+      this.need(p, 2);
       const u = ((b & 0x1f) << 8) | lp[p + 1]!;
-      value = u >= 4096 ? u - 8192 : u;
+      this.isInt = true;
+      this.int = u >= 4096 ? u - 8192 : u;
       p += 2;
     } else if ((b & 0xf0) === 0xe0) {
-      need(2);
+      this.need(p, 2);
       const len = ((b & 0x0f) << 8) | lp[p + 1]!;
-      need(2 + len);
-      value = lp.subarray(p + 2, p + 2 + len);
+      this.need(p, 2 + len);
+      this.isInt = false;
+      this.start = p + 2;
       p += 2 + len;
+      this.stop = p;
     } else if (b === 0xf0) {
-      need(5);
+      this.need(p, 5);
       const len = lp.readUInt32LE(p + 1);
-      need(5 + len);
-      value = lp.subarray(p + 5, p + 5 + len);
+      this.need(p, 5 + len);
+      this.isInt = false;
+      this.start = p + 5;
       p += 5 + len;
+      this.stop = p;
     } else if (b >= 0xf1 && b <= 0xf4) {
-      const bytes = [2, 3, 4, 8][b - 0xf1]!;
-      need(1 + bytes);
-      value = bytes === 8 ? lp.readBigInt64LE(p + 1) : lp.readIntLE(p + 1, bytes);
+      const bytes = b === 0xf4 ? 8 : b - 0xef;
+      this.need(p, 1 + bytes);
+      this.isInt = true;
+      this.int = bytes === 8 ? lp.readBigInt64LE(p + 1) : lp.readIntLE(p + 1, bytes);
       p += 1 + bytes;
     } else {
       throw new RdbFormatError(`Invalid listpack encoding byte ${b}`);
     }
-    const skip = lpBacklenSize(p - start);
-    need(skip);
-    p += skip;
-    out.push(value);
+    const skip = lpBacklenSize(p - at);
+    this.need(p, skip);
+    this.pos = p + skip;
+    this.count++;
   }
-  const declared = lp.readUInt16LE(4);
-  if (declared !== 65535 && declared !== out.length) throw new RdbFormatError('Listpack element count mismatch');
+
+  /** The current element as an LpValue (a string is a view into the listpack). */
+  value(): LpValue {
+    return this.isInt ? this.int : this.lp.subarray(this.start, this.stop);
+  }
+
+  /** The current element, which must be a small integer (flags, counts). */
+  number(): number {
+    if (this.isInt && typeof this.int === 'number') return this.int;
+    return lpNumber(this.value());
+  }
+
+  /** After the last element: the header's count must match (65535: not counted). */
+  checkCount(): void {
+    const declared = this.lp.readUInt16LE(4);
+    if (declared !== 65535 && declared !== this.count) throw new RdbFormatError('Listpack element count mismatch');
+  }
+}
+
+/** Decodes every element of a listpack; integers come back as numbers or bigints. */
+export function parseListpack(lp: Buffer): LpValue[] {
+  const c = new ListpackCursor(lp);
+  const out: LpValue[] = [];
+  while (!c.done) {
+    c.next();
+    out.push(c.value());
+  }
+  c.checkCount();
   return out;
 }
 

@@ -53,7 +53,18 @@ export function replicationInfoOf(aux: Map<string, string>): RdbReplicationInfo 
 }
 
 export function saveRdb(keyspace: Keyspace, options: RdbSaveOptions): Buffer {
-  const w = new RdbWriter();
+  return writeRdb(new RdbWriter(), keyspace, options).finishWithChecksum();
+}
+
+/**
+ * The same file as saveRdb, as the chunks it was written in (about 1 MiB each): what a full
+ * sync sends as they are, without joining them (or growing one buffer) first.
+ */
+export function saveRdbChunks(keyspace: Keyspace, options: RdbSaveOptions): Buffer[] {
+  return writeRdb(new RdbWriter(true), keyspace, options).finishChunks();
+}
+
+function writeRdb(w: RdbWriter, keyspace: Keyspace, options: RdbSaveOptions): RdbWriter {
   w.raw(Buffer.from(`REDIS${String(T.RDB_VERSION).padStart(4, '0')}`, 'latin1'));
   const aux = (key: string, value: string) => w.byte(T.OPCODE_AUX).string(Buffer.from(key)).string(Buffer.from(value));
   aux('redis-ver', options.version);
@@ -77,7 +88,7 @@ export function saveRdb(keyspace: Keyspace, options: RdbSaveOptions): Buffer {
       writeValue(w, value, keyBytes(key));
     }
   }
-  return w.byte(T.OPCODE_EOF).finishWithChecksum();
+  return w.byte(T.OPCODE_EOF);
 }
 
 export interface RdbLoadOptions {
@@ -87,6 +98,11 @@ export interface RdbLoadOptions {
   aofPreamble?: boolean;
   /** Notices. */
   warn?: (message: string) => void;
+  /**
+   * The CRC64 of data[0, end), computed by the caller as the bytes arrived (a replica, during
+   * the transfer): used when the checksum covers exactly that, instead of a pass over the file.
+   */
+  knownCrc?: { end: number; crc: bigint };
 }
 
 export interface RdbLoadResult {
@@ -170,7 +186,8 @@ export function loadRdb(data: Buffer, keyspace: Keyspace, options: RdbLoadOption
         const bodyEnd = r.pos;
         if (version >= 5) {
           const expected = r.bytes(8).readBigUInt64LE(0);
-          const actual = crc64(data.subarray(0, bodyEnd));
+          const known = options.knownCrc;
+          const actual = known !== undefined && known.end === bodyEnd ? known.crc : crc64(data.subarray(0, bodyEnd));
           if (expected !== 0n && expected !== actual) {
             throw new RdbFormatError(
               `Wrong RDB checksum expected: (${expected.toString(16).padStart(16, '0')}) got (${actual.toString(16).padStart(16, '0')}). Aborting now.`,

@@ -1,24 +1,62 @@
 // Writes RDB primitives into a growing buffer: lengths, strings (with Redis's integer
 // encoding for short decimal strings), binary doubles, millisecond times. Strings are never
 // LZF-compressed (as redis-server with rdbcompression no), which every Redis reads.
+//
+// A whole file (a full sync's RDB of a large dataset) is written in chunks (`chunked`): a full
+// chunk is kept as it is and the next one started, instead of doubling one buffer and copying
+// everything written so far at each doubling (two copies of every byte, into fresh memory).
 import { canonicalIntNumber } from '../engine/canonical-int.js';
 import { crc64 } from './crc64.js';
 
-export class RdbWriter {
-  private buf = Buffer.allocUnsafe(256);
-  private pos = 0;
+/** Size of each chunk of a chunked writer. */
+const CHUNK = 1 << 20;
 
-  get length(): number {
-    return this.pos;
+/**
+ * Bytes written at `pos` into `buf`, which reserve() grows: the one buffer handling of the RDB
+ * writer and the listpack builder (which writes into an RdbWriter's buffer, or into its own).
+ * Bytes from `hold` on (when >= 0) stay contiguous when a chunk is cut: a listpack being built.
+ */
+export class ByteBuffer {
+  buf: Buffer;
+  pos = 0;
+  /** Start of bytes that must stay in one piece (-1: none); reserve() may move them. */
+  hold = -1;
+  /** Chunks already full (a chunked buffer), in order; null for one growing buffer. */
+  protected readonly chunks: Buffer[] | null;
+
+  constructor(initial = 256, chunked = false) {
+    this.buf = Buffer.allocUnsafe(chunked ? CHUNK : initial);
+    this.chunks = chunked ? [] : null;
   }
 
-  private reserve(n: number): void {
+  /** Bytes written so far. */
+  get length(): number {
+    let n = this.pos;
+    if (this.chunks !== null) for (const c of this.chunks) n += c.length;
+    return n;
+  }
+
+  /** Makes room for `n` more bytes at `pos` (which, with `hold`, may move). */
+  reserve(n: number): void {
     if (this.pos + n <= this.buf.length) return;
-    let cap = this.buf.length * 2;
-    while (cap < this.pos + n) cap *= 2;
+    // What must be carried over: the held bytes, or (one growing buffer) everything.
+    const from = this.chunks === null ? 0 : this.hold >= 0 ? this.hold : this.pos;
+    const carried = this.pos - from;
+    let cap = this.chunks === null ? this.buf.length * 2 : CHUNK;
+    while (cap < carried + n) cap *= 2;
     const next = Buffer.allocUnsafe(cap);
-    this.buf.copy(next, 0, 0, this.pos);
+    if (carried > 0) this.buf.copy(next, 0, from, this.pos);
+    if (this.chunks !== null && from > 0) this.chunks.push(this.buf.subarray(0, from));
+    if (this.hold >= 0) this.hold -= from;
     this.buf = next;
+    this.pos = carried;
+  }
+}
+
+export class RdbWriter extends ByteBuffer {
+  /** `chunked`: for a whole file, kept as a list of chunks (finishChunks). */
+  constructor(chunked = false) {
+    super(256, chunked);
   }
 
   byte(b: number): this {
@@ -105,12 +143,45 @@ export class RdbWriter {
     return this;
   }
 
+  /**
+   * rdbSaveLen's bytes for a length that is written later (a listpack's, once it is built):
+   * the size it takes (1, 2 or 5 bytes for a length below 2^32).
+   */
+  static lenSize(n: number): number {
+    return n < 64 ? 1 : n < 16384 ? 2 : 5;
+  }
+
+  /** Writes rdbSaveLen of n (below 2^32) at `at`, taking exactly lenSize(n) bytes. */
+  writeLenAt(at: number, n: number): void {
+    const buf = this.buf;
+    if (n < 64) buf[at] = n;
+    else if (n < 16384) {
+      buf[at] = 0x40 | (n >> 8);
+      buf[at + 1] = n & 0xff;
+    } else {
+      buf[at] = 0x80;
+      buf.writeUInt32BE(n, at + 1);
+    }
+  }
+
   /** Appends the CRC64 of everything written (little-endian) and returns the bytes, uncopied. */
   finishWithChecksum(): Buffer {
-    const sum = crc64(this.buf.subarray(0, this.pos));
+    const chunks = this.finishChunks();
+    return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+  }
+
+  /**
+   * Appends the CRC64 of everything written and returns the bytes as the chunks they were
+   * written in (one for a writer that is not chunked), uncopied.
+   */
+  finishChunks(): Buffer[] {
+    let sum = 0n;
+    const chunks = this.chunks ?? [];
+    for (const c of chunks) sum = crc64(c, sum);
+    sum = crc64(this.buf.subarray(0, this.pos), sum);
     this.reserve(8);
     this.buf.writeBigUInt64LE(sum, this.pos);
     this.pos += 8;
-    return this.buf.subarray(0, this.pos);
+    return [...(this.chunks ?? []), this.buf.subarray(0, this.pos)];
   }
 }

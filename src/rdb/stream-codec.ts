@@ -19,7 +19,7 @@ import { Stream } from '../engine/stream.js';
 import { compareIds, MIN_ID, type StreamId, u64, type U64, u64ToBigInt } from '../engine/stream-id.js';
 import { FLAG_DELETED, FLAG_SAME_FIELDS, Reader, StreamNode } from '../engine/stream-node.js';
 import { RdbFormatError, TYPE_STREAM_LISTPACKS, TYPE_STREAM_LISTPACKS_2, TYPE_STREAM_LISTPACKS_3 } from './constants.js';
-import { ListpackBuilder, lpBytes, lpInt, lpNumber, parseListpack, type LpValue } from './listpack.js';
+import { ListpackBuilder, ListpackCursor, lpBytes, lpInt } from './listpack.js';
 import type { RdbReader } from './rdb-reader.js';
 import type { RdbWriter } from './rdb-writer.js';
 
@@ -29,12 +29,21 @@ import type { RdbWriter } from './rdb-writer.js';
  */
 export const RELEASED_CONSUMER = 'sluice:xnack-released';
 
-/** The 128-bit big-endian id Redis uses as rax key (node keys, PEL ids). */
-function idBytes(id: StreamId): Buffer {
-  const b = Buffer.allocUnsafe(16);
-  b.writeBigUInt64BE(u64ToBigInt(id.ms), 0);
-  b.writeBigUInt64BE(u64ToBigInt(id.seq), 8);
-  return b;
+/** The 128-bit big-endian id Redis uses as rax key (node keys, PEL ids), written into the writer. */
+function writeId(w: RdbWriter, id: StreamId): RdbWriter {
+  w.reserve(16);
+  const { buf, pos } = w;
+  if (typeof id.ms === 'number' && typeof id.seq === 'number') {
+    buf.writeUInt32BE(Math.floor(id.ms / 0x100000000), pos);
+    buf.writeUInt32BE(id.ms >>> 0, pos + 4);
+    buf.writeUInt32BE(Math.floor(id.seq / 0x100000000), pos + 8);
+    buf.writeUInt32BE(id.seq >>> 0, pos + 12);
+  } else {
+    buf.writeBigUInt64BE(u64ToBigInt(id.ms), pos);
+    buf.writeBigUInt64BE(u64ToBigInt(id.seq), pos + 8);
+  }
+  w.pos = pos + 16;
+  return w;
 }
 
 function idFromBytes(b: Buffer): StreamId {
@@ -69,7 +78,8 @@ function idDiff(v: U64, master: U64): number | bigint {
  * objects, no array of elements): the bytes are `lp`'s until its next reset().
  */
 export function nodeListpack(node: StreamNode, lp: ListpackBuilder = new ListpackBuilder()): Buffer {
-  lp.reset();
+  // Its size is known (node.lpBytes(), Redis's rule): in an RdbWriter the length goes first.
+  lp.reset(node.lpBytes());
   const r = new Reader(node.buf);
   const names = r.varint();
   lp.int(node.live).int(node.deleted).int(names);
@@ -102,10 +112,12 @@ export function nodeListpack(node: StreamNode, lp: ListpackBuilder = new Listpac
 export function writeStream(w: RdbWriter, s: Stream): void {
   const nodes = s.storedNodes();
   w.len(nodes.length);
-  const lp = new ListpackBuilder();
+  // Each node's listpack is built in place in the writer, after its length.
+  const lp = new ListpackBuilder(w);
   for (const node of nodes) {
-    w.blob(idBytes(node.masterId));
-    w.blob(nodeListpack(node, lp));
+    w.byte(16);
+    writeId(w, node.masterId);
+    nodeListpack(node, lp);
   }
   const first = s.firstLiveId() ?? MIN_ID;
   w.len(s.length).len(s.lastId.ms).len(s.lastId.seq);
@@ -122,88 +134,127 @@ export function writeStream(w: RdbWriter, s: Stream): void {
     // time is 0), so nothing is lost, and sluice reads them back as unowned.
     const pel = [...g.pel.entries()];
     w.len(pel.length);
-    for (const [id, nack] of pel) w.raw(idBytes(id)).millis(nack.deliveryTime).len(nack.deliveryCount);
+    for (const [id, nack] of pel) writeId(w, id).millis(nack.deliveryTime).len(nack.deliveryCount);
     const released = pel.filter(([, nack]) => nack.consumer === g.unowned).map(([id]) => id);
     const consumers = [...g.consumers.values()].filter((c) => c.name.toString('latin1') !== RELEASED_CONSUMER).sort(byteOrder);
     w.len(consumers.length + (released.length > 0 ? 1 : 0));
     for (const consumer of consumers) {
       w.blob(consumer.name).millis(consumer.seenTime);
       w.len(consumer.pel.size);
-      for (const [id] of consumer.pel.entries()) w.raw(idBytes(id));
+      for (const [id] of consumer.pel.entries()) writeId(w, id);
     }
     if (released.length > 0) {
       w.blob(Buffer.from(RELEASED_CONSUMER, 'latin1')).millis(0);
       w.len(released.length);
-      for (const id of released) w.raw(idBytes(id));
+      for (const id of released) writeId(w, id);
     }
   }
 }
 
-/** master + diff as Redis's uint64 (wrapping); numbers all the way when exact. */
-function idPart(master: U64, masterBig: bigint, diff: LpValue): U64 {
+/** master + the cursor's integer as Redis's uint64 (wrapping); numbers all the way when exact. */
+function idPart(master: U64, masterBig: bigint, c: ListpackCursor): U64 {
+  const diff = c.isInt ? c.int : lpInt(c.value());
   if (typeof master === 'number' && typeof diff === 'number') {
     const sum = master + diff;
     if (sum >= 0 && sum <= Number.MAX_SAFE_INTEGER) return sum;
   }
-  return u64(BigInt.asUintN(64, masterBig + lpInt(diff)));
+  return u64(BigInt.asUintN(64, masterBig + BigInt(diff)));
 }
 
 /** Where readNode writes the digits of an entry's integer values (node.append copies them). */
 let scratch = Buffer.allocUnsafe(1024);
 let scratchAt = 0;
 
-function pushValue(entry: EntryFields, value: LpValue): void {
-  if (Buffer.isBuffer(value)) {
-    entry.push(value, 0, value.length);
+/** The cursor's element as the entry's next item: a string where it is, an integer as digits. */
+function pushValue(entry: EntryFields, c: ListpackCursor): void {
+  if (!c.isInt) {
+    entry.push(c.lp, c.start, c.stop);
     return;
   }
-  const text = String(value);
-  if (scratchAt + text.length > scratch.length) {
+  if (scratchAt + 21 > scratch.length) {
     // Earlier values of this entry point into the old scratch: it stays theirs.
     scratch = Buffer.allocUnsafe(Math.max(1024, 2 * scratch.length));
     scratchAt = 0;
   }
   const start = scratchAt;
-  scratchAt += scratch.write(text, start, 'latin1');
+  const v = c.int;
+  if (typeof v === 'number') {
+    // The digits written here (String() and a latin1 write per value cost more than the rest).
+    let n = v;
+    if (n < 0) {
+      scratch[scratchAt++] = 45;
+      n = -n;
+    }
+    let digits = 1;
+    for (let t = n; t >= 10; t = Math.floor(t / 10)) digits++;
+    scratchAt += digits;
+    for (let i = scratchAt - 1; i >= scratchAt - digits; i--) {
+      scratch[i] = 48 + (n % 10);
+      n = Math.floor(n / 10);
+    }
+  } else {
+    scratchAt += scratch.write(String(v), start, 'latin1');
+  }
   entry.push(scratch, start, scratchAt);
 }
 
-/** Rebuilds one node from its listpack, tombstones included. */
+/**
+ * Rebuilds one node from its listpack, tombstones included, reading each element in place
+ * (ListpackCursor) into the node's appends.
+ */
 function readNode(masterId: StreamId, lp: Buffer, after: StreamId | null): StreamNode {
-  const v = parseListpack(lp);
-  if (v.length === 0) throw new RdbFormatError('Empty listpack inside stream');
-  let i = 0;
-  const next = (): LpValue => {
-    if (i >= v.length) throw new RdbFormatError('Stream listpack integrity check failed.');
-    return v[i++]!;
+  const c = new ListpackCursor(lp);
+  if (c.done) throw new RdbFormatError('Empty listpack inside stream');
+  const next = (): void => {
+    if (c.done) throw new RdbFormatError('Stream listpack integrity check failed.');
+    c.next();
   };
-  const count = lpNumber(next());
-  const deleted = lpNumber(next());
-  const nameCount = lpNumber(next());
+  next();
+  const count = c.number();
+  next();
+  const deleted = c.number();
+  next();
+  const nameCount = c.number();
   const names: Buffer[] = [];
-  for (let k = 0; k < nameCount; k++) names.push(lpBytes(next()));
-  if (lpNumber(next()) !== 0) throw new RdbFormatError('Stream listpack integrity check failed.');
-  if (i >= v.length) throw new RdbFormatError('Empty listpack inside stream');
+  for (let k = 0; k < nameCount; k++) {
+    next();
+    names.push(lpBytes(c.value()));
+  }
+  next();
+  if (c.number() !== 0) throw new RdbFormatError('Stream listpack integrity check failed.');
+  if (c.done) throw new RdbFormatError('Empty listpack inside stream');
   const entry = new EntryFields();
-  const node = new StreamNode(masterId, entry.setBuffers(names.flatMap((n) => [n, n])));
+  // The node's bytes take about as many as the listpack's (its varints are no longer): sized
+  // once, rather than doubled from 64 bytes with a copy at each step.
+  const node = new StreamNode(masterId, entry.setBuffers(names.flatMap((n) => [n, n])), lp.length);
   let previous = after;
   const masterMs = u64ToBigInt(masterId.ms);
   const masterSeq = u64ToBigInt(masterId.seq);
-  while (i < v.length) {
-    const flags = lpNumber(next());
-    const id = { ms: idPart(masterId.ms, masterMs, next()), seq: idPart(masterId.seq, masterSeq, next()) };
-    // Values go into the node from where they are: integers written as digits into `scratch`
-    // (a Buffer per integer, and an array per entry, were most of a replica's RDB load).
+  while (!c.done) {
+    c.next();
+    const flags = c.number();
+    next();
+    const ms = idPart(masterId.ms, masterMs, c);
+    next();
+    const id = { ms, seq: idPart(masterId.seq, masterSeq, c) };
+    // Values go into the node from where they are: strings as ranges of the listpack, integers
+    // written as digits into `scratch` (a Buffer per integer, and an array per entry, were most
+    // of a replica's RDB load).
     entry.count = 0;
     scratchAt = 0;
     if (flags & FLAG_SAME_FIELDS) {
       for (const name of names) {
         entry.push(name, 0, name.length);
-        pushValue(entry, next());
+        next();
+        pushValue(entry, c);
       }
     } else {
-      const pairs = lpNumber(next());
-      for (let k = 0; k < pairs * 2; k++) pushValue(entry, next());
+      next();
+      const pairs = c.number();
+      for (let k = 0; k < pairs * 2; k++) {
+        next();
+        pushValue(entry, c);
+      }
     }
     next(); // lp-count
     if (previous !== null && compareIds(id, previous) <= 0) throw new RdbFormatError('Stream entries out of order');
@@ -212,6 +263,8 @@ function readNode(masterId: StreamId, lp: Buffer, after: StreamId | null): Strea
     node.append(id, entry);
     if (flags & FLAG_DELETED) node.markDeleted(offset);
   }
+  c.checkCount();
+  entry.clear();
   if (node.live !== count || node.deleted !== deleted) {
     throw new RdbFormatError('Stream listpack integrity check failed.');
   }
@@ -224,8 +277,9 @@ export function readStream(r: RdbReader, type: number): Stream {
   let last: StreamId | null = null;
   for (let n = 0; n < nodeCount; n++) {
     const masterId = idFromBytes(r.stringView());
-    s.appendStoredNode(readNode(masterId, r.stringView(), last));
-    last = s.storedNodes().at(-1)!.lastId;
+    const node = readNode(masterId, r.stringView(), last);
+    s.appendStoredNode(node);
+    last = node.lastId;
   }
   const length = r.len();
   if (length !== s.length) throw new RdbFormatError('Stream length inconsistent with its listpacks');

@@ -10,7 +10,7 @@ import type { Instance } from '../commands/core/instance.js';
 import type { ReplicaInfo } from '../commands/core/replication.js';
 import { DirectReply, ErrorReply, type Reply, type ReplyWriter } from '../resp/reply.js';
 import { Errors } from '../resp/errors.js';
-import { saveRdb } from '../persist/rdb-snapshot.js';
+import { saveRdbChunks } from '../persist/rdb-snapshot.js';
 import { createBacklog, type ReplicationBacklog } from './backlog.js';
 
 /** Bytes written to a replica as they are (the RDB transfer, the replication stream). */
@@ -27,9 +27,6 @@ export class ReplicationBytes extends DirectReply {
     return this.bytes;
   }
 }
-
-/** A full sync's RDB goes out this many bytes at a time. */
-const RDB_CHUNK = 1 << 20;
 
 const PING = Buffer.from('*1\r\n$4\r\nPING\r\n');
 const GETACK = Buffer.from('*3\r\n$8\r\nREPLCONF\r\n$6\r\nGETACK\r\n$1\r\n*\r\n');
@@ -228,7 +225,11 @@ export class PrimaryRole {
   private fullSync(replicas: Replica[], psync: boolean | boolean[]): Reply[] {
     const r = this.instance.replication;
     const backlog = this.backlog!;
-    const rdb = saveRdb(this.instance);
+    const started = performance.now();
+    const rdb = saveRdbChunks(this.instance);
+    let size = 0;
+    for (const chunk of rdb) size += chunk.length;
+    this.instance.logger.info(`sluice: Full sync snapshot: ${size} bytes of RDB in ${(performance.now() - started).toFixed(0)} ms`);
     backlog.forceSelect();
     return replicas.map((replica, i) => {
       let head = (Array.isArray(psync) ? psync[i] : psync) ? `+FULLRESYNC ${r.replid} ${r.offset}\r\n` : '';
@@ -237,38 +238,40 @@ export class PrimaryRole {
         mark = Buffer.from(randomBytes(20).toString('hex'), 'latin1');
         head += `$EOF:${mark.toString('latin1')}\r\n`;
       } else {
-        head += `$${rdb.length}\r\n`;
+        head += `$${size}\r\n`;
       }
       replica.held = [];
       replica.state = 'online';
-      this.sendRdb(replica, rdb, mark);
+      this.sendRdb(replica, [...rdb], size, mark);
       return new ReplicationBytes(Buffer.from(head, 'latin1'));
     });
   }
 
   /**
-   * Sends the RDB after the SYNC's reply, RDB_CHUNK bytes at a time, each once the previous
-   * one is written (Redis writes a full sync's payload as the replica's socket takes it): the
-   * replica's output holds one chunk, where it held the whole file (and a copy of it) before.
-   * Then the diskless end mark, and, for a disk-style transfer, the stream held meanwhile; a
-   * diskless one keeps it until the replica's first ACK (see Replica.held).
+   * Sends the RDB after the SYNC's reply, chunk by chunk as it was written (about 1 MiB each,
+   * uncopied), each once the previous one is written (Redis writes a full sync's payload as
+   * the replica's socket takes it): the replica's output holds one chunk, and each chunk is let
+   * go once sent (`chunks` is this replica's own list). Then the diskless end mark, and, for a
+   * disk-style transfer, the stream held meanwhile; a diskless one keeps it until the replica's
+   * first ACK (see Replica.held).
    */
-  private sendRdb(replica: Replica, rdb: Buffer, mark: Buffer | null): void {
+  private sendRdb(replica: Replica, chunks: Array<Buffer | null>, size: number, mark: Buffer | null): void {
     const client = replica.client;
     let at = 0;
     replica.sendingRdb = true;
+    const started = performance.now();
     const next = (): void => {
       if (this.byClient.get(client) !== replica) return; // gone meanwhile
-      if (at < rdb.length) {
-        const end = Math.min(rdb.length, at + RDB_CHUNK);
-        client.push?.(new ReplicationBytes(rdb.subarray(at, end)));
-        at = end;
+      if (at < chunks.length) {
+        const chunk = chunks[at]!;
+        chunks[at++] = null;
+        client.push?.(new ReplicationBytes(chunk));
         if (client.whenDrained !== null) client.whenDrained(next);
         else next();
         return;
       }
       replica.sendingRdb = false;
-      this.instance.logger.info(`sluice: Synchronization with replica ${client.addr} succeeded (full sync, ${rdb.length} bytes of RDB)`);
+      this.instance.logger.info(`sluice: Synchronization with replica ${client.addr} succeeded (full sync, ${size} bytes of RDB sent in ${(performance.now() - started).toFixed(0)} ms)`);
       if (mark !== null) {
         client.push?.(new ReplicationBytes(mark));
         return;

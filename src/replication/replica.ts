@@ -10,6 +10,7 @@ import type { ClientState } from '../commands/client-state.js';
 import type { Instance } from '../commands/core/instance.js';
 import type { PrimaryLinkInfo } from '../commands/core/replication.js';
 import { loadRdb } from '../persist/rdb-snapshot.js';
+import { crc64 } from '../rdb/crc64.js';
 import { RequestParser } from '../resp/parser.js';
 import { Errors } from '../resp/errors.js';
 import { ErrorReply } from '../resp/reply.js';
@@ -19,9 +20,10 @@ import type { PrimaryRole } from './primary.js';
 const command = (...argv: string[]): string => `*${argv.length}\r\n${argv.map((a) => `$${Buffer.byteLength(a)}\r\n${a}\r\n`).join('')}`;
 
 /**
- * Reads the handshake's lines and the RDB payload from the primary's socket. The payload's
- * chunks are kept as they come and joined once (an RDB of many megabytes arrives in thousands
- * of reads: joining at each one was quadratic).
+ * Reads the handshake's lines and the RDB payload from the primary's socket. The payload is
+ * copied into one buffer read by read as it arrives (payload()), its checksum computed as it
+ * goes (an RDB of many megabytes arrives in thousands of reads: joining at each one was
+ * quadratic, joining them at the end a pass over the file once it had all arrived).
  */
 class HandshakeReader {
   private chunks: Buffer[] = [];
@@ -92,32 +94,53 @@ class HandshakeReader {
     }
   }
 
-  async bytes(n: number): Promise<Buffer> {
-    while (this.length < n) await this.more();
-    return this.take(n);
-  }
-
-  /** Bytes up to a 40-byte end mark (a diskless transfer's "$EOF:<mark>"), the mark dropped. */
-  async untilMark(mark: Buffer): Promise<Buffer> {
-    // Each read is searched once where it is, and a mark split across reads in the seam: the
-    // last mark.length - 1 bytes before it and as many of its first (copying each whole read
-    // into a probe was a second copy of the RDB).
-    const keep = mark.length - 1;
-    let searched = 0;
-    let tail: Buffer = Buffer.alloc(0);
-    let index = 0;
+  /**
+   * The RDB payload of a full sync: `length` bytes ("$<len>"), or (`mark`, a diskless
+   * transfer's "$EOF:<mark>") the bytes up to the 40-byte end mark, dropped. Each read is
+   * copied into the payload's buffer as it arrives, and its CRC64 computed then (`crc` covers
+   * rdb[0, crcEnd)): both happen while the primary is still sending, and loading the RDB does
+   * not join thousands of reads or pass over the file once more for its checksum.
+   *
+   * As Redis's readSyncBulkPayload, the end mark is looked for only in the last bytes read: a
+   * primary sends nothing after it until the replica's first ACK (sluice's and every Redis's).
+   */
+  async payload(length: number | null, mark: Buffer | null): Promise<{ rdb: Buffer; crc: bigint; crcEnd: number }> {
+    let buf = Buffer.allocUnsafe(length ?? 1 << 20);
+    let filled = 0;
+    let crc = 0n;
+    let crcEnd = 0;
+    // Bytes that may be the checksum itself, or the mark, are not summed until the end is known.
+    const unsure = 8 + (mark?.length ?? 0);
     for (;;) {
-      for (; index < this.chunks.length; index++) {
-        const chunk = this.chunks[index]!;
-        if (tail.length > 0) {
-          const seam = Buffer.concat([tail, chunk.subarray(0, keep)]);
-          const at = seam.indexOf(mark);
-          if (at >= 0) return this.take(searched - tail.length + at, mark.length);
+      let rest: Buffer[] = [];
+      for (const chunk of this.chunks) {
+        const n = length === null ? chunk.length : Math.min(chunk.length, length - filled);
+        // What follows a payload of known length is the stream: it stays to be read.
+        if (n < chunk.length) rest.push(n === 0 ? chunk : chunk.subarray(n));
+        if (filled + n > buf.length) {
+          const next = Buffer.allocUnsafe(Math.max(2 * buf.length, filled + n));
+          buf.copy(next, 0, 0, filled);
+          buf = next;
         }
-        const at = chunk.indexOf(mark);
-        if (at >= 0) return this.take(searched + at, mark.length);
-        searched += chunk.length;
-        tail = chunk.length >= keep ? chunk.subarray(chunk.length - keep) : Buffer.concat([tail, chunk]).subarray(-keep);
+        chunk.copy(buf, filled, 0, n);
+        filled += n;
+      }
+      this.chunks = rest;
+      this.length = 0;
+      for (const r of rest) this.length += r.length;
+      rest = [];
+      const done = length === null ? mark !== null && filled >= mark.length && buf.compare(mark, 0, mark.length, filled - mark.length, filled) === 0 : filled >= length;
+      if (done) {
+        const size = length ?? filled - mark!.length;
+        if (size - 8 > crcEnd) {
+          crc = crc64(buf.subarray(crcEnd, size - 8), crc);
+          crcEnd = size - 8;
+        }
+        return { rdb: buf.subarray(0, size), crc, crcEnd };
+      }
+      if (filled - unsure > crcEnd + (1 << 16)) {
+        crc = crc64(buf.subarray(crcEnd, filled - unsure), crc);
+        crcEnd = filled - unsure;
       }
       await this.more();
     }
@@ -340,9 +363,11 @@ export class ReplicaRole implements PrimaryLinkInfo {
     if (full !== null) {
       // As Redis's REPL_STATE_TRANSFER: the RDB is on its way (master_sync_in_progress:1).
       this.state = 'sync';
+      const started = performance.now();
       const payload = await this.readPayload(reader);
+      this.instance.logger.info(`sluice: MASTER <-> REPLICA sync: received ${payload.rdb.length} bytes of RDB in ${(performance.now() - started).toFixed(0)} ms`);
       if (generation !== this.generation) return;
-      this.loadFullSync(payload, full[1]!, Number(full[2]));
+      this.loadFullSync(payload.rdb, { end: payload.crcEnd, crc: payload.crc }, full[1]!, Number(full[2]));
     } else if (reply.startsWith('+CONTINUE')) {
       const newId = reply.slice('+CONTINUE'.length).trim();
       if (newId !== '' && newId !== r.replid) {
@@ -359,23 +384,24 @@ export class ReplicaRole implements PrimaryLinkInfo {
     this.startStream(socket, reader.detach(), generation);
   }
 
-  private async readPayload(reader: HandshakeReader): Promise<Buffer> {
+  private async readPayload(reader: HandshakeReader): Promise<{ rdb: Buffer; crc: bigint; crcEnd: number }> {
     const header = await reader.line();
     if (header.startsWith('-')) throw new Error(`master aborted the sync: ${header}`);
-    if (header.startsWith('$EOF:')) return reader.untilMark(Buffer.from(header.slice(5), 'latin1'));
+    if (header.startsWith('$EOF:')) return reader.payload(null, Buffer.from(header.slice(5), 'latin1'));
     const length = Number(header.slice(1));
     if (!header.startsWith('$') || !Number.isSafeInteger(length) || length < 0) throw new Error(`bad bulk header from master: ${header}`);
-    return reader.bytes(length);
+    return reader.payload(length, null);
   }
 
   /** The whole RDB was received: load it (a bad one throws before anything changes), then follow. */
-  private loadFullSync(rdb: Buffer, replid: string, offset: number): void {
+  private loadFullSync(rdb: Buffer, knownCrc: { end: number; crc: bigint }, replid: string, offset: number): void {
     const instance = this.instance;
     instance.keyspace.loading = true;
+    const started = performance.now();
     let result;
     try {
-      result = loadRdb(rdb, instance);
-      instance.logger.info(`sluice: MASTER <-> REPLICA sync: Finished with success (${result.keysLoaded} keys)`);
+      result = loadRdb(rdb, instance, knownCrc);
+      instance.logger.info(`sluice: MASTER <-> REPLICA sync: Finished with success (${result.keysLoaded} keys, ${rdb.length} bytes of RDB loaded in ${(performance.now() - started).toFixed(0)} ms)`);
     } finally {
       instance.keyspace.loading = false;
     }
