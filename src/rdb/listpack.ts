@@ -132,9 +132,39 @@ export class ListpackBuilder {
 
   int(v: number | bigint): this {
     const out = this.out;
-    out.reserve(14);
-    out.pos = writeInt(out.buf, out.pos, v);
+    if (out.pos + 14 > out.buf.length) out.reserve(14);
+    const buf = out.buf;
+    const p = out.pos;
     this.count++;
+    // The widths a stream node's flags, id differences, counts and small values take, written
+    // here byte by byte (each element's backlen is its size, one byte): a node has five or so
+    // integers per entry, and writeInt's general path was most of writing an RDB.
+    if (typeof v === 'number') {
+      if (v >= 0 && v <= 127) {
+        buf[p] = v;
+        buf[p + 1] = 1;
+        out.pos = p + 2;
+        return this;
+      }
+      if (v >= -4096 && v <= 4095) {
+        const u = v < 0 ? 8192 + v : v;
+        buf[p] = (u >> 8) | 0xc0;
+        buf[p + 1] = u & 0xff;
+        buf[p + 2] = 2;
+        out.pos = p + 3;
+        return this;
+      }
+      if (v >= -2147483648 && v <= 2147483647) {
+        // 16, 24 or 32 bits little-endian after 0xf1, 0xf2, 0xf3.
+        const bytes = v >= -32768 && v <= 32767 ? 2 : v >= -8388608 && v <= 8388607 ? 3 : 4;
+        buf[p] = 0xef + bytes;
+        for (let i = 0; i < bytes; i++) buf[p + 1 + i] = (v >> (8 * i)) & 0xff;
+        buf[p + 1 + bytes] = bytes + 1;
+        out.pos = p + 2 + bytes;
+        return this;
+      }
+    }
+    out.pos = writeInt(buf, p, v);
     return this;
   }
 

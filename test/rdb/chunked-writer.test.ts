@@ -125,6 +125,11 @@ test('the listpack cursor reads what buildListpack wrote: every integer width, s
     if (Buffer.isBuffer(want)) assert.ok(Buffer.isBuffer(v) && v.equals(want), `element ${i}`);
     else assert.equal(BigInt(v as number | bigint), BigInt(want), `element ${i}`);
   });
+  // The builder's integers (its byte-by-byte widths) are buildListpack's bytes.
+  const ints = values.filter((v): v is number | bigint => !Buffer.isBuffer(v));
+  const lp = new ListpackBuilder().reset();
+  for (const v of ints) lp.int(v);
+  assert.ok(lp.finish().equals(buildListpack(ints)));
   const bad = buildListpack([1, 2, 3]);
   bad.writeUInt16LE(4, 4);
   assert.throws(() => parseListpack(bad), /count mismatch/);
