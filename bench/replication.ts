@@ -6,10 +6,12 @@
 //   ratio (target >= 0.8), the primary's CPU per request, the replica's lag in bytes of the
 //   replication stream (primary master_repl_offset - replica offset, both read at once every
 //   50 ms during the load: median and max), and the time the replica takes to catch up after it.
+//   The same load on a primary of each kind with no replica gives the cost of the replica:
+//   ops/s with one replica / ops/s without, sluice's beside redis's.
 // sync: a full sync of a stream of --entries entries (2 fields each, a consumer group with
 //   10,000 pending) in every direction, sluice->sluice, sluice->redis, redis->sluice and
 //   redis->redis: the time from REPLICAOF to master_link_status:up with equal offsets (target:
-//   <= 2x redis->redis). Meanwhile the primary's memory is sampled every 10 ms: the backlog
+//   <= 2x redis->redis; --directions sluice-sluice,redis-sluice picks some). Meanwhile the primary's memory is sampled every 10 ms: the backlog
 //   (INFO memory mem_replication_backlog), replicas' output buffers (mem_clients_slaves, and
 //   CLIENT LIST TYPE replica omem) and used_memory; the peaks are printed.
 // Primaries run with repl-diskless-sync yes and repl-diskless-sync-delay 0 (Redis's default
@@ -37,6 +39,7 @@ const clients = arg('clients', '50');
 const rounds = Number(arg('rounds', '3'));
 const entries = Number(arg('entries', '1000000'));
 const syncRounds = Number(arg('sync-rounds', '1'));
+const directionsArg = arg('directions', 'sluice-sluice,sluice-redis,redis-sluice,redis-redis');
 
 type Kind = 'sluice' | 'redis';
 const dirs: string[] = [];
@@ -137,9 +140,26 @@ async function loadRound(pair: { primary: StartedServer; replica: StartedServer 
   }
 }
 
+/** redis-benchmark's XADD load on a primary with no replica: requests/s. */
+async function aloneRound(server: StartedServer): Promise<number> {
+  const c = new Redis({ port: server.port });
+  try {
+    await c.del('s');
+  } finally {
+    c.disconnect();
+  }
+  const args = ['-p', String(server.port), '-q', '-c', clients, '-n', String(requests), '-P', '16', 'XADD', 's', '*', 'f', 'v'];
+  const { stdout } = await run('redis-benchmark', args, { maxBuffer: 16 << 20 });
+  const m = /([^\r\n]+): ([\d.]+) requests per second/.exec(stdout);
+  if (m === null) throw new Error(`no result from redis-benchmark ${args.join(' ')}: ${stdout}`);
+  return Number(m[2]);
+}
+
 async function loadPart(): Promise<void> {
   const pairs = new Map<Kind, { primary: StartedServer; replica: StartedServer }>();
+  const alone = new Map<Kind, StartedServer>();
   try {
+    for (const kind of ['sluice', 'redis'] as const) alone.set(kind, await start(kind));
     for (const kind of ['sluice', 'redis'] as const) {
       const primary = await start(kind);
       const replica = await start(kind, primary.port);
@@ -151,9 +171,13 @@ async function loadPart(): Promise<void> {
       r.disconnect();
     }
     const results = new Map<Kind, LoadResult[]>([['sluice', []], ['redis', []]]);
+    const aloneRps = new Map<Kind, number[]>([['sluice', []], ['redis', []]]);
     for (let round = 0; round < rounds; round++) {
       // Alternate, so a noisy machine affects both alike.
-      for (const kind of ['sluice', 'redis'] as const) results.get(kind)!.push(await loadRound(pairs.get(kind)!));
+      for (const kind of ['sluice', 'redis'] as const) {
+        results.get(kind)!.push(await loadRound(pairs.get(kind)!));
+        aloneRps.get(kind)!.push(await aloneRound(alone.get(kind)!));
+      }
     }
     const med = (kind: Kind, f: (x: LoadResult) => number) => median(results.get(kind)!.map(f));
     console.log(`\nXADD s * f v, redis-benchmark -c ${clients} -n ${requests} -P 16, primary + 1 replica; median of ${rounds} round(s)`);
@@ -171,7 +195,14 @@ async function loadPart(): Promise<void> {
     }
     const ratio = med('sluice', (x) => x.rps) / med('redis', (x) => x.rps);
     console.log(`ops/s ratio sluice/redis: ${ratio.toFixed(2)} (target >= 0.80)`);
+    // What one replica costs each kind: ops/s with it over ops/s of the same kind without.
+    const cost = (kind: Kind) => med(kind, (x) => x.rps) / median(aloneRps.get(kind)!);
+    for (const kind of ['sluice', 'redis'] as const) {
+      console.log(`${kind} primary alone: ${median(aloneRps.get(kind)!).toFixed(0)} ops/s; with one replica / alone: ${cost(kind).toFixed(2)}`);
+    }
+    console.log(`replica cost ratio (sluice with/alone) / (redis with/alone): ${(cost('sluice') / cost('redis')).toFixed(2)} (1.00: a replica costs sluice what it costs redis)`);
   } finally {
+    for (const server of alone.values()) await server.stop();
     for (const pair of pairs.values()) {
       await pair.replica.stop();
       await pair.primary.stop();
@@ -239,7 +270,9 @@ async function syncPart(): Promise<void> {
       primaries.set(kind, primary);
       await fill(primary.port);
     }
-    const directions: Array<[Kind, Kind]> = [['sluice', 'sluice'], ['sluice', 'redis'], ['redis', 'sluice'], ['redis', 'redis']];
+    // redis->redis always runs: the others are measured against it.
+    const wanted = new Set([...directionsArg.split(','), 'redis-redis']);
+    const directions = ([['sluice', 'sluice'], ['sluice', 'redis'], ['redis', 'sluice'], ['redis', 'redis']] as Array<[Kind, Kind]>).filter(([a, b]) => wanted.has(`${a}-${b}`));
     const results = new Map<string, SyncResult[]>(directions.map(([a, b]) => [`${a}->${b}`, []]));
     for (let round = 0; round < syncRounds; round++) {
       for (const [from, to] of directions) results.get(`${from}->${to}`)!.push(await syncOnce(from, primaries.get(from)!, to));
