@@ -218,9 +218,8 @@ function swapdb(ctx: Context, argv: Buffer[]): Reply {
   if (a < 0n || a >= BigInt(dbs.length) || b < 0n || b >= BigInt(dbs.length)) fail(Errors.dbIndexOutOfRange);
   const [first, second] = [dbs[Number(a)]!, dbs[Number(b)]!];
   if (first !== second) {
+    ctx.instance.touchSwappedWatched(first.index, second.index);
     first.swapContents(second);
-    ctx.instance.touchAllWatched(first.index);
-    ctx.instance.touchAllWatched(second.index);
     // Blocked clients of both databases re-check their keys: lists may now be served, and a
     // XREADGROUP whose stream is gone gets UNBLOCKED (scanDatabaseForDeletedKeys).
     ctx.instance.blocked.dbFlushed(first.index);

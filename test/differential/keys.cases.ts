@@ -34,6 +34,34 @@ export const cases: DiffCase[] = [
     `,
   },
   {
+    name: 'SWAPDB touches WATCHed keys that exist on either side (EXEC aborted); a key missing from both is untouched',
+    steps: cli`
+      FLUSHALL
+      SET x 30
+      WATCH x
+      SWAPDB 0 1
+      MULTI
+      PING
+      EXEC
+      FLUSHALL
+      SELECT 1
+      SET x 30
+      SELECT 0
+      WATCH x
+      SWAPDB 0 1
+      MULTI
+      PING
+      EXEC
+      FLUSHALL
+      WATCH nowhere
+      SWAPDB 0 1
+      MULTI
+      PING
+      EXEC
+      FLUSHALL
+    `,
+  },
+  {
     name: 'DEL, UNLINK, EXISTS count keys (duplicates included for EXISTS)',
     steps: cli`
       MSET a 1 b 2 c 3

@@ -528,6 +528,16 @@ export class Instance implements InstanceView {
     this.watches.touchAll(db, (keyDb, key) => this.keyspace.db(keyDb).values.has(key));
   }
 
+  /**
+   * Before SWAPDB a b, as Redis's touchAllWatchedKeysInDb both ways: a watched key changes if it
+   * exists in its database (it goes away) or in the other one (it appears).
+   */
+  touchSwappedWatched(a: number, b: number): void {
+    const existsInEither = (_db: number, key: string): boolean => this.keyspace.db(a).values.has(key) || this.keyspace.db(b).values.has(key);
+    this.watches.touchAll(a, existsInEither);
+    this.watches.touchAll(b, existsInEither);
+  }
+
   /** Redis's signalFlushedDb, before a database (null: all) is emptied: WATCHes, then tracking clients. */
   signalFlushedDb(db: number | null): void {
     this.touchAllWatched(db);
