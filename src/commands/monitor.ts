@@ -64,7 +64,9 @@ export function monitorLine(client: ClientState, argv: Buffer[]): SimpleString {
   const sec = Math.floor(micros / 1_000_000);
   const usec = micros % 1_000_000;
   const args = argv.map(reprArg).join(' ');
-  return new SimpleString(`${sec}.${String(Math.min(usec, 999_999)).padStart(6, '0')} [${client.db} ${client.addr}] ${args}`);
+  // A script's commands show as the script's (Redis's CLIENT_SCRIPT: `[db lua]`).
+  const addr = client.fromScript ? 'lua' : client.addr;
+  return new SimpleString(`${sec}.${String(Math.min(usec, 999_999)).padStart(6, '0')} [${client.db} ${addr}] ${args}`);
 }
 
 /**

@@ -38,6 +38,7 @@ function checkNumkeys(argv: Buffer[], notInteger: string): void {
 
 /** EVAL / EVAL_RO: the script is cached (compiled) first, then run. */
 function evalScript(ctx: Context, argv: Buffer[]): Reply {
+  feedMonitorsFirst(ctx, argv);
   checkNumkeys(argv, Errors.notInteger);
   const scripts = scriptsOf(ctx.instance);
   const sha = sha1hex(argv[1]!);
@@ -46,6 +47,7 @@ function evalScript(ctx: Context, argv: Buffer[]): Reply {
 }
 
 function evalsha(ctx: Context, argv: Buffer[]): Reply {
+  feedMonitorsFirst(ctx, argv);
   // A SHA of the wrong length cannot match: Redis replies NOSCRIPT before looking at numkeys.
   if (argv[1]!.length !== 40) fail(Errors.noScript);
   checkNumkeys(argv, Errors.notInteger);
@@ -60,12 +62,22 @@ function runScript(ctx: Context, argv: Buffer[], sha: string): Reply {
 
 /** FCALL looks the function up before parsing numkeys. */
 function fcall(ctx: Context, argv: Buffer[]): Reply {
+  feedMonitorsFirst(ctx, argv);
   const fn = librariesOf(ctx.instance).functions.get(argv[1]!.toString('latin1').toLowerCase());
   if (fn === undefined) return new ErrorReply(Errors.functionNotFound);
   checkNumkeys(argv, Errors.badNumkeys);
   const numkeys = Number(parseInt64(argv[2]!)!);
   const ro = lower(argv[0]!) === 'fcall_ro';
   return scriptsOf(ctx.instance).fcall(ctx, fn, argv.slice(3, 3 + numkeys), argv.slice(3 + numkeys), ro);
+}
+
+/**
+ * Scripts skip MONITOR after they run (skip_monitor) and show before it, as Redis's evalCommand
+ * and fcallCommandGeneric, so the commands they run follow them; a script's own calls of
+ * EVAL-family commands (refused) are not shown.
+ */
+function feedMonitorsFirst(ctx: Context, argv: Buffer[]): void {
+  if (ctx.client.kind !== 'aof' && !ctx.client.fromScript) ctx.instance.feedMonitors(ctx.client, lower(argv[0]!), argv);
 }
 
 /** Key positions of EVAL/FCALL: numkeys at 2, the keys after it. */

@@ -177,6 +177,8 @@ export interface InstanceView {
   watch(client: ClientState, db: number, key: string): void;
   unwatchAll(client: ClientState): void;
   touchAllWatched(db: number | null): void;
+  /** MONITOR's line for a command (EVAL, EVALSHA and FCALL send theirs before they run). */
+  feedMonitors(client: ClientState, fullName: string, argv: Buffer[]): void;
   /** Before SWAPDB a b: each WATCHed key of either database that exists in either is touched. */
   touchSwappedWatched(a: number, b: number): void;
   /** FLUSHDB/FLUSHALL (Redis's signalFlushedDb): WATCHed keys touched, tracking clients told every key changed. */

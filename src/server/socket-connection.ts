@@ -98,6 +98,8 @@ export class SocketConnection {
    * next turn's first read has only the rest of the budget, so no turn runs more than one.
    */
   private spentInCheck = 0;
+  /** The bytes of the request being executed (part of qbuf while it runs, as in Redis). */
+  private runningRequestBytes = 0;
   /** Registered in the instance's buffersHeld (see noteBuffers). */
   private holdingBuffers = false;
 
@@ -124,8 +126,10 @@ export class SocketConnection {
       setImmediate(check);
     };
     this.client.buffers = () => ({
-      queryBuffered: this.parser.bufferedBytes,
-      queryFree: Math.max(0, this.parser.bufferCapacity - this.parser.bufferedBytes),
+      // While it runs, the command's own request is still in Redis's query buffer (qbuf=26 for
+      // a CLIENT LIST), trimmed only after the commands of the read were processed.
+      queryBuffered: this.parser.bufferedBytes + this.runningRequestBytes,
+      queryFree: Math.max(0, this.parser.bufferCapacity - this.parser.bufferedBytes - this.runningRequestBytes),
       outputUnsent: this.outputBacklog(),
     });
     const config = instance.config;
@@ -275,7 +279,9 @@ export class SocketConnection {
       try {
         // Before AUTH, Redis caps request sizes (10 arguments, 16 KiB bulks).
         this.parser.authRequired = !this.client.authenticated;
+        const before = this.parser.bufferedBytes;
         args = this.parser.nextArgs();
+        this.runningRequestBytes = before - this.parser.bufferedBytes;
       } catch (err) {
         this.protocolError(err);
         return;
@@ -292,7 +298,9 @@ export class SocketConnection {
       const dirty = this.instance.dirty;
       try {
         reply = this.instance.executeArgs(this.client, args);
+        this.runningRequestBytes = 0;
       } catch (err) {
+        this.runningRequestBytes = 0;
         // Instance.call already turns handler exceptions into replies; this is a last resort.
         this.instance.logger.error('sluice: internal error while dispatching a command:', err);
         reply = new ErrorReply(Errors.internal);

@@ -67,4 +67,31 @@ for (const start of [startSluiceProcess, startRedisProcess]) {
     assert.ok(qbuf >= 500 && qbuf < 1000, `qbuf=${qbuf}`);
     partial.destroy();
   });
+
+  test(`${start.name}: the caller's own request is in its qbuf while CLIENT LIST / CLIENT INFO run`, async () => {
+    const server = await start();
+    const client = await RespClient.connect(server.port);
+    try {
+      // *2 $6 client $4 list: 26 bytes, as Redis's unit/introspection expects.
+      for (const sub of ['LIST', 'INFO']) {
+        const line = ((await client.call('CLIENT', sub)) as { v: string }).v;
+        assert.equal(field(line, 'qbuf'), 26, `CLIENT ${sub}: ${line}`);
+      }
+      client.close();
+      assert.equal(field(await lineOfIdleClient(server.port), 'qbuf'), 0, 'an idle client has nothing in its query buffer');
+    } finally {
+      client.close();
+    }
+  });
+}
+
+/** The CLIENT LIST line of a named client that sent nothing since. */
+async function lineOfIdleClient(port: number): Promise<string> {
+  const idle = await rawClient(port, 'idle', '');
+  try {
+    await sleep(50);
+    return await lineOf(port, 'idle');
+  } finally {
+    idle.destroy();
+  }
 }

@@ -162,6 +162,27 @@ test('MONITOR: one line per command run elsewhere, quoted as sdscatrepr, credent
   assert.equal(monitor.queued, 0);
 });
 
+test('MONITOR shows EVAL and FCALL before the commands their script runs, which show as [db lua]', async () => {
+  const monitor = await connect(2);
+  const other = await connect(2);
+  try {
+    assert.deepEqual(await monitor.call('MONITOR'), { t: 'simple', v: 'OK' });
+    const line = async (): Promise<string> => String(((await monitor.read()) as { v: string }).v).replace(/^\d+\.\d{6} /, '');
+    await other.call('EVAL', "return redis.call('set', KEYS[1], ARGV[1])", '1', 'mk', 'v');
+    assert.match(await line(), /^\[0 127\.0\.0\.1:\d+\] "EVAL" "return redis\.call\('set', KEYS\[1\], ARGV\[1\]\)" "1" "mk" "v"$/);
+    assert.equal(await line(), '[0 lua] "set" "mk" "v"');
+    await other.call('FUNCTION', 'LOAD', 'REPLACE', "#!lua name=monlib\nredis.register_function('monfn', function(keys) return redis.call('get', keys[1]) end)");
+    assert.match(await line(), /^\[0 127\.0\.0\.1:\d+\] "FUNCTION" "LOAD" "REPLACE" /);
+    await other.call('FCALL', 'monfn', '1', 'mk');
+    assert.match(await line(), /^\[0 127\.0\.0\.1:\d+\] "FCALL" "monfn" "1" "mk"$/);
+    assert.equal(await line(), '[0 lua] "get" "mk"');
+    await other.call('FUNCTION', 'DELETE', 'monlib');
+  } finally {
+    monitor.close();
+    other.close();
+  }
+});
+
 test('the embedded client refuses SUBSCRIBE and MONITOR with an error instead of waiting', async () => {
   const db = await open();
   try {

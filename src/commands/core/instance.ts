@@ -442,8 +442,13 @@ export class Instance implements InstanceView {
     return reply;
   }
 
-  /** Sends monitors the line for a command that just ran (after it ran, as Redis's call()). */
-  private feedMonitors(client: ClientState, fullName: string, argv: Buffer[]): void {
+  /**
+   * Sends monitors the line for a command that just ran (after it ran, as Redis's call()); the
+   * script commands, which skip that, call it first themselves, so the commands a script runs
+   * appear after it.
+   */
+  feedMonitors(client: ClientState, fullName: string, argv: Buffer[]): void {
+    if (this.monitors.size === 0) return;
     const line = monitorLine(client, redactedArgv(fullName, argv));
     // A monitor sees its own command after its reply, as Redis appends the line after it.
     for (const monitor of this.monitors) monitor.push?.(line, monitor === client);
