@@ -10,6 +10,7 @@ import { globMatch } from '../glob.js';
 import type { InstanceView } from '../types.js';
 import type { RegisteredFunction } from './lua-vm.js';
 import { type ScriptEngine, type ScriptFlags, scriptsOf } from './script-engine.js';
+import { splitArgs } from '../../resp/parser.js';
 
 const FLAG_ORDER = ['no-writes', 'allow-oom', 'allow-stale', 'no-cluster', 'allow-cross-slot-keys'] as const;
 
@@ -40,82 +41,6 @@ function toFlags(bits: number): ScriptFlags {
   };
 }
 
-/** C's isspace (sdssplitargs skips these between arguments). */
-function isSpace(c: number | undefined): boolean {
-  return c === 0x20 || (c !== undefined && c >= 0x09 && c <= 0x0d);
-}
-
-function hexDigit(c: number | undefined): number {
-  if (c === undefined) return -1;
-  if (c >= 0x30 && c <= 0x39) return c - 0x30;
-  if (c >= 0x61 && c <= 0x66) return c - 0x57;
-  if (c >= 0x41 && c <= 0x46) return c - 0x37;
-  return -1;
-}
-
-const ESCAPES: Record<number, number> = { 0x6e: 0x0a, 0x72: 0x0d, 0x74: 0x09, 0x62: 0x08, 0x61: 0x07 };
-
-/**
- * Redis's sdssplitargs over a C string (it ends at the first NUL): words separated by spaces,
- * "double quotes" with \xHH and \n-style escapes, 'single quotes'; null when a quote is not
- * closed or a closing quote is followed by something other than a space.
- */
-export function splitArgs(line: Buffer): Buffer[] | null {
-  const nul = line.indexOf(0);
-  const text = nul < 0 ? line : line.subarray(0, nul);
-  const at = (i: number): number | undefined => text[i];
-  const out: Buffer[] = [];
-  let p = 0;
-  for (;;) {
-    while (p < text.length && isSpace(at(p))) p++;
-    if (p >= text.length) return out;
-    const current: number[] = [];
-    let inq = false;
-    let insq = false;
-    for (let done = false; !done; ) {
-      const c = at(p);
-      if (inq) {
-        if (c === 0x5c && at(p + 1) === 0x78 && hexDigit(at(p + 2)) >= 0 && hexDigit(at(p + 3)) >= 0) {
-          current.push(hexDigit(at(p + 2)) * 16 + hexDigit(at(p + 3)));
-          p += 3;
-        } else if (c === 0x5c && at(p + 1) !== undefined) {
-          p++;
-          current.push(ESCAPES[at(p)!] ?? at(p)!);
-        } else if (c === 0x22) {
-          if (at(p + 1) !== undefined && !isSpace(at(p + 1))) return null;
-          done = true;
-        } else if (c === undefined) {
-          return null;
-        } else {
-          current.push(c);
-        }
-      } else if (insq) {
-        if (c === 0x5c && at(p + 1) === 0x27) {
-          p++;
-          current.push(0x27);
-        } else if (c === 0x27) {
-          if (at(p + 1) !== undefined && !isSpace(at(p + 1))) return null;
-          done = true;
-        } else if (c === undefined) {
-          return null;
-        } else {
-          current.push(c);
-        }
-      } else if (c === undefined || c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) {
-        done = true;
-      } else if (c === 0x22) {
-        inq = true;
-      } else if (c === 0x27) {
-        insq = true;
-      } else {
-        current.push(c);
-      }
-      if (c !== undefined) p++;
-    }
-    out.push(Buffer.from(current));
-  }
-}
-
 /** A library's metadata (functionExtractLibMetaData): its engine, its name, the code after the shebang. */
 export interface LibraryMetadata {
   engine: string;
@@ -130,7 +55,8 @@ export function libraryMetadata(payload: Buffer): LibraryMetadata {
   const newline = payload.indexOf(0x0a);
   const nul = payload.indexOf(0);
   if (newline < 0 || (nul >= 0 && nul < newline)) fail(Errors.metadataInvalid);
-  const parts = splitArgs(payload.subarray(0, newline));
+  // sdssplitargs over the first line, which holds no NUL (checked above).
+  const parts = splitArgs(payload, 0, newline);
   if (parts === null || parts.length === 0) fail(Errors.metadataInvalid);
   const engine = parts[0]!.subarray(2).toString('latin1');
   let name: string | undefined;
