@@ -4,44 +4,18 @@
 // RELOAD, an AOF restart and DEBUG LOADAOF (FUNCTION LOAD/DELETE/FLUSH/RESTORE logged), BGREWRITEAOF (the
 // libraries at the head of the new base) and a full sync to a replica keep them.
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { Redis } from 'ioredis';
 import { startRedisServer, startSluiceServer, type Spawned } from '../support/processes.js';
 import { waitFor } from '../support/wait.js';
 import { crc64 } from '../../src/rdb/crc64.js';
+import { client, using, withDir } from './servers.js';
 
 const LIB_A = "#!lua name=liba\nredis.register_function('fa', function(keys, args) return 'a:' .. (args[1] or '') end)\n";
 // Long enough for redis-server to LZF-compress it in payloads and files (rdbcompression yes).
 const LIB_B = `#!lua name=libb\n${"-- padding padding padding padding\n".repeat(8)}redis.register_function{function_name='fb', callback=function() return 'b' end, flags={'no-writes'}}\n`;
-
-async function withDir(fn: (dir: string) => Promise<void>): Promise<void> {
-  const dir = mkdtempSync(join(tmpdir(), 'sluice-functions-'));
-  try {
-    await fn(dir);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-async function client(port: number): Promise<Redis> {
-  const c = new Redis({ port, lazyConnect: true, maxRetriesPerRequest: 0 });
-  await c.connect();
-  return c;
-}
-
-/** Runs `fn` with a client of a started server, then disconnects and stops the server. */
-async function using(server: Spawned & { port: number }, fn: (c: Redis) => Promise<void>): Promise<void> {
-  const c = await client(server.port);
-  try {
-    await fn(c);
-  } finally {
-    c.disconnect();
-    await server.stop();
-  }
-}
 
 /** The libraries as FUNCTION LIST WITHCODE shows them, in name order (the order is a hash's in Redis). */
 async function libraries(c: Redis): Promise<unknown[]> {

@@ -4,40 +4,14 @@
 // (aof-use-rdb-preamble yes, Redis's default) loads into sluice. Also SAVE/BGSAVE/LASTSAVE,
 // dbfilename and a corrupt file.
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { Redis } from 'ioredis';
 import { populate, snapshot } from '../support/rdb-fixtures.js';
-import { startRedisServer, startSluiceServer, spawnUntil, CLI_MAIN, type Spawned } from '../support/processes.js';
+import { startRedisServer, startSluiceServer, spawnUntil, CLI_MAIN } from '../support/processes.js';
 import { waitFor } from '../support/wait.js';
-
-async function withDir(fn: (dir: string) => Promise<void>): Promise<void> {
-  const dir = mkdtempSync(join(tmpdir(), 'sluice-rdb-'));
-  try {
-    await fn(dir);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-async function client(port: number): Promise<Redis> {
-  const c = new Redis({ port, lazyConnect: true, maxRetriesPerRequest: 0 });
-  await c.connect();
-  return c;
-}
-
-/** Runs `fn` with a client of a started server, then disconnects and stops the server. */
-async function using(server: Spawned & { port: number }, fn: (c: Redis) => Promise<void>): Promise<void> {
-  const c = await client(server.port);
-  try {
-    await fn(c);
-  } finally {
-    c.disconnect();
-    await server.stop();
-  }
-}
+import { client, using, withDir } from './servers.js';
 
 /** The fixture in db 0 plus a key in db 3; returns a snapshot reader over both. */
 async function fill(c: Redis): Promise<(c: Redis) => Promise<unknown[]>> {
