@@ -3,28 +3,14 @@
 // a RESP2 redirect client (ioredis too), expiry and FLUSHALL, tracking-redir-broken, BCAST with
 // NOLOOP, scripts, a served BLMOVE, tracking-table-max-keys and the INFO / CLIENT LIST fields.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { Redis } from 'ioredis';
-import { type RunningServer, startServer } from '../../src/server/server.js';
 import { waitFor, within } from '../support/wait.js';
-import { RespClient, type Wire, array, bulk, int } from './resp-client.js';
+import { type RespClient, type Wire, array, bulk, int } from './resp-client.js';
+import { useInProcessServer } from './in-process-server.js';
 
-let server: RunningServer;
-const clients: RespClient[] = [];
-before(async () => {
-  server = await startServer({ port: 0, bind: '127.0.0.1' });
-});
-after(async () => {
-  for (const c of clients) c.close();
-  await server.close();
-});
-
-async function connect(resp: 2 | 3 = 2): Promise<RespClient> {
-  const c = await RespClient.connect(server.port);
-  clients.push(c);
-  if (resp === 3) assert.equal((await c.call('HELLO', '3')).t, 'map');
-  return c;
-}
+const server = useInProcessServer();
+const connect = server.connect;
 
 const ok: Wire = { t: 'simple', v: 'OK' };
 const push = (...items: Wire[]): Wire => ({ t: 'push', v: items });
