@@ -1,0 +1,168 @@
+// A short sequence of byte strings packed into one latin1 string (one char per byte), each
+// element a varint length then its bytes: what Redis's listpack is to a small hash, sorted set
+// or list node. In V8 a string of n one-byte chars costs about 16 + n bytes, while an array of n
+// short strings costs a pointer plus a 24-32 byte string object per element (and a Buffer ~100
+// more): packing is what brings a 128-member collection near Redis's memory.
+//
+// The packed string is immutable: every change builds a new one (O(bytes), as a listpack's
+// memmove is), so an iterator keeps walking the sequence it started on whatever happens after.
+// Lookups are linear scans, which is why collections pack only while they are small (Redis's
+// *-max-listpack-* thresholds) and convert to indexed structures past them.
+
+function encodeElement(s: string): string {
+  let length = s.length;
+  let prefix = '';
+  while (length >= 0x80) {
+    prefix += String.fromCharCode(0x80 | (length & 0x7f));
+    length = Math.floor(length / 0x80);
+  }
+  return prefix + String.fromCharCode(length) + s;
+}
+
+/** charCodeAt flattens a concatenation (a rope of pieces) into one sequential string. */
+function flatten(s: string): string {
+  s.charCodeAt(0);
+  return s;
+}
+
+export class PackedStrings {
+  private data = '';
+  private count = 0;
+
+  static of(items: Iterable<string>): PackedStrings {
+    const packed = new PackedStrings();
+    const parts: string[] = [];
+    for (const item of items) parts.push(encodeElement(item));
+    packed.data = flatten(parts.join(''));
+    packed.count = parts.length;
+    return packed;
+  }
+
+  get length(): number {
+    return this.count;
+  }
+
+  /** The packed bytes, prefixes included: the memory the elements take. */
+  get byteLength(): number {
+    return this.data.length;
+  }
+
+  at(index: number): string {
+    if (index < 0 || index >= this.count) throw new RangeError(`index ${index} out of 0..${this.count - 1}`);
+    const offset = this.offsetOf(index);
+    return this.readAt(offset);
+  }
+
+  /**
+   * The index of the first element equal to `s` among elements first, first + stride, … (a
+   * stride of 2 searches the fields of field/value pairs); -1 when none is.
+   */
+  indexOf(s: string, first = 0, stride = 1): number {
+    const data = this.data;
+    let offset = 0;
+    for (let i = 0; i < this.count; i++) {
+      const length = readLength(data, offset);
+      const start = elementStart;
+      if (i >= first && (i - first) % stride === 0 && length === s.length && data.startsWith(s, start)) return i;
+      offset = start + length;
+    }
+    return -1;
+  }
+
+  /** Removes `deleteCount` elements at `index` and inserts `items` there, as Array.splice. */
+  splice(index: number, deleteCount: number, ...items: string[]): void {
+    if (index < 0 || index > this.count) throw new RangeError(`index ${index} out of 0..${this.count}`);
+    deleteCount = Math.max(0, Math.min(deleteCount, this.count - index));
+    const start = this.offsetOf(index);
+    let end = start;
+    for (let i = 0; i < deleteCount; i++) {
+      const length = readLength(this.data, end);
+      end = elementStart + length;
+    }
+    let inserted = '';
+    for (const item of items) inserted += encodeElement(item);
+    this.data = flatten(this.data.slice(0, start) + inserted + this.data.slice(end));
+    this.count += items.length - deleteCount;
+  }
+
+  set(index: number, s: string): void {
+    if (index < 0 || index >= this.count) throw new RangeError(`index ${index} out of 0..${this.count - 1}`);
+    this.splice(index, 1, s);
+  }
+
+  push(...items: string[]): void {
+    let appended = '';
+    for (const item of items) appended += encodeElement(item);
+    this.data = flatten(this.data + appended);
+    this.count += items.length;
+  }
+
+  unshift(...items: string[]): void {
+    this.splice(0, 0, ...items);
+  }
+
+  /** The elements from `start` up to (not including) `end`, as Array.slice with non-negative bounds. */
+  slice(start = 0, end = this.count): string[] {
+    const out: string[] = [];
+    start = Math.max(0, start);
+    end = Math.min(end, this.count);
+    let offset = this.offsetOf(Math.min(start, this.count));
+    for (let i = start; i < end; i++) {
+      const length = readLength(this.data, offset);
+      const at = elementStart;
+      out.push(this.data.slice(at, at + length));
+      offset = at + length;
+    }
+    return out;
+  }
+
+  /** The elements in order, over the sequence as it is now (later changes are not seen). */
+  *values(): IterableIterator<string> {
+    const data = this.data;
+    const count = this.count;
+    let offset = 0;
+    for (let i = 0; i < count; i++) {
+      const length = readLength(data, offset);
+      const at = elementStart;
+      offset = at + length;
+      yield data.slice(at, offset);
+    }
+  }
+
+  [Symbol.iterator](): IterableIterator<string> {
+    return this.values();
+  }
+
+  private offsetOf(index: number): number {
+    let offset = 0;
+    for (let i = 0; i < index; i++) {
+      const length = readLength(this.data, offset);
+      offset = elementStart + length;
+    }
+    return offset;
+  }
+
+  private readAt(offset: number): string {
+    const length = readLength(this.data, offset);
+    return this.data.slice(elementStart, elementStart + length);
+  }
+
+}
+
+/** Where the bytes of the element whose header readLength last read start (no tuple per call in scans). */
+let elementStart = 0;
+
+/** The length of the element at `offset`; its bytes start at `elementStart` after the call. */
+function readLength(data: string, offset: number): number {
+  let length = 0;
+  let scale = 1;
+  for (;;) {
+    const c = data.charCodeAt(offset++);
+    length += (c & 0x7f) * scale;
+    if (c < 0x80) {
+      elementStart = offset;
+      return length;
+    }
+    scale *= 0x80;
+  }
+}

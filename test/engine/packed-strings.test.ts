@@ -1,0 +1,90 @@
+// PackedStrings against a plain array model: random splices, pushes, sets and searches (fast-check)
+// must leave both with the same elements, for strings of every byte and lengths across the varint
+// prefix's 1-, 2- and 3-char widths; an iterator keeps the sequence it started on.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import fc from 'fast-check';
+import { PackedStrings } from '../../src/engine/packed-strings.js';
+
+const latin1 = fc
+  .oneof(
+    { weight: 6, arbitrary: fc.integer({ min: 0, max: 3 }) },
+    { weight: 2, arbitrary: fc.integer({ min: 120, max: 140 }) },
+    { weight: 1, arbitrary: fc.integer({ min: 16_380, max: 16_390 }) },
+  )
+  .chain((length) => fc.tuple(fc.integer({ min: 0, max: 255 }), fc.constant(length)))
+  .map(([code, length]) => String.fromCharCode(code).repeat(length));
+
+type Op =
+  | { op: 'splice'; at: number; remove: number; items: string[] }
+  | { op: 'push'; items: string[] }
+  | { op: 'unshift'; items: string[] }
+  | { op: 'set'; at: number; item: string }
+  | { op: 'indexOf'; item: string; first: number; stride: number }
+  | { op: 'slice'; at: number; end: number };
+
+const op: fc.Arbitrary<Op> = fc.oneof(
+  fc.record({ op: fc.constant('splice' as const), at: fc.nat(40), remove: fc.nat(5), items: fc.array(latin1, { maxLength: 4 }) }),
+  fc.record({ op: fc.constant('push' as const), items: fc.array(latin1, { maxLength: 4 }) }),
+  fc.record({ op: fc.constant('unshift' as const), items: fc.array(latin1, { maxLength: 4 }) }),
+  fc.record({ op: fc.constant('set' as const), at: fc.nat(40), item: latin1 }),
+  fc.record({ op: fc.constant('indexOf' as const), item: latin1, first: fc.nat(2), stride: fc.integer({ min: 1, max: 2 }) }),
+  fc.record({ op: fc.constant('slice' as const), at: fc.nat(40), end: fc.nat(40) }),
+);
+
+function modelIndexOf(model: string[], item: string, first: number, stride: number): number {
+  for (let i = first; i < model.length; i += stride) if (model[i] === item) return i;
+  return -1;
+}
+
+test('PackedStrings behaves as an array of strings', () => {
+  fc.assert(
+    fc.property(fc.array(latin1, { maxLength: 20 }), fc.array(op, { maxLength: 40 }), (initial, ops) => {
+      const model = [...initial];
+      const packed = PackedStrings.of(initial);
+      for (const o of ops) {
+        if (o.op === 'splice') {
+          const at = Math.min(o.at, model.length);
+          model.splice(at, o.remove, ...o.items);
+          packed.splice(at, o.remove, ...o.items);
+        } else if (o.op === 'push') {
+          model.push(...o.items);
+          packed.push(...o.items);
+        } else if (o.op === 'unshift') {
+          model.unshift(...o.items);
+          packed.unshift(...o.items);
+        } else if (o.op === 'set') {
+          if (model.length === 0) continue;
+          const at = o.at % model.length;
+          model[at] = o.item;
+          packed.set(at, o.item);
+        } else if (o.op === 'indexOf') {
+          assert.equal(packed.indexOf(o.item, o.first, o.stride), modelIndexOf(model, o.item, o.first, o.stride));
+        } else {
+          assert.deepEqual(packed.slice(o.at, o.end), model.slice(o.at, Math.max(o.at, o.end)));
+        }
+        assert.equal(packed.length, model.length);
+      }
+      assert.deepEqual([...packed], model);
+      model.forEach((item, i) => assert.equal(packed.at(i), item));
+    }),
+    { numRuns: 300 },
+  );
+});
+
+test('an iterator walks the sequence as it was when it started', () => {
+  const packed = PackedStrings.of(['a', 'b', 'c']);
+  const seen: string[] = [];
+  for (const item of packed) {
+    seen.push(item);
+    packed.splice(0, 1);
+  }
+  assert.deepEqual(seen, ['a', 'b', 'c']);
+  assert.equal(packed.length, 0);
+});
+
+test('the packed size is the bytes plus one prefix char per element under 128 bytes', () => {
+  const packed = PackedStrings.of(['member:1', 'member:22', 'x'.repeat(200)]);
+  assert.equal(packed.byteLength, 1 + 8 + 1 + 9 + 2 + 200);
+  assert.throws(() => packed.at(3), RangeError);
+});
