@@ -31,7 +31,7 @@ interface ServerFlags {
 const CONFIG_FLAGS: Array<[string, string]> = [
   ['protected-mode', 'yes (default): refuse non-loopback clients while no password is set'],
   ['maxmemory', 'refuse denyoom writes past this memory (units as Redis: 100mb, 1gb); 0 = no limit'],
-  ['maxmemory-policy', 'noeviction (the only policy: keys, streams above all, are never evicted)'],
+  ['maxmemory-policy', 'noeviction (default: refuse writes), allkeys-lru|lfu|random or volatile-lru|lfu|random|ttl (evict keys)'],
   ['client-output-buffer-limit', "Redis's '<class> <hard> <soft> <seconds>' groups (normal, replica, pubsub)"],
   ['client-query-buffer-limit', 'close a client whose unparsed input exceeds this (default 1gb)'],
   ['proto-max-bulk-len', 'largest bulk argument accepted (default 512mb)'],

@@ -42,8 +42,23 @@ const intBetween = (min: number, max: number) => (value: string) => {
   return n < min || n > max ? { error: `argument must be between ${min} and ${max} inclusive` } : { ok: String(n) };
 };
 
-/** Redis's maxmemory-policy names other than noeviction (reported as unsupported). */
-const EVICTION_POLICIES = ['volatile-lru', 'volatile-lfu', 'volatile-random', 'volatile-ttl', 'allkeys-lru', 'allkeys-lfu', 'allkeys-random'];
+
+/** maxmemory-policy's values, in Redis's order (its error lists them so); eviction.ts acts on them. */
+export const EVICTION_POLICIES = [
+  'volatile-lru',
+  'volatile-lfu',
+  'volatile-random',
+  'volatile-ttl',
+  'allkeys-lru',
+  'allkeys-lfu',
+  'allkeys-random',
+  'noeviction',
+] as const;
+export type EvictionPolicy = (typeof EVICTION_POLICIES)[number];
+
+export function isLfuPolicy(policy: string): boolean {
+  return policy.endsWith('-lfu');
+}
 
 export const DEFAULT_PARAMS: ConfigParam[] = [
   { name: 'port', defaultValue: '6379', validate: nonNegativeInt },
@@ -129,11 +144,9 @@ export const DEFAULT_PARAMS: ConfigParam[] = [
     mutable: true,
     validate: (v) => {
       const l = v.toLowerCase();
-      if (l === 'noeviction') return { ok: l };
-      if (EVICTION_POLICIES.includes(l)) {
-        return { error: `sluice supports only noeviction: it never evicts keys (a stream evicted by '${l}' would lose acknowledged entries)` };
-      }
-      return { error: `argument(s) must be one of the following: ${EVICTION_POLICIES.join(', ')}, noeviction` };
+      return (EVICTION_POLICIES as readonly string[]).includes(l)
+        ? { ok: l }
+        : { error: `argument(s) must be one of the following: ${EVICTION_POLICIES.join(', ')}` };
     },
   },
   {
@@ -186,6 +199,19 @@ const ENCODING_AND_LOG_PARAMS: ConfigParam[] = [
   { name: 'tracking-table-max-keys', defaultValue: '1000000', validate: strictInteger(0n, LONG_MAX), mutable: true },
 ];
 DEFAULT_PARAMS.push(...ENCODING_AND_LOG_PARAMS);
+
+/** Key eviction past maxmemory (eviction.ts) and the LFU counter (engine/lfu.ts), Redis's defaults and bounds. */
+const EVICTION_PARAMS: ConfigParam[] = [
+  { name: 'maxmemory-samples', defaultValue: '5', validate: strictInteger(1n, INT_MAX), mutable: true },
+  { name: 'maxmemory-eviction-tenacity', defaultValue: '10', validate: strictInteger(0n, 100n), mutable: true },
+  { name: 'lfu-log-factor', defaultValue: '10', validate: strictInteger(0n, INT_MAX), mutable: true },
+  { name: 'lfu-decay-time', defaultValue: '1', validate: strictInteger(0n, INT_MAX), mutable: true },
+  // sluice frees in the same turn either way; lazyfree-lazy-eviction picks UNLINK over DEL in the AOF, as Redis.
+  ...['eviction', 'expire', 'server-del', 'user-del', 'user-flush'].map(
+    (what): ConfigParam => ({ name: `lazyfree-lazy-${what}`, defaultValue: 'no', validate: yesNo, mutable: true }),
+  ),
+];
+DEFAULT_PARAMS.push(...EVICTION_PARAMS);
 
 const INT_MIN = -2147483648n;
 

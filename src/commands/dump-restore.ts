@@ -1,8 +1,8 @@
 // DUMP and RESTORE (cluster.c): a key's value as Redis's serialized payload (the RDB form of
 // the value, the RDB version and a CRC64; see src/rdb/dump-payload.ts) and back. Payloads are
 // interchangeable with redis-server 7.0's in both directions. IDLETIME and FREQ are parsed and
-// checked as Redis does; IDLETIME sets the key's access time (OBJECT IDLETIME), and FREQ changes
-// nothing else (sluice keeps no LFU counter).
+// checked as Redis does; IDLETIME sets the key's access time (OBJECT IDLETIME) unless an LFU
+// policy is set, FREQ its LFU counter (OBJECT FREQ) only under one (objectSetLRUOrLFU).
 import { NOTIFY_GENERIC } from './keyspace-events.js';
 import { keyOf } from '../engine/keyspace.js';
 import { RdbFormatError } from '../rdb/constants.js';
@@ -26,6 +26,7 @@ function restore(ctx: Context, argv: Buffer[]): Reply {
   let idle = false;
   let idleSeconds = 0n;
   let freq = false;
+  let frequency = 0;
   for (let j = 4; j < argv.length; j++) {
     const option = lower(argv[j]!);
     const hasValue = j + 1 < argv.length;
@@ -38,6 +39,7 @@ function restore(ctx: Context, argv: Buffer[]): Reply {
     } else if (option === 'freq' && hasValue && !idle) {
       const f = int64Arg(argv[++j]!);
       if (f < 0n || f > 255n) fail(Errors.invalidFreq);
+      frequency = Number(f);
       freq = true;
     } else fail(Errors.syntax);
   }
@@ -67,7 +69,9 @@ function restore(ctx: Context, argv: Buffer[]): Reply {
   ctx.db.set(key, value);
   if (ttl !== 0n) ctx.db.setExpire(key, Number(ttl));
   // Redis's objectSetLRUOrLFU: OBJECT IDLETIME then starts from the given idle time.
-  if (idle) ctx.db.setIdle(key, Number(idleSeconds > 1_000_000_000n ? 1_000_000_000n : idleSeconds));
+  if (ctx.instance.keyspace.lfuTracking !== null) {
+    if (freq) ctx.db.setFrequency(key, frequency);
+  } else if (idle) ctx.db.setIdle(key, Number(idleSeconds > 1_000_000_000n ? 1_000_000_000n : idleSeconds));
   ctx.modified(key);
   ctx.notify(NOTIFY_GENERIC, 'restore', key);
   // Logged with the absolute expiry, as Redis rewrites the command it propagates.

@@ -1,16 +1,16 @@
 // OBJECT and MEMORY: what Redis 7.0 answers about a key's representation and size, from
 // object-encoding.ts. OBJECT IDLETIME reads the keyspace's access times (Database.idleSeconds:
 // lookups touch a key, TYPE/EXISTS/TTL/OBJECT do not); Redis's shared integers share one
-// access time, which runs from server start until a lookup touches the key. sluice keeps no LFU
-// counter (its only maxmemory-policy is noeviction): OBJECT FREQ gives Redis's error for a
-// non-LFU policy.
+// access time, which runs from server start until a lookup touches the key. Under an LFU
+// maxmemory-policy lookups count frequency instead (OBJECT FREQ), and each command answers the
+// other's error, as Redis.
 import { keyOf } from '../engine/keyspace.js';
 import { type Reply, VerbatimReply, fail } from '../resp/reply.js';
 import { Errors } from '../resp/errors.js';
 import { isKeyword, parseInt64 } from './args.js';
 import { helpReply } from './help.js';
 import { mallocStats, memoryPurge, memoryStats } from './memory-stats.js';
-import { encodingOf, isSharedInteger, memoryUsage, refcountOf } from './object-encoding.js';
+import { encodingOf, isSharedInteger, memoryUsage, refcountOf, sharesIntegers } from './object-encoding.js';
 import { type CommandSpec, type Context, command, container } from './types.js';
 
 /** Looks a key up without touching it, as OBJECT does (expired keys are gone). */
@@ -25,18 +25,20 @@ function objectEncoding(ctx: Context, argv: Buffer[]): Reply {
 
 function objectRefcount(ctx: Context, argv: Buffer[]): Reply {
   const value = lookup(ctx, argv[2]!);
-  return value === undefined ? null : refcountOf(value);
+  return value === undefined ? null : refcountOf(value, sharesIntegers(ctx.instance.config));
 }
 
 function objectIdletime(ctx: Context, argv: Buffer[]): Reply {
   const value = lookup(ctx, argv[2]!);
   if (value === undefined) return null;
-  return ctx.db.idleSeconds(keyOf(argv[2]!), isSharedInteger(value), Math.floor(ctx.instance.startedAt / 1000));
+  if (ctx.instance.keyspace.lfuTracking !== null) fail(Errors.lfuSelected);
+  return ctx.db.idleSeconds(keyOf(argv[2]!), isSharedInteger(value, sharesIntegers(ctx.instance.config)), Math.floor(ctx.instance.startedAt / 1000));
 }
 
 function objectFreq(ctx: Context, argv: Buffer[]): Reply {
   if (lookup(ctx, argv[2]!) === undefined) return null;
-  return fail(Errors.lfuNotSelected);
+  if (ctx.instance.keyspace.lfuTracking === null) fail(Errors.lfuNotSelected);
+  return ctx.db.frequency(keyOf(argv[2]!));
 }
 
 const OBJECT_HELP = [

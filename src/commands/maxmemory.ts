@@ -1,13 +1,12 @@
-// maxmemory with the noeviction policy, as Redis's processCommand: past the limit, commands
-// flagged denyoom (and anything queued inside MULTI, and an EXEC of denyoom commands) are
-// refused with the OOM error. Nothing is ever evicted: a stream is a log, losing it to an LRU
-// policy would lose acknowledged entries, so noeviction is the only policy sluice accepts.
+// maxmemory, as Redis's processCommand: keys are evicted first by the maxmemory-policy
+// (eviction.ts); when that cannot bring used memory under the limit (noeviction, the default,
+// or nothing left to evict), commands flagged denyoom (and anything queued inside MULTI, and an
+// EXEC of denyoom commands) are refused with the OOM error.
 import { ErrorReply } from '../resp/reply.js';
 import { Errors } from '../resp/errors.js';
 import type { ClientState } from './client-state.js';
 import type { InstanceView } from './types.js';
 import type { CommandSpec } from './types.js';
-import { usedMemory } from './used-memory.js';
 
 /** Commands Redis lets through inside MULTI even past the limit. */
 const MULTI_ALWAYS_ALLOWED = new Set(['exec', 'discard', 'quit', 'reset']);
@@ -26,10 +25,9 @@ function denyOnOom(instance: InstanceView, client: ClientState, spec: CommandSpe
 /** The OOM rejection for this command, or null when it may run. What must be obeyed (the AOF loader) is exempt. */
 export function maxmemoryRejection(instance: InstanceView, client: ClientState, spec: CommandSpec, fullName: string): ErrorReply | null {
   const max = instance.config.getNumber('maxmemory');
-  if (max <= 0 || client.mustObey || !denyOnOom(instance, client, spec, fullName)) return null;
-  // As Redis's getMaxmemoryState: used_memory less what is not counted for eviction.
-  const used = usedMemory(instance);
-  if (used.total - used.notCountedForEvict <= max) return null;
+  if (max <= 0 || client.mustObey) return null;
+  // Every command evicts first, as Redis; only the ones that may grow memory are refused.
+  if (instance.eviction.perform() !== 'fail' || !denyOnOom(instance, client, spec, fullName)) return null;
   instance.stats.forCommand(fullName).rejectedCalls++;
   if (fullName === 'exec') {
     // As execCommandAbort: the transaction is discarded.

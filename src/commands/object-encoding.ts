@@ -72,15 +72,24 @@ export function encodingOf(value: StoredValue): string {
   return typeOf(value) === 'stream' ? 'stream' : 'unknown';
 }
 
-/** OBJECT REFCOUNT: Redis's shared integers report INT_MAX, every other value 1. */
-export function refcountOf(value: StoredValue): number {
-  if (!Buffer.isBuffer(value)) return 1;
+/**
+ * OBJECT REFCOUNT: Redis's shared integers report INT_MAX, every other value 1. Under maxmemory
+ * with an LRU or LFU policy Redis shares no integers (each key needs its own access field).
+ */
+export function refcountOf(value: StoredValue, sharesIntegers = true): number {
+  if (!Buffer.isBuffer(value) || !sharesIntegers) return 1;
   const n = intValue(value);
   return n !== undefined && n >= 0n && n < BigInt(SHARED_INTEGERS) ? 2147483647 : 1;
 }
 
-export function isSharedInteger(value: StoredValue): boolean {
-  return refcountOf(value) !== 1;
+export function isSharedInteger(value: StoredValue, sharesIntegers = true): boolean {
+  return refcountOf(value, sharesIntegers) !== 1;
+}
+
+/** Whether integers are shared under these settings (tryObjectEncoding's test). */
+export function sharesIntegers(config: { getNumber(name: string): number; get(name: string): string }): boolean {
+  const policy = config.get('maxmemory-policy');
+  return config.getNumber('maxmemory') === 0 || !(policy.endsWith('-lru') || policy.endsWith('-lfu'));
 }
 
 /** jemalloc's size class for an allocation (Redis's zmalloc_size). */

@@ -67,6 +67,10 @@ function configSet(ctx: Context, argv: Buffer[]): Reply {
   const appendonly = changes.get('appendonly');
   if (appendonly !== undefined && appendonly !== config.get('appendonly')) switchAppendOnly(ctx, appendonly === 'yes');
   for (const [name, value] of changes) config.setRaw(name, value);
+  // As Redis's updateMaxmemory: a lower limit evicts at once (the evicted events go out now).
+  if (changes.has('maxmemory') && config.getNumber('maxmemory') > 0) {
+    ctx.instance.eviction.perform();
+  }
   return OK;
 }
 
@@ -303,6 +307,7 @@ export const commands: CommandSpec[] = [
       command('resetstat', 2, ['admin', 'noscript', 'loading', 'stale'], null, (ctx) => {
         // Zeroes the counters INFO stats/commandstats/errorstats report.
         ctx.instance.stats.reset();
+        ctx.instance.eviction.resetStats();
         return OK;
       }, { categories: SERVER }),
       command('rewrite', 2, ['admin', 'noscript', 'loading', 'stale'], null, configRewrite, { categories: SERVER }),

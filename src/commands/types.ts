@@ -120,6 +120,16 @@ export interface BlockingView {
   dbFlushed(db: number | null): void;
 }
 
+/** maxmemory-policy's eviction (eviction.ts) as the OOM check, CONFIG and INFO use it. */
+export interface EvictionView {
+  /** performEvictions: under the limit, still over but continuing later, or unable to free more. */
+  perform(): 'ok' | 'running' | 'fail';
+  /** INFO stats: ms spent over maxmemory in all, and in the current stretch. */
+  exceededTime(): { total: number; current: number };
+  /** CONFIG RESETSTAT. */
+  resetStats(): void;
+}
+
 /**
  * The instance as a handler sees it: the data, the settings, the statistics, the registries of
  * clients, subscribers and monitors, and the hooks other layers install (persistence, dataset
@@ -138,6 +148,8 @@ export interface InstanceView {
   /** Keyspace notifications (keyspace-events.ts); handlers reach it through Context.notify. */
   readonly keyspaceEvents: KeyspaceEvents;
   readonly buffersHeld: BuffersHeld;
+  /** Key eviction past maxmemory (eviction.ts). */
+  readonly eviction: EvictionView;
   readonly monitors: Set<ClientState>;
   /** SLOWLOG's entries (commands/slowlog.ts). */
   readonly slowlog: SlowLogView;

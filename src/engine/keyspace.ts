@@ -3,6 +3,7 @@
 // makes it a cheap Map key and converts back to the exact bytes with keyBytes().
 import { Buffer } from 'node:buffer';
 import { DatasetMemory, type MemoryModel } from './dataset-memory.js';
+import { LFU_INIT_VAL, accessedLfu, decayedCounter, lfuMinutes, packLfu } from './lfu.js';
 
 export const DATABASE_COUNT = 16;
 
@@ -38,6 +39,12 @@ export function typeOf(value: StoredValue): TypeName {
 /** Called when a key is changed, deleted or expired; WATCH and blocked readers hang off it. */
 export type KeyListener = (db: number, key: string) => void;
 
+/** lfu-decay-time and lfu-log-factor, while an LFU maxmemory-policy is set. */
+export interface LfuTracking {
+  readonly decayTimeMinutes: number;
+  readonly logFactor: number;
+}
+
 export class Database {
   values = new Map<string, StoredValue>();
   /** Absolute expiry time in ms since the epoch. */
@@ -52,6 +59,14 @@ export class Database {
    * time then; see idleSeconds).
    */
   private lru = new Map<string, number>();
+  /** Each key's LFU field (engine/lfu.ts), kept only while the keyspace tracks frequency. */
+  private lfu = new Map<string, number>();
+  /**
+   * The keys, and the keys with a TTL, in arrays for eviction's random samples (a Map has no
+   * random access). Built on the first sample, kept while eviction may run: new keys are pushed,
+   * deleted ones are dropped when a sample meets them. Null otherwise.
+   */
+  private evictionIndex: { all: string[]; withTtl: string[] } | null = null;
 
   constructor(readonly index: number, private readonly keyspace: Keyspace) {
     this.memory = new DatasetMemory(keyspace.memoryModel);
@@ -66,7 +81,8 @@ export class Database {
     const value = this.values.get(key);
     if (value === undefined) return undefined;
     if (this.expires.size > 0 && this.expireIfNeeded(key)) return undefined;
-    this.lru.set(key, this.keyspace.lruClock());
+    if (this.keyspace.lfuTracking === null) this.lru.set(key, this.keyspace.lruClock());
+    else this.touchFrequency(key, this.keyspace.lfuTracking);
     // The caller may change it in place: its bytes are counted again when next read.
     if (!Buffer.isBuffer(value)) this.memory.touched(value);
     return value;
@@ -93,6 +109,72 @@ export class Database {
     if (at === undefined) return 0;
     const since = shared ? Math.max(at, sharedSince) : Math.abs(at);
     return Math.max(0, this.keyspace.lruClock() - since);
+  }
+
+  /** OBJECT FREQ: the key's LFU counter, decayed to now. */
+  frequency(key: string): number {
+    const tracking = this.keyspace.lfuTracking;
+    const now = lfuMinutes(this.keyspace.now());
+    const packed = this.lfu.get(key) ?? packLfu(LFU_INIT_VAL, now);
+    return decayedCounter(packed, now, tracking?.decayTimeMinutes ?? 0);
+  }
+
+  /** RESTORE ... FREQ: the key's LFU counter from now on. */
+  setFrequency(key: string, counter: number): void {
+    if (this.values.has(key)) this.lfu.set(key, packLfu(counter, lfuMinutes(this.keyspace.now())));
+  }
+
+  private touchFrequency(key: string, tracking: LfuTracking): void {
+    const now = lfuMinutes(this.keyspace.now());
+    const packed = this.lfu.get(key) ?? packLfu(LFU_INIT_VAL, now);
+    this.lfu.set(key, accessedLfu(packed, now, tracking.decayTimeMinutes, tracking.logFactor));
+  }
+
+  /** Forgets every LFU counter (the policy left LFU). */
+  clearFrequencies(): void {
+    this.lfu.clear();
+  }
+
+  /** Eviction's sample: up to `count` keys picked at random (from the keys with a TTL only, or all). */
+  sample(withTtlOnly: boolean, count: number, out: string[]): void {
+    const index = (this.evictionIndex ??= { all: [...this.values.keys()], withTtl: [...this.expires.keys()] });
+    const map: Map<string, unknown> = withTtlOnly ? this.expires : this.values;
+    let keys = withTtlOnly ? index.withTtl : index.all;
+    // Mostly stale (keys deleted, or re-added and so listed twice): list the live ones again.
+    if (keys.length > 2 * map.size + 64) {
+      keys = [...map.keys()];
+      if (withTtlOnly) index.withTtl = keys;
+      else index.all = keys;
+    }
+    const wanted = Math.min(count, map.size);
+    for (let taken = 0, tries = 0; taken < wanted && keys.length > 0 && tries < 4 * count + 16; tries++) {
+      const at = Math.floor(Math.random() * keys.length);
+      const key = keys[at]!;
+      if (map.has(key)) {
+        out.push(key);
+        taken++;
+      } else {
+        keys[at] = keys[keys.length - 1]!;
+        keys.pop();
+      }
+    }
+  }
+
+  /** A new key joins the arrays; once they are mostly stale (eviction stopped sampling), they go. */
+  private indexForEviction(keys: string[], key: string): void {
+    if (keys.length > 2 * this.values.size + 64) this.evictionIndex = null;
+    else keys.push(key);
+  }
+
+  /** Eviction stopped (noeviction): its index goes. */
+  dropEvictionIndex(): void {
+    this.evictionIndex = null;
+  }
+
+  /** Eviction's scores: seconds since the last access (LRU) and the decayed LFU counter. */
+  idleForEviction(key: string): number {
+    const at = this.lru.get(key);
+    return at === undefined ? 0 : this.keyspace.lruClock() - Math.abs(at);
   }
 
   /** RESTORE ... IDLETIME: the key reads as idle for that many seconds. */
@@ -122,8 +204,11 @@ export class Database {
         memory.added(key, value);
       }
     }
+    if (this.evictionIndex !== null && !this.values.has(key)) this.indexForEviction(this.evictionIndex.all, key);
     this.values.set(key, value);
     this.lru.set(key, -this.keyspace.lruClock());
+    // As Redis's createObject under an LFU policy; an overwrite keeps the counter (dbSetValue).
+    if (this.keyspace.lfuTracking !== null && !this.lfu.has(key)) this.lfu.set(key, packLfu(LFU_INIT_VAL, lfuMinutes(this.keyspace.now())));
     // Redis's dbAdd: the "new" keyspace event (not while loading, as dbAddRDBLoad).
     if (added && onNew !== null && !this.keyspace.loading) onNew(this.index, key);
     // Most keyspaces have no expiring key: skip hashing the key a second time.
@@ -141,11 +226,13 @@ export class Database {
     this.values.delete(key);
     this.expires.delete(key);
     this.lru.delete(key);
+    if (this.lfu.size > 0) this.lfu.delete(key);
     if (this.localExpiries.size > 0) this.localExpiries.delete(key);
     this.memory.removed(key, value);
   }
 
   setExpire(key: string, atMs: number): void {
+    if (this.evictionIndex !== null && !this.expires.has(key)) this.indexForEviction(this.evictionIndex.withTtl, key);
     this.expires.set(key, atMs);
     // A writable replica expires the keys its own clients gave a TTL (Redis's slaveKeysWithExpire).
     if (this.keyspace.expiryByPrimary && !this.keyspace.obeyingPrimary) this.localExpiries.add(key);
@@ -165,6 +252,8 @@ export class Database {
     [this.expires, other.expires] = [other.expires, this.expires];
     [this.localExpiries, other.localExpiries] = [other.localExpiries, this.localExpiries];
     [this.lru, other.lru] = [other.lru, this.lru];
+    [this.lfu, other.lfu] = [other.lfu, this.lfu];
+    [this.evictionIndex, other.evictionIndex] = [other.evictionIndex, this.evictionIndex];
     [this.memory, other.memory] = [other.memory, this.memory];
     // Counted under another keyspace's model (an RDB decoded aside): count again under ours.
     if (this.memory.model !== this.keyspace.memoryModel) this.memory = recounted(this.keyspace.memoryModel, this.values);
@@ -175,6 +264,8 @@ export class Database {
     this.values.clear();
     this.expires.clear();
     this.lru.clear();
+    this.lfu.clear();
+    this.evictionIndex = null;
     this.localExpiries.clear();
     this.memory.cleared();
   }
@@ -259,6 +350,8 @@ export class Keyspace {
   localWriteOnReplica = false;
   /** Set while clients are paused: expired keys read as missing and are not deleted (no DEL propagates). */
   expiryPaused = false;
+  /** The LFU parameters while an LFU maxmemory-policy is set (lookups count frequency, not recency); else null. */
+  lfuTracking: LfuTracking | null = null;
   private readonly listeners: KeyListener[] = [];
   /** Told about each key a write adds to a database (the "new" keyspace event); null: none. */
   newKeyListener: KeyListener | null = null;
@@ -294,6 +387,17 @@ export class Keyspace {
   /** Redis's LRU clock: the time in whole seconds (computed once per frozen batch). */
   lruClock(): number {
     return this.frozenAt >= 0 ? this.frozenSeconds : Math.floor(this.clock() / 1000);
+  }
+
+  /** Switches lookups between LRU (null) and LFU tracking; counters are dropped when LFU ends. */
+  trackFrequency(tracking: LfuTracking | null): void {
+    if (tracking === null && this.lfuTracking !== null) for (const db of this.dbs) db.clearFrequencies();
+    this.lfuTracking = tracking;
+  }
+
+  /** Eviction stopped: the databases drop the key arrays they sampled from. */
+  stopEvictionSampling(): void {
+    for (const db of this.dbs) db.dropEvictionIndex();
   }
 
   db(index: number): Database {

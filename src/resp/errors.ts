@@ -130,6 +130,9 @@ export const Errors = {
   invalidTtl: 'ERR Invalid TTL value, must be >= 0',
   dumpPayload: 'ERR DUMP payload version or checksum are wrong',
   badDataFormat: 'ERR Bad data format',
+  lfuSelected:
+    'ERR An LFU maxmemory policy is selected, idle time not tracked. Please note that when ' +
+    'switching between policies at runtime LRU and LFU data will take some time to adjust.',
   lfuNotSelected:
     'ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note that when ' +
     'switching between policies at runtime LRU and LFU data will take some time to adjust.',

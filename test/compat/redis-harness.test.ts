@@ -4,13 +4,13 @@
 // tagged needs:debug excluded), and with `--enable-debug-command yes` and a data directory, where
 // the needs:debug tests run too (CONFIG SET appendonly yes, DEBUG LOADAOF, BGREWRITEAOF):
 // redis-server 7.0.15 passes all 123, and so must sluice. unit/pubsub and unit/pubsubshard run
-// with their keyspace-notification tests but the evicted one (sluice never evicts keys). unit/type/set
+// with all their keyspace-notification tests, the evicted event included. unit/type/set
 // runs without needs:debug (its DEBUG RELOAD tests pass, but one needs:debug test needs
 // rdb-key-save-delay, a forked BGSAVE and DEBUG HTSTATS-KEY, which sluice does not have).
 // unit/protocol, unit/type/string, incr, unit/keyspace, unit/type/list, list-2, list-3, unit/type/hash, unit/bitops,
 // unit/bitfield, unit/sort, unit/geo, unit/latency-monitor, unit/slowlog, unit/introspection-2 and unit/tracking run on
 // a server of their own each (they change the encoding, slowlog and tracking parameters), without needs:debug,
-// skipping by name only the tests of what sluice does not have yet (EVAL in places, ACL, MIGRATE, key eviction).
+// skipping by name only the tests of what sluice does not have yet (EVAL in places, ACL, MIGRATE).
 // unit/type/zset runs with DEBUG enabled on a server of its own: all 312 tests, as redis-server.
 // unit/functions runs with DEBUG enabled on a server of its own, skipping the three tests that
 // need a running function to be seen from another client (BUSY, FUNCTION/SCRIPT KILL).
@@ -23,8 +23,8 @@ import { fileURLToPath } from 'node:url';
 import { freePort, runToExit, startSluiceServer } from '../support/processes.js';
 
 const SUITE = join(dirname(fileURLToPath(import.meta.url)), '../../../.redis-src');
-/** What redis-server 7.0.15 passes with the same arguments (the other test is the evicted event). */
-const PUBSUB_OK = 29;
+/** What redis-server 7.0.15 passes with the same arguments, the evicted-event test included. */
+const PUBSUB_OK = 30;
 const STREAM_UNITS = ['unit/type/stream', 'unit/type/stream-cgroups'];
 
 /** Runs units of Redis's suite against `port`; returns the runner's exit code and output. */
@@ -69,8 +69,7 @@ test("Redis 7.0's unit/type/set tests pass against sluice server (without needs:
 test("Redis 7.0's unit/pubsub and unit/pubsubshard tests pass against sluice server", async () => {
   const server = await startSluiceServer();
   try {
-    const extra = ['--tags', '-needs:debug', '--skiptest', 'Keyspace notifications: evicted events'];
-    assertAllPassed(await runSuite(server.port, ['unit/pubsub', 'unit/pubsubshard'], extra), PUBSUB_OK);
+    assertAllPassed(await runSuite(server.port, ['unit/pubsub', 'unit/pubsubshard'], ['--tags', '-needs:debug']), PUBSUB_OK);
   } finally {
     await server.stop();
   }
@@ -159,13 +158,10 @@ const PARAMETER_UNITS: Array<{ unit: string; skip: string[]; ok: number; redisOk
     ok: 41,
     redisOk: 43,
   },
-  // Client-side caching. The one test left needs key eviction (maxmemory-policy volatile-random), which sluice never does.
-  {
-    unit: 'unit/tracking',
-    skip: ['Tracking invalidation message of eviction keys should be before response'],
-    ok: 50,
-    redisOk: 51,
-  },
+  // Client-side caching, the invalidation of a key evicted by maxmemory-policy volatile-random included.
+  { unit: 'unit/tracking', skip: [], ok: 51, redisOk: 51 },
+  // DUMP/RESTORE with IDLETIME and FREQ under LRU and LFU policies (the MIGRATE tests need a second server).
+  { unit: 'unit/dump', skip: [], ok: 11, redisOk: 11 },
   // ACL SETUSER, MIGRATE.
   {
     unit: 'unit/slowlog',

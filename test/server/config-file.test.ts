@@ -82,6 +82,8 @@ test("Redis's own test configuration loads (directives sluice does not act on ar
     assert.match(JSON.stringify(info), new RegExp(`config_file:${conf.replace(/\//g, '\\/')}\\\\r\\\\n`));
     assert.deepEqual(await c.call('CONFIG', 'GET', 'save'), { t: 'array', v: [bulk('save'), bulk('900 1')] });
     assert.deepEqual(await c.call('CONFIG', 'GET', 'propagation-error-behavior'), { t: 'array', v: [bulk('propagation-error-behavior'), bulk('panic')] });
+    // A directive sluice acts on (the suite's keyspace-notification tests rely on it).
+    assert.deepEqual(await c.call('CONFIG', 'GET', 'notify-keyspace-events'), { t: 'array', v: [bulk('notify-keyspace-events'), bulk('AKE')] });
     c.close();
   } finally {
     await proc.stop();

@@ -108,6 +108,10 @@ export function registerBuiltinSections(instance: InstanceView): void {
       'mem_cluster_links:0',
       `mem_aof_buffer:${used.aofBuffer}`,
       'mem_allocator:v8',
+      'active_defrag_running:0',
+      // sluice frees in the same turn, UNLINK and lazyfree-lazy-* too: nothing is ever pending.
+      'lazyfree_pending_objects:0',
+      'lazyfreed_objects:0',
       // V8's heap as the operator tunes it (node --max-old-space-size, semi-space flags); the
       // heap in use includes garbage not yet collected.
       `v8_heap_used:${mem.heapUsed}`,
@@ -160,8 +164,10 @@ export function registerBuiltinSections(instance: InstanceView): void {
     `sync_partial_ok:${stats.syncPartialOk}`,
     `sync_partial_err:${stats.syncPartialErr}`,
     `expired_keys:${stats.expiredKeys}`,
-    'evicted_keys:0',
+    `evicted_keys:${stats.evictedKeys}`,
     'evicted_clients:0',
+    `total_eviction_exceeded_time:${instance.eviction.exceededTime().total}`,
+    `current_eviction_exceeded_time:${instance.eviction.exceededTime().current}`,
     `keyspace_hits:${stats.keyspaceHits}`,
     `keyspace_misses:${stats.keyspaceMisses}`,
     `pubsub_channels:${instance.pubsub.channelCount('channel')}`,
@@ -169,6 +175,8 @@ export function registerBuiltinSections(instance: InstanceView): void {
     `pubsubshard_channels:${instance.pubsub.channelCount('shard')}`,
     'latest_fork_usec:0',
     'total_forks:0',
+    // sluice has no MIGRATE, so no connection it caches (Redis keeps them 10 s).
+    'migrate_cached_sockets:0',
     `tracking_total_keys:${instance.tracking.totalKeys}`,
     `tracking_total_items:${instance.tracking.items}`,
     `tracking_total_prefixes:${instance.tracking.totalPrefixes}`,

@@ -3,13 +3,14 @@
 // layer. The TCP server and the embedded client are both thin transports over execute().
 import { Buffer } from 'node:buffer';
 import { performance } from 'node:perf_hooks';
-import { Keyspace } from '../../engine/keyspace.js';
+import { Keyspace, type LfuTracking } from '../../engine/keyspace.js';
 import { CommandError, ErrorReply, QUEUED, type Reply } from '../../resp/reply.js';
 import { Errors } from '../../resp/errors.js';
 import { RequestArgs } from '../../resp/request-args.js';
 import { ClientState } from '../client-state.js';
-import { Config } from '../config.js';
+import { Config, isLfuPolicy } from '../config.js';
 import { maxmemoryRejection } from '../maxmemory.js';
+import { Eviction } from '../eviction.js';
 import { redisMemoryModel } from '../used-memory.js';
 import { BuffersHeld } from './buffers-held.js';
 import { ClientPause } from './client-pause.js';
@@ -124,6 +125,12 @@ export class Instance implements InstanceView {
     this.slowlog = new SlowLog(this.config);
     this.latency = new LatencyMonitor(this.config);
     this.maxmemory = this.config.derived((c) => c.getNumber('maxmemory'));
+    this.eviction = new Eviction(this);
+    this.lfuTracking = this.config.derived((c) =>
+      isLfuPolicy(c.get('maxmemory-policy'))
+        ? { decayTimeMinutes: c.getNumber('lfu-decay-time'), logFactor: c.getNumber('lfu-log-factor') }
+        : null,
+    );
     this.minReplicasToWrite = this.config.derived((c) => c.getNumber('min-replicas-to-write'));
     this.logger = options.logger ?? silentLogger;
     this.pause = new ClientPause(this.keyspace.now, (paused) => (this.keyspace.expiryPaused = paused));
@@ -163,6 +170,7 @@ export class Instance implements InstanceView {
   stop(): void {
     if (this.expiryTimer !== null) clearInterval(this.expiryTimer);
     this.expiryTimer = null;
+    this.eviction.stop();
     for (const client of [...this.clients.values()]) client.blocked?.finish(undefined);
   }
 
@@ -212,6 +220,7 @@ export class Instance implements InstanceView {
    * for argv[0] when the caller already looked it up.
    */
   execute(client: ClientState, argv: Buffer[], base = this.table.lookup(argv[0]!)): Reply | Promise<Reply> {
+    this.followAccessTracking();
     // Redis's processCommand keeps the tracking table within tracking-table-max-keys first.
     if (this.tracking.clientCount > 0) this.tracking.limitUsedSlots();
     const resolved = resolveCommand(this.table, argv, base);
@@ -287,6 +296,7 @@ export class Instance implements InstanceView {
    */
   executeArgs(client: ClientState, args: RequestArgs): Reply | Promise<Reply> {
     const resolved = this.table.lookupArgs(args);
+    this.followAccessTracking();
     if (this.tracking.clientCount > 0) this.tracking.limitUsedSlots();
     if (
       resolved === undefined ||
@@ -309,6 +319,15 @@ export class Instance implements InstanceView {
 
   /** The maxmemory setting, read per command by executeArgs. */
   private readonly maxmemory: () => number;
+  /** The LFU parameters while the maxmemory-policy is an LFU one, else null (read per command). */
+  private readonly lfuTracking: () => LfuTracking | null;
+  readonly eviction: Eviction;
+
+  /** Lookups count recency or frequency as the maxmemory-policy asks (a CONFIG SET may have changed it). */
+  private followAccessTracking(): void {
+    const tracking = this.lfuTracking();
+    if (tracking !== this.keyspace.lfuTracking) this.keyspace.trackFrequency(tracking);
+  }
   /** min-replicas-to-write, read per command by executeArgs. */
   private readonly minReplicasToWrite: () => number;
 

@@ -14,6 +14,7 @@ export class Stats {
   connectionsReceived = 0;
   rejectedConnections = 0;
   expiredKeys = 0;
+  evictedKeys = 0;
   keyspaceHits = 0;
   keyspaceMisses = 0;
   totalErrorReplies = 0;
@@ -48,6 +49,7 @@ export class Stats {
     this.connectionsReceived = 0;
     this.rejectedConnections = 0;
     this.expiredKeys = 0;
+    this.evictedKeys = 0;
     this.keyspaceHits = 0;
     this.keyspaceMisses = 0;
     this.totalErrorReplies = 0;
