@@ -6,7 +6,8 @@
 import { HashValue } from '../engine/hash.js';
 import { type StoredValue, typeOf } from '../engine/keyspace.js';
 import { ListValue } from '../engine/list.js';
-import { isIntsetMember, SetValue } from '../engine/set.js';
+import { parseIntsetMember } from '../engine/intset-string.js';
+import { SetValue } from '../engine/set.js';
 import { SortedSetValue } from '../engine/sorted-set.js';
 import { Stream } from '../engine/stream.js';
 import { lpIntSize, lpStringSize } from '../engine/stream-node.js';
@@ -39,8 +40,8 @@ const QUICKLIST_NODE_BYTES = 8192;
 /** The integer a string holds when Redis would store it as OBJ_ENCODING_INT, else undefined. */
 function intValue(value: Buffer): bigint | undefined {
   if (value.length === 0 || value.length > 20) return undefined;
-  const text = value.toString('latin1');
-  return isIntsetMember(text) ? BigInt(text) : undefined;
+  const parsed = parseIntsetMember(value.toString('latin1'));
+  return parsed === undefined ? undefined : BigInt(parsed);
 }
 
 /**
@@ -130,17 +131,9 @@ function scoreSize(score: number): number {
   return lpStringSize(Buffer.from(String(score)));
 }
 
-function intsetSize(set: SetValue): number {
-  let width = 2;
-  for (const m of set.members) {
-    const v = BigInt(m);
-    if (v < -2147483648n || v > 2147483647n) {
-      width = 8;
-      break;
-    }
-    if (v < -32768n || v > 32767n) width = 4;
-  }
-  return allocSize(8 + width * set.size);
+/** An intset's blob: an 8-byte header, then every member as wide as the widest ever added. */
+function intsetSize(set: SetValue, width: number): number {
+  return allocSize(8 + width * 2 * set.size);
 }
 
 /**
@@ -190,7 +183,8 @@ function valueSize(value: StoredValue, samples: number): number {
     return ROBJ + DICT + dictSlots(value.size) * 8 + entries;
   }
   if (value instanceof SetValue) {
-    if (value.isIntset) return ROBJ + intsetSize(value);
+    const width = value.intsetWidth;
+    if (width !== undefined) return ROBJ + intsetSize(value, width);
     const entries = sampled(value.members, value.size, samples, (m) => sdsSize(m.length) + DICT_ENTRY);
     return ROBJ + DICT + dictSlots(value.size) * 8 + entries;
   }
@@ -293,10 +287,8 @@ export function estimatedBytes(value: StoredValue): number {
   }
   if (value instanceof SetValue) {
     const n = value.size;
-    if (value.isIntset) {
-      const width = Math.max(2, sampleAverage(value.members, (m) => (Math.abs(Number(m)) < 32768 ? 2 : Math.abs(Number(m)) < 2147483648 ? 4 : 8)));
-      return ROBJ + allocSize(8 + width * n);
-    }
+    const width = value.intsetWidth;
+    if (width !== undefined) return ROBJ + intsetSize(value, width);
     return ROBJ + DICT + dictSlots(n) * 8 + n * sampleAverage(value.members, (m) => sdsSize(m.length) + DICT_ENTRY);
   }
   if (value instanceof SortedSetValue) {
