@@ -147,6 +147,76 @@ export class PackedStrings {
     return this.data.slice(elementStart, elementStart + length);
   }
 
+  // --- searches reading the elements' bytes in place (no element sliced) ----------------------
+  // Each test gets the packed string and the bounds of one element, data[start, end). Linear,
+  // as a listpack's walk is.
+
+  /** The index of the first element `matches`; -1 when none does. */
+  findIndex(matches: (data: string, start: number, end: number) => boolean): number {
+    const data = this.data;
+    let offset = 0;
+    for (let i = 0; i < this.count; i++) {
+      const length = readLength(data, offset);
+      offset = elementStart + length;
+      if (matches(data, elementStart, offset)) return i;
+    }
+    return -1;
+  }
+
+  /**
+   * The index of the first element that is not `isBelow`, the elements ordered so that those
+   * below come first (a partition point); the length when all are below.
+   */
+  partitionPoint(isBelow: (data: string, start: number, end: number) => boolean): number {
+    const data = this.data;
+    let offset = 0;
+    for (let i = 0; i < this.count; i++) {
+      const length = readLength(data, offset);
+      offset = elementStart + length;
+      if (!isBelow(data, elementStart, offset)) return i;
+    }
+    return this.count;
+  }
+
+  /** In a sequence sorted bytewise, the index of the first element not below `probe`: where it goes. */
+  sortedIndex(probe: string): number {
+    return this.partitionPoint((data, start, end) => compareBytes(data, start, end, probe) < 0);
+  }
+
+  /**
+   * Removes the element at `from` and inserts `item` at `to`, an index of the sequence without
+   * it: splice(from, 1) then splice(to, 0, item) in one rebuild (an element moved in a sorted one).
+   */
+  move(from: number, to: number, item: string): void {
+    if (from < 0 || from >= this.count) throw new RangeError(`index ${from} out of 0..${this.count - 1}`);
+    if (to < 0 || to >= this.count) throw new RangeError(`index ${to} out of 0..${this.count - 1}`);
+    const data = this.data;
+    const fromStart = this.offsetOf(from);
+    const fromLength = readLength(data, fromStart);
+    const fromEnd = elementStart + fromLength;
+    if (to <= from) {
+      const at = this.offsetOf(to);
+      this.data = flatten(data.slice(0, at) + encodeElement(item) + data.slice(at, fromStart) + data.slice(fromEnd));
+      return;
+    }
+    let at = fromEnd;
+    for (let i = from; i < to; i++) {
+      const length = readLength(data, at);
+      at = elementStart + length;
+    }
+    this.data = flatten(data.slice(0, fromStart) + data.slice(fromEnd, at) + encodeElement(item) + data.slice(at));
+  }
+}
+
+/** Compares the bytes data[start, end) with `probe` as memcmp then length do (sdscmp's order). */
+export function compareBytes(data: string, start: number, end: number, probe: string): number {
+  const length = end - start;
+  const common = Math.min(length, probe.length);
+  for (let k = 0; k < common; k++) {
+    const d = data.charCodeAt(start + k) - probe.charCodeAt(k);
+    if (d !== 0) return d;
+  }
+  return length - probe.length;
 }
 
 /** Where the bytes of the element whose header readLength last read start (no tuple per call in scans). */

@@ -88,3 +88,55 @@ test('the packed size is the bytes plus one prefix char per element under 128 by
   assert.equal(packed.byteLength, 1 + 8 + 1 + 9 + 2 + 200);
   assert.throws(() => packed.at(3), RangeError);
 });
+
+// --- in-place searches: findIndex, partitionPoint, sortedIndex ------------------------------
+
+/** Short strings over few byte values, so that equal strings and prefixes of others are common. */
+const shortBytes = fc.array(fc.constantFrom(0, 1, 0x61, 0x62, 0xff), { maxLength: 4 }).map((codes) => String.fromCharCode(...codes));
+const sortedBytewise = (items: string[]) => [...items].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+
+test('sortedIndex of a bytewise-sorted sequence counts the elements below the probe', () => {
+  fc.assert(
+    fc.property(fc.array(fc.oneof(shortBytes, latin1), { maxLength: 30 }), fc.oneof(shortBytes, latin1), (items, probe) => {
+      const sorted = sortedBytewise(items);
+      const packed = PackedStrings.of(sorted);
+      assert.equal(packed.sortedIndex(probe), sorted.filter((s) => s < probe).length);
+    }),
+    { numRuns: 300 },
+  );
+});
+
+test('findIndex and partitionPoint see each element as data[start, end)', () => {
+  fc.assert(
+    fc.property(fc.array(fc.oneof(shortBytes, latin1), { maxLength: 30 }), shortBytes, (items, probe) => {
+      const packed = PackedStrings.of(items);
+      const read = (data: string, start: number, end: number) => data.slice(start, end);
+      assert.equal(packed.findIndex((d, s, e) => read(d, s, e) === probe), items.indexOf(probe));
+      const seen: string[] = [];
+      assert.equal(packed.partitionPoint((d, s, e) => (seen.push(read(d, s, e)), true)), items.length);
+      assert.deepEqual(seen, items);
+      const sorted = sortedBytewise(items);
+      const firstNotBelow = sorted.findIndex((s) => s >= probe);
+      assert.equal(PackedStrings.of(sorted).partitionPoint((d, s, e) => read(d, s, e) < probe), firstNotBelow < 0 ? sorted.length : firstNotBelow);
+    }),
+    { numRuns: 300 },
+  );
+});
+
+test('move is splice(from, 1) then splice(to, 0, item)', () => {
+  fc.assert(
+    fc.property(fc.array(fc.oneof(shortBytes, latin1), { minLength: 1, maxLength: 20 }), fc.nat(), fc.nat(), fc.oneof(shortBytes, latin1), (items, a, b, item) => {
+      const from = a % items.length;
+      const to = b % items.length;
+      const packed = PackedStrings.of(items);
+      packed.move(from, to, item);
+      const model = [...items];
+      model.splice(from, 1);
+      model.splice(to, 0, item);
+      assert.deepEqual([...packed], model);
+      assert.equal(packed.length, model.length);
+      assert.throws(() => packed.move(items.length, 0, item), RangeError);
+    }),
+    { numRuns: 300 },
+  );
+});
