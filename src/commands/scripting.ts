@@ -19,8 +19,8 @@ import { RdbFormatError } from '../rdb/constants.js';
 import { functionsPayload, verifyDumpPayload } from '../rdb/dump-payload.js';
 import { readFunctionEntry } from '../rdb/function-entries.js';
 import { RdbReader } from '../rdb/rdb-reader.js';
-import { command, type CommandSpec, container, type Context } from './types.js';
-import { scriptsOf, sha1hex } from './lua/script-engine.js';
+import { command, type CommandSpec, container, type Context, type InstanceView } from './types.js';
+import { scriptsOf, sha1hex, shebangFlags } from './lua/script-engine.js';
 import { librariesOf } from './lua/function-libraries.js';
 
 const RDB_OPCODE_FUNCTION = 246;
@@ -289,12 +289,39 @@ const RUN_FLAGS = ['noscript', 'stale', 'skip_monitor', 'no_mandatory_keys', 'mo
 const RUN_RO_FLAGS = ['readonly', ...RUN_FLAGS] as const;
 const run = { keys: scriptKeys, categories: SCRIPTING };
 
+/**
+ * evalGetCommandFlags: a cached script's flags, or the body's own shebang for an EVAL not cached
+ * yet; null for a script without a shebang, an unknown SHA or a shebang that does not parse.
+ */
+function scriptDeclaredWrites(instance: InstanceView, argv: Buffer[]): boolean | null {
+  const body = argv[1];
+  if (body === undefined) return null;
+  const evalsha = lower(argv[0]!).startsWith('evalsha');
+  if (evalsha && body.length !== 40) return null;
+  const cached = scriptsOf(instance).cache.get(evalsha ? body.toString('latin1').toLowerCase() : sha1hex(body));
+  let flags = cached?.flags;
+  if (flags === undefined && !evalsha) {
+    try {
+      flags = shebangFlags(body).flags;
+    } catch {
+      return null;
+    }
+  }
+  return flags === undefined || flags.compat ? null : !flags.noWrites;
+}
+
+/** fcallGetCommandFlags: the function's declared flags (every function has them); null for an unknown one. */
+function functionDeclaredWrites(instance: InstanceView, argv: Buffer[]): boolean | null {
+  const fn = argv[1] === undefined ? undefined : librariesOf(instance).functions.get(argv[1].toString('latin1').toLowerCase());
+  return fn === undefined ? null : !fn.flags.noWrites;
+}
+
 export const commands: CommandSpec[] = [
-  command('eval', -3, [...RUN_FLAGS], null, evalScript, run),
+  command('eval', -3, [...RUN_FLAGS], null, evalScript, { ...run, declaredWrites: scriptDeclaredWrites }),
   command('eval_ro', -3, [...RUN_RO_FLAGS], null, evalScript, run),
-  command('evalsha', -3, [...RUN_FLAGS], null, evalsha, run),
+  command('evalsha', -3, [...RUN_FLAGS], null, evalsha, { ...run, declaredWrites: scriptDeclaredWrites }),
   command('evalsha_ro', -3, [...RUN_RO_FLAGS], null, evalsha, run),
-  command('fcall', -3, [...RUN_FLAGS], null, fcall, run),
+  command('fcall', -3, [...RUN_FLAGS], null, fcall, { ...run, declaredWrites: functionDeclaredWrites }),
   command('fcall_ro', -3, [...RUN_RO_FLAGS], null, fcall, run),
   container(
     'script',

@@ -91,6 +91,12 @@ export interface CommandSpec {
    * (buffer(i), toArgv(), key(i)). The commands that have one never block.
    */
   run?: (ctx: Context, args: RequestArgs) => Reply;
+  /**
+   * For scripts (EVAL, EVALSHA, FCALL), Redis's getCommandFlags: whether this call may write as
+   * the script's shebang or the function's flags declare it, null when they declare nothing
+   * (the spec's flags then hold). A CLIENT PAUSE WRITE lets a no-writes script through.
+   */
+  declaredWrites?: (instance: InstanceView, argv: Buffer[]) => boolean | null;
 }
 
 /** The command table as handlers read it (COMMAND, COMMAND INFO, COMMAND DOCS). */

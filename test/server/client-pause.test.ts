@@ -2,13 +2,17 @@
 // and redis-server 7.0.15 with the same script and the same expectations: under WRITE, reads are served while writes and
 // may-replicate commands (PUBLISH) wait, counted as blocked clients, and run when unpaused; a key
 // past its expiry reads as gone but stays in the dataset until the pause ends (no DEL is
-// propagated meanwhile); under ALL every command waits until the pause times out.
+// propagated meanwhile); a script or function declared no-writes runs, one that may write
+// waits; under ALL every command waits until the pause times out.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Redis } from 'ioredis';
 import { open } from '../../src/client/embedded.js';
 import { installed, startRedisServer, startSluiceServer, stopChild, type RedisServer, type SluiceServer } from '../support/processes.js';
 import { waitFor, within } from '../support/wait.js';
+
+/** SCRIPT LOAD's answer: the script's SHA. */
+const sha = async (call: Call, body: string): Promise<string> => String(await call('SCRIPT', 'LOAD', body));
 
 const field = (info: string, name: string): string | undefined => new RegExp(`^${name}:(.*?)\\r?$`, 'm').exec(info)?.[1];
 
@@ -104,6 +108,29 @@ for (const backend of backends) {
       }
       await waitFor(async () => (await admin('DBSIZE')) === 1, 'the key to be expired after the pause');
       assert.equal(field(String(await admin('INFO', 'stats')), 'expired_keys'), '1');
+    });
+
+    test('WRITE: scripts and functions declared no-writes run; others, and EXEC of them, wait', async () => {
+      await admin('FUNCTION', 'LOAD', 'REPLACE', "#!lua name=pauselib\nredis.register_function{function_name='reader', callback=function() return 'r' end, flags={'no-writes'}}\nredis.register_function('writer', function() return redis.call('SET', 'k', 'by-function') end)");
+      const readOnlyScript = "#!lua flags=no-writes\nreturn 'read-only'";
+      await admin('SCRIPT', 'LOAD', readOnlyScript);
+      assert.equal(await admin('CLIENT', 'PAUSE', '60000', 'WRITE'), 'OK');
+      try {
+        assert.equal(await other('EVAL', "#!lua flags=no-writes\nreturn 'uncached'", '0'), 'uncached');
+        assert.equal(await other('EVALSHA', await sha(admin, readOnlyScript), '0'), 'read-only');
+        assert.equal(await other('FCALL', 'reader', '0'), 'r');
+        const compat = other('EVAL', "return redis.call('SET', 'k', 'by-script')", '0');
+        const writer = third('FCALL', 'writer', '0');
+        await waitFor(async () => (await blocked()) === '2', 'the script without flags and the writing function to wait');
+        assert.equal(await admin('GET', 'k'), 'during');
+        await admin('CLIENT', 'UNPAUSE');
+        assert.equal(await within(compat, 'the script to run'), 'OK');
+        assert.equal(await within(writer, 'the function to run'), 'OK');
+      } finally {
+        await admin('CLIENT', 'UNPAUSE');
+      }
+      await admin('SET', 'k', 'during');
+      await admin('FUNCTION', 'DELETE', 'pauselib');
     });
 
     test('ALL: every command waits until the pause times out', async () => {

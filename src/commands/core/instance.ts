@@ -261,7 +261,7 @@ export class Instance implements InstanceView {
     if (asReplica !== null) return this.reject(fullName, asReplica);
     // Paused clients wait (replicas and the primary's stream never do); the command is then
     // processed again from the start, as Redis's processCommand after a BLOCKED_POSTPONE.
-    if (this.pause.paused && !client.isReplica && !client.mustObey && this.pause.holds(this.mayReplicate(client, resolved))) {
+    if (this.pause.paused && !client.isReplica && !client.mustObey && this.pause.holds(this.mayReplicate(client, resolved, argv))) {
       return this.pause.postpone(client, () => this.execute(client, argv, base));
     }
     if (client.multi !== null && !NOT_QUEUED.has(fullName)) {
@@ -339,13 +339,15 @@ export class Instance implements InstanceView {
   }
 
   /** A command that writes or may replicate; EXEC is one when a queued command is. */
-  private mayReplicate(client: ClientState, resolved: Resolved): boolean {
-    if (resolved.mayReplicate) return true;
-    if (resolved.fullName !== 'exec' || client.multi === null) return false;
-    return client.multi.some((argv) => {
-      const queued = this.resolve(argv);
-      return !(queued instanceof ErrorReply) && queued.mayReplicate;
-    });
+  private mayReplicate(client: ClientState, resolved: Resolved, argv: Buffer[]): boolean {
+    if (resolved.fullName === 'exec' && client.multi !== null) {
+      return client.multi.some((queuedArgv) => {
+        const queued = this.resolve(queuedArgv);
+        return !(queued instanceof ErrorReply) && this.mayReplicate(client, queued, queuedArgv);
+      });
+    }
+    const declared = resolved.spec.declaredWrites?.(this, argv) ?? null;
+    return declared ?? resolved.mayReplicate;
   }
 
   /** As Redis's processCommand with min-replicas-to-write and min-replicas-max-lag both set. */
