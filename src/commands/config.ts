@@ -61,8 +61,27 @@ export function isLfuPolicy(policy: string): boolean {
 }
 
 export const DEFAULT_PARAMS: ConfigParam[] = [
-  { name: 'port', defaultValue: '6379', validate: nonNegativeInt },
-  { name: 'bind', defaultValue: '127.0.0.1' },
+  // The listener stays where it started: CONFIG SET to the current value (as tools that write
+  // back every parameter do) succeeds, another value is refused rather than ignored.
+  {
+    name: 'port',
+    defaultValue: '6379',
+    mutable: true,
+    validate: (v, current) => {
+      const parsed = nonNegativeInt(v);
+      if ('error' in parsed || parsed.ok === current) return parsed;
+      return { error: 'sluice server cannot move its listener while running: restart it with --port' };
+    },
+  },
+  {
+    name: 'bind',
+    defaultValue: '127.0.0.1',
+    mutable: true,
+    validate: (v, current) =>
+      v.trim().split(/\s+/).join(' ') === current.trim().split(/\s+/).join(' ')
+        ? { ok: current }
+        : { error: 'sluice server cannot move its listener while running: restart it with --bind' },
+  },
   // Protected, with dbfilename: together with SAVE they would write a file anywhere.
   { name: 'dir', defaultValue: process.cwd(), mutable: true, protected: true, validate: existingDirectory },
   { name: 'requirepass', defaultValue: '', mutable: true },

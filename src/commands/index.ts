@@ -6,6 +6,7 @@ import { commands as copyMove } from './copy-move.js';
 import { commands as debug } from './debug.js';
 import { commands as geo } from './geo.js';
 import { commands as dumpRestore } from './dump-restore.js';
+import { commands as migrate } from './migrate.js';
 import { commands as hashes } from './hashes.js';
 import { commands as keys } from './keys.js';
 import { commands as lcs } from './lcs.js';
@@ -38,6 +39,7 @@ export const allCommands: CommandSpec[] = [
   ...keys,
   ...copyMove,
   ...dumpRestore,
+  ...migrate,
   ...strings,
   ...lcs,
   ...bitmaps,

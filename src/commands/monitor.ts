@@ -55,7 +55,23 @@ export function redactedArgv(fullName: string, argv: Buffer[]): Buffer[] {
     }
     return out;
   }
+  if (fullName === 'migrate') return migrateRedacted(argv);
   return argv;
+}
+
+/** MIGRATE's AUTH password and AUTH2 username and password, as its option parser redacts them. */
+function migrateRedacted(argv: Buffer[]): Buffer[] {
+  const out = [...argv];
+  for (let j = 6; j < argv.length; j++) {
+    const more = argv.length - 1 - j;
+    if (isKeyword(argv[j], 'copy') || isKeyword(argv[j], 'replace')) continue;
+    if (isKeyword(argv[j], 'auth') && more >= 1) out[++j] = REDACTED;
+    else if (isKeyword(argv[j], 'auth2') && more >= 2) {
+      out[++j] = REDACTED;
+      out[++j] = REDACTED;
+    } else break;
+  }
+  return out;
 }
 
 /** One monitor line for a command `client` just ran. */

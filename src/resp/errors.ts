@@ -130,6 +130,12 @@ export const Errors = {
   invalidTtl: 'ERR Invalid TTL value, must be >= 0',
   dumpPayload: 'ERR DUMP payload version or checksum are wrong',
   badDataFormat: 'ERR Bad data format',
+  migrateKeysWithKey: 'ERR When using MIGRATE KEYS option, the key argument must be set to the empty string',
+  migrateConnect: 'IOERR error or timeout connecting to the client',
+  migrateIo: (what: 'writing' | 'reading') => `IOERR error or timeout ${what} to target instance`,
+  migrateTargetError: (message: string) => `ERR Target instance replied with error: ${message}`,
+  // sluice waits for the target without blocking: not possible where a command must not block.
+  migrateNotHere: 'ERR MIGRATE cannot run inside MULTI/EXEC or a script in sluice',
   lfuSelected:
     'ERR An LFU maxmemory policy is selected, idle time not tracked. Please note that when ' +
     'switching between policies at runtime LRU and LFU data will take some time to adjust.',

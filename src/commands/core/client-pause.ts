@@ -11,8 +11,8 @@ import type { ClientState } from '../client-state.js';
 
 /** WRITE pauses commands that write or may replicate; ALL pauses every command. */
 export type PauseType = 'write' | 'all';
-/** Who paused: CLIENT PAUSE, or a FAILOVER waiting for its replica. */
-export type PausePurpose = 'client' | 'failover';
+/** Who paused: CLIENT PAUSE, a FAILOVER waiting for its replica, or a MIGRATE waiting for its target. */
+export type PausePurpose = 'client' | 'failover' | 'migrate';
 
 const RANK = { off: 0, write: 1, all: 2 } as const;
 

@@ -1,4 +1,5 @@
 // The built-in INFO sections, field for field as Redis 7.0 names them.
+import { migrateConnections } from '../migrate.js';
 import * as os from 'node:os';
 import { getHeapSpaceStatistics } from 'node:v8';
 import { REDIS_VERSION, RUN_ID } from './identity.js';
@@ -175,8 +176,7 @@ export function registerBuiltinSections(instance: InstanceView): void {
     `pubsubshard_channels:${instance.pubsub.channelCount('shard')}`,
     'latest_fork_usec:0',
     'total_forks:0',
-    // sluice has no MIGRATE, so no connection it caches (Redis keeps them 10 s).
-    'migrate_cached_sockets:0',
+    `migrate_cached_sockets:${migrateConnections(instance).size}`,
     `tracking_total_keys:${instance.tracking.totalKeys}`,
     `tracking_total_items:${instance.tracking.items}`,
     `tracking_total_prefixes:${instance.tracking.totalPrefixes}`,
