@@ -190,8 +190,8 @@ const INT_MAX = 2147483647n;
  * aliases. The set, hash and sorted-set thresholds decide OBJECT ENCODING as Redis's do
  * (engine/set.ts, engine/hash.ts, engine/sorted-set.ts; one-way conversions); the slowlog ones
  * drive SLOWLOG (slowlog.ts), latency-monitor-threshold the latency monitor (latency.ts).
- * sluice's lists have no quicklist nodes to size or compress: list-max-listpack-size and
- * list-compress-depth are accepted and stored.
+ * list-max-listpack-size sizes the nodes of lists created after it is set (engine/list.ts), as
+ * in Redis; sluice does not compress list nodes: list-compress-depth is accepted and stored.
  */
 const ENCODING_AND_LOG_PARAMS: ConfigParam[] = [
   { name: 'set-max-intset-entries', defaultValue: '512', validate: strictInteger(0n, LONG_MAX), mutable: true },

@@ -54,6 +54,11 @@ function changed(ctx: Context, key: string, count: number): void {
   if (count > 1) ctx.addDirty(count - 1);
 }
 
+/** A new list whose nodes follow list-max-listpack-size as it is now (Redis's createQuicklistObject). */
+export function newList(ctx: Context): ListValue {
+  return new ListValue(ctx.instance.config.getNumber('list-max-listpack-size'));
+}
+
 /** Deletes the key when its list became empty, as Redis never keeps an empty list. */
 function dropIfEmpty(ctx: Context, key: string, list: ListValue): void {
   if (list.length === 0) ctx.db.delete(key);
@@ -102,10 +107,11 @@ function pushGeneric(end: End, onlyExisting: boolean) {
     let list = lookupTyped(ctx.db, key, 'list');
     if (list === undefined) {
       if (onlyExisting) return 0;
-      list = new ListValue();
+      list = newList(ctx);
       ctx.db.set(key, list);
     }
     for (let i = 2; i < args.length; i++) push(list, end, args.copy(i));
+    if (args.length > 3) list.packEnds();
     changed(ctx, key, args.length - 2);
     ctx.notify(NOTIFY_LIST, end === 'left' ? 'lpush' : 'rpush', key);
     return list.length;
@@ -319,7 +325,7 @@ function move(ctx: Context, src: string, list: ListValue, dstArg: Buffer, from: 
   let target = lookupTyped(ctx.db, dst, 'list');
   const value = pop(list, from);
   if (target === undefined) {
-    target = new ListValue();
+    target = newList(ctx);
     ctx.db.set(dst, target);
   }
   push(target, to, value);

@@ -10,6 +10,7 @@ import { Buffer } from 'node:buffer';
 import { HashValue } from '../engine/hash.js';
 import { keyBytes, keyOf } from '../engine/keyspace.js';
 import { ListValue } from '../engine/list.js';
+import { newList } from './lists.js';
 import { SetValue } from '../engine/set.js';
 import { SortedSetValue } from '../engine/sorted-set.js';
 import { fail, type Reply } from '../resp/reply.js';
@@ -176,8 +177,9 @@ function sortGeneric(readOnly: boolean) {
     if (o.store === null) return out.map((e) => (e === null ? null : keyBytes(e)));
     const dest = keyOf(o.store);
     if (out.length > 0) {
-      const list = new ListValue();
+      const list = newList(ctx);
       for (const e of out) list.pushTail(keyBytes(e ?? ''));
+      list.packEnds();
       ctx.db.set(dest, list);
       ctx.modified(dest);
       ctx.addDirty(out.length - 1);

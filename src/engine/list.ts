@@ -1,19 +1,39 @@
-// A Redis list, stored like Redis's quicklist: a deque of small chunks, each a plain array of
-// at most CHUNK_MAX elements. An element is held as a latin1 string (one char per byte, exact
-// bytes, as keys are): a short V8 string costs about a third of a Buffer object, and the API
-// converts at its edges (Buffers in and out). The chunks sit in a ring (a circular array), so adding or
-// removing a chunk at either end is O(1) and pushes/pops at both ends are O(1) (a chunk's own
-// array shifts at most CHUNK_MAX slots). Index lookups walk chunk lengths from the nearer end,
-// O(n / CHUNK_MAX). Chunks are never empty; after removals in the middle neighbours that fit in
-// one chunk are merged, so a list stays close to n / CHUNK_MAX chunks.
+// A Redis list, stored like Redis's quicklist: a deque of nodes (engine/list-chunk.ts), each its
+// elements packed in one latin1 string as a listpack packs them, with a few loose elements at its
+// ends so pushes and pops there stay O(1) amortized. An element is held as a latin1 string (one
+// char per byte, exact bytes, as keys are), and the API converts at its edges (Buffers in and
+// out). A node holds what list-max-listpack-size lets a quicklist node hold (by default 8 KiB of
+// listpack bytes, counted as Redis counts them), so long lists are many nodes. The nodes sit in a
+// ring (a circular array): adding or removing one at either end is O(1). Index lookups walk node
+// lengths from the nearer end, then scan within the node, as quicklist does. Nodes are never
+// empty; after removals in the middle, neighbours that fit in one node are merged.
 import { Buffer } from 'node:buffer';
 import type { TypedValue } from './keyspace.js';
+import { Chunk, listpackEntryBytes } from './list-chunk.js';
 
-export const CHUNK_MAX = 128;
+/** Redis's default list-max-listpack-size: nodes of up to 8 KiB. */
+export const DEFAULT_FILL = -2;
+/** quicklist's FILL_MAX: a larger count is taken as this one. */
+const FILL_MAX = (1 << 15) - 1;
+/** Node byte limits of fills -1..-5 (quicklist's optimization_level); fills below -5 are -5. */
+const SIZE_LEVELS = [4096, 8192, 16384, 32768, 65536];
+/** A node limited by count (fill > 0) still stays within 8 KiB (quicklist's SIZE_SAFETY_LIMIT). */
+const SIZE_SAFETY_LIMIT = 8192;
+/** quicklist's SIZE_ESTIMATE_OVERHEAD: what an insert is assumed to add beyond the entry. */
+const SIZE_ESTIMATE_OVERHEAD = 8;
+/** quicklist's allowance for the listpack header and end a merge saves. */
+const MERGE_SAVING = 11;
+
+/** Whether a node of `bytes` listpack bytes and `count` elements is within the fill (quicklist's rules). */
+function fits(fill: number, bytes: number, count: number): boolean {
+  if (fill < 0) return bytes <= SIZE_LEVELS[-fill - 1]!;
+  return bytes <= SIZE_SAFETY_LIMIT && count <= fill;
+}
 
 /** A growable circular array: O(1) at both ends, O(size) to insert or remove in the middle. */
 class Ring<T> {
-  private slots: Array<T | undefined> = new Array(4);
+  // One slot to start with: most lists are one chunk.
+  private slots: Array<T | undefined> = new Array(1);
   private head = 0;
   size = 0;
 
@@ -76,8 +96,14 @@ export class ListValue implements TypedValue {
     return 'list';
   }
 
-  private readonly chunks = new Ring<string[]>();
+  private readonly chunks = new Ring<Chunk>();
   private count = 0;
+  /** list-max-listpack-size when the list was created, clamped as quicklistSetFill clamps it. */
+  private readonly fill: number;
+
+  constructor(fill = DEFAULT_FILL) {
+    this.fill = Math.max(-SIZE_LEVELS.length, Math.min(FILL_MAX, fill));
+  }
 
   get length(): number {
     return this.count;
@@ -88,26 +114,62 @@ export class ListValue implements TypedValue {
     return this.chunks.size;
   }
 
+  /** Each chunk's listpack bytes, element count and loose elements, head first (tests of the layout). */
+  chunkSizes(): Array<{ bytes: number; length: number; loose: number }> {
+    const out: Array<{ bytes: number; length: number; loose: number }> = [];
+    for (let c = 0; c < this.chunks.size; c++) {
+      const chunk = this.chunks.get(c);
+      out.push({ bytes: chunk.bytes, length: chunk.length, loose: chunk.looseCount });
+    }
+    return out;
+  }
+
   pushHead(bytes: Buffer): void {
     const value = bytes.toString('latin1');
+    const size = listpackEntryBytes(value);
     const first = this.chunks.size > 0 ? this.chunks.get(0) : undefined;
-    if (first !== undefined && first.length < CHUNK_MAX) first.unshift(value);
-    else this.chunks.pushFront([value]);
+    if (first !== undefined && this.allowsInsert(first, size)) {
+      first.pushFront(value, size);
+    } else {
+      // A full chunk no longer takes pushes: its loose elements would only cost memory.
+      first?.pack();
+      const chunk = new Chunk();
+      chunk.pushFront(value, size);
+      this.chunks.pushFront(chunk);
+    }
     this.count++;
   }
 
   pushTail(bytes: Buffer): void {
     const value = bytes.toString('latin1');
+    const size = listpackEntryBytes(value);
     const last = this.chunks.size > 0 ? this.chunks.get(this.chunks.size - 1) : undefined;
-    if (last !== undefined && last.length < CHUNK_MAX) last.push(value);
-    else this.chunks.pushBack([value]);
+    if (last !== undefined && this.allowsInsert(last, size)) {
+      last.pushBack(value, size);
+    } else {
+      last?.pack();
+      const chunk = new Chunk();
+      chunk.pushBack(value, size);
+      this.chunks.pushBack(chunk);
+    }
     this.count++;
+  }
+
+  /**
+   * Folds the loose elements of the end chunks into their packed strings. For after a push of
+   * many elements (RPUSH k1 … kn, a load): a list built at once is then packed whole, and one
+   * rebuild serves the whole batch.
+   */
+  packEnds(): void {
+    if (this.chunks.size === 0) return;
+    this.chunks.get(0).pack();
+    this.chunks.get(this.chunks.size - 1).pack();
   }
 
   popHead(): Buffer | undefined {
     if (this.count === 0) return undefined;
     const first = this.chunks.get(0);
-    const value = first.shift()!;
+    const value = first.popFront();
     if (first.length === 0) this.chunks.popFront();
     this.count--;
     return Buffer.from(value, 'latin1');
@@ -116,7 +178,7 @@ export class ListValue implements TypedValue {
   popTail(): Buffer | undefined {
     if (this.count === 0) return undefined;
     const last = this.chunks.get(this.chunks.size - 1);
-    const value = last.pop()!;
+    const value = last.popBack();
     if (last.length === 0) this.chunks.popBack();
     this.count--;
     return Buffer.from(value, 'latin1');
@@ -125,14 +187,15 @@ export class ListValue implements TypedValue {
   /** The element at `index` (negative counts from the tail), undefined when out of range. */
   at(index: number): Buffer | undefined {
     const pos = this.locate(index);
-    return pos === undefined ? undefined : Buffer.from(this.chunks.get(pos.chunk)[pos.offset]!, 'latin1');
+    return pos === undefined ? undefined : Buffer.from(this.chunks.get(pos.chunk).at(pos.offset), 'latin1');
   }
 
   /** Replaces the element at `index`; false when out of range. */
   set(index: number, value: Buffer): boolean {
     const pos = this.locate(index);
     if (pos === undefined) return false;
-    this.chunks.get(pos.chunk)[pos.offset] = value.toString('latin1');
+    // As quicklistReplaceEntry, in place whatever the node's size becomes.
+    this.chunks.get(pos.chunk).set(pos.offset, value.toString('latin1'));
     return true;
   }
 
@@ -142,12 +205,12 @@ export class ListValue implements TypedValue {
     if (index >= this.count) return this.pushTail(value);
     const pos = this.locate(index)!;
     const chunk = this.chunks.get(pos.chunk);
-    chunk.splice(pos.offset, 0, value.toString('latin1'));
+    const s = value.toString('latin1');
+    chunk.insert(pos.offset, s, listpackEntryBytes(s));
     this.count++;
-    if (chunk.length > CHUNK_MAX) {
-      // Split a full chunk in two halves, as quicklist splits a full node.
-      const half = chunk.splice(chunk.length >> 1);
-      this.chunks.insert(pos.chunk + 1, half);
+    // A node past its limit is split in two halves, as quicklist splits a full node.
+    if (chunk.length > 1 && !fits(this.fill, chunk.bytes, chunk.length)) {
+      this.chunks.insert(pos.chunk + 1, chunk.splitAt(chunk.length >> 1));
     }
   }
 
@@ -158,9 +221,15 @@ export class ListValue implements TypedValue {
   range(start: number, end: number, reverse = false): Buffer[] {
     const out: Buffer[] = [];
     if (start > end) return out;
-    const it = reverse ? this.stringsBackward(end) : this.stringsForward(start);
-    for (let n = end - start + 1; n > 0; n--) out.push(Buffer.from(it.next().value as string, 'latin1'));
-    return out;
+    const pos = this.locate(start)!;
+    let remaining = end - start + 1;
+    for (let c = pos.chunk, o = pos.offset; remaining > 0; c++, o = 0) {
+      const chunk = this.chunks.get(c);
+      const taken = Math.min(remaining, chunk.length - o);
+      for (const item of chunk.slice(o, o + taken)) out.push(Buffer.from(item, 'latin1'));
+      remaining -= taken;
+    }
+    return reverse ? out.reverse() : out;
   }
 
   /** Every element from `index` towards the tail. */
@@ -188,12 +257,13 @@ export class ListValue implements TypedValue {
     }
   }
 
+  /** The elements from `index` on, a chunk's worth read at a time. */
   private *stringsForward(index: number): Generator<string, void, undefined> {
     const pos = this.locate(index);
     if (pos === undefined) return;
     for (let c = pos.chunk, o = pos.offset; c < this.chunks.size; c++, o = 0) {
       const chunk = this.chunks.get(c);
-      for (; o < chunk.length; o++) yield chunk[o]!;
+      yield* chunk.slice(o, chunk.length);
     }
   }
 
@@ -201,8 +271,8 @@ export class ListValue implements TypedValue {
     const pos = this.locate(index);
     if (pos === undefined) return;
     for (let c = pos.chunk, o = pos.offset; c >= 0; c--) {
-      const chunk = this.chunks.get(c);
-      for (; o >= 0; o--) yield chunk[o]!;
+      const items = this.chunks.get(c).slice(0, o + 1);
+      for (let i = items.length - 1; i >= 0; i--) yield items[i]!;
       if (c > 0) o = this.chunks.get(c - 1).length - 1;
     }
   }
@@ -217,7 +287,7 @@ export class ListValue implements TypedValue {
         n -= first.length;
         this.chunks.popFront();
       } else {
-        first.splice(0, n);
+        first.remove(0, n);
         n = 0;
       }
     }
@@ -233,7 +303,7 @@ export class ListValue implements TypedValue {
         n -= last.length;
         this.chunks.popBack();
       } else {
-        last.length -= n;
+        last.remove(last.length - n, n);
         n = 0;
       }
     }
@@ -249,23 +319,7 @@ export class ListValue implements TypedValue {
     const chunks = this.chunks.size;
     for (let step = 0; step < chunks && (limit === 0 || removed < limit); step++) {
       const chunk = this.chunks.get(fromTail ? chunks - 1 - step : step);
-      if (fromTail) {
-        for (let o = chunk.length - 1; o >= 0 && (limit === 0 || removed < limit); o--) {
-          if (chunk[o] === value) {
-            chunk.splice(o, 1);
-            removed++;
-          }
-        }
-      } else {
-        for (let o = 0; o < chunk.length && (limit === 0 || removed < limit); ) {
-          if (chunk[o] === value) {
-            chunk.splice(o, 1);
-            removed++;
-          } else {
-            o++;
-          }
-        }
-      }
+      removed += chunk.removeEqual(value, limit === 0 ? 0 : limit - removed, fromTail);
     }
     if (removed > 0) {
       this.count -= removed;
@@ -274,7 +328,12 @@ export class ListValue implements TypedValue {
     return removed;
   }
 
-  /** Drops empty chunks and merges neighbours that fit in one chunk together. */
+  /** Whether `chunk` may take one more element of `size` bytes (quicklist's _quicklistNodeAllowInsert). */
+  private allowsInsert(chunk: Chunk, size: number): boolean {
+    return fits(this.fill, chunk.bytes + size + SIZE_ESTIMATE_OVERHEAD, chunk.length + 1);
+  }
+
+  /** Drops empty chunks and merges neighbours that fit in one chunk (quicklist's _quicklistNodeAllowMerge). */
   private compact(): void {
     for (let i = 0; i < this.chunks.size; ) {
       const chunk = this.chunks.get(i);
@@ -283,8 +342,8 @@ export class ListValue implements TypedValue {
         continue;
       }
       const next = i + 1 < this.chunks.size ? this.chunks.get(i + 1) : undefined;
-      if (next !== undefined && chunk.length + next.length <= CHUNK_MAX) {
-        for (const item of next) chunk.push(item);
+      if (next !== undefined && fits(this.fill, chunk.bytes + next.bytes - MERGE_SAVING, chunk.length + next.length)) {
+        chunk.append(next);
         this.chunks.removeAt(i + 1);
         continue;
       }

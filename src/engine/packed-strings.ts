@@ -206,6 +206,25 @@ export class PackedStrings {
     }
     this.data = flatten(data.slice(0, fromStart) + data.slice(fromEnd, at) + encodeElement(item) + data.slice(at));
   }
+
+  /**
+   * Removes the last `n` elements and returns them in order: slice and splice in one scan. What
+   * is left is a slice of the same string (no copy), which a list chunk's pops from the tail rely on.
+   */
+  removeLast(n: number): string[] {
+    n = Math.max(0, Math.min(n, this.count));
+    const first = this.count - n;
+    const start = this.offsetOf(first);
+    const out: string[] = [];
+    for (let i = 0, offset = start; i < n; i++) {
+      const length = readLength(this.data, offset);
+      offset = elementStart + length;
+      out.push(this.data.slice(elementStart, offset));
+    }
+    this.data = this.data.slice(0, start);
+    this.count = first;
+    return out;
+  }
 }
 
 /** Compares the bytes data[start, end) with `probe` as memcmp then length do (sdscmp's order). */

@@ -212,6 +212,7 @@ function listOf(elements: Buffer[]): ListValue {
   nonEmpty(elements.length);
   const list = new ListValue();
   for (const e of elements) list.pushTail(e);
+  list.packEnds();
   return list;
 }
 

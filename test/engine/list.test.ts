@@ -1,12 +1,15 @@
-// The chunked list against a plain array model: random operation sequences (fast-check) must
-// leave both with the same elements, and the chunk count must stay proportional to the length.
+// The chunked list against a plain array model: random operation sequences (fast-check), under
+// node limits by count and by bytes (list-max-listpack-size), must leave both with the same
+// elements; every chunk must keep within its limit and count its listpack bytes as Redis would,
+// and the chunk count must stay proportional to the length.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { CHUNK_MAX, ListValue } from '../../src/engine/list.js';
+import { ListValue } from '../../src/engine/list.js';
+import { lpStringSize } from '../../src/engine/stream-node.js';
 
 type Op =
-  | { op: 'pushHead' | 'pushTail' | 'removeAll' | 'removeHead' | 'removeTail' | 'matchHead' | 'matchTail'; v: string; n: number }
+  | { op: 'pushHead' | 'pushTail' | 'removeAll' | 'removeHead' | 'removeTail' | 'matchHead' | 'matchTail' | 'packEnds'; v: string; n: number }
   | { op: 'popHead' | 'popTail' | 'trimHead' | 'trimTail' | 'at' | 'set' | 'insertAt' | 'range' | 'backward'; v: string; n: number; m: number };
 
 const value = fc.constantFrom('a', 'b', 'c', '', '1');
@@ -21,7 +24,7 @@ const op: fc.Arbitrary<Op> = fc.oneof(
       m: fc.integer({ min: -400, max: 400 }),
     }),
   },
-  { weight: 2, arbitrary: fc.record({ op: fc.constantFrom('removeAll', 'removeHead', 'removeTail', 'matchHead', 'matchTail'), v: value, n: fc.integer({ min: 0, max: 50 }) }) },
+  { weight: 2, arbitrary: fc.record({ op: fc.constantFrom('removeAll', 'removeHead', 'removeTail', 'matchHead', 'matchTail', 'packEnds'), v: value, n: fc.integer({ min: 0, max: 50 }) }) },
 ) as fc.Arbitrary<Op>;
 
 const b = (s: string) => Buffer.from(s);
@@ -43,6 +46,11 @@ function apply(list: ListValue, model: string[], o: Op): [unknown, unknown] {
         model.push(o.v + i);
       }
       return [list.length, model.length];
+    case 'packEnds': {
+      list.packEnds();
+      const sizes = list.chunkSizes();
+      return [[sizes[0]?.loose ?? 0, sizes.at(-1)?.loose ?? 0], [0, 0]];
+    }
     case 'popHead':
       return [list.popHead()?.toString(), model.shift()];
     case 'popTail':
@@ -113,10 +121,28 @@ function apply(list: ListValue, model: string[], o: Op): [unknown, unknown] {
   }
 }
 
+/** A node's byte limit for a negative fill (quicklist's optimization_level). */
+const sizeLimit = (fill: number) => [4096, 8192, 16384, 32768, 65536][-fill - 1]!;
+
+/** Checks each chunk against the elements it holds: its listpack bytes, its limit. */
+function checkChunks(list: ListValue, model: string[], fill: number, elementsGrew: boolean): void {
+  let at = 0;
+  for (const { bytes, length } of list.chunkSizes()) {
+    assert.ok(length > 0, 'no empty chunk');
+    const elements = model.slice(at, at + length);
+    at += length;
+    assert.equal(bytes, 7 + elements.reduce((sum, e) => sum + lpStringSize(Buffer.from(e, 'latin1')), 0));
+    if (fill > 0) assert.ok(length <= fill, `${length} elements in a chunk of fill ${fill}`);
+    // LSET replaces in place whatever the node's size becomes, as Redis does.
+    else if (!elementsGrew && length > 1) assert.ok(bytes <= sizeLimit(fill), `${bytes} bytes in a chunk of fill ${fill}`);
+  }
+  assert.equal(at, model.length);
+}
+
 test('random operations agree with an array model', () => {
   fc.assert(
-    fc.property(fc.array(op, { maxLength: 60 }), (ops) => {
-      const list = new ListValue();
+    fc.property(fc.constantFrom(-2, -1, 1, 2, 5, 16), fc.array(op, { maxLength: 60 }), (fill, ops) => {
+      const list = new ListValue(fill);
       const model: string[] = [];
       for (const o of ops) {
         const [got, expected] = apply(list, model, o);
@@ -125,11 +151,13 @@ test('random operations agree with an array model', () => {
       }
       assert.deepEqual(strings(list.forward()), model);
       assert.deepEqual(strings(list.backward()), [...model].reverse());
-      // Chunks are never empty, and removals merge neighbours: at most about 2n/CHUNK_MAX + 1 chunks.
-      assert.ok(list.chunkCount <= Math.ceil((2 * model.length) / CHUNK_MAX) + 2, `${list.chunkCount} chunks for ${model.length}`);
+      checkChunks(list, model, fill, ops.some((o) => o.op === 'set'));
+      // Pushes fill chunks, splits halve them and removals merge neighbours: about 2n/fill + 2 chunks.
+      const perChunk = fill > 0 ? fill : sizeLimit(fill) / 4; // elements here take at most 4 bytes
+      assert.ok(list.chunkCount <= Math.ceil((2 * model.length) / perChunk) + 2, `${list.chunkCount} chunks for ${model.length}`);
       if (model.length === 0) assert.equal(list.chunkCount, 0);
     }),
-    { numRuns: 300 },
+    { numRuns: 400 },
   );
 });
 
@@ -141,8 +169,10 @@ test('a million pushes and pops at both ends stay fast and compact', () => {
     list.pushTail(b('t'));
   }
   assert.equal(list.length, 1_000_000);
-  // Full chunks except at the two ends: one element in 128 costs a chunk.
-  assert.ok(list.chunkCount <= Math.ceil(1_000_000 / CHUNK_MAX) + 1, `${list.chunkCount} chunks`);
+  // Full chunks take no more pushes: none keeps loose elements, only the two ends may.
+  assert.ok(list.chunkSizes().slice(1, -1).every((c) => c.loose === 0));
+  // 8 KiB nodes of 3-byte entries ("h" is 2 in the listpack, plus its length byte: ~2700 a node).
+  assert.ok(list.chunkCount <= Math.ceil(1_000_000 / 2700) + 2, `${list.chunkCount} chunks`);
   for (let i = 0; i < 500_000; i++) {
     assert.equal(list.popHead()!.toString(), 'h');
     assert.equal(list.popTail()!.toString(), 't');
@@ -151,4 +181,23 @@ test('a million pushes and pops at both ends stay fast and compact', () => {
   assert.equal(list.chunkCount, 0);
   // A generous bound: this only catches O(n) pushes (which would take minutes), not a timing.
   assert.ok(performance.now() - started < 20_000);
+});
+
+test('list-max-listpack-size: -2 fills nodes to 8 KiB as quicklist does, a count fill by elements', () => {
+  const bytes = new ListValue(-2);
+  const counted = new ListValue(100);
+  for (let i = 0; i < 10_000; i++) {
+    bytes.pushTail(b(`member:${1000 + (i % 1000)}`));
+    counted.pushHead(b(String(i)));
+  }
+  // member:1NNN is a 13-byte entry: a node of k takes one more while 7 + 13k + 13 + 8 <= 8192.
+  assert.equal(bytes.chunkSizes()[0]!.length, Math.floor((8192 - 7 - 13 - 8) / 13) + 1);
+  assert.equal(counted.chunkCount, 100);
+  // Fills below -5 are -5 (64 KiB nodes).
+  const huge = new ListValue(-100);
+  for (let i = 0; i < 10_000; i++) huge.pushTail(b('member:00'));
+  assert.equal(huge.chunkCount, 2);
+  const zero = new ListValue(0);
+  for (let i = 0; i < 3; i++) zero.pushTail(b('x'));
+  assert.equal(zero.chunkCount, 3); // fill 0: a node per element, as quicklist
 });
