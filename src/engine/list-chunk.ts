@@ -2,23 +2,23 @@
 // in one latin1 string (PackedStrings, ~1 byte of overhead per short element instead of a 24-32
 // byte string object and a pointer), plus a few unpacked ("loose") elements at each end.
 //
-// Rebuilding the packed string costs O(its bytes), as a listpack's memmove does, so the ends do
-// not pay it per element: a push lands among the loose elements at its end, and they are folded
-// into the packed string LOOSE_MAX at a time; a pop takes a loose element, unpacking
-// UNPACK_BATCH at a time when its end has none. Fewer are unpacked than folded so that pushes
-// and pops alternating at one end do not rebuild the string every time. Every rebuild takes in
-// the loose elements of both ends: elements unpacked from the packed string are slices of it,
-// and folding them back means no loose element outlives (and pins) an old packed string.
+// Rebuilding the packed string costs O(its bytes), as a listpack's memmove does, and so does
+// finding its last elements (the varint prefixes are read from the start), so the ends do not
+// pay either per element: a push lands among the loose elements at its end, which are folded
+// into the packed string a batch at a time; a pop takes a loose element, unpacking a batch when
+// its end has none. A batch is a 64th of the chunk (at least 4 elements), so a scan or rebuild
+// costs O(1) per push or pop; an end folds at twice that, so pushes and pops alternating at one
+// end do not rebuild the string every time. Every rebuild takes in the loose elements of both
+// ends: elements unpacked from the packed string are slices of it, and folding them back means
+// no loose element outlives (and pins) an old packed string.
 //
 // `bytes` is what Redis's listpack would take for the same elements (header, entries with their
 // integer encodings, back-lengths): what list-max-listpack-size limits, as quicklist counts it.
 import { PackedStrings } from './packed-strings.js';
 import { lpBacklenSize, lpIntSize } from './stream-node.js';
 
-/** Loose elements an end may gather before they are folded into the packed string. */
-export const LOOSE_MAX = 8;
-/** Elements unpacked at once when a pop finds its end without loose elements. */
-const UNPACK_BATCH = LOOSE_MAX / 2;
+/** The fewest elements unpacked at once: an end of a small chunk holds up to twice as many loose. */
+export const UNPACK_MIN = 4;
 /** An empty listpack: the 6-byte header and the end byte. */
 export const LISTPACK_EMPTY_BYTES = 7;
 
@@ -76,7 +76,7 @@ export class Chunk {
     if (this.front === NONE) this.front = [s];
     else this.front.push(s);
     this.bytes += size;
-    if (this.front.length >= LOOSE_MAX) this.pack();
+    if (this.front.length >= this.looseMax) this.pack();
   }
 
   /** Adds `s` last; `size` is its listpackEntryBytes. */
@@ -84,7 +84,7 @@ export class Chunk {
     if (this.back === NONE) this.back = [s];
     else this.back.push(s);
     this.bytes += size;
-    if (this.back.length >= LOOSE_MAX) this.pack();
+    if (this.back.length >= this.looseMax) this.pack();
   }
 
   /** Removes and returns the first element; the chunk must not be empty. */
@@ -166,6 +166,27 @@ export class Chunk {
     return out;
   }
 
+  /** The elements from `start` on, each read when it is taken (a sample of a few costs a few). */
+  *values(start = 0): Generator<string, void, undefined> {
+    const front = this.front;
+    for (let i = start; i < front.length; i++) yield front[front.length - 1 - i]!;
+    let index = front.length;
+    for (const s of this.packed) if (index++ >= start) yield s;
+    const back = this.back;
+    for (let i = Math.max(start - index, 0); i < back.length; i++) yield back[i]!;
+  }
+
+  /** The positions (0..length-1) of the elements equal to `s`, in order, no element copied out. */
+  indexesOf(s: string): number[] {
+    const out: number[] = [];
+    const f = this.front.length;
+    for (let i = 0; i < f; i++) if (this.front[f - 1 - i] === s) out.push(i);
+    for (const i of this.packed.indexesOf(s)) out.push(f + i);
+    const p = f + this.packed.length;
+    for (let i = 0; i < this.back.length; i++) if (this.back[i] === s) out.push(p + i);
+    return out;
+  }
+
   /** Every element, in order. */
   toArray(): string[] {
     return this.slice(0, this.length);
@@ -210,6 +231,16 @@ export class Chunk {
     this.bytes += other.bytes - LISTPACK_EMPTY_BYTES;
   }
 
+  /** Elements unpacked at once when a pop finds its end without loose ones (see the header). */
+  private get unpackBatch(): number {
+    return Math.max(UNPACK_MIN, this.packed.length >> 6);
+  }
+
+  /** Loose elements an end gathers before they are folded in (see the header). */
+  private get looseMax(): number {
+    return 2 * this.unpackBatch;
+  }
+
   /** Folds the loose elements of both ends into the packed string. */
   pack(): void {
     if (this.front.length > 0) {
@@ -226,7 +257,7 @@ export class Chunk {
   private unpackFront(): void {
     const p = this.packed.length;
     if (p > 0) {
-      const k = Math.min(UNPACK_BATCH, p);
+      const k = Math.min(this.unpackBatch, p);
       const items = this.packed.slice(0, k);
       this.packed.splice(0, k);
       this.front = items.reverse();
@@ -239,7 +270,7 @@ export class Chunk {
   /** Gives the back loose elements to pop: from the packed string, else the front's. */
   private unpackBack(): void {
     if (this.packed.length > 0) {
-      this.back = this.packed.removeLast(UNPACK_BATCH);
+      this.back = this.packed.removeLast(this.unpackBatch);
     } else {
       this.back = this.front.reverse();
       this.front = NONE;

@@ -249,22 +249,26 @@ export class ListValue implements TypedValue {
    */
   *matches(value: Buffer, fromTail: boolean, maxScan = 0): Generator<number, void, undefined> {
     const wanted = value.toString('latin1');
-    let scanned = 0;
-    for (const item of fromTail ? this.stringsBackward(-1) : this.stringsForward(0)) {
+    let scanned = 0; // elements of the chunks already searched, in scan order
+    for (let step = 0; step < this.chunks.size; step++) {
+      const chunk = this.chunks.get(fromTail ? this.chunks.size - 1 - step : step);
+      const hits = chunk.indexesOf(wanted);
+      if (fromTail) hits.reverse();
+      for (const i of hits) {
+        const order = scanned + (fromTail ? chunk.length - 1 - i : i);
+        if (maxScan !== 0 && order >= maxScan) return;
+        yield fromTail ? this.count - 1 - order : order;
+      }
+      scanned += chunk.length;
       if (maxScan !== 0 && scanned >= maxScan) return;
-      if (item === wanted) yield fromTail ? this.count - 1 - scanned : scanned;
-      scanned++;
     }
   }
 
-  /** The elements from `index` on, a chunk's worth read at a time. */
+  /** The elements from `index` on, each read when it is taken. */
   private *stringsForward(index: number): Generator<string, void, undefined> {
     const pos = this.locate(index);
     if (pos === undefined) return;
-    for (let c = pos.chunk, o = pos.offset; c < this.chunks.size; c++, o = 0) {
-      const chunk = this.chunks.get(c);
-      yield* chunk.slice(o, chunk.length);
-    }
+    for (let c = pos.chunk, o = pos.offset; c < this.chunks.size; c++, o = 0) yield* this.chunks.get(c).values(o);
   }
 
   private *stringsBackward(index: number): Generator<string, void, undefined> {

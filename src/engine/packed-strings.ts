@@ -225,6 +225,18 @@ export class PackedStrings {
     this.count = first;
     return out;
   }
+
+  /** The indexes of every element equal to `s`, in order: one scan, no element copied out. */
+  indexesOf(s: string): number[] {
+    const out: number[] = [];
+    const data = this.data;
+    for (let i = 0, offset = 0; i < this.count; i++) {
+      const length = readLength(data, offset);
+      if (length === s.length && data.startsWith(s, elementStart)) out.push(i);
+      offset = elementStart + length;
+    }
+    return out;
+  }
 }
 
 /** Compares the bytes data[start, end) with `probe` as memcmp then length do (sdscmp's order). */

@@ -1,11 +1,12 @@
 // A list chunk (packed elements plus loose ones at both ends) against a plain array model:
-// random pushes and pops at both ends, inserts, sets, removals, slices, LREM-style removals,
+// random pushes and pops at both ends (of small chunks and of large ones, which fold and unpack
+// in larger batches), inserts, sets, removals, slices and iterations, searches, LREM-style removals,
 // splits and appends (fast-check) must leave both with the same elements, and the chunk's byte
 // count must stay what Redis's listpack would take for them.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { Chunk, LOOSE_MAX, listpackEntryBytes } from '../../src/engine/list-chunk.js';
+import { Chunk, UNPACK_MIN, listpackEntryBytes } from '../../src/engine/list-chunk.js';
 import { lpStringSize } from '../../src/engine/stream-node.js';
 
 /** Short strings, integers in Redis's canonical form and not, and a few long enough to take 2-byte headers. */
@@ -21,16 +22,21 @@ type Op =
   | { op: 'insert' | 'set'; at: number; item: string }
   | { op: 'remove' | 'slice'; at: number; n: number }
   | { op: 'removeEqual'; item: string; limit: number; fromTail: boolean }
+  | { op: 'indexesOf'; item: string }
   | { op: 'split'; at: number; items: string[] };
 
 const op: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 4, arbitrary: fc.record({ op: fc.constantFrom('pushFront' as const, 'pushBack' as const), items: fc.array(element, { maxLength: 2 * LOOSE_MAX + 3 }) }) },
-  { weight: 4, arbitrary: fc.record({ op: fc.constantFrom('popFront' as const, 'popBack' as const), n: fc.integer({ min: 1, max: 2 * LOOSE_MAX + 3 }) }) },
+  { weight: 4, arbitrary: fc.record({ op: fc.constantFrom('pushFront' as const, 'pushBack' as const), items: fc.array(element, { maxLength: 40 }) }) },
+  { weight: 4, arbitrary: fc.record({ op: fc.constantFrom('popFront' as const, 'popBack' as const), n: fc.integer({ min: 1, max: 40 }) }) },
   { weight: 2, arbitrary: fc.record({ op: fc.constantFrom('insert' as const, 'set' as const), at: fc.nat(60), item: element }) },
   { weight: 2, arbitrary: fc.record({ op: fc.constantFrom('remove' as const, 'slice' as const), at: fc.nat(60), n: fc.nat(12) }) },
   { weight: 1, arbitrary: fc.record({ op: fc.constant('removeEqual' as const), item: element, limit: fc.nat(3), fromTail: fc.boolean() }) },
+  { weight: 1, arbitrary: fc.record({ op: fc.constant('indexesOf' as const), item: element }) },
   { weight: 1, arbitrary: fc.record({ op: fc.constant('split' as const), at: fc.nat(60), items: fc.array(element, { maxLength: 5 }) }) },
 );
+
+/** Small chunks, and chunks past 64 × UNPACK_MIN elements, whose ends unpack and fold in larger batches. */
+const initialElements = fc.oneof(fc.array(element, { maxLength: 30 }), fc.array(element, { minLength: 64 * UNPACK_MIN, maxLength: 1200 }));
 
 const lpBytes = (items: string[]) => 7 + items.reduce((sum, s) => sum + lpStringSize(Buffer.from(s, 'latin1')), 0);
 
@@ -82,7 +88,10 @@ function apply(chunk: Chunk, model: string[], o: Op): [unknown, unknown] {
     case 'slice': {
       const at = o.at % (model.length + 1);
       const end = Math.min(at + o.n, model.length);
-      return [chunk.slice(at, end), model.slice(at, end)];
+      return [
+        [chunk.slice(at, end), [...chunk.values(at)]],
+        [model.slice(at, end), model.slice(at)],
+      ];
     }
     case 'removeEqual': {
       const positions = model.map((x, i) => (x === o.item ? i : -1)).filter((i) => i >= 0);
@@ -91,6 +100,8 @@ function apply(chunk: Chunk, model: string[], o: Op): [unknown, unknown] {
       model.splice(0, model.length, ...kept);
       return [chunk.removeEqual(o.item, o.limit, o.fromTail), chosen.size];
     }
+    case 'indexesOf':
+      return [chunk.indexesOf(o.item), model.flatMap((x, i) => (x === o.item ? [i] : []))];
     case 'split': {
       // Splits, appends something to the right part, then appends it back: the model gains the items.
       const at = o.at % (model.length + 1);
@@ -108,7 +119,7 @@ function apply(chunk: Chunk, model: string[], o: Op): [unknown, unknown] {
 
 test('a chunk behaves as an array of strings and counts its listpack bytes', () => {
   fc.assert(
-    fc.property(fc.array(element, { maxLength: 30 }), fc.array(op, { maxLength: 50 }), (initial, ops) => {
+    fc.property(initialElements, fc.array(op, { maxLength: 50 }), (initial, ops) => {
       const chunk = Chunk.of(initial);
       const model = [...initial];
       for (const o of ops) {

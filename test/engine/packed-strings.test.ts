@@ -154,3 +154,13 @@ test('removeLast takes the last n elements off in order, as splice(length - n) w
 >>>>>>> 96144ed (Lists: quicklist nodes as packed chunks (engine/list-chunk.ts: PackedStrings plus up to 8 loose elements at each end, folded in batches, so end pushes/pops stay O(1) amortized); nodes sized by list-max-listpack-size counted in listpack bytes as quicklist does (default 8 KiB); multi-element pushes, SORT STORE and loads pack their list whole. bench/collection-memory list row: 5738 -> 1932 B/key (3.36x -> 1.13x redis; 100 members: 1.10x))
   );
 });
+
+test('indexesOf finds every index indexOf would, in order', () => {
+  fc.assert(
+    fc.property(fc.array(fc.constantFrom('a', 'b', '', 'ab', 'a'.repeat(130)), { maxLength: 30 }), fc.constantFrom('a', 'b', '', 'ab', 'a'.repeat(130)), (items, s) => {
+      const expected = items.flatMap((item, i) => (item === s ? [i] : []));
+      assert.deepEqual(PackedStrings.of(items).indexesOf(s), expected);
+    }),
+    { numRuns: 200 },
+  );
+});
