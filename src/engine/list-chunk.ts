@@ -22,7 +22,10 @@ export const UNPACK_MIN = 4;
 /** An empty listpack: the 6-byte header and the end byte. */
 export const LISTPACK_EMPTY_BYTES = 7;
 
-/** What an end without loose elements holds: one shared empty array (an array costs ~32 bytes). Frozen, so a push onto it would throw rather than leak into every chunk. */
+/**
+ * What an end without loose elements holds: one shared empty array (an array costs ~32 bytes).
+ * Frozen, so a push onto it would throw rather than leak into every chunk.
+ */
 const NONE: string[] = Object.freeze([]) as unknown as string[];
 
 const CANONICAL_INT = /^(0|-?[1-9][0-9]*)$/;
@@ -46,7 +49,7 @@ export function listpackEntryBytes(s: string): number {
 }
 
 export class Chunk {
-  /** Loose elements before the packed ones, the chunk's first element last (pushes and pops at the array's end). */
+  /** Loose elements before the packed ones, the chunk's first element last (pushed and popped at the array's end). */
   private front = NONE;
   private packed = new PackedStrings();
   /** Loose elements after the packed ones, in order. */
