@@ -89,7 +89,6 @@ test('the packed size is the bytes plus one prefix char per element under 128 by
   assert.throws(() => packed.at(3), RangeError);
 });
 
-<<<<<<< HEAD
 // --- in-place searches: findIndex, partitionPoint, sortedIndex ------------------------------
 
 /** Short strings over few byte values, so that equal strings and prefixes of others are common. */
@@ -139,7 +138,9 @@ test('move is splice(from, 1) then splice(to, 0, item)', () => {
       assert.throws(() => packed.move(items.length, 0, item), RangeError);
     }),
     { numRuns: 300 },
-=======
+  );
+});
+
 test('removeLast takes the last n elements off in order, as splice(length - n) would', () => {
   fc.assert(
     fc.property(fc.array(latin1, { maxLength: 20 }), fc.nat(25), (initial, n) => {
@@ -151,7 +152,6 @@ test('removeLast takes the last n elements off in order, as splice(length - n) w
       assert.deepEqual([...packed], [...model, 'after']);
     }),
     { numRuns: 200 },
->>>>>>> 96144ed (Lists: quicklist nodes as packed chunks (engine/list-chunk.ts: PackedStrings plus up to 8 loose elements at each end, folded in batches, so end pushes/pops stay O(1) amortized); nodes sized by list-max-listpack-size counted in listpack bytes as quicklist does (default 8 KiB); multi-element pushes, SORT STORE and loads pack their list whole. bench/collection-memory list row: 5738 -> 1932 B/key (3.36x -> 1.13x redis; 100 members: 1.10x))
   );
 });
 
