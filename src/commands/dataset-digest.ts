@@ -61,7 +61,7 @@ function xorObjectDigest(db: Database, key: string, digest: Digest, value: Store
     }
   } else if (value instanceof HashValue) {
     mixDigest(digest, uint32(TYPE_CODE.hash));
-    for (const [field, v] of value.fields) {
+    for (const [field, v] of value.entries()) {
       const element = Buffer.alloc(20);
       mixDigest(element, keyBytes(field));
       mixDigest(element, v);

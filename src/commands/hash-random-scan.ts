@@ -16,14 +16,14 @@ import { globMatch } from './glob.js';
 import type { Context } from './types.js';
 import { lookupTyped } from './typed-lookup.js';
 
-type Field = [field: string, value: Buffer];
+type Field = [field: string, value: string];
 
 function fieldsReply(ctx: Context, picks: Field[], withValues: boolean): Reply {
   const out: Reply[] = [];
   for (const [field, value] of picks) {
     if (!withValues) out.push(keyBytes(field));
-    else if (ctx.client.resp === 3) out.push([keyBytes(field), value]);
-    else out.push(keyBytes(field), value);
+    else if (ctx.client.resp === 3) out.push([keyBytes(field), keyBytes(value)]);
+    else out.push(keyBytes(field), keyBytes(value));
   }
   return out;
 }
@@ -35,7 +35,7 @@ function randomField(fields: Field[]): Field {
 export function hrandfield(ctx: Context, argv: Buffer[]): Reply {
   if (argv.length === 2) {
     const hash = lookupTyped(ctx.db, keyOf(argv[1]!), 'hash');
-    return hash === undefined ? null : keyBytes(randomField([...hash.fields])[0]);
+    return hash === undefined ? null : keyBytes(randomField([...hash.stringEntries()])[0]);
   }
   const l = randomCount(argv[2]!);
   if (argv.length > 4 || (argv.length === 4 && !isKeyword(argv[3], 'withvalues'))) fail(Errors.syntax);
@@ -43,7 +43,7 @@ export function hrandfield(ctx: Context, argv: Buffer[]): Reply {
   if (withValues) checkDoubledCount(l);
   const hash = lookupTyped(ctx.db, keyOf(argv[1]!), 'hash');
   if (hash === undefined || l === 0n) return [];
-  const fields = [...hash.fields];
+  const fields = [...hash.stringEntries()];
   const unique = l > 0n;
   const abs = unique ? l : -l;
   if (!unique || abs === 1n) {
@@ -64,12 +64,12 @@ export function hscan(ctx: Context, argv: Buffer[]): Reply {
   const found: Reply[] = [];
   const emit = (field: string): void => {
     if (pattern !== null && !globMatch(pattern, field)) return;
-    const value = hash.fields.get(field);
+    const value = hash.get(field);
     if (value !== undefined) found.push(keyBytes(field), value);
   };
   if (hash.isListpack) {
-    for (const field of hash.fields.keys()) emit(field);
+    for (const field of hash.fieldNames()) emit(field);
     return ['0', found];
   }
-  return [scanStep(ctx.instance, cursor, hash, () => hash.fields.keys(), count, emit), found];
+  return [scanStep(ctx.instance, cursor, hash, () => hash.fieldNames(), count, emit), found];
 }

@@ -40,7 +40,7 @@ function hsetGeneric(name: 'hset' | 'hmset') {
     let created = 0;
     const [maxEntries, maxValue] = hashLimits(ctx);
     for (let i = 2; i < args.length; i += 2) {
-      if (hash.set(args.key(i), args.copy(i + 1), maxEntries, maxValue)) created++;
+      if (hash.set(args.key(i), args.key(i + 1), maxEntries, maxValue)) created++;
     }
     ctx.modified(key);
     ctx.notify(NOTIFY_HASH, 'hset', key);
@@ -53,7 +53,7 @@ function hsetnx(ctx: Context, argv: Buffer[]): Reply {
   const existing = lookupTyped(ctx.db, key, 'hash');
   const field = keyOf(argv[2]!);
   if (existing?.has(field)) return 0;
-  lookupOrCreateHash(ctx.db, key).set(field, Buffer.from(argv[3]!), ...hashLimits(ctx));
+  lookupOrCreateHash(ctx.db, key).set(field, argv[3]!, ...hashLimits(ctx));
   ctx.modified(key);
   ctx.notify(NOTIFY_HASH, 'hset', key);
   return 1;
@@ -73,7 +73,7 @@ function hmget(ctx: Context, argv: Buffer[]): Reply {
 function hgetall(ctx: Context, argv: Buffer[]): Reply {
   const hash = lookupTyped(ctx.db, keyOf(argv[1]!), 'hash');
   const entries: Array<[Reply, Reply]> = [];
-  if (hash !== undefined) for (const [field, value] of hash.fields) entries.push([keyBytes(field), value]);
+  if (hash !== undefined) for (const [field, value] of hash.stringEntries()) entries.push([keyBytes(field), keyBytes(value)]);
   return new MapReply(entries);
 }
 
@@ -84,7 +84,7 @@ function hlen(ctx: Context, argv: Buffer[]): Reply {
 }
 
 function hstrlen(ctx: Context, argv: Buffer[]): Reply {
-  return lookupTyped(ctx.db, keyOf(argv[1]!), 'hash')?.get(keyOf(argv[2]!))?.length ?? 0;
+  return lookupTyped(ctx.db, keyOf(argv[1]!), 'hash')?.getString(keyOf(argv[2]!))?.length ?? 0;
 }
 
 function hexists(ctx: Context, argv: Buffer[]): Reply {
@@ -93,12 +93,12 @@ function hexists(ctx: Context, argv: Buffer[]): Reply {
 
 function hkeys(ctx: Context, argv: Buffer[]): Reply {
   const hash = lookupTyped(ctx.db, keyOf(argv[1]!), 'hash');
-  return hash === undefined ? [] : [...hash.fields.keys()].map(keyBytes);
+  return hash === undefined ? [] : [...hash.fieldNames()].map(keyBytes);
 }
 
 function hvals(ctx: Context, argv: Buffer[]): Reply {
   const hash = lookupTyped(ctx.db, keyOf(argv[1]!), 'hash');
-  return hash === undefined ? [] : [...hash.fields.values()];
+  return hash === undefined ? [] : [...hash.values()];
 }
 
 function hincrby(ctx: Context, argv: Buffer[]): Reply {
@@ -106,7 +106,7 @@ function hincrby(ctx: Context, argv: Buffer[]): Reply {
   const key = keyOf(argv[1]!);
   const hash = lookupOrCreateHash(ctx.db, key);
   const field = keyOf(argv[2]!);
-  const current = hash.get(field);
+  const current = hash.getString(field);
   let value = 0n;
   if (current !== undefined) {
     const parsed = parseInt64(current);
@@ -117,7 +117,7 @@ function hincrby(ctx: Context, argv: Buffer[]): Reply {
     fail(Errors.overflow);
   }
   value += by;
-  hash.set(field, Buffer.from(value.toString(), 'latin1'), ...hashLimits(ctx));
+  hash.set(field, value.toString(), ...hashLimits(ctx));
   ctx.modified(key);
   ctx.notify(NOTIFY_HASH, 'hincrby', key);
   return value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(value) : value;
@@ -130,13 +130,13 @@ function hincrbyfloat(ctx: Context, argv: Buffer[]): Reply {
   const key = keyOf(argv[1]!);
   const hash = lookupOrCreateHash(ctx.db, key);
   const field = keyOf(argv[2]!);
-  const current = hash.get(field);
+  const current = hash.getString(field);
   const base = parseLongDouble(current ?? '0');
   if (base === undefined) fail(Errors.hashNotFloat);
   const sum = addLongDouble(base, incr);
   if (sum === undefined || sum.inf) fail(Errors.nanOrInfinity);
   const text = formatLongDouble(sum);
-  hash.set(field, Buffer.from(text, 'latin1'), ...hashLimits(ctx));
+  hash.set(field, text, ...hashLimits(ctx));
   ctx.modified(key);
   ctx.notify(NOTIFY_HASH, 'hincrbyfloat', key);
   // Logged as the resulting value, as Redis does, so replay does not redo float arithmetic.

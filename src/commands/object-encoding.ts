@@ -176,10 +176,10 @@ function valueSize(value: StoredValue, samples: number): number {
   if (value instanceof HashValue) {
     if (value.isListpack) {
       let bytes = LISTPACK_HEADER;
-      for (const [field, v] of value.fields) bytes += lpStringSize(Buffer.from(field, 'latin1')) + lpStringSize(v);
+      for (const [field, v] of value.entries()) bytes += lpStringSize(Buffer.from(field, 'latin1')) + lpStringSize(v);
       return ROBJ + allocSize(bytes);
     }
-    const entries = sampled(value.fields, value.size, samples, ([f, v]) => sdsSize(f.length) + sdsSize(v.length) + DICT_ENTRY);
+    const entries = sampled(value.stringEntries(), value.size, samples, ([f, v]) => sdsSize(f.length) + sdsSize(v.length) + DICT_ENTRY);
     return ROBJ + DICT + dictSlots(value.size) * 8 + entries;
   }
   if (value instanceof SetValue) {
@@ -282,8 +282,8 @@ export function estimatedBytes(value: StoredValue): number {
   }
   if (value instanceof HashValue) {
     const n = value.size;
-    if (value.isListpack) return ROBJ + allocSize(LISTPACK_HEADER + n * sampleAverage(value.fields, ([f, v]) => lpElementSize(f.length) + lpElementSize(v.length)));
-    return ROBJ + DICT + dictSlots(n) * 8 + n * sampleAverage(value.fields, ([f, v]) => sdsSize(f.length) + sdsSize(v.length) + DICT_ENTRY);
+    if (value.isListpack) return ROBJ + allocSize(LISTPACK_HEADER + n * sampleAverage(value.stringEntries(), ([f, v]) => lpElementSize(f.length) + lpElementSize(v.length)));
+    return ROBJ + DICT + dictSlots(n) * 8 + n * sampleAverage(value.stringEntries(), ([f, v]) => sdsSize(f.length) + sdsSize(v.length) + DICT_ENTRY);
   }
   if (value instanceof SetValue) {
     const n = value.size;

@@ -68,8 +68,7 @@ function lookupByPattern(ctx: Context, pattern: string, element: string): string
   if (value === undefined) return undefined;
   if (field !== null) {
     if (!(value instanceof HashValue)) return undefined;
-    const got = value.get(field);
-    return got === undefined ? undefined : keyOf(got);
+    return value.getString(field);
   }
   return Buffer.isBuffer(value) ? keyOf(value) : undefined;
 }

@@ -2,6 +2,7 @@
 // strings SET, lists RPUSH, hashes HSET, sets SADD, sorted sets ZADD score member in score order (in chunks
 // of 64 items, Redis's AOF_REWRITE_ITEMS_PER_CMD),
 // streams through rewriteStream(), then PEXPIREAT with the absolute expiry time.
+import type { HashValue } from '../engine/hash.js';
 import { keyBytes, type StoredValue } from '../engine/keyspace.js';
 import type { ListValue } from '../engine/list.js';
 import type { SortedSetValue } from '../engine/sorted-set.js';
@@ -31,9 +32,8 @@ export function serializeKey(key: string, value: StoredValue, expireAt: number |
     }
     if (cmd.length > 2) out.push(cmd);
   } else if (value.typeName === 'hash') {
-    const fields = (value as unknown as { fields: Map<string, Buffer> }).fields;
     let cmd: Argv = ['HSET', k];
-    for (const [f, v] of fields) {
+    for (const [f, v] of (value as HashValue).entries()) {
       cmd.push(keyBytes(f), v);
       if (cmd.length >= 2 + ITEMS_PER_COMMAND * 2) {
         out.push(cmd);

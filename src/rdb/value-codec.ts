@@ -101,15 +101,15 @@ function writeSortedSet(head: Head, zset: SortedSetValue): void {
 
 function writeHash(head: Head, hash: HashValue): void {
   let small = hash.size <= HASH_LISTPACK_ENTRIES;
-  for (const [f, v] of hash.fields) if (!small || f.length > HASH_LISTPACK_VALUE || v.length > HASH_LISTPACK_VALUE) small = false;
+  for (const [f, v] of hash.stringEntries()) if (!small || f.length > HASH_LISTPACK_VALUE || v.length > HASH_LISTPACK_VALUE) small = false;
   if (small) {
     const values: LpValue[] = [];
-    for (const [f, v] of hash.fields) values.push(Buffer.from(f, 'latin1'), v);
+    for (const [f, v] of hash.entries()) values.push(Buffer.from(f, 'latin1'), v);
     head(T.TYPE_HASH_LISTPACK).blob(buildListpack(values));
     return;
   }
   const w = head(T.TYPE_HASH).len(hash.size);
-  for (const [f, v] of hash.fields) w.string(Buffer.from(f, 'latin1')).string(v);
+  for (const [f, v] of hash.entries()) w.string(Buffer.from(f, 'latin1')).string(v);
 }
 
 /** rdbLoadObjectType: a type byte this reader knows, else RdbFormatError. */
@@ -235,7 +235,7 @@ function sortedSetOf(entries: Array<[Buffer, number]>): SortedSetValue {
 
 function hashOf(entries: Array<[Buffer, Buffer]>): HashValue {
   nonEmpty(entries.length);
-  const hash = new HashValue();
-  for (const [f, v] of entries) if (!hash.set(f.toString('latin1'), v)) throw new RdbFormatError('Duplicate hash fields detected');
-  return hash;
+  const pairs = entries.map(([f, v]): [string, Buffer] => [f.toString('latin1'), v]);
+  if (new Set(pairs.map(([f]) => f)).size !== pairs.length) throw new RdbFormatError('Duplicate hash fields detected');
+  return HashValue.of(pairs);
 }

@@ -164,3 +164,35 @@ test('indexesOf finds every index indexOf would, in order', () => {
     { numRuns: 200 },
   );
 });
+
+test('elementAfter is the element after the first match indexOf finds', () => {
+  const probes = fc.oneof(latin1.map((s) => ({ absent: s })), fc.nat().map((n) => ({ present: n })));
+  fc.assert(
+    fc.property(fc.array(latin1, { maxLength: 20 }), probes, fc.nat(2), fc.integer({ min: 1, max: 2 }), (items, probe, first, stride) => {
+      const packed = PackedStrings.of(items);
+      // Random strings rarely hit: half the probes are elements of the sequence.
+      const s = 'absent' in probe ? probe.absent : items.length === 0 ? '' : items[probe.present % items.length]!;
+      const at = modelIndexOf(items, s, first, stride);
+      assert.equal(packed.elementAfter(s, first, stride), at === -1 ? undefined : items[at + 1]);
+    }),
+    { numRuns: 500 },
+  );
+});
+
+test('setAfter replaces the element elementAfter reads, and only it', () => {
+  const probes = fc.oneof(latin1.map((s) => ({ absent: s })), fc.nat().map((n) => ({ present: n })));
+  fc.assert(
+    fc.property(fc.array(latin1, { maxLength: 20 }), probes, latin1, fc.nat(2), fc.integer({ min: 1, max: 2 }), (items, probe, replacement, first, stride) => {
+      const packed = PackedStrings.of(items);
+      const s = 'absent' in probe ? probe.absent : items.length === 0 ? '' : items[probe.present % items.length]!;
+      const at = modelIndexOf(items, s, first, stride);
+      const expected = [...items];
+      const replaced = at !== -1 && at + 1 < items.length;
+      if (replaced) expected[at + 1] = replacement;
+      assert.equal(packed.setAfter(s, replacement, first, stride), replaced);
+      assert.deepEqual([...packed], expected);
+      assert.equal(packed.length, expected.length);
+    }),
+    { numRuns: 500 },
+  );
+});
