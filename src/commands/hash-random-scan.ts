@@ -15,17 +15,19 @@ import { memberScanOptions, scanStep } from './scan-cursors.js';
 import { globMatch } from './glob.js';
 import type { Context } from './types.js';
 import { lookupTyped } from './typed-lookup.js';
+import { byteRangesOf } from '../engine/byte-ranges.js';
+import { ByteRangesReply } from './byte-ranges-reply.js';
 
 type Field = [field: string, value: string];
 
 function fieldsReply(ctx: Context, picks: Field[], withValues: boolean): Reply {
-  const out: Reply[] = [];
+  if (withValues && ctx.client.resp === 3) return picks.map(([field, value]) => [keyBytes(field), keyBytes(value)]);
+  const texts: string[] = [];
   for (const [field, value] of picks) {
-    if (!withValues) out.push(keyBytes(field));
-    else if (ctx.client.resp === 3) out.push([keyBytes(field), keyBytes(value)]);
-    else out.push(keyBytes(field), keyBytes(value));
+    texts.push(field);
+    if (withValues) texts.push(value);
   }
-  return out;
+  return new ByteRangesReply(byteRangesOf(texts));
 }
 
 function randomField(fields: Field[]): Field {
@@ -61,15 +63,17 @@ export function hscan(ctx: Context, argv: Buffer[]): Reply {
   if (hash === undefined) return ['0', []];
   // Options are read after the key lookup, as Redis does (a missing key ignores bad ones).
   const { count, pattern } = memberScanOptions(argv);
-  const found: Reply[] = [];
+  const found: string[] = [];
+  if (hash.isListpack) {
+    for (const [field, value] of hash.stringEntries()) if (pattern === null || globMatch(pattern, field)) found.push(field, value);
+    return ['0', new ByteRangesReply(byteRangesOf(found))];
+  }
+  // The value is read when the field is visited: a parked scan resumes on fields changed since.
   const emit = (field: string): void => {
     if (pattern !== null && !globMatch(pattern, field)) return;
-    const value = hash.get(field);
-    if (value !== undefined) found.push(keyBytes(field), value);
+    const value = hash.getString(field);
+    if (value !== undefined) found.push(field, value);
   };
-  if (hash.isListpack) {
-    for (const field of hash.fieldNames()) emit(field);
-    return ['0', found];
-  }
-  return [scanStep(ctx.instance, cursor, hash, () => hash.fieldNames(), count, emit), found];
+  const next = scanStep(ctx.instance, cursor, hash, () => hash.fieldNames(), count, emit);
+  return [next, new ByteRangesReply(byteRangesOf(found))];
 }

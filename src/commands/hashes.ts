@@ -2,7 +2,9 @@
 import { NOTIFY_HASH } from './keyspace-events.js';
 import { Buffer } from 'node:buffer';
 import { HashValue } from '../engine/hash.js';
-import { type Database, keyBytes, keyOf } from '../engine/keyspace.js';
+import { ByteRangesReply } from './byte-ranges-reply.js';
+import { latin1Reply } from './latin1-reply.js';
+import { type Database, keyOf } from '../engine/keyspace.js';
 import { fail, MapReply, OK, type Reply } from '../resp/reply.js';
 import { Errors } from '../resp/errors.js';
 import { int64Arg, parseInt64 } from './args.js';
@@ -60,21 +62,19 @@ function hsetnx(ctx: Context, argv: Buffer[]): Reply {
 }
 
 function hget(ctx: Context, args: RequestArgs): Reply {
-  return lookupTyped(ctx.db, args.key(1), 'hash')?.get(args.key(2)) ?? null;
+  return latin1Reply(lookupTyped(ctx.db, args.key(1), 'hash')?.getString(args.key(2)));
 }
 
 function hmget(ctx: Context, argv: Buffer[]): Reply {
   const hash = lookupTyped(ctx.db, keyOf(argv[1]!), 'hash');
   const out: Reply[] = [];
-  for (let i = 2; i < argv.length; i++) out.push(hash?.get(keyOf(argv[i]!)) ?? null);
+  for (let i = 2; i < argv.length; i++) out.push(latin1Reply(hash?.getString(keyOf(argv[i]!))));
   return out;
 }
 
 function hgetall(ctx: Context, argv: Buffer[]): Reply {
   const hash = lookupTyped(ctx.db, keyOf(argv[1]!), 'hash');
-  const entries: Array<[Reply, Reply]> = [];
-  if (hash !== undefined) for (const [field, value] of hash.stringEntries()) entries.push([keyBytes(field), keyBytes(value)]);
-  return new MapReply(entries);
+  return hash === undefined ? new MapReply([]) : new ByteRangesReply(hash.byteRanges('pairs'), true);
 }
 
 const hdel = removeMembersCommand('hash');
@@ -93,12 +93,12 @@ function hexists(ctx: Context, argv: Buffer[]): Reply {
 
 function hkeys(ctx: Context, argv: Buffer[]): Reply {
   const hash = lookupTyped(ctx.db, keyOf(argv[1]!), 'hash');
-  return hash === undefined ? [] : [...hash.fieldNames()].map(keyBytes);
+  return hash === undefined ? [] : new ByteRangesReply(hash.byteRanges('fields'));
 }
 
 function hvals(ctx: Context, argv: Buffer[]): Reply {
   const hash = lookupTyped(ctx.db, keyOf(argv[1]!), 'hash');
-  return hash === undefined ? [] : [...hash.values()];
+  return hash === undefined ? [] : new ByteRangesReply(hash.byteRanges('values'));
 }
 
 function hincrby(ctx: Context, argv: Buffer[]): Reply {

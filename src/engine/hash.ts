@@ -8,6 +8,7 @@
 // Both keep insertion order, the order Redis's listpack replies in for small hashes (the
 // differential tests rely on it); updating a field keeps its position, as a listpack update does.
 import type { TypedValue } from './keyspace.js';
+import { type ByteRanges, byteRangesOf } from './byte-ranges.js';
 import { PackedStrings } from './packed-strings.js';
 
 /** Redis's default hash-max-listpack-entries and hash-max-listpack-value (CONFIG SET changes them: callers pass theirs). */
@@ -128,6 +129,17 @@ export class HashValue implements TypedValue {
 
   *values(): IterableIterator<Buffer> {
     for (const [, value] of this.stringEntries()) yield Buffer.from(value, 'latin1');
+  }
+
+  /** Fields, values, or both alternating, in the hash's order, as ranges of one Buffer (for replies). */
+  byteRanges(part: 'pairs' | 'fields' | 'values'): ByteRanges {
+    if (this.packed !== null) return part === 'pairs' ? this.packed.byteRanges() : this.packed.byteRanges(part === 'fields' ? 0 : 1, 2);
+    const texts: string[] = [];
+    for (const [field, value] of this.table!) {
+      if (part !== 'values') texts.push(field);
+      if (part !== 'fields') texts.push(value);
+    }
+    return byteRangesOf(texts);
   }
 
   private convertToTable(): Map<string, string> {

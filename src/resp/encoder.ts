@@ -179,6 +179,11 @@ export class Encoder implements ReplyWriter {
     this.header(42, n);
   }
 
+  mapHeader(n: number): void {
+    if (this.protocol === 3) this.header(37, n);
+    else this.header(42, n * 2);
+  }
+
   bulkBytes(src: Buffer, start: number, end: number): void {
     const len = end - start;
     if (len < 10 && this.buf.length - this.pos >= 16) {
@@ -205,6 +210,21 @@ export class Encoder implements ReplyWriter {
     } else {
       src.copy(buf, this.pos, start, end);
       this.pos += len;
+    }
+    this.crlf();
+  }
+
+  bulkLatin1(text: string): void {
+    const len = text.length;
+    this.header(36, len);
+    this.ensure(len + CRLF_BYTES);
+    const buf = this.buf;
+    if (len <= SHORT_BUFFER) {
+      let p = this.pos;
+      for (let i = 0; i < len; i++) buf[p++] = text.charCodeAt(i);
+      this.pos = p;
+    } else {
+      this.pos += buf.write(text, this.pos, 'latin1');
     }
     this.crlf();
   }

@@ -88,8 +88,12 @@ export class StreamIdReply {
 export interface ReplyWriter {
   /** "*n": an array of n replies follows. */
   arrayHeader(n: number): void;
+  /** A map of n pairs follows: "%n" in RESP3, the flat array "*2n" in RESP2 (as MapReply). */
+  mapHeader(n: number): void;
   /** src[start, end) as a bulk string. */
   bulkBytes(src: Buffer, start: number, end: number): void;
+  /** A string's chars as bytes (latin1: each below 256) as a bulk string. */
+  bulkLatin1(text: string): void;
   /** A non-negative safe integer's decimal digits as a bulk string. */
   bulkDecimal(n: number): void;
   /** A stream id as the bulk string "ms-seq" (as StreamIdReply). */

@@ -113,3 +113,19 @@ test('HashValue.of builds the hash set() would, pair by pair', () => {
     { numRuns: 300 },
   );
 });
+
+test('byteRanges gives the pairs, the fields or the values in either encoding', () => {
+  fc.assert(
+    fc.property(fc.uniqueArray(fc.tuple(bytes, bytes), { selector: ([field]) => field, maxLength: 10 }), fc.boolean(), (entries, small) => {
+      const hash = HashValue.of(entries, small ? 512 : 0);
+      const texts = (part: 'pairs' | 'fields' | 'values') => {
+        const { bytes: buf, starts, ends } = hash.byteRanges(part);
+        return starts.map((start, i) => buf.toString('latin1', start, ends[i]));
+      };
+      assert.deepEqual(texts('pairs'), entries.flat());
+      assert.deepEqual(texts('fields'), entries.map(([field]) => field));
+      assert.deepEqual(texts('values'), entries.map(([, value]) => value));
+    }),
+    { numRuns: 200 },
+  );
+});

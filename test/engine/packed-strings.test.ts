@@ -196,3 +196,14 @@ test('setAfter replaces the element elementAfter reads, and only it', () => {
     { numRuns: 500 },
   );
 });
+
+test('byteRanges holds elements first, first + stride, … as ranges of one Buffer', () => {
+  fc.assert(
+    fc.property(fc.array(latin1, { maxLength: 20 }), fc.nat(3), fc.integer({ min: 1, max: 3 }), (items, first, stride) => {
+      const { bytes, starts, ends } = PackedStrings.of(items).byteRanges(first, stride);
+      const expected = items.filter((_, i) => i >= first && (i - first) % stride === 0);
+      assert.deepEqual(starts.map((start, i) => bytes.toString('latin1', start, ends[i])), expected);
+    }),
+    { numRuns: 300 },
+  );
+});
