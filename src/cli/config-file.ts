@@ -65,7 +65,6 @@ export const IGNORED: Record<string, Check | null> = {
   'active-defrag-threshold-lower': null,
   'active-defrag-threshold-upper': null,
   'active-expire-effort': null,
-  'maxmemory-clients': only(['0'], 'sluice server does not evict clients: use maxmemory-clients 0'),
   'rdb-del-sync-files': null,
   'rdb-save-incremental-fsync': null,
   'aof-rewrite-incremental-fsync': null,

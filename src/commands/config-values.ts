@@ -18,6 +18,8 @@ export interface ConfigParam {
    * answer to both names, and CONFIG GET lists both.
    */
   alias?: string;
+  /** Redis's HIDDEN_CONFIG (test-only delays): CONFIG GET answers it by name, never by a pattern. */
+  hidden?: boolean;
 }
 
 const UNITS: Record<string, number> = { '': 1, b: 1, k: 1000, kb: 1024, m: 1000 ** 2, mb: 1024 ** 2, g: 1000 ** 3, gb: 1024 ** 3 };

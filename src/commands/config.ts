@@ -249,10 +249,27 @@ const STORED_ONLY_PARAMS: ConfigParam[] = [
   { name: 'loglevel', defaultValue: 'notice', validate: oneOf(['debug', 'verbose', 'notice', 'warning']), mutable: true },
   { name: 'dynamic-hz', defaultValue: 'yes', validate: yesNo, mutable: true },
   { name: 'busy-reply-threshold', alias: 'lua-time-limit', defaultValue: '5000', validate: strictInteger(0n, LONG_MAX), mutable: true },
-  { name: 'rdb-key-save-delay', defaultValue: '0', validate: strictInteger(INT_MIN, INT_MAX), mutable: true },
-  { name: 'key-load-delay', defaultValue: '0', validate: strictInteger(INT_MIN, INT_MAX), mutable: true },
+  { name: 'rdb-key-save-delay', defaultValue: '0', validate: strictInteger(INT_MIN, INT_MAX), mutable: true, hidden: true },
+  { name: 'key-load-delay', defaultValue: '0', validate: strictInteger(INT_MIN, INT_MAX), mutable: true, hidden: true },
   { name: 'shutdown-timeout', defaultValue: '10', validate: strictInteger(0n, INT_MAX), mutable: true },
-  { name: 'loading-process-events-interval-bytes', defaultValue: '2097152', validate: strictInteger(1024n, INT_MAX), mutable: true },
+  { name: 'loading-process-events-interval-bytes', defaultValue: '2097152', validate: strictInteger(1024n, INT_MAX), mutable: true, hidden: true },
+  // sluice never evicts clients: a value is checked as Redis checks it (bytes, or a percentage of
+  // maxmemory up to 100%), then refused unless it is 0, rather than ignored.
+  {
+    name: 'maxmemory-clients',
+    defaultValue: '0',
+    mutable: true,
+    validate: (v) => {
+      const percent = /^(\d+)%$/.exec(v);
+      if (percent !== null) {
+        if (Number(percent[1]) > 100) return { error: 'percentage argument must be less or equal to 100' };
+        return Number(percent[1]) === 0 ? { ok: '0' } : { error: 'sluice server does not evict clients: use maxmemory-clients 0' };
+      }
+      const bytes = memoryBytes(v);
+      if ('error' in bytes) return { error: 'argument must be a memory or percent value' };
+      return bytes.ok === '0' ? bytes : { error: 'sluice server does not evict clients: use maxmemory-clients 0' };
+    },
+  },
 ];
 DEFAULT_PARAMS.push(...STORED_ONLY_PARAMS);
 
@@ -331,6 +348,7 @@ export class Config {
   match(pattern: string): Array<[string, string]> {
     const out: Array<[string, string]> = [];
     for (const [name, value] of this.values) {
+      if (this.params.get(name)?.hidden === true) continue;
       if (globMatch(pattern, name, true)) out.push([name, value]);
       const alias = this.params.get(name)?.alias;
       if (alias !== undefined && globMatch(pattern, alias, true)) out.push([alias, value]);

@@ -86,6 +86,14 @@ test('maxmemory-policy and the eviction parameters: accepted, refused and answer
     ['CONFIG', 'SET', 'lfu-log-factor', '-1'],
     ['CONFIG', 'SET', 'lazyfree-lazy-eviction', 'maybe'],
     ['CONFIG', 'GET', 'maxmemory-samples'],
+    // maxmemory-clients: checked as Redis checks it (sluice, evicting no clients, then takes only 0).
+    ['CONFIG', 'SET', 'maxmemory-clients', '200%'],
+    ['CONFIG', 'SET', 'maxmemory-clients', 'lots'],
+    ['CONFIG', 'SET', 'maxmemory-clients', '0'],
+    ['CONFIG', 'GET', 'maxmemory-clients'],
+    // Redis's hidden parameters: by name only, never through a pattern.
+    ['CONFIG', 'GET', 'key-load-delay'],
+    ['CONFIG', 'GET', '*-load-delay'],
     ['CONFIG', 'GET', 'lfu-decay-time'],
     ['SET', 'k', 'v'],
     ['SET', 'n', '7'],
