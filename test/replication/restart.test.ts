@@ -66,6 +66,9 @@ for (const kind of primaries) {
       const replicaArgs = ['--replicaof', `127.0.0.1 ${primaryServer.port}`, '--dir', replicaDir, '--appendonly', 'no'];
       let replica = await startSluiceServer(replicaArgs);
       let replicaClient = connect(replica.port);
+      // Synced first: writes made before the replica's PSYNC reach it inside the RDB, whose
+      // repl-stream-db is then 0 (no SELECT in the stream yet), not 2 as this test needs.
+      await waitFor(async () => field(await info(replicaClient, 'replication'), 'master_link_status') === 'up', 'the replica to finish its first sync');
       // The stream of the history is in db 2 when the replica stops.
       await primary.xadd('orders', '*', 'n', '0');
       await primary.select(2);
