@@ -9,6 +9,7 @@
 import { parseArgs } from 'node:util';
 import { connect } from '../src/client/connect.js';
 import type { Arg, Connection } from '../src/client/connection.js';
+import { random as seededRandom } from '../test/faults/workload.js';
 import { cpuSeconds } from './proc-stats.js';
 import { median, startRedis, startSluice, type StartedServer } from './servers.js';
 
@@ -27,21 +28,10 @@ const ROUNDS = Number(values.rounds);
 const BATCH = 500;
 const COMMANDS = ['SADD', 'SISMEMBER', 'SREM'] as const;
 
-/** A small deterministic generator (mulberry32), so both servers get the same requests. */
-function generator(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
-}
-
 /** Members are drawn from twice the seeded range: half the requests hit, half miss. */
 function requests(command: string, seed: number): Arg[][] {
-  const random = generator(seed);
+  // Seeded (mulberry32), so both servers get the same requests.
+  const random = seededRandom(seed);
   const out: Arg[][] = [];
   for (let i = 0; i < REQUESTS; i++) {
     const key = `intset:${Math.floor(random() * KEYS)}`;
