@@ -157,7 +157,8 @@ export class Eviction implements EvictionView {
 
   private score(policy: EvictionPolicy, dbIndex: number, key: string): number {
     const db = this.instance.keyspace.dbs[dbIndex]!;
-    if (policy.endsWith('-lru')) return db.idleForEviction(key);
+    // Shared integers are no issue: under an LRU policy Redis shares none.
+    if (policy.endsWith('-lru')) return db.idleSeconds(key, false, 0);
     if (policy.endsWith('-lfu')) return 255 - db.frequency(key);
     return -(db.expires.get(key) ?? Infinity);
   }

@@ -78,9 +78,20 @@ export class MigrateConnection {
     }
   }
 
-  /** Used now: closed after 10 s more without use. */
-  touch(): void {
+  /** In use: it keeps the process alive until released. */
+  claim(): void {
     if (this.idleTimer !== null) clearTimeout(this.idleTimer);
+    this.idleTimer = null;
+    this.socket.ref();
+  }
+
+  /**
+   * Done with for now: closed after 10 s more without use, and meanwhile it keeps no process
+   * alive (an embedded engine closed, a server shut down).
+   */
+  release(): void {
+    this.socket.unref();
+    if (this.failed) return;
     this.idleTimer = setTimeout(() => this.close(), IDLE_CLOSE_MS);
     this.idleTimer.unref();
   }
@@ -107,14 +118,15 @@ export class MigrateConnections {
   }
 
   /**
-   * The cached connection to host:port, or a new one; null when it cannot be made before the
-   * deadline (a refused connection is returned, failed, as Redis only learns of it on writing).
+   * The cached connection to host:port, or a new one, claimed (release it after use); null
+   * when it cannot be made before the deadline (a refused connection is returned, failed, as
+   * Redis only learns of it on writing).
    */
   async get(host: string, port: number, deadline: number): Promise<MigrateConnection | null> {
     const name = `${host}:${port}`;
     const existing = this.cached.get(name);
     if (existing !== undefined) {
-      existing.touch();
+      existing.claim();
       return existing;
     }
     if (this.cached.size >= MAX_CACHED) this.cached.values().next().value?.close();
@@ -143,16 +155,11 @@ export class MigrateConnections {
       return connection;
     }
     this.cached.set(name, connection);
-    connection.touch();
     return connection;
   }
 
   /** Closes the connection to host:port (after a socket error, so the next MIGRATE makes a new one). */
   drop(host: string, port: number): void {
     this.cached.get(`${host}:${port}`)?.close();
-  }
-
-  closeAll(): void {
-    for (const connection of [...this.cached.values()]) connection.close();
   }
 }

@@ -112,7 +112,12 @@ async function transfer(ctx: Context, request: MigrateRequest, present: Buffer[]
     const deadline = Date.now() + request.timeoutMs;
     const connection = await connections.get(request.host, request.port, deadline);
     if (connection === null) return new ErrorReply(Errors.migrateConnect);
-    const result = await exchange(ctx, request, present, connection, deadline);
+    let result: Attempt;
+    try {
+      result = await exchange(ctx, request, present, connection, deadline);
+    } finally {
+      connection.release();
+    }
     if ('reply' in result) return result.reply;
     connections.drop(request.host, request.port);
     // Once only, and never after a timeout (Redis's may_retry): a cached connection the target closed is common.

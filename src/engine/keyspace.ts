@@ -171,12 +171,6 @@ export class Database {
     this.evictionIndex = null;
   }
 
-  /** Eviction's scores: seconds since the last access (LRU) and the decayed LFU counter. */
-  idleForEviction(key: string): number {
-    const at = this.lru.get(key);
-    return at === undefined ? 0 : this.keyspace.lruClock() - Math.abs(at);
-  }
-
   /** RESTORE ... IDLETIME: the key reads as idle for that many seconds. */
   setIdle(key: string, seconds: number): void {
     if (this.values.has(key)) this.lru.set(key, this.keyspace.lruClock() - seconds);
