@@ -38,7 +38,7 @@ redis.call('PEXPIRE', KEYS[2], ARGV[3])
 redis.call('PEXPIRE', KEYS[3], ARGV[3])
 return id`;
 
-const IDEMPOTENT_XADD_SHA1 = createHash('sha1').update(IDEMPOTENT_XADD_SCRIPT).digest('hex');
+export const IDEMPOTENT_XADD_SHA1 = createHash('sha1').update(IDEMPOTENT_XADD_SCRIPT).digest('hex');
 
 /** Which way this server can deduplicate adds: IDMP, else a script, else not at all. */
 export async function probeIdempotence(conn: Connection, features: StreamFeatures): Promise<IdempotenceMode> {

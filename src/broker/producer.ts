@@ -39,6 +39,7 @@ import { RecordField } from './jobs/record.js';
 import { eventCommand, type EventsOption, eventsMaxLen } from './jobs/events.js';
 import { encodeJobOptions, type PerJobOptions } from './jobs/job-options.js';
 import { IDEMPOTENT_XADD_SCRIPT } from './idempotence.js';
+import { isScriptedJobAdd, JOB_ADD_SCRIPT, scriptedJobAdd, withJobAddText } from './jobs/add-script.js';
 import { sendUnique, type UniqueAdd } from './jobs/unique-adds.js';
 import { WatchLink } from './jobs/watch-link.js';
 import { PRIORITY_FIELD, PriorityOrder, prioritizedAdd, prioritizedKey, priorityOf, WAKE_FIELD, wakeIfFirst } from './jobs/priority.js';
@@ -273,7 +274,7 @@ export class Producer<T = unknown> {
       } catch (err) {
         if (this.idempotence === 'none') throw err;
         // NOSCRIPT did nothing: the script goes with its text, which also caches it there.
-        if (errorMessage(err).startsWith('NOSCRIPT')) commands = withScriptText(commands);
+        if (errorMessage(err).startsWith('NOSCRIPT')) commands = withJobAddText(withScriptText(commands));
         else if (!abortedByClose(err)) throw err;
       }
     }
@@ -309,6 +310,12 @@ export class Producer<T = unknown> {
         // Prioritized jobs: the set's size last, which says whether idle workers need a wake.
         const prioritized = indexes.filter((i) => slice[i]!.prioritized).length;
         if (prioritized > 0) commands.push(['ZCARD', prioritizedKey(slice[indexes[0]!]!.stream)]);
+        // Adds that are one script each (jobs/add-script.ts) need no MULTI and no link.
+        if (indexes.every((i) => slice[i]!.commands.length === 1 && isScriptedJobAdd(slice[i]!.commands[0]!))) {
+          const ids = await this.sendSlice(commands, need);
+          indexes.forEach((i, j) => (out[i] = ids[j]!));
+          return;
+        }
         for (;;) {
           try {
             const replies = need > 0 ? await this.multiAndWait(commands, need) : await this.conn.multi(commands);
@@ -319,7 +326,7 @@ export class Producer<T = unknown> {
               out[i] = String(replies[at]);
               if (slice[i]!.fair && Number(replies[at]) === 1) fairWake = true; // the lane was empty
               at += slice[i]!.commands.length;
-              if (!slice[i]!.delayed) links.push({ jobId: slice[i]!.jobId!, entryId: out[i]! });
+              if (!slice[i]!.delayed && !isScriptedJobAdd(slice[i]!.commands[0]!)) links.push({ jobId: slice[i]!.jobId!, entryId: out[i]! });
             }
             // The records learn their entries' ids (known only now); sent before add() resolves.
             linkEntries(this.conn, slice[indexes[0]!]!.stream, links, (e) => this.options.logger?.warn(`sluice: recording the entry ids of jobs added to ${slice[indexes[0]!]!.stream} failed (a worker records them when it starts each job):`, e));
@@ -329,7 +336,7 @@ export class Producer<T = unknown> {
           } catch (err) {
             if (this.idempotence === 'none') throw err;
             // The script cache was emptied (a restart) since prepare loaded it: again, with its text.
-            if (errorMessage(err).includes('NOSCRIPT')) commands = withScriptText(commands);
+            if (errorMessage(err).includes('NOSCRIPT')) commands = withJobAddText(withScriptText(commands));
             else if (!abortedByClose(err)) throw err;
           }
         }
@@ -399,8 +406,13 @@ export class Producer<T = unknown> {
         commands.push(prioritizedAdd(stream, priority, this.priorityOrder.next(now), id, fields), record, ['HSETNX', keys.record(id), RecordField.state, 'prioritized']);
         if (this.eventsMaxLen !== null) commands.push(eventCommand(keys.events, this.eventsMaxLen, 'added', id, ['priority', priority]));
       } else if (due === undefined) {
-        commands.push(this.xadd(features, stream, payload, options.key, options.idempotencyKey ?? options.jobId, trace, jobFields, true), record, ['HSETNX', keys.record(id), RecordField.state, 'waiting']);
-        if (this.eventsMaxLen !== null) commands.push(eventCommand(keys.events, this.eventsMaxLen, 'added', id));
+        const xadd = this.xadd(features, stream, payload, options.key, options.idempotencyKey ?? options.jobId, trace, jobFields, true);
+        const event = this.eventsMaxLen === null ? undefined : eventCommand(keys.events, this.eventsMaxLen, 'added', id);
+        // Where the XADD is a script anyway, the whole add is one (jobs/add-script.ts).
+        const scripted = scriptedJobAdd(xadd, record, keys.events, event);
+        if (scripted !== null) return [scripted];
+        commands.push(xadd, record, ['HSETNX', keys.record(id), RecordField.state, 'waiting']);
+        if (event !== undefined) commands.push(event);
       } else {
         // With a priority, the mover puts it into the prioritized set when it is due (delayed.ts).
         if (priority !== undefined) record.push(RecordField.priority, priority);
@@ -461,7 +473,7 @@ export class Producer<T = unknown> {
     this.features ??= Promise.all([probeStreamFeatures(this.conn), loadTracing(), this.measureClock()]).then(async ([f]) => {
       this.idempotence = this.options.idempotent === false ? 'none' : await probeIdempotence(this.conn, f);
       // Jobs send the script by its SHA1 inside a MULTI, where a NOSCRIPT would fail it alone.
-      if (this.jobs && this.idempotence === 'script') await this.conn.call('SCRIPT', 'LOAD', IDEMPOTENT_XADD_SCRIPT);
+      if (this.jobs && this.idempotence === 'script') await Promise.all([this.conn.call('SCRIPT', 'LOAD', IDEMPOTENT_XADD_SCRIPT), this.conn.call('SCRIPT', 'LOAD', JOB_ADD_SCRIPT)]);
       if (this.options.producerId !== undefined && this.idempotence === 'none') {
         throw new Error('producerId: this server can deduplicate adds in no way (neither XADD IDMP, Redis 8.6+ and sluice, nor EVAL)');
       }

@@ -19,6 +19,7 @@
 import type { Arg, BlockingConnection, Value } from '../../client/connection.js';
 import { decodeDelayedMember, delayedKey, moverGuardKey } from '../delayed.js';
 import { withScriptText } from '../idempotence.js';
+import { withJobAddText } from './add-script.js';
 import { execWatched } from '../watched-multi.js';
 import { ReplicationError } from '../producer.js';
 import { jobKeys } from './keys.js';
@@ -114,7 +115,7 @@ async function attempt(link: BlockingConnection, stream: string, adds: UniqueAdd
   if (guard) commands.push(['SET', moverGuardKey(stream), String(Date.now()), 'PX', 600_000]);
   if (commands.length === 0) return ids;
   // The idempotence script by its text: a NOSCRIPT inside the MULTI would fail the XADD alone.
-  const exec = await execWatched(link, withScriptText(commands).map((c) => c.map(String)));
+  const exec = await execWatched(link, withJobAddText(withScriptText(commands)).map((c) => c.map(String)));
   if (exec === null) return null;
   const failed = (exec as Array<Value | Error>).find((r) => r instanceof Error);
   if (failed) throw failed;

@@ -6,6 +6,7 @@
 // MULTI, so a fast job costs one write to the server, not two; without a MULTI they are sent
 // first on their own.
 import type { Arg, Connection } from '../../client/connection.js';
+import { coalesce } from './coalesce.js';
 
 const MAX_IDS = 1000;
 
@@ -71,7 +72,8 @@ export class Acker {
       const commands: Arg[][] = [];
       for (let i = 0; i < ids.length; i += MAX_IDS) commands.push(['XACK', this.stream, this.group, ...ids.slice(i, i + MAX_IDS)]);
       if (extra.length > 0) {
-        await this.conn.multi(before.length === 0 ? [...commands, ...extra] : [...before, ...commands, ...extra]);
+        // The replies are not read one by one, so the batch may fold its writes (coalesce.ts).
+        await this.conn.multi(coalesce(before.length === 0 ? [...commands, ...extra] : [...before, ...commands, ...extra]));
         return true;
       }
       if (before.length > 0) this.sendBefore(before);
