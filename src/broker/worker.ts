@@ -94,7 +94,9 @@ export class Worker<T = unknown, R = unknown> extends EventEmitter<WorkerEvents<
       const timeoutMs = this.pool === null ? options.timeoutMs : undefined;
       const feeder = new FairTaker(conn, stream, options.claimIdleMs ?? 30_000, options.fairness ?? {}, (err) => emit('error', asError(err)));
       this.feeders.push(feeder);
-      const resolved = { ...resolveOptions({ ...options, stream, concurrency: shares[i]!, timeoutMs }, options.codec ?? jsonCodec), limiter, gate: bothGates(gate, feeder), feeder };
+      // Auto read-ahead only without waits before a run (a limiter's, a slot's), which it would hoard entries through.
+      const readAhead = options.readAhead ?? (limiter !== null || gate !== null || options.fairness !== undefined ? 0 : undefined);
+      const resolved = { ...resolveOptions({ ...options, stream, concurrency: shares[i]!, timeoutMs, readAhead }, options.codec ?? jsonCodec), limiter, gate: bothGates(gate, feeder), feeder };
       const dead = options.deadLetterStream ?? defaultDeadLetterStream(stream);
       return new StreamConsumer<T>(conn, resolved, this.consumer, dead, this.metrics, any, emit as Emit<T>);
     });

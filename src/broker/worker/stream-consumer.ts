@@ -48,6 +48,8 @@ import type { ChildOutcome } from '../flows/report.js';
 
 /** How often a pause repeats its interrupt while a read it must end is still on its way. */
 const INTERRUPT_RETRY_MS = 20;
+/** Auto read-ahead holds entries only while runs average under this (ms). */
+const READ_AHEAD_RUN_MS = 5;
 
 export type Emit<T> = <K extends keyof WorkerEvents<T>>(event: K, ...args: WorkerEvents<T>[K]) => void;
 
@@ -90,6 +92,8 @@ export class StreamConsumer<T> {
   private readonly priority: PriorityTaker;
   private readonly flow: FlowReporter;
   private readonly recordRunTime: (ms: number) => void;
+  /** Recent runs' average time (ms, exponentially weighted), null before the first. */
+  private runTimeAverage: number | null = null;
   /** Jobs were read since the last empty read: the next empty one sends a 'drained' event. */
   private busySinceDrained = false;
 
@@ -165,13 +169,29 @@ export class StreamConsumer<T> {
 
   // --- reading ---------------------------------------------------------------------------------
 
-  /** Entries we may still take: capacity minus those queued or running. */
+  /** Handler slots not taken: capacity minus the entries queued or running. */
   private freeSlots(): number {
     return this.o.concurrency * this.o.batchSize - this.table.count('queued') - this.table.count('running');
   }
 
+  /** Entries the next read may take: the free slots plus the read-ahead allowed now. */
+  private readRoom(): number {
+    return this.freeSlots() + this.readAhead();
+  }
+
+  /**
+   * Read-ahead (WorkerOptions.readAhead): auto holds entries ahead only while runs are short, so
+   * a slow job never keeps others waiting here that another worker could run (the Worker turns
+   * it off where a limiter or a slot may hold runs back: their waits are not run time).
+   */
+  private readAhead(): number {
+    if (this.o.readAhead !== 'auto') return this.o.readAhead;
+    if (this.runTimeAverage === null || this.runTimeAverage >= READ_AHEAD_RUN_MS) return 0;
+    return Math.max(16, this.o.concurrency * this.o.batchSize);
+  }
+
   private waitForSlot(): Promise<void> {
-    if (this.freeSlots() > 0 || this.state !== 'running') return Promise.resolve();
+    if (this.readRoom() > 0 || this.state !== 'running') return Promise.resolve();
     return new Promise((resolve) => (this.slotWaiter = resolve));
   }
 
@@ -234,7 +254,7 @@ export class StreamConsumer<T> {
         const moving = this.priority.pending ? this.priority.take(this.freeSlots()).then(() => null, asError) : null;
         const feeding = this.o.feeder?.pending ? this.o.feeder.take(this.freeSlots()).then(() => null, asError) : null;
         // Set before anything is awaited: a pause seen from here on waits for this read to end.
-        const reading = this.reader!.read(this.freeSlots());
+        const reading = this.reader!.read(this.readRoom());
         this.readInFlight = reading.then(
           () => undefined,
           () => undefined,
@@ -393,6 +413,7 @@ export class StreamConsumer<T> {
         continue;
       }
       this.recordRunTime(elapsed);
+      this.runTimeAverage = this.runTimeAverage === null ? elapsed : this.runTimeAverage * 0.9 + elapsed * 0.1;
       if (this.abandoned) {
         trace?.event(i, 'sluice.abandoned'); // close() gave up on it: it stays pending, never acked
         continue;

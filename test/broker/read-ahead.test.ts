@@ -1,0 +1,82 @@
+// Read-ahead (WorkerOptions.readAhead) on every backend, seen from the server: entries held
+// under the worker's consumer beyond its handler slots. Auto reads ahead while runs are short
+// and not while they are slow; a number is a fixed amount, 0 none; a limiter turns auto off;
+// held entries never run past the concurrency limit and are all run, once.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import type { Connection, Value } from '../../src/client/connection.js';
+import { Producer } from '../../src/broker/producer.js';
+import { Worker, type WorkerOptions } from '../../src/broker/worker.js';
+import { backends, deferred, describeEach } from './backends.js';
+import { unique } from '../support/names.js';
+import { waitFor } from '../support/wait.js';
+
+describeEach(backends, (name) => `read-ahead on ${name}`, (b) => {
+  let conn!: Connection;
+  const workers: Array<{ close(): Promise<void> }> = [];
+  before(async () => {
+    conn = await b.connect();
+  });
+  after(async () => {
+    for (const w of workers) await w.close();
+    await conn?.close();
+  });
+
+  /** Entries pending under a consumer. */
+  async function held(stream: string, consumer: string): Promise<number> {
+    return ((await conn.call('XPENDING', stream, 'g', '-', '+', 1000, consumer)) as Value[]).length;
+  }
+
+  /**
+   * 100 jobs at concurrency 1: the first `fast` run at once (or take `runMs` each), then one
+   * blocks; resolves to the entries the consumer holds while it does, after all ran.
+   */
+  async function heldWhileBlocked(options: Partial<WorkerOptions>, fast: number, runMs = 0): Promise<number> {
+    const stream = unique('ahead');
+    const consumer = unique('c');
+    await new Producer(conn, { stream }).addMany(Array.from({ length: 100 }, (_, i) => i));
+    const gate = deferred();
+    let ran = 0;
+    let active = 0;
+    let peak = 0;
+    const w = new Worker<number>(conn, { stream, group: 'g', consumer, concurrency: 1, ...options }, async () => {
+      peak = Math.max(peak, ++active);
+      if (++ran === fast + 1) await gate.promise;
+      else if (runMs > 0) await new Promise((r) => setTimeout(r, runMs));
+      active--;
+    });
+    workers.push(w);
+    await w.start();
+    await waitFor(() => ran === fast + 1, 'the blocking job started');
+    // The read loop has had time to fill what it may hold.
+    await new Promise((r) => setTimeout(r, 100));
+    const count = await held(stream, consumer);
+    gate.resolve();
+    await waitFor(() => ran === 100, 'all run');
+    await waitFor(async () => (await held(stream, consumer)) === 0, 'all acknowledged');
+    assert.equal(peak, 1, 'never past the concurrency');
+    return count;
+  }
+
+  test('auto: short runs read ahead (max(16, concurrency))', async () => {
+    const count = await heldWhileBlocked({}, 20);
+    assert.ok(count > 1 && count <= 17, `held ${count}`);
+  });
+
+  test('auto: slow runs (20 ms) hold no more than their slots', async () => {
+    assert.equal(await heldWhileBlocked({}, 5, 20), 1);
+  });
+
+  test('a fixed read-ahead, and none', async () => {
+    assert.equal(await heldWhileBlocked({ readAhead: 4 }, 3), 5);
+    assert.equal(await heldWhileBlocked({ readAhead: 0 }, 20), 1);
+  });
+
+  test('a limiter turns auto read-ahead off', async () => {
+    assert.equal(await heldWhileBlocked({ limiter: { max: 10_000, durationMs: 1000 } }, 20), 1);
+  });
+
+  test('a bad readAhead is refused', () => {
+    assert.throws(() => new Worker(conn, { stream: 'x', group: 'g', readAhead: -1 }, () => {}), /readAhead must be an integer >= 0/);
+  });
+});
