@@ -117,18 +117,22 @@ export class LuaVm {
       emscripten_notify_memory_growth: () => {},
       __syscall_dup3: () => -1,
       sl_js_call: (argc: number, argvPtr: number, lensPtr: number, resp: number) => {
-        const argv: Buffer[] = [];
+        // One view of the memory for every argument (each copied out: a command may keep it).
         const view = new DataView(x!.memory.buffer);
+        const bytes = new Uint8Array(view.buffer);
+        const argv: Buffer[] = new Array(argc);
         for (let i = 0; i < argc; i++) {
           const p = view.getUint32(argvPtr + 4 * i, true);
-          const len = view.getUint32(lensPtr + 4 * i, true);
-          argv.push(Buffer.from(new Uint8Array(x!.memory.buffer, p, len)));
+          argv[i] = Buffer.from(bytes.subarray(p, p + view.getUint32(lensPtr + 4 * i, true)));
         }
         const reply = this.host.call(argv, resp === 3 ? 3 : 2);
         // Zero-terminated: the glue's parser reads lines with strstr.
         const block = x!.sl_alloc(reply.length + 5);
-        const mem = new Uint8Array(x!.memory.buffer);
-        new DataView(x!.memory.buffer).setUint32(block, reply.length, true);
+        const mem = new Uint8Array(x!.memory.buffer); // after sl_alloc: it may have grown the memory
+        mem[block] = reply.length & 0xff;
+        mem[block + 1] = (reply.length >>> 8) & 0xff;
+        mem[block + 2] = (reply.length >>> 16) & 0xff;
+        mem[block + 3] = reply.length >>> 24;
         mem.set(reply, block + 4);
         mem[block + 4 + reply.length] = 0;
         return block;
