@@ -190,8 +190,9 @@ export class Queue<T = unknown, R = unknown> {
   }
 
   /**
-   * How many jobs are in each state. `active` counts the group's pending entries (running, or
-   * waiting out a retry's backoff: `retrying` is counted in it), `waiting` its lag.
+   * How many jobs are in each state. `active` counts the group's pending entries (running,
+   * waiting out a retry's backoff: `retrying` is counted in it, or read ahead by a worker and
+   * about to start), `waiting` its lag.
    */
   async getJobCounts(): Promise<JobCounts> {
     const counts: JobCounts = { delayed: 0, prioritized: 0, 'waiting-children': 0, waiting: 0, active: 0, retrying: 0, completed: 0, failed: 0 };
@@ -464,10 +465,17 @@ export class Queue<T = unknown, R = unknown> {
     const count = Number.isFinite(want) ? want : 10_000;
     if (state === 'waiting') {
       const after = group === null ? '-' : `(${String(group['last-delivered-id'])}`;
-      return jobIdsOf((await this.conn.call('XRANGE', stream, after, '+', 'COUNT', count)) as Value[]);
+      const undelivered = jobIdsOf((await this.conn.call('XRANGE', stream, after, '+', 'COUNT', count)) as Value[]);
+      // Delivered but not started (a worker's read-ahead): pending, their records still waiting.
+      return group === null ? undelivered : [...(await this.pendingIds(stream, group, count)), ...undelivered];
     }
     if (group === null) return [];
     // active, retrying: the group's pending entries, whose records say which
+    return this.pendingIds(stream, group, count);
+  }
+
+  /** The job ids of a group's pending entries, in stream order (getJobs keeps those in the state asked for). */
+  private async pendingIds(stream: string, group: Record<string, Value>, count: number): Promise<string[]> {
     const pending = (await this.conn.call('XPENDING', stream, String(group['name']), '-', '+', count * 2)) as Value[][];
     if (pending.length === 0) return [];
     const entries = await this.conn.pipeline(pending.map((p) => ['XRANGE', stream, String(p[0]), String(p[0])]));

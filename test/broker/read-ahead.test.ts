@@ -7,6 +7,7 @@ import { after, before, test } from 'node:test';
 import type { Connection, Value } from '../../src/client/connection.js';
 import { Producer } from '../../src/broker/producer.js';
 import { Worker, type WorkerOptions } from '../../src/broker/worker.js';
+import { Queue } from '../../src/broker/queue.js';
 import { backends, deferred, describeEach } from './backends.js';
 import { unique } from '../support/names.js';
 import { waitFor } from '../support/wait.js';
@@ -31,7 +32,7 @@ describeEach(backends, (name) => `read-ahead on ${name}`, (b) => {
    * 100 jobs at concurrency 1: the first `fast` run at once (or take `runMs` each), then one
    * blocks; resolves to the entries the consumer holds while it does, after all ran.
    */
-  async function heldWhileBlocked(options: Partial<WorkerOptions>, fast: number, runMs = 0): Promise<number> {
+  async function heldWhileBlocked(options: Partial<WorkerOptions>, fast: number, runMs = 0, whileBlocked: (stream: string) => Promise<void> = async () => {}): Promise<number> {
     const stream = unique('ahead');
     const consumer = unique('c');
     await new Producer(conn, { stream }).addMany(Array.from({ length: 100 }, (_, i) => i));
@@ -51,6 +52,7 @@ describeEach(backends, (name) => `read-ahead on ${name}`, (b) => {
     // The read loop has had time to fill what it may hold.
     await new Promise((r) => setTimeout(r, 100));
     const count = await held(stream, consumer);
+    await whileBlocked(stream);
     gate.resolve();
     await waitFor(() => ran === 100, 'all run');
     await waitFor(async () => (await held(stream, consumer)) === 0, 'all acknowledged');
@@ -61,6 +63,20 @@ describeEach(backends, (name) => `read-ahead on ${name}`, (b) => {
   test('auto: short runs read ahead (max(16, concurrency))', async () => {
     const count = await heldWhileBlocked({}, 20);
     assert.ok(count > 1 && count <= 17, `held ${count}`);
+  });
+
+  test('jobs read ahead are listed as waiting (not active) until they start', async () => {
+    let seen = { waiting: 0, active: 0, counted: 0 };
+    const count = await heldWhileBlocked({}, 20, 0, async (stream) => {
+      const queue = new Queue(conn, { stream });
+      const waiting = await queue.getJobs('waiting');
+      seen = { waiting: waiting.length, active: (await queue.getJobs('active')).length, counted: (await queue.getJobCounts()).active };
+      assert.ok(waiting.every((j) => j.state === 'waiting'));
+    });
+    assert.equal(seen.active, 1, 'the one running');
+    assert.equal(seen.counted, count, 'getJobCounts().active: every pending entry');
+    // The rest of the 100: those held here and those not read yet.
+    assert.equal(seen.waiting, 100 - 21);
   });
 
   test('auto: slow runs (20 ms) hold no more than their slots', async () => {
