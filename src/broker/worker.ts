@@ -92,7 +92,7 @@ export class Worker<T = unknown, R = unknown> extends EventEmitter<WorkerEvents<
     const gate = this.runGate(conn, options, (err) => emit('error', asError(err)));
     this.consumers = this.streams.map((stream, i) => {
       const timeoutMs = this.pool === null ? options.timeoutMs : undefined;
-      const feeder = new FairTaker(conn, stream, options.claimIdleMs ?? 30_000, options.fairness ?? {}, (err) => emit('error', asError(err)));
+      const feeder = new FairTaker(conn, stream, options.group, options.claimIdleMs ?? 30_000, options.fairness ?? {}, (err) => emit('error', asError(err)));
       this.feeders.push(feeder);
       // Auto read-ahead only without waits before a run (a limiter's, a slot's), which it would hoard entries through.
       const readAhead = options.readAhead ?? (limiter !== null || gate !== null || options.fairness !== undefined ? 0 : undefined);

@@ -3,9 +3,13 @@
 // slots, round-robin over keys, each key within its concurrency and rate limit.
 //
 // A move (beside each read while the index may hold keys, as jobs/priority.ts's PriorityTaker):
-// WATCH the guard; ZRANGE the index's first keys (least recently served first); per key its
-// lane's head, its live slots (ZCOUNT of unexpired leases) and its window's count; then rounds of
-// one job per key until the free slots are used; one MULTI of, per key served: LTRIM (the jobs
+// WATCH the guard; ZRANGE the index's first keys (least recently served first) and the group's
+// lag (XINFO GROUPS: entries in the stream not yet delivered, which are read before anything
+// moved now, so only the free slots left after them are filled: more would wait in the stream,
+// first in first out, and a quiet key's next job behind them); for the first few keys, more
+// only while they lack room for the jobs wanted, its lane's head, its live slots (ZCOUNT of
+// unexpired leases) and its window's count; then rounds of one job per key until the free
+// slots are used; one MULTI of, per key served: LTRIM (the jobs
 // taken off the lane's head; producers only push at the tail, movers are one at a time by the
 // guard), its slots (ZADD, leased claimIdleMs), INCRBY of its window, the XADDs (`fair-slot`
 // carrying the slot's token), and a new score in the index (now: behind every other key); SET
@@ -70,6 +74,7 @@ export class FairTaker implements RunGate {
   constructor(
     private readonly conn: Connection,
     private readonly stream: string,
+    private readonly group: string,
     leaseMs: number,
     private readonly options: FairnessOptions,
     private readonly onError: (err: unknown) => void = () => {},
@@ -133,37 +138,65 @@ export class FairTaker implements RunGate {
     const limiter = this.options.limiter;
     const bounded = this.concurrency !== Infinity;
     for (let attempt = 0; attempt < 20 && !this.closed; attempt++) {
-      const [, listed, now] = await Promise.all([link.call('WATCH', guard), link.call('ZRANGE', index, 0, KEYS_PER_MOVE - 1) as Promise<Value[]>, this.leases.now()]);
+      const [, listed, now, groups] = await Promise.all([
+        link.call('WATCH', guard),
+        link.call('ZRANGE', index, 0, KEYS_PER_MOVE - 1) as Promise<Value[]>,
+        this.leases.now(),
+        link.call('XINFO', 'GROUPS', this.stream).catch(() => null),
+      ]);
       const keys = listed.map(String);
       if (keys.length === 0) {
         await link.call('UNWATCH');
         this.pending = false;
         return 0;
       }
-      const window = limiter === undefined ? 0 : Math.floor(now / limiter.durationMs);
-      // Per key: its lane's head, then (as configured) its live slots and its window's count.
-      const reads: Array<Promise<Value>> = [];
-      for (const k of keys) {
-        reads.push(link.call('LRANGE', laneKey(this.stream, k), 0, count - 1));
-        if (bounded) reads.push(link.call('ZCOUNT', activeKey(this.stream, k), `(${now}`, '+inf'));
-        if (limiter !== undefined) reads.push(link.call('GET', rateKey(this.stream, k, window)));
+      // Entries in the stream not yet delivered to the group (moved by an earlier move, or added
+      // plainly) are read before anything moved now: move only what the free slots leave after
+      // them. Moving more would queue jobs in the stream, first in first out, and a quiet key's
+      // next job would wait behind them for its turn.
+      const want = count - undelivered(groups, this.group);
+      if (want <= 0) {
+        await link.call('UNWATCH');
+        return 0; // still pending: the read takes those entries, the next free slot moves
       }
-      const replies = await Promise.all(reads);
+      const window = limiter === undefined ? 0 : Math.floor(now / limiter.durationMs);
       const per = 1 + (bounded ? 1 : 0) + (limiter === undefined ? 0 : 1);
-      const lanes = keys.map((_, i) => (replies[i * per] as Value[]).map(String));
-      // What each key may still start: its concurrency and its window's rest.
-      const room = keys.map((_, i) => {
-        let r = lanes[i]!.length;
-        if (bounded) r = Math.min(r, this.concurrency - Number(replies[i * per + 1]));
-        if (limiter !== undefined) r = Math.min(r, limiter.max - Number(replies[i * per + per - 1] ?? 0));
-        return Math.max(0, r);
-      });
+      // Per key: its lane's head, then (as configured) its live slots and its window's count.
+      // Read in chunks of keys, least recently served first, until they have room for `want`:
+      // a move of one job reads a few lanes, not all 64.
+      const lanes: string[][] = [];
+      const room: number[] = [];
+      const held: number[] = []; // each key's window count (with a limiter)
+      let roomTotal = 0;
+      while (lanes.length < keys.length && roomTotal < want) {
+        const chunk = keys.slice(lanes.length, lanes.length + Math.max(4, 2 * want));
+        const reads: Array<Promise<Value>> = [];
+        for (const k of chunk) {
+          reads.push(link.call('LRANGE', laneKey(this.stream, k), 0, want - 1));
+          if (bounded) reads.push(link.call('ZCOUNT', activeKey(this.stream, k), `(${now}`, '+inf'));
+          if (limiter !== undefined) reads.push(link.call('GET', rateKey(this.stream, k, window)));
+        }
+        const replies = await Promise.all(reads);
+        chunk.forEach((_, i) => {
+          const lane = (replies[i * per] as Value[]).map(String);
+          // What the key may still start: its concurrency and its window's rest.
+          let r = lane.length;
+          if (bounded) r = Math.min(r, this.concurrency - Number(replies[i * per + 1]));
+          const inWindow = limiter === undefined ? 0 : Number(replies[i * per + per - 1] ?? 0);
+          if (limiter !== undefined) r = Math.min(r, limiter.max - inWindow);
+          lanes.push(lane);
+          room.push(Math.max(0, r));
+          held.push(inWindow);
+          roomTotal += Math.max(0, r);
+        });
+      }
+      const seen = keys.slice(0, lanes.length);
       // Round-robin: one job per key per round, least recently served key first.
-      const taken = keys.map(() => 0);
+      const taken = seen.map(() => 0);
       const order: number[] = []; // keys in the order they were last served in this move
-      for (let left = count, progress = true; left > 0 && progress; ) {
+      for (let left = want, progress = true; left > 0 && progress; ) {
         progress = false;
-        for (let i = 0; i < keys.length && left > 0; i++) {
+        for (let i = 0; i < seen.length && left > 0; i++) {
           if (taken[i]! >= room[i]!) continue;
           taken[i]!++;
           left--;
@@ -173,8 +206,8 @@ export class FairTaker implements RunGate {
           order.push(i);
         }
       }
-      const empty = keys.filter((_, i) => lanes[i]!.length === 0);
-      const rateHeld = limiter !== undefined && keys.some((_, i) => lanes[i]!.length > 0 && room[i] === 0 && Number(replies[i * per + per - 1] ?? 0) >= limiter.max);
+      const empty = seen.filter((_, i) => lanes[i]!.length === 0);
+      const rateHeld = limiter !== undefined && seen.some((_, i) => lanes[i]!.length > 0 && room[i] === 0 && held[i]! >= limiter.max);
       if (order.length === 0) {
         await link.call('UNWATCH');
         await this.dropEmpty(link, empty);
@@ -187,7 +220,7 @@ export class FairTaker implements RunGate {
       const xadds: Array<{ at: number; jobId: string | null }> = [];
       const expiry = String(now + this.leases.leaseMs);
       order.forEach((i, position) => {
-        const k = keys[i]!;
+        const k = seen[i]!;
         const n = taken[i]!;
         commands.push(['LTRIM', laneKey(this.stream, k), String(n), '-1']);
         const tokens = Array.from({ length: n }, () => `${this.prefix}:${this.seq++}`);
@@ -217,7 +250,7 @@ export class FairTaker implements RunGate {
       const links = xadds.filter((x) => x.jobId !== null).map((x) => ({ jobId: x.jobId!, entryId: String(exec[x.at]) }));
       linkEntries(this.conn, this.stream, links, this.onError);
       // Keys whose lanes this move emptied, and those found empty, leave the index.
-      await this.dropEmpty(link, [...empty, ...keys.filter((_, i) => taken[i]! > 0 && taken[i] === lanes[i]!.length && lanes[i]!.length < count)]);
+      await this.dropEmpty(link, [...empty, ...seen.filter((_, i) => taken[i]! > 0 && taken[i] === lanes[i]!.length && lanes[i]!.length < want)]);
       this.pending = true;
       return xadds.length;
     }
@@ -290,6 +323,23 @@ export class FairTaker implements RunGate {
     this.link = null;
     void link?.then((l) => l.close({ force: true })).catch(() => {});
   }
+}
+
+/** The group's lag in an XINFO GROUPS reply: 0 when unknown (no stream yet, a server without it, or lag null). */
+function undelivered(groups: Value | null, group: string): number {
+  if (!Array.isArray(groups)) return 0;
+  for (const g of groups) {
+    if (!Array.isArray(g)) continue;
+    let name: string | undefined;
+    let lag = 0;
+    for (let i = 0; i + 1 < g.length; i += 2) {
+      const field = String(g[i]);
+      if (field === 'name') name = String(g[i + 1]);
+      else if (field === 'lag' && g[i + 1] !== null) lag = Number(g[i + 1]);
+    }
+    if (name === group) return Number.isFinite(lag) ? lag : 0;
+  }
+  return 0;
 }
 
 function fieldOf(fields: string[], name: string): string | null {
