@@ -82,6 +82,23 @@ describeEach(backends, (name) => `sandboxed processors on ${name}`, (b) => {
       await waitFor(() => progress.length === 1, "the worker's completed event");
     });
 
+    test(`${kind}: a result JSON cannot carry (a Date, a Map, NaN, -0, undefined, a BigInt) reaches the worker as structured clone copies it`, async () => {
+      const { producer, worker } = await setup(kind);
+      const results: unknown[] = [];
+      worker.on('completed', (_job, r) => results.push(r));
+      await producer.add({ mode: 'values', n: 3 });
+      await waitFor(() => results.length === 1, "the worker's completed event");
+      const r = results[0] as Record<string, unknown>;
+      assert.ok(r['date'] instanceof Date && r['date'].getTime() === 5, String(r['date']));
+      assert.ok(r['map'] instanceof Map && r['map'].get('a') === 1);
+      assert.ok(Number.isNaN(r['nan']));
+      assert.ok(Object.is(r['negZero'], -0));
+      assert.ok('missing' in r && r['missing'] === undefined);
+      assert.equal(r['big'], 12n);
+      assert.deepEqual(r['list'], [1, 'two', { three: 3 }]);
+      assert.equal(r['n'], 3);
+    });
+
     test(`${kind}: a sync or async throw fails the job with its message, retried then dead-lettered`, async () => {
       const { producer, queue, worker } = await setup(kind, { maxDeliveries: 2 });
       const failures: Array<{ id: string; message: string; name: string }> = [];

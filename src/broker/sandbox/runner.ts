@@ -8,7 +8,7 @@
 import { parentPort, Worker as Thread, workerData } from 'node:worker_threads';
 import type { Job } from '../worker/job.js';
 import type { PerJobOptions } from '../jobs/job-options.js';
-import { errorData, type FromSandbox, type JobData, type ToSandbox } from './protocol.js';
+import { cloneValues, errorData, type FromSandbox, type JobData, processValues, type ToSandbox } from './protocol.js';
 
 type Processor = (job: Job) => unknown;
 
@@ -23,16 +23,19 @@ const onMessage = (fn: (m: ToSandbox) => void): void => {
   if (port !== null) port.on('message', fn);
   else process.on('message', fn as (m: unknown) => void);
 };
+/** How payloads, results and calls' values cross (protocol.ts): as they are to a thread, wrapped for a process's JSON lines. */
+const values = port !== null ? cloneValues : processValues;
 const moduleUrl: string = port !== null ? (workerData as { module: string }).module : process.argv[2]!;
 
 let seq = 0;
 const waiting = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
 
 function call(op: 'progress' | 'log', arg: unknown): Promise<unknown> {
+  const wrapped = values.wrap(arg); // throws here, before anything waits for a reply
   const n = ++seq;
   return new Promise((resolve, reject) => {
     waiting.set(n, { resolve, reject });
-    send({ t: 'call', seq: n, op, arg });
+    send({ t: 'call', seq: n, op, arg: wrapped });
   });
 }
 
@@ -49,11 +52,11 @@ class SandboxJob implements Job {
     this.id = d.id;
     this.entryId = d.entryId;
     this.stream = d.stream;
-    this.payload = d.payload;
+    this.payload = values.unwrap(d.payload);
     this.deliveries = d.deliveries;
     this.fields = d.fields;
     this.key = d.key;
-    this.opts = d.opts as PerJobOptions;
+    this.opts = values.unwrap(d.opts) as PerJobOptions;
   }
   async updateProgress(progress: number | object): Promise<void> {
     await call('progress', progress);
@@ -109,7 +112,7 @@ async function main(): Promise<void> {
     if (m.t === 'reply') {
       const w = waiting.get(m.seq);
       waiting.delete(m.seq);
-      if (m.ok) w?.resolve(m.value);
+      if (m.ok) w?.resolve(values.unwrap(m.value));
       else w?.reject(Object.assign(new Error(m.error.message), { name: m.error.name }));
       return;
     }
@@ -122,7 +125,7 @@ async function main(): Promise<void> {
         return;
       }
       try {
-        send({ t: 'done', result });
+        send({ t: 'done', result: values.wrap(result) });
       } catch (err) {
         send({ t: 'failed', error: errorData(new TypeError(`the job's result cannot be sent to the worker: ${(err as Error).message}`)) });
       }

@@ -6,7 +6,7 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { Worker as Thread } from 'node:worker_threads';
 import { SandboxExitError, SandboxLoadError } from './errors.js';
-import { type ErrorData, errorData, type FromSandbox, type JobData, type ToSandbox, toError } from './protocol.js';
+import { cloneValues, type ErrorData, errorData, type FromSandbox, type JobData, processValues, type ToSandbox, toError, type ValueCodec } from './protocol.js';
 
 export type SandboxKind = 'thread' | 'process';
 
@@ -43,12 +43,15 @@ export class Sandbox {
   private ending: Error | null = null;
   /** Resolves when the thread or process is gone. */
   readonly exited: Promise<void>;
+  /** How the channel carries payloads, results and calls' values (protocol.ts). */
+  private readonly values: ValueCodec;
 
   constructor(private readonly spec: SandboxSpec) {
     this.ready = new Promise<void>((resolve, reject) => (this.readyWaiter = { resolve, reject }));
     this.ready.catch(() => {});
     let exited!: () => void;
     this.exited = new Promise<void>((r) => (exited = r));
+    this.values = spec.kind === 'thread' ? cloneValues : processValues;
     if (spec.kind === 'thread') {
       const thread = new Thread(RUNNER, {
         workerData: { module: spec.module },
@@ -70,7 +73,7 @@ export class Sandbox {
       });
     } else {
       const memory = spec.maxMemoryMb === undefined ? [] : [`--max-old-space-size=${spec.maxMemoryMb}`];
-      const child = fork(fileURLToPath(RUNNER), [spec.module], { serialization: 'advanced', execArgv: [...spec.execArgv, ...memory], stdio: 'inherit' });
+      const child = fork(fileURLToPath(RUNNER), [spec.module], { serialization: 'json', execArgv: [...spec.execArgv, ...memory], stdio: 'inherit' });
       this.child = child;
       child.on('message', (m) => this.onMessage(m as FromSandbox));
       child.on('error', (err) => (this.ending ??= new SandboxExitError(`sandbox process failed: ${err.message}`)));
@@ -103,7 +106,12 @@ export class Sandbox {
     if (this.running !== null) throw new Error('a sandbox runs one job at a time');
     return new Promise<unknown>((resolve, reject) => {
       this.running = { resolve, reject, onCall };
-      this.send({ t: 'run', job });
+      try {
+        this.send({ t: 'run', job: { ...job, payload: this.values.wrap(job.payload), opts: this.values.wrap(job.opts) as Record<string, unknown> } });
+      } catch (err) {
+        this.running = null;
+        reject(err as Error); // a payload structured clone could not copy either: this job fails, the sandbox stays
+      }
     });
   }
 
@@ -140,17 +148,26 @@ export class Sandbox {
       case 'failed': {
         const r = this.running;
         this.running = null;
-        if (m.t === 'done') r?.resolve(m.result);
+        if (m.t === 'done') {
+          let result: unknown;
+          try {
+            result = this.values.unwrap(m.result);
+          } catch (err) {
+            r?.reject(err as Error);
+            return;
+          }
+          r?.resolve(result);
+        }
         else r?.reject(toError(m.error));
         return;
       }
       case 'call': {
         const r = this.running;
         if (r === null) return;
-        r.onCall(m.op, m.arg).then(
-          (value) => this.send({ t: 'reply', seq: m.seq, ok: true, value }),
-          (err: unknown) => this.send({ t: 'reply', seq: m.seq, ok: false, error: errorData(err) as ErrorData }),
-        );
+        Promise.resolve()
+          .then(() => r.onCall(m.op, this.values.unwrap(m.arg)))
+          .then((value) => this.send({ t: 'reply', seq: m.seq, ok: true, value: this.values.wrap(value) }))
+          .then(undefined, (err: unknown) => this.send({ t: 'reply', seq: m.seq, ok: false, error: errorData(err) as ErrorData }));
         return;
       }
     }
