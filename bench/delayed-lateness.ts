@@ -19,6 +19,7 @@ import { open } from '../src/client/embedded.js';
 import { Producer } from '../src/broker/producer.js';
 import { Worker } from '../src/broker/worker.js';
 import { startRedis, startSluice } from './servers.js';
+import { percentile } from './drain.js';
 
 function arg(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`);
@@ -155,10 +156,6 @@ async function produce(conn: Connection): Promise<void> {
     const ahead = started + ((i + BATCH) * 1000) / RATE - Date.now();
     if (ahead > 0) await new Promise((r) => setTimeout(r, ahead));
   }
-}
-
-function percentile(sorted: number[], p: number): number {
-  return sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))]!;
 }
 
 interface Row {

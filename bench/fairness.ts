@@ -12,6 +12,7 @@
 import type { Connection } from '../src/client/connection.js';
 import { Producer } from '../src/broker/producer.js';
 import { Worker } from '../src/broker/worker.js';
+import { drain, percentile } from './drain.js';
 import { cpuSeconds } from './proc-stats.js';
 import { eachBackend } from './servers.js';
 
@@ -35,8 +36,7 @@ interface Payload {
 let run = 0;
 
 function p99(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor(s.length * 0.99))] ?? NaN;
+  return percentile([...xs].sort((a, b) => a - b), 99);
 }
 
 /** The quiet keys' waits (ms) over SECONDS, with or without the flood. */
@@ -76,19 +76,11 @@ async function cpuPerJob(conn: Connection, serverPid: number | null, fair: boole
   for (let from = 0; from < JOBS; from += 100) {
     await producer.addMany(Array.from({ length: Math.min(100, JOBS - from) }, () => ({ payload: { k: 'one', at: 0 }, ...(fair ? { fairKey: 'one' } : {}) })), { keyed: true });
   }
-  let done = 0;
-  let finish!: () => void;
-  const finished = new Promise<void>((r) => (finish = r));
-  const worker = new Worker<Payload>(conn, { stream, group: 'g', concurrency: 50 }, () => {});
-  worker.on('completed', () => ++done === JOBS && finish());
-  worker.on('error', (err) => console.error(err.message));
   const cpu0 = process.cpuUsage();
   const server0 = serverPid === null ? 0 : cpuSeconds(serverPid);
-  await worker.start();
-  await finished;
+  await drain(conn, { stream, group: 'g', concurrency: 50 }, JOBS, `cpu ${fair ? 'fair' : 'plain'}`);
   const cpu = process.cpuUsage(cpu0);
   const server = serverPid === null ? 0 : cpuSeconds(serverPid) - server0;
-  await worker.close();
   await conn.call('DEL', stream);
   return ((cpu.user + cpu.system) / 1e6 + server) / JOBS;
 }

@@ -9,7 +9,7 @@
 // Usage: node dist/bench/priority.js [--jobs 20000] [--batch 100] [--concurrency 50] [--only redis,embedded,server]
 import type { Connection } from '../src/client/connection.js';
 import { Producer } from '../src/broker/producer.js';
-import { Worker } from '../src/broker/worker.js';
+import { drain } from './drain.js';
 import { eachBackend } from './servers.js';
 
 function arg(name: string, fallback: string): string {
@@ -42,19 +42,8 @@ async function measure(backend: string, conn: Connection, mode: 'plain' | 'prior
     await producer.addMany(items, { keyed: true });
   }
   const adds = JOBS / ((performance.now() - addStart) / 1000);
-  let done = 0;
-  let finish!: () => void;
-  const finished = new Promise<void>((r) => (finish = r));
-  const worker = new Worker<number>(conn, { stream, group: 'g', concurrency: CONCURRENCY }, () => {});
-  worker.on('completed', (job) => {
-    if (job.payload >= 0 && ++done === JOBS) finish();
-  });
-  worker.on('error', (err) => console.error(`${backend} ${mode}: ${err.message}`));
-  const takeStart = performance.now();
-  await worker.start();
-  await finished;
-  const takes = JOBS / ((performance.now() - takeStart) / 1000);
-  await worker.close();
+  // The probe entry (-1) runs uncounted.
+  const takes = JOBS / (await drain<number>(conn, { stream, group: 'g', concurrency: CONCURRENCY }, JOBS, `${backend} ${mode}`, (job) => job.payload >= 0));
   await conn.call('DEL', stream);
   return { backend, mode, adds, takes };
 }

@@ -34,10 +34,15 @@ function timed(onCompleted: (listener: () => void) => void): Promise<number> {
   });
 }
 
+/** Adds WARM + N jobs (numbered from 0) in batches of 1000 through `addBatch`. */
+async function fill(addBatch: (numbers: number[]) => Promise<unknown>): Promise<void> {
+  for (let i = 0; i < WARM + N; i += 1000) await addBatch(Array.from({ length: Math.min(1000, WARM + N - i) }, (_, k) => i + k));
+}
+
 async function once(conn: Connection, mode: Mode, run: number): Promise<number> {
   const stream = `bench-sandbox-${mode}-${run}-${process.pid}`;
   const producer = new Producer<number>(conn, { stream });
-  for (let i = 0; i < WARM + N; i += 1000) await producer.addMany(Array.from({ length: Math.min(1000, WARM + N - i) }, (_, k) => i + k));
+  await fill((numbers) => producer.addMany(numbers));
   const options: WorkerOptions = { stream, group: 'g', concurrency: 10, blockMs: 100 };
   const worker =
     mode === 'in-process' ? new Worker<number>(conn, options, () => undefined) : new Worker<number>(conn, { ...options, sandbox: { kind: mode } }, PROCESSOR);
@@ -56,7 +61,7 @@ async function bullOnce(port: number, mode: Mode, run: number): Promise<number> 
   const name = `bench-sandbox-${mode}-${run}-${process.pid}`;
   const queue = new BullQueue(name, { connection });
   const keep = { removeOnComplete: { count: 1000 }, removeOnFail: { count: 10_000 } };
-  for (let i = 0; i < WARM + N; i += 1000) await queue.addBulk(Array.from({ length: Math.min(1000, WARM + N - i) }, (_, k) => ({ name: 'job', data: i + k, opts: keep })));
+  await fill((numbers) => queue.addBulk(numbers.map((n) => ({ name: 'job', data: n, opts: keep }))));
   const options = { connection, concurrency: 10, ...keep };
   const worker =
     mode === 'in-process'
