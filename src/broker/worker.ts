@@ -23,6 +23,7 @@ import { eventsMaxLen } from './jobs/events.js';
 import { type SandboxPool, sandboxPool } from './sandbox/pool.js';
 import { GlobalConcurrency, type RunGate, SlotLeases } from './global-concurrency.js';
 import { asError } from './worker/events.js';
+import { abortHook } from './worker/job-abort.js';
 import { FairTaker } from './fairness/taker.js';
 
 export class Worker<T = unknown, R = unknown> extends EventEmitter<WorkerEvents<T, R>> {
@@ -69,7 +70,7 @@ export class Worker<T = unknown, R = unknown> extends EventEmitter<WorkerEvents<
       // The pool keeps timeoutMs itself, counted once the job reached a started sandbox.
       const pool = sandboxPool(handler, options.sandbox ?? {}, options.concurrency ?? 10, options.timeoutMs ?? 0);
       this.pool = pool;
-      handler = ((job, context) => pool.run(job, context.signal)) as JobHandler<T, R>;
+      handler = ((job, context) => pool.run(job, abortHook(context))) as JobHandler<T, R>;
     } else if (options.sandbox !== undefined) {
       throw new RangeError('sandbox: the handler is a function, not a module path: it runs in this process');
     }

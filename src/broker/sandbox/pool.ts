@@ -9,6 +9,7 @@ import { pathToFileURL } from 'node:url';
 import type { Job } from '../worker/job.js';
 import type { SandboxOptions } from '../worker/options.js';
 import { TimeoutError } from '../worker/events.js';
+import type { AbortHook } from '../worker/job-abort.js';
 import { SandboxExitError } from './errors.js';
 import type { JobData } from './protocol.js';
 import { Sandbox, type SandboxSpec } from './sandbox.js';
@@ -46,10 +47,10 @@ export class SandboxPool {
    * rejects with a TimeoutError; on abort (a lost lease, close() giving up) likewise, with the
    * signal's reason.
    */
-  async run(job: Job, signal: AbortSignal): Promise<unknown> {
-    const sandbox = await this.acquire(signal);
-    const onAbort = (): void => sandbox.kill(signal.reason instanceof Error ? signal.reason : new SandboxExitError(String(signal.reason)));
-    signal.addEventListener('abort', onAbort, { once: true });
+  async run(job: Job, abort: AbortHook): Promise<unknown> {
+    const sandbox = await this.acquire(abort);
+    // The run's own abort hook, not an AbortSignal: a controller and its listener per job cost the worker more than the rest of this.
+    const unsubscribe = abort.onAbort((reason) => sandbox.kill(reason instanceof Error ? reason : new SandboxExitError(String(reason))));
     let timer: NodeJS.Timeout | undefined;
     try {
       await sandbox.start();
@@ -57,7 +58,7 @@ export class SandboxPool {
       return await sandbox.run(jobData(job), (op, arg) => (op === 'progress' ? job.updateProgress(arg as number | object) : job.log(String(arg))));
     } finally {
       clearTimeout(timer);
-      signal.removeEventListener('abort', onAbort);
+      unsubscribe();
       this.release(sandbox);
     }
   }
@@ -71,9 +72,9 @@ export class SandboxPool {
     for (const wake of this.queue.splice(0)) wake();
   }
 
-  private async acquire(signal: AbortSignal): Promise<Sandbox> {
+  private async acquire(abort: AbortHook): Promise<Sandbox> {
     for (;;) {
-      if (signal.aborted) throw signal.reason;
+      if (abort.aborted) throw abort.reason;
       if (this.closed) throw new SandboxExitError('the worker closed');
       const sandbox = this.idle.pop() ?? (this.sandboxes.size < this.size ? this.spawn() : null);
       if (sandbox !== null) {
@@ -81,14 +82,15 @@ export class SandboxPool {
         continue;
       }
       await new Promise<void>((resolve) => {
+        let unsubscribe = (): void => {};
         const wake = (): void => {
-          signal.removeEventListener('abort', wake);
+          unsubscribe();
           const i = this.queue.indexOf(wake);
           if (i >= 0) this.queue.splice(i, 1);
           resolve();
         };
         this.queue.push(wake);
-        signal.addEventListener('abort', wake, { once: true });
+        unsubscribe = abort.onAbort(wake);
       });
     }
   }

@@ -9,6 +9,8 @@ export class JobAbort {
   private done = false;
   private why: unknown = undefined;
   private listener: ((reason: unknown) => void) | null = null;
+  /** Called once on abort (a sandbox pool's, without an AbortController: see abortHook). */
+  private hooks: Array<(reason: unknown) => void> | null = null;
 
   /** The signal, aborted already when the run was aborted before anyone asked for it. */
   get signal(): AbortSignal {
@@ -23,6 +25,11 @@ export class JobAbort {
     return this.done;
   }
 
+  /** Why it was aborted (undefined before). */
+  get reason(): unknown {
+    return this.why;
+  }
+
   /** Aborts once; later calls keep the first reason, as AbortController does. */
   abort(reason: unknown): void {
     if (this.done) return;
@@ -32,6 +39,22 @@ export class JobAbort {
     const listener = this.listener;
     this.listener = null;
     listener?.(reason);
+    const hooks = this.hooks;
+    this.hooks = null;
+    for (const h of hooks ?? []) h(reason);
+  }
+
+  /** Calls `fn` with the reason once aborted (at once if it was); the returned function unsubscribes. */
+  onAbort(fn: (reason: unknown) => void): () => void {
+    if (this.done) {
+      fn(this.why);
+      return () => {};
+    }
+    (this.hooks ??= []).push(fn);
+    return () => {
+      const i = this.hooks?.indexOf(fn) ?? -1;
+      if (i >= 0) this.hooks!.splice(i, 1);
+    };
   }
 
   /** Rejects with the reason once aborted (at once if it was). One caller per run. */
@@ -43,6 +66,9 @@ export class JobAbort {
   }
 }
 
+/** The run behind a context, for the Worker's own handlers (a sandbox pool): no AbortController needed. */
+const ABORT_HOOK = Symbol('sluice.jobAbort');
+
 /**
  * The handler's context: its signal is the run's, made on first read. An own, enumerable
  * getter, so the context still spreads and lists as the plain `{ signal }` it always was (about
@@ -52,6 +78,38 @@ export function runContext(run: JobAbort): JobContext {
   return {
     get signal(): AbortSignal {
       return run.signal;
+    },
+    [ABORT_HOOK]: run, // a symbol: Object.keys and JSON still see only `signal`
+  } as JobContext;
+}
+
+/** What a sandbox pool needs of a run's abort: whether, why, and a call when it happens. */
+export interface AbortHook {
+  readonly aborted: boolean;
+  readonly reason: unknown;
+  onAbort(fn: (reason: unknown) => void): () => void;
+}
+
+/** The context's run (cheap), or for a context made elsewhere its signal as an AbortHook. */
+export function abortHook(context: JobContext): AbortHook {
+  const run = (context as unknown as Record<symbol, JobAbort | undefined>)[ABORT_HOOK];
+  if (run !== undefined) return run;
+  const signal = context.signal;
+  return {
+    get aborted() {
+      return signal.aborted;
+    },
+    get reason(): unknown {
+      return signal.reason;
+    },
+    onAbort(fn) {
+      if (signal.aborted) {
+        fn(signal.reason);
+        return () => {};
+      }
+      const listener = (): void => fn(signal.reason);
+      signal.addEventListener('abort', listener, { once: true });
+      return () => signal.removeEventListener('abort', listener);
     },
   };
 }
