@@ -4,9 +4,9 @@
 //
 // A move (beside each read while the index may hold keys, as jobs/priority.ts's PriorityTaker):
 // WATCH the guard; ZRANGE the index's first keys (least recently served first) and the group's
-// lag (XINFO GROUPS: entries in the stream not yet delivered, which are read before anything
-// moved now, so only the free slots left after them are filled: more would wait in the stream,
-// first in first out, and a quiet key's next job behind them); for the first few keys, more
+// last-delivered-id (XINFO GROUPS: the jobs this taker moved past it are still to be read, before
+// anything moved now, so only the free slots left after them are filled: more would wait in the
+// stream, first in first out, and a quiet key's next job behind them); for the first few keys, more
 // only while they lack room for the jobs wanted, its lane's head, its live slots (ZCOUNT of
 // unexpired leases) and its window's count; then rounds of one job per key until the free
 // slots are used; one MULTI of, per key served: LTRIM (the jobs
@@ -68,6 +68,8 @@ export class FairTaker implements RunGate {
   private again = false;
   /** A key held back by its rate limit: a move is due when its window ends. */
   private retryTimer: NodeJS.Timeout | null = null;
+  /** Ids of the entries moved here and not yet delivered to the group, oldest first (ids only grow). */
+  private readonly undelivered: Array<[number, number]> = [];
   /** The slots of the jobs running here (by entry id): [its active set, token]. */
   private readonly slots = new Map<string, string>();
 
@@ -150,11 +152,13 @@ export class FairTaker implements RunGate {
         this.pending = false;
         return 0;
       }
-      // Entries in the stream not yet delivered to the group (moved by an earlier move, or added
-      // plainly) are read before anything moved now: move only what the free slots leave after
-      // them. Moving more would queue jobs in the stream, first in first out, and a quiet key's
-      // next job would wait behind them for its turn.
-      const want = count - undelivered(groups, this.group);
+      // Jobs this taker moved that the group has not delivered yet (ids past its last-delivered-id)
+      // are read before anything moved now: move only what the free slots leave after them.
+      // Moving more would queue jobs in the stream, first in first out, and a quiet key's next
+      // job would wait behind them for its turn. (Not the group's lag: that counts the wake-up
+      // entries too, which take no slot, and a move held back for one costs a read.)
+      this.forgetDelivered(lastDelivered(groups, this.group));
+      const want = count - this.undelivered.length;
       if (want <= 0) {
         await link.call('UNWATCH');
         return 0; // still pending: the read takes those entries, the next free slot moves
@@ -247,6 +251,7 @@ export class FairTaker implements RunGate {
       if (exec === null) continue; // another worker moved meanwhile: read again
       const failed = exec.find((r) => r instanceof Error);
       if (failed) throw failed as Error;
+      for (const x of xadds) this.undelivered.push(parseId(String(exec[x.at])));
       const links = xadds.filter((x) => x.jobId !== null).map((x) => ({ jobId: x.jobId!, entryId: String(exec[x.at]) }));
       linkEntries(this.conn, this.stream, links, this.onError);
       // Keys whose lanes this move emptied, and those found empty, leave the index.
@@ -255,6 +260,17 @@ export class FairTaker implements RunGate {
       return xadds.length;
     }
     return 0;
+  }
+
+  /** Drops the moved entries the group has delivered (all of them when it has no such group or stream). */
+  private forgetDelivered(last: [number, number] | null): void {
+    if (last === null) {
+      this.undelivered.length = 0;
+      return;
+    }
+    let n = 0;
+    while (n < this.undelivered.length && compareIds(this.undelivered[n]!, last) <= 0) n++;
+    this.undelivered.splice(0, n);
   }
 
   /** ZREM of keys whose lanes are empty, under WATCH of the lanes (a push meanwhile keeps its key). */
@@ -325,21 +341,31 @@ export class FairTaker implements RunGate {
   }
 }
 
-/** The group's lag in an XINFO GROUPS reply: 0 when unknown (no stream yet, a server without it, or lag null). */
-function undelivered(groups: Value | null, group: string): number {
-  if (!Array.isArray(groups)) return 0;
+/** The group's last-delivered-id in an XINFO GROUPS reply; null without the stream or the group. */
+function lastDelivered(groups: Value | null, group: string): [number, number] | null {
+  if (!Array.isArray(groups)) return null;
   for (const g of groups) {
     if (!Array.isArray(g)) continue;
     let name: string | undefined;
-    let lag = 0;
+    let last: string | undefined;
     for (let i = 0; i + 1 < g.length; i += 2) {
       const field = String(g[i]);
       if (field === 'name') name = String(g[i + 1]);
-      else if (field === 'lag' && g[i + 1] !== null) lag = Number(g[i + 1]);
+      else if (field === 'last-delivered-id') last = String(g[i + 1]);
     }
-    if (name === group) return Number.isFinite(lag) ? lag : 0;
+    if (name === group && last !== undefined) return parseId(last);
   }
-  return 0;
+  return null;
+}
+
+/** An entry id `ms-seq` as numbers (both below 2^53 for any id a server makes from its clock). */
+function parseId(id: string): [number, number] {
+  const dash = id.indexOf('-');
+  return [Number(id.slice(0, dash)), Number(id.slice(dash + 1))];
+}
+
+function compareIds(a: [number, number], b: [number, number]): number {
+  return a[0] - b[0] || a[1] - b[1];
 }
 
 function fieldOf(fields: string[], name: string): string | null {

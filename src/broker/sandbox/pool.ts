@@ -45,7 +45,7 @@ export class SandboxPool {
    * Runs the job in a sandbox: its result, or its error. Past timeoutMs (from when the sandbox
    * had started, so a fresh sandbox's start-up is not counted) the sandbox is ended and the run
    * rejects with a TimeoutError; on abort (a lost lease, close() giving up) likewise, with the
-   * signal's reason.
+   * abort's reason.
    */
   async run(job: Job, abort: AbortHook): Promise<unknown> {
     const sandbox = await this.acquire(abort);
