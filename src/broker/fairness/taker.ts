@@ -144,7 +144,8 @@ export class FairTaker implements RunGate {
         link.call('WATCH', guard),
         link.call('ZRANGE', index, 0, KEYS_PER_MOVE - 1) as Promise<Value[]>,
         this.leases.now(),
-        link.call('XINFO', 'GROUPS', this.stream).catch(() => null),
+        // Asked only while some moved here may be unread.
+        this.undelivered.length === 0 ? null : link.call('XINFO', 'GROUPS', this.stream).catch(() => null),
       ]);
       const keys = listed.map(String);
       if (keys.length === 0) {
@@ -157,7 +158,7 @@ export class FairTaker implements RunGate {
       // Moving more would queue jobs in the stream, first in first out, and a quiet key's next
       // job would wait behind them for its turn. (Not the group's lag: that counts the wake-up
       // entries too, which take no slot, and a move held back for one costs a read.)
-      this.forgetDelivered(lastDelivered(groups, this.group));
+      if (this.undelivered.length > 0) this.forgetDelivered(lastDelivered(groups, this.group));
       const want = count - this.undelivered.length;
       if (want <= 0) {
         await link.call('UNWATCH');
