@@ -1,9 +1,10 @@
 // A rate limit shared by every worker of a group, across processes: at most `max` jobs start
 // per `durationMs` window. Windows are numbered by the server's clock (TIME, read once and then
 // followed locally), and each worker counts its starts in the window's counter key with
-// MULTI INCR + PEXPIRE: no Lua needed, so it runs on sluice server, Redis 7 and Valkey. A worker
-// that draws a number past `max` waits for the next window. Fixed windows: a burst of up to
-// 2·max can straddle a window boundary; over any whole window at most `max` start.
+// MULTI INCRBY + PEXPIRE (a batch of starts per round trip): no Lua needed, so it runs on
+// sluice server, Redis 7 and Valkey. Starts that draw numbers past `max` wait for the next
+// window. Fixed windows: a burst of up to 2·max can straddle a window boundary; over any whole
+// window at most `max` start.
 import type { Connection, Value } from '../client/connection.js';
 
 export interface LimiterOptions {
@@ -13,9 +14,20 @@ export interface LimiterOptions {
   durationMs: number;
 }
 
+/** An acquire waiting for its start. */
+interface Waiter {
+  settle: (ok: boolean) => void;
+  fail: (err: unknown) => void;
+  signal?: AbortSignal;
+  done: boolean;
+}
+
 export class RateLimiter {
   /** Server time minus local time (ms), read with TIME at the first acquire. */
   private offset: number | null = null;
+  /** Acquires not granted yet, first come first served. */
+  private waiting: Waiter[] = [];
+  private taking = false;
 
   constructor(
     private readonly conn: Connection,
@@ -27,21 +39,63 @@ export class RateLimiter {
     if (!(options.durationMs >= 1)) throw new RangeError('limiter.durationMs must be at least 1');
   }
 
-  /** Resolves when this job may start; `signal` ends the wait early (the job is not started). */
-  async acquire(signal?: AbortSignal): Promise<boolean> {
+  /**
+   * Resolves to true when this job may start, false when `signal` aborted first (the job is
+   * not started); rejects when the server could not be asked.
+   */
+  acquire(signal?: AbortSignal): Promise<boolean> {
+    if (signal?.aborted) return Promise.resolve(false);
+    return new Promise<boolean>((resolve, reject) => {
+      const waiter: Waiter = { settle: resolve, fail: reject, signal, done: false };
+      signal?.addEventListener('abort', () => settle(waiter, false), { once: true });
+      this.waiting.push(waiter);
+      if (!this.taking) void this.take();
+    });
+  }
+
+  /**
+   * Takes starts for everyone waiting, a batch per round trip: the acquires made while one
+   * round trip is out go together in the next (INCRBY of their number), so a busy worker pays
+   * one MULTI per batch rather than one per job. A batch that finds the window (partly) full
+   * is granted what is left of it and waits for the next window with the rest, ahead of
+   * newer acquires. Counting the ungranted ones too only ever makes a full window look fuller.
+   */
+  private async take(): Promise<void> {
+    this.taking = true;
     const { max, durationMs } = this.options;
-    for (;;) {
-      if (signal?.aborted) return false;
-      const now = await this.serverNow();
-      const window = Math.floor(now / durationMs);
-      const key = `${this.keyPrefix}:${window}`;
-      const [count] = (await this.conn.multi([
-        ['INCR', key],
-        ['PEXPIRE', key, durationMs * 2],
-      ])) as [Value, Value];
-      if (Number(count) <= max) return true;
-      // Spread the wakers over the first few ms of the next window.
-      await sleep((window + 1) * durationMs - now + Math.random() * Math.min(20, durationMs / 10), signal);
+    try {
+      // Acquires of the same turn (a read's jobs) join before the first batch goes.
+      await Promise.resolve();
+      while (this.waiting.length > 0) {
+        const batch = this.waiting.filter((w) => !w.done);
+        this.waiting = [];
+        if (batch.length === 0) break;
+        let count: number;
+        let now: number;
+        try {
+          now = await this.serverNow();
+          const key = `${this.keyPrefix}:${Math.floor(now / durationMs)}`;
+          const [reply] = (await this.conn.multi([
+            ['INCRBY', key, batch.length],
+            ['PEXPIRE', key, durationMs * 2],
+          ])) as [Value, Value];
+          count = Number(reply);
+        } catch (err) {
+          for (const w of batch) if (!w.done) ((w.done = true), w.fail(err));
+          continue;
+        }
+        const left = Math.max(0, max - (count - batch.length));
+        const rest = batch.slice(left);
+        for (const w of batch.slice(0, left)) settle(w, true);
+        if (rest.some((w) => !w.done)) {
+          // Spread the wakers over the first few ms of the next window.
+          const window = Math.floor(now / durationMs);
+          await sleep((window + 1) * durationMs - now + Math.random() * Math.min(20, durationMs / 10));
+          this.waiting = [...rest, ...this.waiting];
+        }
+      }
+    } finally {
+      this.taking = false;
     }
   }
 
@@ -54,12 +108,12 @@ export class RateLimiter {
   }
 }
 
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(resolve, Math.max(0, ms));
-    signal?.addEventListener('abort', () => {
-      clearTimeout(timer);
-      resolve();
-    }, { once: true });
-  });
+function settle(w: Waiter, ok: boolean): void {
+  if (w.done) return;
+  w.done = true;
+  w.settle(ok);
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
 }
