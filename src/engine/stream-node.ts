@@ -29,6 +29,10 @@ export const FLAG_SAME_FIELDS = 2;
  */
 const SHORT_COPY = 64;
 
+/** The largest integer a value is stored as (a varint): canonicalInt's 15 digits. */
+const MAX_VARINT_VALUE = 999_999_999_999_999;
+const MAX_VARINT_BIGINT = BigInt(MAX_VARINT_VALUE);
+
 // --- varints -----------------------------------------------------------------------------------
 
 function varintSize(n: number): number {
@@ -346,6 +350,74 @@ export class StreamNode {
     }
     lp += lpIntSize(same ? pairs + 3 : pairs * 2 + 4);
     this.lpRest += lp;
+  }
+
+  // --- loading an RDB's listpack (rdb/stream-codec.ts) ------------------------------------------
+  // An entry whose names are the master's (the listpack's SAMEFIELDS) is written straight from
+  // the listpack's elements: loadHeader, one loadInt / loadString per value, loadEnd. The same
+  // bytes and lpBytes() as append() of that entry, without an EntryFields, a name comparison,
+  // or integers printed as digits to be parsed back (most of a replica's full sync went there).
+
+  /** The header of a SAME_FIELDS entry; the caller ensures id is above every id in the node. */
+  loadHeader(ms: U64, seq: U64): void {
+    const msDelta = u64Sub(ms, this.masterMs);
+    const seqPart = msDelta === 0 ? u64Sub(seq, this.masterSeq) : seq;
+    this.reserve(21);
+    const buf = this.buf;
+    let pos = this.used;
+    buf[pos++] = FLAG_SAME_FIELDS;
+    pos = writeU64Varint(buf, pos, msDelta);
+    this.used = writeU64Varint(buf, pos, seqPart);
+    this.lastMs = ms;
+    this.lastSeq = seq;
+    const lpMs = typeof msDelta === 'number' ? msDelta : int64Diff(ms, this.masterMs);
+    const lpSeq = msDelta === 0 && typeof seqPart === 'number' ? seqPart : int64Diff(seq, this.masterSeq);
+    this.lpRest += lpIntSize(FLAG_SAME_FIELDS) + lpIntSize(lpMs) + lpIntSize(lpSeq);
+  }
+
+  /** A value that is an int64 (a listpack integer element). */
+  loadInt(v: number | bigint): void {
+    this.lpRest += lpIntSize(v);
+    // A listpack's 64-bit integers come as bigints, 15-digit ones included.
+    const n = typeof v === 'number' ? v : v >= 0n && v <= MAX_VARINT_BIGINT ? Number(v) : -1;
+    if (n >= 0 && n <= MAX_VARINT_VALUE) {
+      this.reserve(8);
+      this.used = writeVarint(this.buf, this.used, n * 2 + 1);
+      return;
+    }
+    // Negative or of 16 digits and more: kept as its text, as writeValue keeps such a string.
+    const text = String(v);
+    this.reserve(1 + text.length);
+    const pos = writeVarint(this.buf, this.used, text.length * 2);
+    this.used = pos + this.buf.write(text, pos, 'latin1');
+  }
+
+  /** A value that is b[start, end) (a listpack string element). */
+  loadString(b: Buffer, start: number, end: number): void {
+    const first = b[start];
+    // Only text starting with a digit or "-" can be an integer (a rarity in a listpack string).
+    if (first !== undefined && ((first >= 48 && first <= 57) || first === 45)) {
+      this.lpRest += lpStringSize(b, start, end);
+      this.reserve(varintSize((end - start) * 2) + end - start);
+      this.used = writeValue(this.buf, this.used, b, start, end);
+      return;
+    }
+    const len = end - start;
+    const enc = len < 64 ? 1 + len : len < 4096 ? 2 + len : 5 + len;
+    this.lpRest += enc + lpBacklenSize(enc);
+    this.reserve(5 + len);
+    const buf = this.buf;
+    let pos = writeVarint(buf, this.used, len * 2);
+    if (len > SHORT_COPY) pos += b.copy(buf, pos, start, end);
+    else for (let i = start; i < end; i++) buf[pos++] = b[i]!;
+    this.used = pos;
+  }
+
+  /** Ends the entry loadHeader began; `deleted` keeps it as a tombstone. */
+  loadEnd(headerAt: number, deleted: boolean): void {
+    this.lpRest += lpIntSize(this.masterFieldCount + 3);
+    this.live++;
+    if (deleted) this.markDeleted(headerAt);
   }
 
   /** Grows the buffer geometrically so appends stay amortised O(1). */

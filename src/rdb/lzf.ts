@@ -2,9 +2,12 @@
 // files and DUMP payloads when rdbcompression is yes (its default). sluice writes strings
 // uncompressed, so only this direction is needed.
 
-/** Decompresses `input` into exactly `outLength` bytes; null when the data is malformed. */
-export function lzfDecompress(input: Buffer, outLength: number): Buffer | null {
-  const out = Buffer.allocUnsafe(outLength);
+/**
+ * Decompresses `input` into exactly `outLength` bytes; null when the data is malformed. Into
+ * `into` (from its start) when given and large enough, a view of it returned.
+ */
+export function lzfDecompress(input: Buffer, outLength: number, into?: Buffer): Buffer | null {
+  const out = into !== undefined && into.length >= outLength ? into.subarray(0, outLength) : Buffer.allocUnsafe(outLength);
   let ip = 0;
   let op = 0;
   while (ip < input.length) {

@@ -5,6 +5,8 @@ import { lzfDecompress } from './lzf.js';
 
 export class RdbReader {
   pos = 0;
+  /** transientString's buffer for decompressed strings. */
+  private scratch: Buffer = Buffer.alloc(0);
   constructor(readonly buf: Buffer, readonly end = buf.length) {}
 
   get remaining(): number {
@@ -61,6 +63,23 @@ export class RdbReader {
 
   /** A string that may be a view into the input (for blobs decoded at once: listpacks, intsets). */
   stringView(): Buffer {
+    return this.loadString(undefined);
+  }
+
+  /**
+   * As stringView, but a compressed string is decompressed into a buffer this reader reuses:
+   * valid until the next call. For a blob used up at once and not kept (a stream node's
+   * listpack, copied into the node): a replica's full sync allocated one per node otherwise.
+   */
+  transientString(): Buffer {
+    if (this.scratch.length < 4096) this.scratch = Buffer.allocUnsafeSlow(64 * 1024);
+    const out = this.loadString(this.scratch);
+    // A larger blob got a buffer of its own: the next ones may reuse it.
+    if (out.buffer !== this.buf.buffer && out.length > this.scratch.length) this.scratch = out;
+    return out;
+  }
+
+  private loadString(scratch: Buffer | undefined): Buffer {
     const l = this.lenOrEncoding();
     if (!l.encoded) {
       if (l.value > BigInt(this.remaining)) throw new RdbFormatError('Unexpected EOF reading RDB file');
@@ -76,7 +95,7 @@ export class RdbReader {
       case 3: {
         const clen = this.len();
         const ulen = this.len();
-        const out = lzfDecompress(this.bytes(clen), ulen);
+        const out = lzfDecompress(this.bytes(clen), ulen, scratch);
         if (out === null) throw new RdbFormatError('Invalid LZF compressed string');
         return out;
       }

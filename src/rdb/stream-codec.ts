@@ -16,7 +16,7 @@ import {
 } from '../engine/consumer-group.js';
 import { EntryFields } from '../engine/entry-fields.js';
 import { Stream } from '../engine/stream.js';
-import { compareIds, MIN_ID, type StreamId, u64, type U64, u64ToBigInt } from '../engine/stream-id.js';
+import { MIN_ID, type StreamId, u64, type U64, u64Lt, u64ToBigInt } from '../engine/stream-id.js';
 import { FLAG_DELETED, FLAG_SAME_FIELDS, Reader, StreamNode } from '../engine/stream-node.js';
 import { RdbFormatError, TYPE_STREAM_LISTPACKS, TYPE_STREAM_LISTPACKS_2, TYPE_STREAM_LISTPACKS_3 } from './constants.js';
 import { ListpackBuilder, ListpackCursor, lpBytes, lpInt } from './listpack.js';
@@ -202,7 +202,7 @@ function pushValue(entry: EntryFields, c: ListpackCursor): void {
  * Rebuilds one node from its listpack, tombstones included, reading each element in place
  * (ListpackCursor) into the node's appends.
  */
-function readNode(masterId: StreamId, lp: Buffer, after: StreamId | null): StreamNode {
+function readNode(masterId: StreamId, lp: Buffer, after: StreamId | null, capacity: number): StreamNode {
   const c = new ListpackCursor(lp);
   if (c.done) throw new RdbFormatError('Empty listpack inside stream');
   const next = (): void => {
@@ -224,10 +224,9 @@ function readNode(masterId: StreamId, lp: Buffer, after: StreamId | null): Strea
   if (c.number() !== 0) throw new RdbFormatError('Stream listpack integrity check failed.');
   if (c.done) throw new RdbFormatError('Empty listpack inside stream');
   const entry = new EntryFields();
-  // The node's bytes take about as many as the listpack's (its varints are no longer): sized
-  // once, rather than doubled from 64 bytes with a copy at each step.
-  const node = new StreamNode(masterId, entry.setBuffers(names.flatMap((n) => [n, n])), lp.length);
-  let previous = after;
+  const node = new StreamNode(masterId, entry.setBuffers(names.flatMap((n) => [n, n])), capacity);
+  let prevMs: U64 | null = after === null ? null : after.ms;
+  let prevSeq: U64 = after === null ? 0 : after.seq;
   const masterMs = u64ToBigInt(masterId.ms);
   const masterSeq = u64ToBigInt(masterId.seq);
   while (!c.done) {
@@ -236,31 +235,37 @@ function readNode(masterId: StreamId, lp: Buffer, after: StreamId | null): Strea
     next();
     const ms = idPart(masterId.ms, masterMs, c);
     next();
-    const id = { ms, seq: idPart(masterId.seq, masterSeq, c) };
-    // Values go into the node from where they are: strings as ranges of the listpack, integers
-    // written as digits into `scratch` (a Buffer per integer, and an array per entry, were most
-    // of a replica's RDB load).
+    const seq = idPart(masterId.seq, masterSeq, c);
+    if (prevMs !== null && (ms === prevMs ? !u64Lt(prevSeq, seq) : u64Lt(ms, prevMs))) {
+      throw new RdbFormatError('Stream entries out of order');
+    }
+    prevMs = ms;
+    prevSeq = seq;
+    const offset = node.used;
+    if (flags & FLAG_SAME_FIELDS) {
+      // Values go from the listpack into the node's bytes as they are read.
+      node.loadHeader(ms, seq);
+      for (let k = 0; k < nameCount; k++) {
+        next();
+        if (c.isInt) node.loadInt(c.int);
+        else node.loadString(lp, c.start, c.stop);
+      }
+      next(); // lp-count
+      node.loadEnd(offset, (flags & FLAG_DELETED) !== 0);
+      continue;
+    }
+    // Fields of their own (whose names may still equal the master's: append decides). Strings
+    // are ranges of the listpack, integers digits in `scratch`.
     entry.count = 0;
     scratchAt = 0;
-    if (flags & FLAG_SAME_FIELDS) {
-      for (const name of names) {
-        entry.push(name, 0, name.length);
-        next();
-        pushValue(entry, c);
-      }
-    } else {
+    next();
+    const pairs = c.number();
+    for (let k = 0; k < pairs * 2; k++) {
       next();
-      const pairs = c.number();
-      for (let k = 0; k < pairs * 2; k++) {
-        next();
-        pushValue(entry, c);
-      }
+      pushValue(entry, c);
     }
     next(); // lp-count
-    if (previous !== null && compareIds(id, previous) <= 0) throw new RdbFormatError('Stream entries out of order');
-    previous = id;
-    const offset = node.used;
-    node.append(id, entry);
+    node.append({ ms, seq }, entry);
     if (flags & FLAG_DELETED) node.markDeleted(offset);
   }
   c.checkCount();
@@ -275,9 +280,15 @@ export function readStream(r: RdbReader, type: number): Stream {
   const s = new Stream();
   const nodeCount = r.len();
   let last: StreamId | null = null;
+  // Node bytes per listpack byte, from the node before: a node's buffer is sized once, close
+  // enough that sealing it keeps it rather than copying it to its exact size (nodes of a stream
+  // tend to be alike). The first one gets the listpack's size (its varints are no longer).
+  let ratio = 1;
   for (let n = 0; n < nodeCount; n++) {
     const masterId = idFromBytes(r.stringView());
-    const node = readNode(masterId, r.stringView(), last);
+    const lp = r.transientString();
+    const node = readNode(masterId, lp, last, Math.ceil(lp.length * ratio) + 64);
+    ratio = Math.min(1, node.used / lp.length);
     s.appendStoredNode(node);
     last = node.lastId;
   }
