@@ -12,6 +12,20 @@ import { crc64 } from './crc64.js';
 const CHUNK = 1 << 20;
 
 /**
+ * `buf` if it holds `need` bytes, else a buffer of twice its size (or more, to hold `need`) with
+ * its first `used` bytes copied: the growing buffers of the RDB writer and of a replica's full
+ * sync payload (replication/replica.ts), so appending stays amortised O(1).
+ */
+export function grow(buf: Buffer, used: number, need: number): Buffer {
+  if (need <= buf.length) return buf;
+  let cap = Math.max(1, buf.length * 2);
+  while (cap < need) cap *= 2;
+  const next = Buffer.allocUnsafe(cap);
+  buf.copy(next, 0, 0, used);
+  return next;
+}
+
+/**
  * Bytes written at `pos` into `buf`, which reserve() grows: the one buffer handling of the RDB
  * writer and the listpack builder (which writes into an RdbWriter's buffer, or into its own).
  * Bytes from `hold` on (when >= 0) stay contiguous when a chunk is cut: a listpack being built.
@@ -39,14 +53,19 @@ export class ByteBuffer {
   /** Makes room for `n` more bytes at `pos` (which, with `hold`, may move). */
   reserve(n: number): void {
     if (this.pos + n <= this.buf.length) return;
-    // What must be carried over: the held bytes, or (one growing buffer) everything.
-    const from = this.chunks === null ? 0 : this.hold >= 0 ? this.hold : this.pos;
+    if (this.chunks === null) {
+      // One growing buffer: everything is carried over.
+      this.buf = grow(this.buf, this.pos, this.pos + n);
+      return;
+    }
+    // A new chunk: the held bytes (a listpack being built) are carried over, the rest kept.
+    const from = this.hold >= 0 ? this.hold : this.pos;
     const carried = this.pos - from;
-    let cap = this.chunks === null ? this.buf.length * 2 : CHUNK;
+    let cap = CHUNK;
     while (cap < carried + n) cap *= 2;
     const next = Buffer.allocUnsafe(cap);
     if (carried > 0) this.buf.copy(next, 0, from, this.pos);
-    if (this.chunks !== null && from > 0) this.chunks.push(this.buf.subarray(0, from));
+    if (from > 0) this.chunks.push(this.buf.subarray(0, from));
     if (this.hold >= 0) this.hold -= from;
     this.buf = next;
     this.pos = carried;

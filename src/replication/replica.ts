@@ -11,6 +11,7 @@ import type { Instance } from '../commands/core/instance.js';
 import type { PrimaryLinkInfo } from '../commands/core/replication.js';
 import { loadRdb } from '../persist/rdb-snapshot.js';
 import { crc64 } from '../rdb/crc64.js';
+import { grow } from '../rdb/rdb-writer.js';
 import { RequestParser } from '../resp/parser.js';
 import { Errors } from '../resp/errors.js';
 import { ErrorReply } from '../resp/reply.js';
@@ -105,7 +106,7 @@ class HandshakeReader {
    * primary sends nothing after it until the replica's first ACK (sluice's and every Redis's).
    */
   async payload(length: number | null, mark: Buffer | null): Promise<{ rdb: Buffer; crc: bigint; crcEnd: number }> {
-    let buf = Buffer.allocUnsafe(length ?? 1 << 20);
+    let buf: Buffer = Buffer.allocUnsafe(length ?? 1 << 20);
     let filled = 0;
     let crc = 0n;
     let crcEnd = 0;
@@ -117,11 +118,7 @@ class HandshakeReader {
         const n = length === null ? chunk.length : Math.min(chunk.length, length - filled);
         // What follows a payload of known length is the stream: it stays to be read.
         if (n < chunk.length) rest.push(n === 0 ? chunk : chunk.subarray(n));
-        if (filled + n > buf.length) {
-          const next = Buffer.allocUnsafe(Math.max(2 * buf.length, filled + n));
-          buf.copy(next, 0, 0, filled);
-          buf = next;
-        }
+        buf = grow(buf, filled, filled + n);
         chunk.copy(buf, filled, 0, n);
         filled += n;
       }

@@ -1,7 +1,8 @@
-// The RDB writer's buffer handling and the listpack cursor: a whole file written in chunks (a
-// full sync's RDB) is byte for byte the file written into one buffer, listpacks built in place
-// straddle chunk boundaries, a listpack whose announced size was wrong is moved to fit its
-// length prefix, and the listpack cursor reads what buildListpack wrote.
+// The RDB writer's buffer handling (grow() included) and the listpack cursor: a whole file
+// written in chunks (a full sync's RDB) is byte for byte the file written into one buffer,
+// listpacks built in place straddle chunk boundaries, a listpack whose announced size was
+// wrong is moved to fit its length prefix, and the listpack cursor reads what buildListpack
+// wrote.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Keyspace } from '../../src/engine/keyspace.js';
@@ -12,7 +13,7 @@ import { SortedSetValue } from '../../src/engine/sorted-set.js';
 import { buildListpack, ListpackBuilder, parseListpack, type LpValue } from '../../src/rdb/listpack.js';
 import { loadRdb, saveRdb, saveRdbChunks } from '../../src/rdb/rdb-file.js';
 import { RdbReader } from '../../src/rdb/rdb-reader.js';
-import { RdbWriter } from '../../src/rdb/rdb-writer.js';
+import { grow, RdbWriter } from '../../src/rdb/rdb-writer.js';
 
 const options = { version: '7.0.15', now: 1_700_000_000_000, usedMemory: 1 };
 
@@ -133,4 +134,16 @@ test('the listpack cursor reads what buildListpack wrote: every integer width, s
   const bad = buildListpack([1, 2, 3]);
   bad.writeUInt16LE(4, 4);
   assert.throws(() => parseListpack(bad), /count mismatch/);
+});
+
+test('grow keeps a buffer that holds what is needed, else doubles it (or more) and carries the bytes used', () => {
+  const buf = Buffer.from('abcdefgh');
+  assert.equal(grow(buf, 8, 8), buf);
+  const doubled = grow(buf, 5, 9);
+  assert.equal(doubled.length, 16);
+  assert.equal(doubled.subarray(0, 5).toString(), 'abcde');
+  const larger = grow(buf, 8, 40);
+  assert.equal(larger.length, 64);
+  assert.equal(larger.subarray(0, 8).toString(), 'abcdefgh');
+  assert.equal(grow(Buffer.alloc(0), 0, 3).length, 4);
 });
