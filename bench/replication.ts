@@ -14,6 +14,8 @@
 //   <= 2x redis->redis; --directions sluice-sluice,redis-sluice picks some). Meanwhile the primary's memory is sampled every 10 ms: the backlog
 //   (INFO memory mem_replication_backlog), replicas' output buffers (mem_clients_slaves, and
 //   CLIENT LIST TYPE replica omem) and used_memory; the peaks are printed.
+// Both parts also print each round's figures (ratios per round, sluice's run against redis's
+// right after it): the spread, on a shared machine, beside the medians.
 // Primaries run with repl-diskless-sync yes and repl-diskless-sync-delay 0 (Redis's default
 // delay of 5 s would be most of the time measured); redis replicas keep repl-diskless-load's
 // default (disabled: the RDB goes through a file in a temporary dir), as a deployment would.
@@ -195,6 +197,13 @@ async function loadPart(): Promise<void> {
     }
     const ratio = med('sluice', (x) => x.rps) / med('redis', (x) => x.rps);
     console.log(`ops/s ratio sluice/redis: ${ratio.toFixed(2)} (target >= 0.80)`);
+    // The spread on a shared machine: each round's ratio (its sluice run against the redis run
+    // right after it), and each kind's ops/s per round.
+    const perRound = results.get('sluice')!.map((x, i) => x.rps / results.get('redis')![i]!.rps);
+    console.log(`per round: ratio ${perRound.map((r) => r.toFixed(2)).join(' ')} (min ${Math.min(...perRound).toFixed(2)}, max ${Math.max(...perRound).toFixed(2)})`);
+    for (const kind of ['sluice', 'redis'] as const) {
+      console.log(`  ${kind} ops/s with replica: ${results.get(kind)!.map((x) => x.rps.toFixed(0)).join(' ')}; alone: ${aloneRps.get(kind)!.map((x) => x.toFixed(0)).join(' ')}`);
+    }
     // What one replica costs each kind: ops/s with it over ops/s of the same kind without.
     const cost = (kind: Kind) => med(kind, (x) => x.rps) / median(aloneRps.get(kind)!);
     for (const kind of ['sluice', 'redis'] as const) {
@@ -293,6 +302,12 @@ async function syncPart(): Promise<void> {
       );
     }
     console.log('target: every direction <= 2.00x redis->redis');
+    // The spread: each round's time over the redis->redis time of the same round.
+    const baseRounds = results.get('redis->redis')!.map((x) => x.ms);
+    for (const [name, xs] of results) {
+      const ratios = xs.map((x, i) => x.ms / baseRounds[i]!);
+      console.log(`  ${name.padEnd(16)} ms per round ${xs.map((x) => x.ms.toFixed(0)).join(' ')}; vs r->r ${ratios.map((r) => r.toFixed(2)).join(' ')}`);
+    }
   } finally {
     for (const primary of primaries.values()) await primary.stop();
   }
