@@ -25,9 +25,25 @@ for (let k = 1; k < 8; k++) {
   }
 }
 
+/** The running CRC of update(): [low 32 bits, high 32 bits]. */
+const state = new Uint32Array(2);
+
+/**
+ * `crc` continued over `data`. The loop runs in update() on numbers only: BigInt arithmetic in
+ * the same function (its result is a uint64, not the int64 the optimizer guesses) threw the
+ * optimized loop away at nearly every call, so a file's 1 MiB chunks were summed at a quarter
+ * of the speed.
+ */
 export function crc64(data: Buffer, crc = 0n): bigint {
-  let lo = Number(crc & 0xffffffffn) >>> 0;
-  let hi = Number((crc >> 32n) & 0xffffffffn) >>> 0;
+  state[0] = Number(crc & 0xffffffffn);
+  state[1] = Number((crc >> 32n) & 0xffffffffn);
+  update(data);
+  return (BigInt(state[1]!) << 32n) | BigInt(state[0]!);
+}
+
+function update(data: Buffer): void {
+  let lo = state[0]!;
+  let hi = state[1]!;
   let i = 0;
   const n8 = data.length - (data.length % 8);
   for (; i < n8; i += 8) {
@@ -41,13 +57,15 @@ export function crc64(data: Buffer, crc = 0n): bigint {
     const f = 2 * 256 + ((hi >>> 8) & 0xff);
     const g = 256 + ((hi >>> 16) & 0xff);
     const h = hi >>> 24;
-    lo = (LO[a]! ^ LO[b]! ^ LO[c]! ^ LO[d]! ^ LO[e]! ^ LO[f]! ^ LO[g]! ^ LO[h]!) >>> 0;
-    hi = (HI[a]! ^ HI[b]! ^ HI[c]! ^ HI[d]! ^ HI[e]! ^ HI[f]! ^ HI[g]! ^ HI[h]!) >>> 0;
+    lo = LO[a]! ^ LO[b]! ^ LO[c]! ^ LO[d]! ^ LO[e]! ^ LO[f]! ^ LO[g]! ^ LO[h]!;
+    hi = HI[a]! ^ HI[b]! ^ HI[c]! ^ HI[d]! ^ HI[e]! ^ HI[f]! ^ HI[g]! ^ HI[h]!;
   }
   for (; i < data.length; i++) {
     const idx = (lo ^ data[i]!) & 0xff;
-    lo = (((lo >>> 8) | (hi << 24)) ^ LO[idx]!) >>> 0;
-    hi = ((hi >>> 8) ^ HI[idx]!) >>> 0;
+    lo = ((lo >>> 8) | (hi << 24)) ^ LO[idx]!;
+    hi = (hi >>> 8) ^ HI[idx]!;
   }
-  return (BigInt(hi) << 32n) | BigInt(lo);
+  // Stored as uint32 (a Uint32Array wraps the signed int32 results).
+  state[0] = lo;
+  state[1] = hi;
 }
