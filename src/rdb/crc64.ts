@@ -42,10 +42,11 @@ export function crc64(data: Buffer, crc = 0n): bigint {
 }
 
 function update(data: Buffer): void {
+  const n = data.length;
   let lo = state[0]!;
   let hi = state[1]!;
   let i = 0;
-  const n8 = data.length - (data.length % 8);
+  const n8 = n - (n % 8);
   for (; i < n8; i += 8) {
     lo ^= data[i]! | (data[i + 1]! << 8) | (data[i + 2]! << 16) | (data[i + 3]! << 24);
     hi ^= data[i + 4]! | (data[i + 5]! << 8) | (data[i + 6]! << 16) | (data[i + 7]! << 24);
@@ -60,7 +61,7 @@ function update(data: Buffer): void {
     lo = LO[a]! ^ LO[b]! ^ LO[c]! ^ LO[d]! ^ LO[e]! ^ LO[f]! ^ LO[g]! ^ LO[h]!;
     hi = HI[a]! ^ HI[b]! ^ HI[c]! ^ HI[d]! ^ HI[e]! ^ HI[f]! ^ HI[g]! ^ HI[h]!;
   }
-  for (; i < data.length; i++) {
+  for (; i < n; i++) {
     const idx = (lo ^ data[i]!) & 0xff;
     lo = ((lo >>> 8) | (hi << 24)) ^ LO[idx]!;
     hi = (hi >>> 8) ^ HI[idx]!;
