@@ -19,6 +19,7 @@ import { connect } from '../src/client/connect.js';
 import type { Connection, Value } from '../src/client/connection.js';
 import { Producer } from '../src/broker/producer.js';
 import { Worker } from '../src/broker/worker.js';
+import { KEEP, type Payload, bullAdd, bullWork, handler, payload, rate, until } from './bullmq-scenarios.js';
 import { startRedis } from './servers.js';
 
 function arg(name: string, fallback: number): number {
@@ -27,26 +28,11 @@ function arg(name: string, fallback: number): number {
 }
 const N = { add: arg('add', 2000), bulk: arg('bulk', 10_000), generic: arg('generic', 2000), concurrent: arg('concurrent', 10_000), memory: arg('memory', 10_000) };
 
-interface Payload {
-  orderId: string;
-  sku: string;
-  qty: number;
-}
-const payload = (n: number): Payload => ({ orderId: `order-${String(n).padStart(8, '0')}`, sku: 'tea', qty: 1 + (n % 5) });
-const handler = (data: Payload): { total: number } => ({ total: data.qty * 4 });
-const KEEP = { removeOnComplete: { count: 1000 }, removeOnFail: { count: 10_000 } };
-
 const server = await startRedis();
 const url = `redis://127.0.0.1:${server.port}`;
 const connection = { host: '127.0.0.1', port: server.port, maxRetriesPerRequest: null };
 const admin = await connect(url);
 let seq = 0;
-const rate = (n: number, ms: number): number => Math.round(n / (ms / 1000));
-
-/** Resolves once `count()` reaches n. */
-async function until(count: () => number, n: number): Promise<void> {
-  while (count() < n) await new Promise((r) => setTimeout(r, 2));
-}
 
 /** Resolves once the server's answer to `probe()` falls to n or below (or after 10 s). */
 async function untilAtMost(probe: () => Promise<number>, n: number): Promise<void> {
@@ -93,34 +79,6 @@ async function sluiceWork(n: number, concurrency: number): Promise<number> {
   const ms = performance.now() - t;
   await worker.close();
   await conn.close();
-  return rate(n, ms);
-}
-
-// --- BullMQ --------------------------------------------------------------------------------------
-
-async function bullAdd(n: number, bulk: number): Promise<number> {
-  const queue = new BullQueue(`bq${++seq}`, { connection });
-  await queue.add('job', payload(-1), KEEP);
-  const t = performance.now();
-  if (bulk === 1) for (let i = 0; i < n; i++) await queue.add('job', payload(i), KEEP);
-  else for (let i = 0; i < n; i += bulk) await queue.addBulk(Array.from({ length: bulk }, (_, k) => ({ name: 'job', data: payload(i + k), opts: KEEP })));
-  const ms = performance.now() - t;
-  await queue.close();
-  return rate(n, ms);
-}
-
-async function bullWork(n: number, concurrency: number): Promise<number> {
-  const name = `bq${++seq}`;
-  const queue = new BullQueue(name, { connection });
-  for (let i = 0; i < n; i += 1000) await queue.addBulk(Array.from({ length: Math.min(1000, n - i) }, (_, k) => ({ name: 'job', data: payload(i + k), opts: KEEP })));
-  let done = 0;
-  const t = performance.now();
-  const worker = new BullWorker(name, async (job) => handler(job.data as Payload), { connection, concurrency, ...KEEP });
-  worker.on('completed', () => done++);
-  await until(() => done, n);
-  const ms = performance.now() - t;
-  await worker.close();
-  await queue.close();
   return rate(n, ms);
 }
 
@@ -195,10 +153,10 @@ const redisVersion = /redis_version:(\S+)/.exec(String(await admin.call('INFO', 
 process.stdout.write(`redis-server ${redisVersion} on port ${server.port}; BullMQ 6.7 and sluice on the same server, one run each\n\n`);
 process.stdout.write(`${'scenario'.padEnd(36)}${'sluice/s'.padStart(10)}${'BullMQ/s'.padStart(10)}${'ratio'.padStart(8)}\n`);
 const scenarios: Array<[string, () => Promise<number>, () => Promise<number>]> = [
-  [`queue-add (${N.add}, one at a time)`, () => sluiceAdd(N.add, 1), () => bullAdd(N.add, 1)],
-  [`queue-add-bulk (${N.bulk}, bulks of 50)`, () => sluiceAdd(N.bulk, 50), () => bullAdd(N.bulk, 50)],
-  [`worker-generic (${N.generic}, conc. 1)`, () => sluiceWork(N.generic, 1), () => bullWork(N.generic, 1)],
-  [`worker-concurrent (${N.concurrent}, conc. 100)`, () => sluiceWork(N.concurrent, 100), () => bullWork(N.concurrent, 100)],
+  [`queue-add (${N.add}, one at a time)`, () => sluiceAdd(N.add, 1), () => bullAdd(connection, `bq${++seq}`, N.add, 1)],
+  [`queue-add-bulk (${N.bulk}, bulks of 50)`, () => sluiceAdd(N.bulk, 50), () => bullAdd(connection, `bq${++seq}`, N.bulk, 50)],
+  [`worker-generic (${N.generic}, conc. 1)`, () => sluiceWork(N.generic, 1), () => bullWork(connection, `bq${++seq}`, N.generic, 1)],
+  [`worker-concurrent (${N.concurrent}, conc. 100)`, () => sluiceWork(N.concurrent, 100), () => bullWork(connection, `bq${++seq}`, N.concurrent, 100)],
 ];
 const floor = await pingFloor(N.add);
 process.stdout.write(`${`PING one at a time (${N.add}, the floor)`.padEnd(36)}${String(floor).padStart(10)}${''.padStart(10)}${''.padStart(8)}\n`);
