@@ -187,6 +187,29 @@ const transactions: Step[] = [
   ev("return redis.call('xread', 'block', 0, 'streams', 's', '$')"),
 ];
 
+// redis.call's replies come through one reused arena: replies bigger than it (40 KB, then
+// 1.5 MB, past what it keeps), small ones, errors and RESP3 ones, in turn within one script,
+// each read whole before the next call.
+const replyArena: Step[] = [
+  ev("redis.call('set', KEYS[1], string.rep('x', 40000)); redis.call('set', KEYS[2], string.rep('y', 1500000)); return redis.call('rpush', KEYS[3], 'a', 'b', 'c')", ['ra:big', 'ra:huge', 'ra:list']),
+  ev(
+    `local out = {}
+    for i = 1, 40 do
+      local big = redis.call('get', KEYS[i % 2 + 1])
+      local small = redis.call('lrange', KEYS[3], 0, -1)
+      local e = redis.pcall('incr', KEYS[1])
+      out[#out + 1] = #big .. ':' .. string.sub(big, 1, 2) .. ':' .. table.concat(small, ',') .. ':' .. e.err
+    end
+    redis.setresp(3)
+    local h = redis.call('hgetall', KEYS[4])
+    out[#out + 1] = string.sub(redis.call('get', KEYS[2]), -3) .. ':' .. #redis.call('get', KEYS[1]) .. ':' .. tostring(h.f)
+    return out`,
+    ['ra:big', 'ra:huge', 'ra:list', 'ra:hash'],
+  ),
+  ['HSET', 'ra:hash', 'f', 'v'],
+  ev("redis.setresp(3); local h = redis.call('hgetall', KEYS[1]); redis.setresp(2); return {h.f, #redis.call('get', KEYS[2]), redis.call('hgetall', KEYS[1])}", ['ra:hash', 'ra:huge']),
+];
+
 export const cases: DiffCase[] = [
   { name: 'EVAL: Lua values to replies', steps: conversions },
   { name: 'EVAL: redis.call and redis.pcall, replies to Lua values', steps: calls },
@@ -195,4 +218,5 @@ export const cases: DiffCase[] = [
   { name: 'EVAL: shebang flags and read-only scripts', steps: shebang },
   { name: 'SCRIPT LOAD / EXISTS / FLUSH and EVALSHA', steps: cache },
   { name: 'EVAL in MULTI, blocking commands in scripts', steps: transactions },
+  { name: "EVAL: redis.call's replies of every size and protocol in one script", steps: replyArena },
 ];

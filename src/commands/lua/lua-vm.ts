@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 
 /** What the interpreter asks of the instance while a script runs. */
 export interface LuaHost {
-  /** redis.call / redis.pcall: the command's reply as RESP in protocol `resp`. */
+  /** redis.call / redis.pcall: the command's reply as RESP in protocol `resp`, valid until the next call (copied at once). */
   call(argv: Buffer[], resp: 2 | 3): Buffer;
   /** redis.log (level 0 debug .. 3 warning). */
   log(level: number, message: Buffer): void;
