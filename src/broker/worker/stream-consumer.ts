@@ -41,7 +41,8 @@ import { WorkerJob } from './job.js';
 import { Fields } from '../codec.js';
 import { backoffFunction, decodeJobOptions, resolveKeep } from '../jobs/job-options.js';
 import { RetentionKeeper } from '../jobs/retention.js';
-import { isWakeEntry, PriorityTaker } from '../jobs/priority.js';
+import { isWakeEntry, PRIORITY_FIELD, PriorityTaker } from '../jobs/priority.js';
+import { FAIR_KEY_FIELD } from '../fairness/lanes.js';
 import { FlowReporter } from '../flows/reporter.js';
 import type { ParentLink } from '../flows/link.js';
 import type { ChildOutcome } from '../flows/report.js';
@@ -50,6 +51,8 @@ import type { ChildOutcome } from '../flows/report.js';
 const INTERRUPT_RETRY_MS = 20;
 /** Auto read-ahead holds entries only while runs average under this (ms). */
 const READ_AHEAD_RUN_MS = 5;
+/** ... and no job moved in for a free slot (a fair key's, a prioritized one) was read for this long (ms). */
+const READ_AHEAD_AFTER_FED_MS = 5000;
 
 export type Emit<T> = <K extends keyof WorkerEvents<T>>(event: K, ...args: WorkerEvents<T>[K]) => void;
 
@@ -94,6 +97,8 @@ export class StreamConsumer<T> {
   private readonly recordRunTime: (ms: number) => void;
   /** Recent runs' average time (ms, exponentially weighted), null before the first. */
   private runTimeAverage: number | null = null;
+  /** When the last job moved in for a free slot (fair key, priority) was read (Date.now()). */
+  private fedAt = 0;
   /** Jobs were read since the last empty read: the next empty one sends a 'drained' event. */
   private busySinceDrained = false;
 
@@ -187,6 +192,9 @@ export class StreamConsumer<T> {
   private readAhead(): number {
     if (this.o.readAhead !== 'auto') return this.o.readAhead;
     if (this.runTimeAverage === null || this.runTimeAverage >= READ_AHEAD_RUN_MS) return 0;
+    // Jobs a feeder moved in for free slots, in its order (keys in turn, priorities), would
+    // wait here behind others: a quiet key's job behind a flood's.
+    if (Date.now() - this.fedAt < READ_AHEAD_AFTER_FED_MS) return 0;
     return Math.max(16, this.o.concurrency * this.o.batchSize);
   }
 
@@ -300,6 +308,8 @@ export class StreamConsumer<T> {
     for (const d of result.entries) {
       this.priority.noteEntry(d.entry.fields);
       this.o.feeder?.noteEntry(d.entry.fields);
+      const fields = d.entry.fields;
+      if (fields !== null && (fields[FAIR_KEY_FIELD] !== undefined || fields[PRIORITY_FIELD] !== undefined)) this.fedAt = Date.now();
       if (isWakeEntry(d.entry.fields)) {
         void this.acker.ack(d.entry.id); // a wake-up (jobs/priority.ts): nothing to run
         continue;
