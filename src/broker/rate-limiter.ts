@@ -14,12 +14,19 @@ export interface LimiterOptions {
   durationMs: number;
 }
 
+/**
+ * What may end a wait early: an AbortSignal, or the worker's JobAbort (`aborted` and `onAbort`),
+ * which spares making an AbortController per job.
+ */
+export type AbortSource = AbortSignal | { readonly aborted: boolean; onAbort(fn: (reason: unknown) => void): () => void };
+
 /** An acquire waiting for its start. */
 interface Waiter {
   settle: (ok: boolean) => void;
   fail: (err: unknown) => void;
-  signal?: AbortSignal;
   done: boolean;
+  /** Stops listening to its abort source. */
+  unsubscribe: () => void;
 }
 
 export class RateLimiter {
@@ -28,6 +35,8 @@ export class RateLimiter {
   /** Acquires not granted yet, first come first served. */
   private waiting: Waiter[] = [];
   private taking = false;
+  /** Until when (Date.now()) starts count as held back: the end of the window after one was. */
+  private heldUntil = 0;
 
   constructor(
     private readonly conn: Connection,
@@ -43,14 +52,19 @@ export class RateLimiter {
    * Resolves to true when this job may start, false when `signal` aborted first (the job is
    * not started); rejects when the server could not be asked.
    */
-  acquire(signal?: AbortSignal): Promise<boolean> {
+  acquire(signal?: AbortSource): Promise<boolean> {
     if (signal?.aborted) return Promise.resolve(false);
     return new Promise<boolean>((resolve, reject) => {
-      const waiter: Waiter = { settle: resolve, fail: reject, signal, done: false };
-      signal?.addEventListener('abort', () => settle(waiter, false), { once: true });
+      const waiter: Waiter = { settle: resolve, fail: reject, done: false, unsubscribe: () => {} };
+      if (signal !== undefined) waiter.unsubscribe = listen(signal, () => settle(waiter, false));
       this.waiting.push(waiter);
       if (!this.taking) void this.take();
     });
+  }
+
+  /** Whether starts were held back in this window or the last (a worker then reads no more than it can start). */
+  get throttled(): boolean {
+    return Date.now() < this.heldUntil;
   }
 
   /**
@@ -81,7 +95,7 @@ export class RateLimiter {
           ])) as [Value, Value];
           count = Number(reply);
         } catch (err) {
-          for (const w of batch) if (!w.done) ((w.done = true), w.fail(err));
+          for (const w of batch) if (!w.done) ((w.done = true), w.unsubscribe(), w.fail(err));
           continue;
         }
         const left = Math.max(0, max - (count - batch.length));
@@ -90,6 +104,7 @@ export class RateLimiter {
         if (rest.some((w) => !w.done)) {
           // Spread the wakers over the first few ms of the next window.
           const window = Math.floor(now / durationMs);
+          this.heldUntil = Date.now() + (window + 2) * durationMs - now;
           await sleep((window + 1) * durationMs - now + Math.random() * Math.min(20, durationMs / 10));
           this.waiting = [...rest, ...this.waiting];
         }
@@ -111,7 +126,15 @@ export class RateLimiter {
 function settle(w: Waiter, ok: boolean): void {
   if (w.done) return;
   w.done = true;
+  w.unsubscribe();
   w.settle(ok);
+}
+
+/** Calls `fn` when `source` aborts; returns the unsubscribe. */
+function listen(source: AbortSource, fn: () => void): () => void {
+  if ('onAbort' in source) return source.onAbort(fn);
+  source.addEventListener('abort', fn, { once: true });
+  return () => source.removeEventListener('abort', fn);
 }
 
 function sleep(ms: number): Promise<void> {

@@ -95,8 +95,8 @@ export class Worker<T = unknown, R = unknown> extends EventEmitter<WorkerEvents<
       const timeoutMs = this.pool === null ? options.timeoutMs : undefined;
       const feeder = new FairTaker(conn, stream, options.group, options.claimIdleMs ?? 30_000, options.fairness ?? {}, (err) => emit('error', asError(err)));
       this.feeders.push(feeder);
-      // Auto read-ahead only without waits before a run (a limiter's, a slot's), which it would hoard entries through.
-      const readAhead = options.readAhead ?? (limiter !== null || gate !== null || options.fairness !== undefined ? 0 : undefined);
+      // Auto read-ahead only without slots to wait for before a run, which it would hoard entries through (a limiter says when it holds starts back).
+      const readAhead = options.readAhead ?? (gate !== null || options.fairness !== undefined ? 0 : undefined);
       const resolved = { ...resolveOptions({ ...options, stream, concurrency: shares[i]!, timeoutMs, readAhead }, options.codec ?? jsonCodec), limiter, gate: bothGates(gate, feeder), feeder };
       const dead = options.deadLetterStream ?? defaultDeadLetterStream(stream);
       return new StreamConsumer<T>(conn, resolved, this.consumer, dead, this.metrics, any, emit as Emit<T>);

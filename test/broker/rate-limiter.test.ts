@@ -37,6 +37,18 @@ test('starts asked for together take one round trip; a window grants max, the re
     const spread = (from: number, to: number): number => Math.max(...times.slice(from, to)) - Math.min(...times.slice(from, to));
     assert.ok(spread(0, 30) < 200 && spread(30, 60) < 200, JSON.stringify(times.map(Math.round)));
     assert.ok(Math.min(...times.slice(30)) > Math.max(...times.slice(0, 30)));
+    assert.equal(limiter.throttled, true, 'starts were held back in the last window');
+  } finally {
+    await close();
+  }
+});
+
+test('a limiter that held nothing back is not throttled', async () => {
+  const { conn, close } = await counted();
+  try {
+    const limiter = new RateLimiter(conn, 'lim4', { max: 100, durationMs: 400 });
+    await Promise.all(Array.from({ length: 50 }, () => limiter.acquire()));
+    assert.equal(limiter.throttled, false);
   } finally {
     await close();
   }

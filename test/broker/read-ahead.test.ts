@@ -88,8 +88,13 @@ describeEach(backends, (name) => `read-ahead on ${name}`, (b) => {
     assert.equal(await heldWhileBlocked({ readAhead: 0 }, 20), 1);
   });
 
-  test('a limiter turns auto read-ahead off', async () => {
-    assert.equal(await heldWhileBlocked({ limiter: { max: 10_000, durationMs: 1000 } }, 20), 1);
+  test('a limiter that holds no start back leaves auto read-ahead on', async () => {
+    const count = await heldWhileBlocked({ limiter: { max: 10_000, durationMs: 1000 } }, 20);
+    assert.ok(count > 1 && count <= 17, `held ${count}`);
+  });
+
+  test('globalConcurrency turns auto read-ahead off', async () => {
+    assert.equal(await heldWhileBlocked({ globalConcurrency: 5 }, 20), 1);
   });
 
   test('a bad readAhead is refused', () => {

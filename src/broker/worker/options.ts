@@ -70,8 +70,9 @@ export interface WorkerOptions {
   /**
    * Entries read ahead of free handler slots, waiting here (pending under this consumer, their
    * leases kept) to start as slots free, so short jobs don't each wait for a read's round trip.
-   * Default: while recent runs took under 5 ms on average and no limiter, globalConcurrency or
-   * fairness is set, up to max(16, concurrency × batch size); else none. 0 turns it off.
+   * Default: while recent runs took under 5 ms on average, the limiter (if any) holds no start
+   * back, and no globalConcurrency or fairness is set, up to max(16, concurrency × batch size);
+   * else none. 0 turns it off.
    */
   readAhead?: number;
   /**

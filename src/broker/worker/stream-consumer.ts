@@ -187,7 +187,7 @@ export class StreamConsumer<T> {
   /**
    * Read-ahead (WorkerOptions.readAhead): auto holds entries ahead only while runs are short, so
    * a slow job never keeps others waiting here that another worker could run (the Worker turns
-   * it off where a limiter or a slot may hold runs back: their waits are not run time).
+   * it off where a slot may hold runs back: that wait is not run time; a limiter, while it does).
    */
   private readAhead(): number {
     if (this.o.readAhead !== 'auto') return this.o.readAhead;
@@ -195,6 +195,8 @@ export class StreamConsumer<T> {
     // Jobs a feeder moved in for free slots, in its order (keys in turn, priorities), would
     // wait here behind others: a quiet key's job behind a flood's.
     if (Date.now() - this.fedAt < READ_AHEAD_AFTER_FED_MS) return 0;
+    // A limiter holding starts back: entries read now would only wait here.
+    if (this.o.limiter?.throttled) return 0;
     return Math.max(16, this.o.concurrency * this.o.batchSize);
   }
 
@@ -392,7 +394,7 @@ export class StreamConsumer<T> {
       // Each job of the unit takes a start from the group's limit; an abort meanwhile (lost
       // lease, close timeout) means the entries were dealt with elsewhere: do not run them.
       try {
-        for (let i = 0; i < jobs.length; i++) if (!(await this.o.limiter.acquire(abort.signal))) return;
+        for (let i = 0; i < jobs.length; i++) if (!(await this.o.limiter.acquire(abort))) return;
       } catch (err) {
         // The limit could not be checked: leave the entries pending (claimed back after
         // claimIdleMs) rather than run them past the limit.
