@@ -37,6 +37,8 @@ export class RateLimiter {
   private taking = false;
   /** Until when (Date.now()) starts count as held back: the end of the window after one was. */
   private heldUntil = 0;
+  /** The wait for the next window, while a batch's rest waits: ended early once none of them waits. */
+  private nap: { timer: NodeJS.Timeout; wake: () => void; rest: Waiter[] } | null = null;
 
   constructor(
     private readonly conn: Connection,
@@ -56,7 +58,17 @@ export class RateLimiter {
     if (signal?.aborted) return Promise.resolve(false);
     return new Promise<boolean>((resolve, reject) => {
       const waiter: Waiter = { settle: resolve, fail: reject, done: false, unsubscribe: () => {} };
-      if (signal !== undefined) waiter.unsubscribe = listen(signal, () => settle(waiter, false));
+      if (signal !== undefined) {
+        waiter.unsubscribe = listen(signal, () => {
+          settle(waiter, false);
+          // Nobody left to start: no timer keeps the process up for the rest of a window (a close).
+          const nap = this.nap;
+          if (nap !== null && nap.rest.every((w) => w.done) && this.waiting.every((w) => w.done)) {
+            clearTimeout(nap.timer);
+            nap.wake();
+          }
+        });
+      }
       this.waiting.push(waiter);
       if (!this.taking) void this.take();
     });
@@ -105,7 +117,11 @@ export class RateLimiter {
           // Spread the wakers over the first few ms of the next window.
           const window = Math.floor(now / durationMs);
           this.heldUntil = Date.now() + (window + 2) * durationMs - now;
-          await sleep((window + 1) * durationMs - now + Math.random() * Math.min(20, durationMs / 10));
+          await new Promise<void>((wake) => {
+            const timer = setTimeout(wake, Math.max(0, (window + 1) * durationMs - now + Math.random() * Math.min(20, durationMs / 10)));
+            this.nap = { timer, wake, rest };
+          });
+          this.nap = null;
           this.waiting = [...rest, ...this.waiting];
         }
       }
@@ -137,6 +153,4 @@ function listen(source: AbortSource, fn: () => void): () => void {
   return () => source.removeEventListener('abort', fn);
 }
 
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
-}
+

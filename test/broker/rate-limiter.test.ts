@@ -65,6 +65,14 @@ test('an abort while waiting for the next window resolves false; others still st
     abort.abort();
     assert.equal(await waiting, false);
     assert.equal(await next, true);
+    // Aborting the only waiter ends the wait for the window at once (a worker's close).
+    const alone = new AbortController();
+    const waits = limiter.acquire(alone.signal);
+    await new Promise((r) => setTimeout(r, 20));
+    const t = performance.now();
+    alone.abort();
+    assert.equal(await waits, false);
+    assert.ok(performance.now() - t < 100);
   } finally {
     await close();
   }
