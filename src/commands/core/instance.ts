@@ -414,8 +414,9 @@ export class Instance implements InstanceView {
   ): Reply | Promise<Reply> {
     const ctx = new CommandContext(this, client, noBlock || client.mustObey);
     const stats = (resolved.stats ??= this.stats.forCommand(resolved.fullName));
-    // Inside a batch the clock was read once for all its commands (see beginBatch).
-    const batched = this.batchStarted >= 0;
+    // Inside a batch the clock was read once for all its commands (see beginBatch). A script's
+    // commands time themselves: the batch's time is its requests' (the EVAL's includes them).
+    const batched = this.batchStarted >= 0 && !client.fromScript;
     const started = batched ? this.batchStarted : performance.now();
     client.lastInteraction = TIME_ORIGIN + started;
     let reply: Reply | Promise<Reply>;
