@@ -218,7 +218,8 @@ describeEach(backends, (name) => `managing jobs on ${name}`, (b) => {
     const worker = await running<{ i: number }>(stream, async (p) => {
       ran.set(p.i, (ran.get(p.i) ?? 0) + 1);
       await new Promise((r) => setTimeout(r, 2));
-    }, { concurrency: 2 });
+      // No read-ahead: entries it held would be delivered, not waiting, when the removes reach them.
+    }, { concurrency: 2, readAhead: 0 });
     await waitFor(() => ran.size > 0, 'the worker runs');
     let activeErrors = 0;
     await Promise.all(
