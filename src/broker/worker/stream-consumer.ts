@@ -257,6 +257,9 @@ export class StreamConsumer<T> {
       await this.waitForSlot();
       if (this.state !== 'running' || this.paused) continue;
       if (this.state !== 'running') break;
+      // A claim may have filled the room since waitForSlot (and XREADGROUP's COUNT 0 means no limit).
+      const room = this.readRoom();
+      if (room <= 0) continue;
       try {
         // Prioritized jobs, lowest number first, into the stream (jobs/priority.ts), beside the
         // read below, which takes them whether it reaches the server after the move's EXEC or
@@ -264,7 +267,7 @@ export class StreamConsumer<T> {
         const moving = this.priority.pending ? this.priority.take(this.freeSlots()).then(() => null, asError) : null;
         const feeding = this.o.feeder?.pending ? this.o.feeder.take(this.freeSlots()).then(() => null, asError) : null;
         // Set before anything is awaited: a pause seen from here on waits for this read to end.
-        const reading = this.reader!.read(this.readRoom());
+        const reading = this.reader!.read(room);
         this.readInFlight = reading.then(
           () => undefined,
           () => undefined,
