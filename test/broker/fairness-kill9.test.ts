@@ -9,14 +9,14 @@
 // A job of the killed worker's, claimed and run again, runs without a slot (docs/fairness.md: a
 // retry takes none), so such runs are left out of the count.
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, test } from 'node:test';
 import { activeKey } from '../../src/broker/fairness/lanes.js';
 import { Producer } from '../../src/broker/producer.js';
 import { describeEach, redisServer, sluiceServer } from './backends.js';
-import { stopChild } from '../support/processes.js';
+import { type LineReporter, spawnLineReporter, stopChild } from '../support/processes.js';
 import { waitFor } from '../support/wait.js';
 
 const SCRIPT = join(dirname(fileURLToPath(import.meta.url)), 'fairness-worker-process.js');
@@ -48,28 +48,18 @@ describeEach([redisServer, sluiceServer], (name) => `per-key fairness with a wor
     const conn = await b.connect();
     const stream = `{fk9-${process.pid}}`;
     const runs: Array<Map<string, Run>> = [];
-    const exited: Array<bigint | null> = [];
+    const workers: LineReporter[] = [];
     for (let i = 0; i < 3; i++) {
       const mine = new Map<string, Run>();
       runs.push(mine);
-      exited.push(null);
-      const child = spawn(process.execPath, [SCRIPT, b.url!, stream, `w${i}`, String(CLAIM_IDLE_MS), String(LIMIT)], { stdio: ['ignore', 'pipe', 'inherit'] });
-      children.push(child);
-      let rest = '';
-      let ready!: () => void;
-      const isReady = new Promise<void>((r) => (ready = r));
-      child.stdout!.on('data', (c: Buffer) => {
-        const lines = (rest + c.toString()).split('\n');
-        rest = lines.pop()!;
-        for (const line of lines) {
-          if (line === 'ready') ready();
-          const [kind, key, n, ...more] = line.split(' ');
-          if (kind === 's') mine.set(`${key}:${n}:${more[3]}`, { key: key!, first: more[0] === '1', token: more[1]!, start: BigInt(more[2]!), end: null });
-          if (kind === 'e') for (const [id, run] of mine) if (run.end === null && id.startsWith(`${key}:${n}:`)) run.end = BigInt(more[0]!);
-        }
+      const worker = spawnLineReporter(SCRIPT, [b.url!, stream, `w${i}`, String(CLAIM_IDLE_MS), String(LIMIT)], (line) => {
+        const [kind, key, n, ...more] = line.split(' ');
+        if (kind === 's') mine.set(`${key}:${n}:${more[3]}`, { key: key!, first: more[0] === '1', token: more[1]!, start: BigInt(more[2]!), end: null });
+        if (kind === 'e') for (const [id, run] of mine) if (run.end === null && id.startsWith(`${key}:${n}:`)) run.end = BigInt(more[0]!);
       });
-      child.once('exit', () => (exited[i] = process.hrtime.bigint()));
-      await isReady;
+      workers.push(worker);
+      children.push(worker.child);
+      await worker.ready;
     }
     const producer = new Producer<{ k: string; n: number }>(conn, { stream });
     await producer.addMany(Array.from({ length: HOT }, (_, n) => ({ payload: { k: 'hot', n }, fairKey: 'hot' })), { keyed: true });
@@ -86,7 +76,7 @@ describeEach([redisServer, sluiceServer], (name) => `per-key fairness with a wor
     const victim = [0, 1, 2].find(justStarted)!;
     const killedAt = process.hrtime.bigint();
     await stopChild(children[victim]!, 'SIGKILL');
-    await waitFor(() => exited[victim] !== null, 'the victim gone');
+    await waitFor(() => workers[victim]!.exitedAt() !== null, 'the victim gone');
 
     // The victim's slots, as it left them: each lease ends within claimIdleMs of its last renewal.
     const [s, us] = (await conn.call('TIME')) as [string, string];

@@ -5,7 +5,7 @@
 // start and end is stamped with the machine's monotonic clock, and the intervals never overlap
 // more than N deep (the killed one's jobs counted as running until its exit was seen).
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, test } from 'node:test';
@@ -15,7 +15,7 @@ import { concurrencyKey } from '../../src/broker/global-concurrency.js';
 import { backends, describeEach, redisServer, sluiceServer, useWorkers } from './backends.js';
 import { unique } from '../support/names.js';
 import { waitFor } from '../support/wait.js';
-import { stopChild } from '../support/processes.js';
+import { type LineReporter, spawnLineReporter, stopChild } from '../support/processes.js';
 
 describeEach(backends, (name) => `global concurrency on ${name}`, (b) => {
   let conn!: Connection;
@@ -89,29 +89,19 @@ describeEach([redisServer, sluiceServer], (name) => `global concurrency across p
     const conn = await b.connect();
     const stream = `{gck9-${process.pid}}`;
     const runs: Array<Map<string, Interval>> = [];
-    const exited: Array<bigint | null> = [];
+    const workers: LineReporter[] = [];
     for (let i = 0; i < 3; i++) {
       const mine = new Map<string, Interval>();
       runs.push(mine);
-      exited.push(null);
-      const child = spawn(process.execPath, [SCRIPT, b.url!, stream, `w${i}`, String(CLAIM_IDLE_MS), String(LIMIT)], { stdio: ['ignore', 'pipe', 'inherit'] });
-      children.push(child);
-      let rest = '';
-      let ready!: () => void;
-      const isReady = new Promise<void>((r) => (ready = r));
-      child.stdout!.on('data', (c: Buffer) => {
-        const lines = (rest + c.toString()).split('\n');
-        rest = lines.pop()!;
-        for (const line of lines) {
-          if (line === 'ready') ready();
-          const [kind, n, t] = line.split(' ');
-          // A redelivered job (the killed one's) is a run of its own.
-          if (kind === 's') mine.set(`${n}:${t}`, { start: BigInt(t!), end: null });
-          if (kind === 'e') for (const [k, run] of mine) if (run.end === null && k.startsWith(`${n}:`)) run.end = BigInt(t!);
-        }
+      const worker = spawnLineReporter(SCRIPT, [b.url!, stream, `w${i}`, String(CLAIM_IDLE_MS), String(LIMIT)], (line) => {
+        const [kind, n, t] = line.split(' ');
+        // A redelivered job (the killed one's) is a run of its own.
+        if (kind === 's') mine.set(`${n}:${t}`, { start: BigInt(t!), end: null });
+        if (kind === 'e') for (const [k, run] of mine) if (run.end === null && k.startsWith(`${n}:`)) run.end = BigInt(t!);
       });
-      child.once('exit', () => (exited[i] = process.hrtime.bigint()));
-      await isReady;
+      workers.push(worker);
+      children.push(worker.child);
+      await worker.ready;
     }
     await new Producer(conn, { stream }).addMany(Array.from({ length: JOBS }, (_, n) => ({ payload: { n } })), { keyed: true });
     await waitFor(async () => Number(await conn.call('HLEN', `${stream}:receipts`)) >= JOBS / 3, 'a third handled');
@@ -128,7 +118,7 @@ describeEach([redisServer, sluiceServer], (name) => `global concurrency across p
     // The victim's runs end when the signal is sent (its exit may be seen much later).
     const killedAt = process.hrtime.bigint();
     await stopChild(children[victim]!, 'SIGKILL');
-    await waitFor(() => exited[victim] !== null, 'the victim gone');
+    await waitFor(() => workers[victim]!.exitedAt() !== null, 'the victim gone');
     const heldAtKill = openRuns(victim);
     await waitFor(async () => Number(await conn.call('HLEN', `${stream}:receipts`)) === JOBS, 'all handled', 60_000);
     // A job's receipt is written before its end is printed, and a claimed job can run again after

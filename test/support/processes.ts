@@ -97,6 +97,34 @@ export function runToExit(
   });
 }
 
+/** A Node script that reports on stdout, a line at a time (the kill -9 tests' worker processes). */
+export interface LineReporter {
+  child: ChildProcess;
+  /** Resolves once the script printed the line `ready`. */
+  ready: Promise<void>;
+  /** When it exited, on the monotonic clock (process.hrtime.bigint()); null while it runs. */
+  exitedAt(): bigint | null;
+}
+
+/** Runs `node script args…`, handing each whole line it prints to `onLine`. */
+export function spawnLineReporter(script: string, args: string[], onLine: (line: string) => void): LineReporter {
+  const child = spawn(process.execPath, [script, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let exitedAt: bigint | null = null;
+  child.once('exit', () => (exitedAt = process.hrtime.bigint()));
+  let rest = '';
+  let ready!: () => void;
+  const isReady = new Promise<void>((r) => (ready = r));
+  child.stdout!.on('data', (c: Buffer) => {
+    const lines = (rest + c.toString()).split('\n');
+    rest = lines.pop()!;
+    for (const line of lines) {
+      if (line === 'ready') ready();
+      onLine(line);
+    }
+  });
+  return { child, ready: isReady, exitedAt: () => exitedAt };
+}
+
 export async function stopChild(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = once(child, 'exit');
