@@ -17,49 +17,34 @@ const FIRST_ARG_KEY = new Set(['HSET', 'ZADD', 'XADD', 'XACK', 'RPUSH', 'LTRIM',
 
 export function coalesce(commands: Arg[][]): Arg[][] {
   const out: Arg[][] = [];
-  /** Key -> the HSET (or plain ZADD) in `out` that later ones on that key join. */
-  const openHset = new Map<string, Arg[]>();
-  const openZadd = new Map<string, Arg[]>();
+  /** Key -> the HSET (or plain ZADD) in `out` that later ones of its kind on that key join. */
+  const open = new Map<string, { name: string; command: Arg[] }>();
   for (const command of commands) {
     const name = String(command[0]).toUpperCase();
     const key = command.length > 1 ? String(command[1]) : '';
-    if (name === 'HSET' && command.length >= 4 && command.length % 2 === 0) {
-      const open = openHset.get(key);
-      if (open !== undefined) {
-        for (let i = 2; i < command.length; i++) open.push(command[i]!);
+    if (foldable(name, command)) {
+      const joined = open.get(key);
+      if (joined !== undefined && joined.name === name) {
+        for (let i = 2; i < command.length; i++) joined.command.push(command[i]!);
         continue;
       }
-      closeKey(key, openHset, openZadd);
       const copy = [...command];
       out.push(copy);
-      openHset.set(key, copy);
-      continue;
-    }
-    if (name === 'ZADD' && command.length >= 4 && command.length % 2 === 0 && isPlainZadd(command)) {
-      const open = openZadd.get(key);
-      if (open !== undefined) {
-        for (let i = 2; i < command.length; i++) open.push(command[i]!);
-        continue;
-      }
-      closeKey(key, openHset, openZadd);
-      const copy = [...command];
-      out.push(copy);
-      openZadd.set(key, copy);
+      open.set(key, { name, command: copy });
       continue;
     }
     out.push(command);
-    if (FIRST_ARG_KEY.has(name)) closeKey(key, openHset, openZadd);
-    else if (name === 'DEL' || name === 'UNLINK') for (let i = 1; i < command.length; i++) closeKey(String(command[i]), openHset, openZadd);
-    else {
-      openHset.clear();
-      openZadd.clear();
-    }
+    if (FIRST_ARG_KEY.has(name)) open.delete(key);
+    else if (name === 'DEL' || name === 'UNLINK') for (let i = 1; i < command.length; i++) open.delete(String(command[i]));
+    else open.clear();
   }
   return out;
 }
 
-function closeKey(key: string, ...maps: Array<Map<string, Arg[]>>): void {
-  for (const m of maps) m.delete(key);
+/** `HSET key field value [field value …]`, or a plain ZADD: what later ones on the key may join. */
+function foldable(name: string, command: Arg[]): boolean {
+  if (command.length < 4 || command.length % 2 !== 0) return false;
+  return name === 'HSET' || (name === 'ZADD' && isPlainZadd(command));
 }
 
 /** `ZADD key score member [score member …]` without flags (NX, XX, GT, LT, CH, INCR). */
