@@ -26,16 +26,26 @@ export const IDEMPOTENCE_WINDOW = 100;
 /** How long the script remembers a pid's iids after its last add (IDMP-DURATION's default). */
 export const IDEMPOTENCE_TTL_MS = 100_000;
 
-/** KEYS: stream, iid hash, iid order list. ARGV: iid, window, ttl ms, XADD's arguments after the key. */
-export const IDEMPOTENT_XADD_SCRIPT = `local id = redis.call('HGET', KEYS[2], ARGV[1])
+/**
+ * The Lua of an idempotent XADD, for scripts that go on after it (jobs/add-script.ts): returns
+ * the id remembered for iid ARGV[1], else XADDs to KEYS[1] ARGV's arguments from index `from`
+ * (a Lua expression) on, remembers the id in `id` and goes on. KEYS[2]: iid hash, KEYS[3]: iid
+ * order list; ARGV[2]: window, ARGV[3]: ttl ms.
+ */
+export function idempotentXaddLua(from: string): string {
+  return `local id = redis.call('HGET', KEYS[2], ARGV[1])
 if id then return id end
-id = redis.call('XADD', KEYS[1], unpack(ARGV, 4))
+id = redis.call('XADD', KEYS[1], unpack(ARGV, ${from}))
 redis.call('HSET', KEYS[2], ARGV[1], id)
 if redis.call('RPUSH', KEYS[3], ARGV[1]) > tonumber(ARGV[2]) then
   redis.call('HDEL', KEYS[2], redis.call('LPOP', KEYS[3]))
 end
 redis.call('PEXPIRE', KEYS[2], ARGV[3])
-redis.call('PEXPIRE', KEYS[3], ARGV[3])
+redis.call('PEXPIRE', KEYS[3], ARGV[3])`;
+}
+
+/** KEYS: stream, iid hash, iid order list. ARGV: iid, window, ttl ms, XADD's arguments after the key. */
+export const IDEMPOTENT_XADD_SCRIPT = `${idempotentXaddLua('4')}
 return id`;
 
 export const IDEMPOTENT_XADD_SHA1 = createHash('sha1').update(IDEMPOTENT_XADD_SCRIPT).digest('hex');

@@ -11,7 +11,7 @@
 // for idempotence, and adding one would make every add depend on scripting being allowed.
 import { createHash } from 'node:crypto';
 import type { Arg } from '../../client/connection.js';
-import { IDEMPOTENT_XADD_SHA1 } from '../idempotence.js';
+import { IDEMPOTENT_XADD_SHA1, idempotentXaddLua } from '../idempotence.js';
 import { RecordField } from './record.js';
 
 /**
@@ -19,17 +19,9 @@ import { RecordField } from './record.js';
  * ARGV: iid, window, ttl ms, #record fields, #event args, record field/value pairs, the event's
  * XADD arguments after its key (none: events off), the entry's XADD arguments after its key.
  */
-export const JOB_ADD_SCRIPT = `local id = redis.call('HGET', KEYS[2], ARGV[1])
-if id then return id end
-local nr = tonumber(ARGV[4])
+export const JOB_ADD_SCRIPT = `local nr = tonumber(ARGV[4])
 local ne = tonumber(ARGV[5])
-id = redis.call('XADD', KEYS[1], unpack(ARGV, 6 + nr + ne))
-redis.call('HSET', KEYS[2], ARGV[1], id)
-if redis.call('RPUSH', KEYS[3], ARGV[1]) > tonumber(ARGV[2]) then
-  redis.call('HDEL', KEYS[2], redis.call('LPOP', KEYS[3]))
-end
-redis.call('PEXPIRE', KEYS[2], ARGV[3])
-redis.call('PEXPIRE', KEYS[3], ARGV[3])
+${idempotentXaddLua('6 + nr + ne')}
 redis.call('HSET', KEYS[4], '${RecordField.entry}', id, unpack(ARGV, 6, 5 + nr))
 redis.call('HSETNX', KEYS[4], '${RecordField.state}', 'waiting')
 if ne > 0 then redis.call('XADD', KEYS[5], unpack(ARGV, 6 + nr, 5 + nr + ne)) end
