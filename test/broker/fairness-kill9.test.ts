@@ -18,6 +18,7 @@ import { Producer } from '../../src/broker/producer.js';
 import { describeEach, redisServer, sluiceServer } from './backends.js';
 import { type LineReporter, spawnLineReporter, stopChild } from '../support/processes.js';
 import { waitFor } from '../support/wait.js';
+import { mostAtOnce } from './runs-at-once.js';
 
 const SCRIPT = join(dirname(fileURLToPath(import.meta.url)), 'fairness-worker-process.js');
 const LIMIT = 3;
@@ -94,26 +95,8 @@ describeEach([redisServer, sluiceServer], (name) => `per-key fairness with a wor
     await waitFor(() => [0, 1, 2].every((i) => i === victim || open(i) === 0), 'every run of a live process ended', 10_000);
 
     for (const key of ['hot', 'cool']) {
-      // First deliveries of `key` as [start, end]: the victim's unfinished ones end at the kill.
-      const events: Array<[bigint, number]> = [];
-      runs.forEach((m, i) => {
-        for (const r of m.values()) {
-          if (r.key !== key || !r.first) continue;
-          const end = r.end ?? (i === victim ? (r.start > killedAt ? r.start : killedAt) : null);
-          assert.ok(end !== null, 'a run of a live process never ended');
-          events.push([r.start, 1], [end, -1]);
-        }
-      });
-      // Ends before starts at the same instant: a slot given back, then taken.
-      events.sort((x, y) => (x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : x[1] - y[1]));
-      let depth = 0;
-      let most = 0;
-      let mostAfterKill = 0;
-      for (const [t, d] of events) {
-        depth += d;
-        most = Math.max(most, depth);
-        if (t > killedAt) mostAfterKill = Math.max(mostAfterKill, depth);
-      }
+      // First deliveries of `key` (a claimed rerun takes no slot).
+      const { most, mostAfterKill } = mostAtOnce(runs, victim, killedAt, (r) => r.key === key && r.first);
       assert.ok(most <= LIMIT, `${most} jobs of '${key}' ran at once (limit ${LIMIT})`);
       // While a dead slot was held the survivors could run at most LIMIT - 1 of 'hot'.
       if (key === 'hot') assert.equal(mostAfterKill, LIMIT, "after the kill the survivors ran 3 of 'hot' at once: the dead slot came back");

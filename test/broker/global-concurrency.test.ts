@@ -16,6 +16,7 @@ import { backends, describeEach, redisServer, sluiceServer, useWorkers } from '.
 import { unique } from '../support/names.js';
 import { waitFor } from '../support/wait.js';
 import { type LineReporter, spawnLineReporter, stopChild } from '../support/processes.js';
+import { mostAtOnce } from './runs-at-once.js';
 
 describeEach(backends, (name) => `global concurrency on ${name}`, (b) => {
   let conn!: Connection;
@@ -124,20 +125,8 @@ describeEach([redisServer, sluiceServer], (name) => `global concurrency across p
     // A job's receipt is written before its end is printed, and a claimed job can run again after
     // its receipt: wait for the live processes' ends to arrive.
     await waitFor(() => [0, 1, 2].every((i) => i === victim || openRuns(i) === 0), 'every run of a live process ended', 10_000);
-    // Every run as [start, end]: the killed one's unfinished ones until its exit was seen.
-    const events: Array<[bigint, number]> = [];
-    runs.forEach((m, i) => {
-      for (const r of m.values()) {
-        const end = r.end ?? (i === victim ? (r.start > killedAt ? r.start : killedAt) : null);
-        assert.ok(end !== null, 'a run of a live process never ended');
-        events.push([r.start, 1], [end, -1]);
-      }
-    });
-    // Ends before starts at the same instant: a slot given back, then taken.
-    events.sort((x, y) => (x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : x[1] - y[1]));
-    let depth = 0;
-    let most = 0;
-    for (const [, d] of events) most = Math.max(most, (depth += d));
+    // Every run, the killed one's unfinished ones until its exit was seen.
+    const { most } = mostAtOnce(runs, victim, killedAt);
     assert.ok(most <= LIMIT, `${most} jobs ran at once (limit ${LIMIT})`);
     assert.equal(most, LIMIT, 'the limit was reached');
     assert.ok(heldAtKill > 0, 'the killed process held slots');
