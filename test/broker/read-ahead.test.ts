@@ -28,21 +28,35 @@ describeEach(backends, (name) => `read-ahead on ${name}`, (b) => {
     return ((await conn.call('XPENDING', stream, 'g', '-', '+', 1000, consumer)) as Value[]).length;
   }
 
+  interface Scenario {
+    /** Each run takes this long (ms; default: none). */
+    runMs?: number;
+    /** Looks at the stream while the blocking job runs. */
+    whileBlocked?: (stream: string) => Promise<void>;
+    /** Adds the 100 jobs (default: plain ones, before the worker starts). */
+    fill?: (producer: Producer<number>) => Promise<void>;
+    /** Called by the n-th run (adding more jobs, say). */
+    onRun?: (producer: Producer<number>, n: number) => Promise<void>;
+  }
+
   /**
    * 100 jobs at concurrency 1: the first `fast` run at once (or take `runMs` each), then one
    * blocks; resolves to the entries the consumer holds while it does, after all ran.
    */
-  async function heldWhileBlocked(options: Partial<WorkerOptions>, fast: number, runMs = 0, whileBlocked: (stream: string) => Promise<void> = async () => {}): Promise<number> {
+  async function heldWhileBlocked(options: Partial<WorkerOptions>, fast: number, scenario: Scenario = {}): Promise<number> {
+    const { runMs = 0, whileBlocked = async () => {}, onRun = async () => {} } = scenario;
     const stream = unique('ahead');
     const consumer = unique('c');
-    await new Producer(conn, { stream }).addMany(Array.from({ length: 100 }, (_, i) => i));
+    const producer = new Producer<number>(conn, { stream });
+    await (scenario.fill ?? ((p) => p.addMany(Array.from({ length: 100 }, (_, i) => i)).then(() => {})))(producer);
     const gate = deferred();
     let ran = 0;
     let active = 0;
     let peak = 0;
     const w = new Worker<number>(conn, { stream, group: 'g', consumer, concurrency: 1, ...options }, async () => {
       peak = Math.max(peak, ++active);
-      if (++ran === fast + 1) await gate.promise;
+      await onRun(producer, ++ran);
+      if (ran === fast + 1) await gate.promise;
       else if (runMs > 0) await new Promise((r) => setTimeout(r, runMs));
       active--;
     });
@@ -57,6 +71,7 @@ describeEach(backends, (name) => `read-ahead on ${name}`, (b) => {
     await waitFor(() => ran === 100, 'all run');
     await waitFor(async () => (await held(stream, consumer)) === 0, 'all acknowledged');
     assert.equal(peak, 1, 'never past the concurrency');
+    await producer.close();
     return count;
   }
 
@@ -67,12 +82,12 @@ describeEach(backends, (name) => `read-ahead on ${name}`, (b) => {
 
   test('jobs read ahead are listed as waiting (not active) until they start', async () => {
     let seen = { waiting: 0, active: 0, counted: 0 };
-    const count = await heldWhileBlocked({}, 20, 0, async (stream) => {
+    const count = await heldWhileBlocked({}, 20, { whileBlocked: async (stream) => {
       const queue = new Queue(conn, { stream });
       const waiting = await queue.getJobs('waiting');
       seen = { waiting: waiting.length, active: (await queue.getJobs('active')).length, counted: (await queue.getJobCounts()).active };
       assert.ok(waiting.every((j) => j.state === 'waiting'));
-    });
+    } });
     assert.equal(seen.active, 1, 'the one running');
     assert.equal(seen.counted, count, 'getJobCounts().active: every pending entry');
     // The rest of the 100: those held here and those not read yet.
@@ -80,7 +95,15 @@ describeEach(backends, (name) => `read-ahead on ${name}`, (b) => {
   });
 
   test('auto: slow runs (20 ms) hold no more than their slots', async () => {
-    assert.equal(await heldWhileBlocked({}, 5, 20), 1);
+    assert.equal(await heldWhileBlocked({}, 5, { runMs: 20 }), 1);
+  });
+
+  test('reading a prioritized job turns auto read-ahead off: plain jobs added after it are not held', async () => {
+    const count = await heldWhileBlocked({}, 20, {
+      fill: async (p) => void (await p.addMany(Array.from({ length: 20 }, (_, i) => ({ payload: i, priority: 1 })), { keyed: true })),
+      onRun: async (p, n) => void (n === 10 && (await p.addMany(Array.from({ length: 80 }, (_, i) => 20 + i)))),
+    });
+    assert.equal(count, 1);
   });
 
   test('a fixed read-ahead, and none', async () => {
