@@ -24,5 +24,5 @@ emcc -O2 -DLUA_ANSI -DENABLE_CJSON_GLOBAL -DREDIS_STATIC='' -DLUA_USE_MKSTEMP \
   -o "$OUT" --no-entry \
   -sSTANDALONE_WASM=1 -sALLOW_MEMORY_GROWTH=1 -sINITIAL_MEMORY=4194304 -sTOTAL_STACK=1048576 \
   -sERROR_ON_UNDEFINED_SYMBOLS=0 -sSUPPORT_LONGJMP=1 \
-  -sEXPORTED_FUNCTIONS=_sl_fload,_sl_fcall,_sl_funref,_sl_init,_sl_define,_sl_defined,_sl_run,_sl_out_ptr,_sl_out_len,_sl_alloc,_sl_free,_sl_memory
+  -sEXPORTED_FUNCTIONS=_sl_fload,_sl_fcall,_sl_resume,_sl_funref,_sl_init,_sl_define,_sl_defined,_sl_run,_sl_out_ptr,_sl_out_len,_sl_alloc,_sl_free,_sl_memory
 ls -l "$OUT"

@@ -14,6 +14,7 @@
 #include <strings.h>
 
 #include "lauxlib.h"
+#include "lstate.h" /* nCcalls and baseCcalls: whether the hook may yield (lua_yield's own test) */
 #include "lua.h"
 #include "lualib.h"
 
@@ -27,7 +28,9 @@ IMPORT("sl_js_log") extern void sl_js_log(int level, const char *msg, size_t len
 IMPORT("sl_js_sha1hex") extern void sl_js_sha1hex(const char *s, size_t len, char *out40);
 IMPORT("sl_js_set_repl") extern void sl_js_set_repl(int flags);
 /* Called every 100000 instructions; a non-zero answer kills the script. */
-IMPORT("sl_js_interrupt") extern int sl_js_interrupt(void);
+/* Asked every 100000 instructions of a script: 0 go on, 1 stop it (SCRIPT KILL), 2 yield (the
+ * server serves its other clients, then resumes the script). `yieldable`: 2 may be answered. */
+IMPORT("sl_js_interrupt") extern int sl_js_interrupt(int yieldable);
 
 LUALIB_API int(luaopen_cjson)(lua_State *L);
 LUALIB_API int(luaopen_struct)(lua_State *L);
@@ -43,6 +46,13 @@ static lua_State *L = NULL;
 static int script_resp = 2; /* the script client's protocol (redis.setresp) */
 static int caller_resp = 2; /* the protocol of the client the script's reply goes to */
 static int running = 0;
+/* A script runs in a coroutine of its own (reused while scripts end well), so that past
+ * busy-reply-threshold the count hook can yield it: the server goes back to its event loop,
+ * answers the other clients (BUSY, SCRIPT KILL), and resumes the script with sl_resume. Where
+ * the script is inside a C call (pcall, a metamethod, a sort comparator) Lua 5.1 cannot yield;
+ * the hook then lets JavaScript serve what it can from inside the hook. */
+static lua_State *co = NULL;
+static int co_ref = LUA_NOREF;
 static int gc_count = 0;
 /* How deep a returned table may nest: the conversion recurses, and the engine's stack (the
  * JavaScript thread's) is smaller than redis-server's C stack, so the limit is ours. */
@@ -851,10 +861,10 @@ static void register_log_and_version(lua_State *lua, int version_num, const char
 static const char *ERR_HANDLER =
     "local dbg = debug\n"
     "debug = nil\n"
-    "function __redis__err__handler(err)\n"
-    "  local i = dbg.getinfo(2,'nSl')\n"
+    "function __redis__err__handler(err, co)\n"
+    "  local i = dbg.getinfo(co, 0,'nSl')\n"
     "  if i and i.what == 'C' then\n"
-    "    i = dbg.getinfo(3,'nSl')\n"
+    "    i = dbg.getinfo(co, 1,'nSl')\n"
     "  end\n"
     "  if type(err) ~= 'table' then\n"
     "    err = {err='ERR ' .. tostring(err)}"
@@ -944,10 +954,10 @@ static int redis_register_function(lua_State *lua);
 static const char *FN_ERR_HANDLER =
     "local dbg = debug\n"
     "debug = nil\n"
-    "local error_handler = function (err)\n"
-    "  local i = dbg.getinfo(2,'nSl')\n"
+    "local error_handler = function (err, co)\n"
+    "  local i = dbg.getinfo(co, 0,'nSl')\n"
     "  if i and i.what == 'C' then\n"
-    "    i = dbg.getinfo(3,'nSl')\n"
+    "    i = dbg.getinfo(co, 1,'nSl')\n"
     "  end\n"
     "  if type(err) ~= 'table' then\n"
     "    err = {err='ERR ' .. tostring(err)}"
@@ -1002,6 +1012,8 @@ static void init_functions(int version_num, const char *version) {
  * interpreter of function libraries rather than of EVAL's scripts. */
 EXPORT int sl_init(int version_num, const char *version, int functions) {
     if (L != NULL) lua_close(L);
+    co = NULL;
+    co_ref = LUA_NOREF;
     L = lua_open();
     functions_mode = functions;
     if (functions) init_functions(version_num, version);
@@ -1033,13 +1045,21 @@ EXPORT int sl_defined(const char *name) {
     return defined;
 }
 
+/* The run in progress, kept across yields. */
+static char *run_display = NULL;
+static int run_with_hook = 0, run_eval_mode = 0;
+
 static void interrupt_hook(lua_State *lua, lua_Debug *ar) {
     (void)ar;
-    if (sl_js_interrupt()) {
+    int yieldable = lua == co && lua->nCcalls == lua->baseCcalls;
+    int what = sl_js_interrupt(yieldable);
+    if (what == 1) {
         /* Every line from now on: a pcall in the script cannot catch the kill and go on. */
         lua_sethook(lua, interrupt_hook, LUA_MASKLINE, 0);
         push_error_c(lua, "Script killed by user with SCRIPT KILL...");
         lua_error(lua);
+    } else if (what == 2 && yieldable) {
+        lua_yield(lua, 0);
     }
 }
 
@@ -1051,33 +1071,52 @@ static void push_array(int n, char **ptrs, size_t *lens) {
     }
 }
 
-/* Calls the function on the stack (above the error handler) and writes its reply or error
- * (luaCallFunction). EVAL mode: KEYS and ARGV are globals; function mode: the two arrays are
- * its arguments. */
-static int call_function(const char *display, int nkeys, int nargs, char **ptrs, size_t *lens, int resp, int with_hook,
-                         int eval_mode) {
-    caller_resp = resp;
-    script_resp = 2;
-    running = 1;
-    if (with_hook) lua_sethook(L, interrupt_hook, LUA_MASKCOUNT, 100000);
-    push_array(nkeys, ptrs, lens);
-    if (eval_mode) {
-        lua_enablereadonlytable(L, LUA_GLOBALSINDEX, 0);
-        lua_setglobal(L, "KEYS");
-        lua_enablereadonlytable(L, LUA_GLOBALSINDEX, 1);
+/* The coroutine scripts run in: the last one, or a new one after a script failed in it. */
+static lua_State *script_thread(void) {
+    if (co == NULL) {
+        co = lua_newthread(L);
+        co_ref = luaL_ref(L, LUA_REGISTRYINDEX);
     }
-    push_array(nargs, ptrs + nkeys, lens + nkeys);
-    if (eval_mode) {
-        lua_enablereadonlytable(L, LUA_GLOBALSINDEX, 0);
-        lua_setglobal(L, "ARGV");
-        lua_enablereadonlytable(L, LUA_GLOBALSINDEX, 1);
+    return co;
+}
+
+static void drop_script_thread(void) {
+    luaL_unref(L, LUA_REGISTRYINDEX, co_ref);
+    co_ref = LUA_NOREF;
+    co = NULL;
+}
+
+/* The error handler's work (__redis__err__handler / the functions' error_handler), done once
+ * the script's coroutine has failed: its stack is left as it was at the error, so the handler
+ * is given the thread to look at. Leaves the handler's result on L. */
+static void handle_error(void) {
+    lua_xmove(co, L, 1); /* the error value */
+    if (run_eval_mode) {
+        lua_getglobal(L, "__redis__err__handler");
+    } else {
+        lua_pushstring(L, "__ERROR_HANDLER__");
+        lua_gettable(L, LUA_REGISTRYINDEX);
     }
-    int err = eval_mode ? lua_pcall(L, 0, 1, -2) : lua_pcall(L, 2, 1, -4);
+    lua_insert(L, -2);
+    lua_pushthread(co);
+    lua_xmove(co, L, 1);
+    if (lua_pcall(L, 2, 1, 0)) {
+        /* the handler failed: its own error is what the caller sees, as a plain message */
+    }
+}
+
+/* Writes a finished run's reply or error (luaCallFunction) and clears it. Returns 0 (bit 1:
+ * the error reply must not count in the error statistics again), or 4: the script yielded. */
+static int finish_run(int status) {
+    if (status == LUA_YIELD) return 4;
     if (++gc_count == 50) {
         lua_gc(L, LUA_GCSTEP, 50);
         gc_count = 0;
     }
-    if (err) {
+    const char *display = run_display;
+    if (status != 0) {
+        handle_error();
+        drop_script_thread();
         if (!lua_istable(L, -1)) {
             const char *msg = lua_isstring(L, -1) ? lua_tostring(L, -1) : "execution failure";
             char head[200];
@@ -1113,26 +1152,60 @@ static int call_function(const char *display, int nkeys, int nargs, char **ptrs,
         }
         lua_pop(L, 1);
     } else {
-        reply_value(L, 0);
+        /* One result, as lua_pcall(..., 1, ...) kept: the first, or nil. */
+        if (lua_gettop(co) == 0) lua_pushnil(co);
+        else lua_settop(co, 1);
+        reply_value(co, 0);
+        lua_settop(co, 0);
+        if (run_with_hook) lua_sethook(co, NULL, 0, 0);
     }
-    if (with_hook) lua_sethook(L, NULL, 0, 0);
-    lua_pop(L, 1); /* the error handler */
+    free(run_display);
+    run_display = NULL;
     running = 0;
     return ignore_stats_of_reply ? 2 : 0;
 }
 
+/* Starts the function on top of L's stack (luaCallFunction). EVAL mode: KEYS and ARGV are
+ * globals; function mode: the two arrays are its arguments. */
+static int call_function(const char *display, int nkeys, int nargs, char **ptrs, size_t *lens, int resp, int with_hook,
+                         int eval_mode) {
+    caller_resp = resp;
+    script_resp = 2;
+    running = 1;
+    run_display = strdup(display);
+    run_with_hook = with_hook;
+    run_eval_mode = eval_mode;
+    lua_State *thread = script_thread();
+    lua_xmove(L, thread, 1); /* the function */
+    if (with_hook) lua_sethook(thread, interrupt_hook, LUA_MASKCOUNT, 100000);
+    push_array(nkeys, ptrs, lens);
+    if (eval_mode) {
+        lua_enablereadonlytable(L, LUA_GLOBALSINDEX, 0);
+        lua_setglobal(L, "KEYS");
+        lua_enablereadonlytable(L, LUA_GLOBALSINDEX, 1);
+    }
+    push_array(nargs, ptrs + nkeys, lens + nkeys);
+    if (eval_mode) {
+        lua_enablereadonlytable(L, LUA_GLOBALSINDEX, 0);
+        lua_setglobal(L, "ARGV");
+        lua_enablereadonlytable(L, LUA_GLOBALSINDEX, 1);
+    } else {
+        lua_xmove(L, thread, 2);
+    }
+    return finish_run(lua_resume(thread, eval_mode ? 0 : 2));
+}
+
 /* Runs the EVAL script `name` with KEYS and ARGV set. The reply, as RESP for `resp`, is left
- * in the output buffer. Returns 0, or -1 when no such function exists. `display` is the
- * script's name in error messages (its sha). Bit 1 of the result: the error reply must not
- * count in the error statistics again. */
+ * in the output buffer. Returns 0, or -1 when no such function exists, or 4 when the script
+ * yielded (sl_resume goes on with it). `display` is the script's name in error messages (its
+ * sha). Bit 1 of the result: the error reply must not count in the error statistics again. */
 EXPORT int sl_run(const char *name, const char *display, int nkeys, int nargs, char **ptrs, size_t *lens, int resp,
                   int with_hook) {
     out_len = 0;
     ignore_stats_of_reply = 0;
-    lua_getglobal(L, "__redis__err__handler");
     lua_getfield(L, LUA_REGISTRYINDEX, name);
     if (lua_isnil(L, -1)) {
-        lua_pop(L, 2);
+        lua_pop(L, 1);
         return -1;
     }
     return call_function(display, nkeys, nargs, ptrs, lens, resp, with_hook, 1);
@@ -1142,10 +1215,14 @@ EXPORT int sl_run(const char *name, const char *display, int nkeys, int nargs, c
 EXPORT int sl_fcall(int ref, const char *display, int nkeys, int nargs, char **ptrs, size_t *lens, int resp, int with_hook) {
     out_len = 0;
     ignore_stats_of_reply = 0;
-    lua_pushstring(L, "__ERROR_HANDLER__");
-    lua_gettable(L, LUA_REGISTRYINDEX);
     lua_rawgeti(L, LUA_REGISTRYINDEX, ref);
     return call_function(display, nkeys, nargs, ptrs, lens, resp, with_hook, 0);
+}
+
+/* Goes on with the script that yielded (sl_run or sl_fcall returned 4); the same results. */
+EXPORT int sl_resume(void) {
+    out_len = 0;
+    return finish_run(lua_resume(co, 0));
 }
 
 /* --- function libraries (function_lua.c) -------------------------------------------------- */
@@ -1288,7 +1365,7 @@ static int redis_register_function(lua_State *lua) {
 
 static void load_hook(lua_State *lua, lua_Debug *ar) {
     (void)ar;
-    if (sl_js_interrupt()) {
+    if (sl_js_interrupt(0)) {
         lua_sethook(lua, load_hook, LUA_MASKLINE, 0);
         push_error_c(lua, "FUNCTION LOAD timeout");
         lua_error(lua);

@@ -116,7 +116,9 @@ export class Eviction implements EvictionView {
     if (this.continuation !== null) return;
     this.continuation = setImmediate(() => {
       this.continuation = null;
-      this.perform();
+      // Not in the middle of a script that yielded past busy-reply-threshold: it is one command.
+      if (this.instance.busyScript !== null) setTimeout(() => this.continueLater(), 1);
+      else this.perform();
     });
   }
 

@@ -1,8 +1,8 @@
 // The scripting commands, as Redis 7.0's eval.c and functions.c:
 //   - EVAL, EVALSHA and their _RO forms, SCRIPT LOAD/EXISTS/FLUSH run Lua scripts through the
 //     instance's ScriptEngine (commands/lua/script-engine.ts: the cache, the checks, the run);
-//   - SCRIPT KILL replies NOTBUSY: a script runs to its end inside its command, so no other
-//     client's command ever finds one running;
+//   - SCRIPT KILL and FUNCTION KILL stop a script past busy-reply-threshold that has not
+//     written (the other clients are served while it runs: ScriptEngine.interrupted);
 //   - FUNCTION LOAD/LIST/DELETE/FLUSH/STATS and FCALL/FCALL_RO through the instance's
 //     FunctionLibraries (commands/lua/function-libraries.ts);
 //   - FUNCTION DUMP / RESTORE with Redis's payload: a FUNCTION2 entry per library (its code),
@@ -37,7 +37,7 @@ function checkNumkeys(argv: Buffer[], notInteger: string): void {
 }
 
 /** EVAL / EVAL_RO: the script is cached (compiled) first, then run. */
-function evalScript(ctx: Context, argv: Buffer[]): Reply {
+function evalScript(ctx: Context, argv: Buffer[]): Reply | Promise<Reply> {
   feedMonitorsFirst(ctx, argv);
   checkNumkeys(argv, Errors.notInteger);
   const scripts = scriptsOf(ctx.instance);
@@ -46,7 +46,7 @@ function evalScript(ctx: Context, argv: Buffer[]): Reply {
   return runScript(ctx, argv, sha);
 }
 
-function evalsha(ctx: Context, argv: Buffer[]): Reply {
+function evalsha(ctx: Context, argv: Buffer[]): Reply | Promise<Reply> {
   feedMonitorsFirst(ctx, argv);
   // A SHA of the wrong length cannot match: Redis replies NOSCRIPT before looking at numkeys.
   if (argv[1]!.length !== 40) fail(Errors.noScript);
@@ -54,21 +54,21 @@ function evalsha(ctx: Context, argv: Buffer[]): Reply {
   return runScript(ctx, argv, argv[1]!.toString('latin1').toLowerCase());
 }
 
-function runScript(ctx: Context, argv: Buffer[], sha: string): Reply {
+function runScript(ctx: Context, argv: Buffer[], sha: string): Reply | Promise<Reply> {
   const numkeys = Number(parseInt64(argv[2]!)!);
   const ro = lower(argv[0]!).endsWith('_ro');
-  return scriptsOf(ctx.instance).eval(ctx, sha, argv.slice(3, 3 + numkeys), argv.slice(3 + numkeys), ro);
+  return scriptsOf(ctx.instance).eval(ctx, argv, sha, argv.slice(3, 3 + numkeys), argv.slice(3 + numkeys), ro);
 }
 
 /** FCALL looks the function up before parsing numkeys. */
-function fcall(ctx: Context, argv: Buffer[]): Reply {
+function fcall(ctx: Context, argv: Buffer[]): Reply | Promise<Reply> {
   feedMonitorsFirst(ctx, argv);
   const fn = librariesOf(ctx.instance).functions.get(argv[1]!.toString('latin1').toLowerCase());
   if (fn === undefined) return new ErrorReply(Errors.functionNotFound);
   checkNumkeys(argv, Errors.badNumkeys);
   const numkeys = Number(parseInt64(argv[2]!)!);
   const ro = lower(argv[0]!) === 'fcall_ro';
-  return scriptsOf(ctx.instance).fcall(ctx, fn, argv.slice(3, 3 + numkeys), argv.slice(3 + numkeys), ro);
+  return scriptsOf(ctx.instance).fcall(ctx, argv, fn, argv.slice(3, 3 + numkeys), argv.slice(3 + numkeys), ro);
 }
 
 /**
@@ -138,8 +138,20 @@ function functionList(ctx: Context, argv: Buffer[]): Reply {
 
 function functionStats(ctx: Context): Reply {
   const libs = librariesOf(ctx.instance);
+  const running = scriptsOf(ctx.instance).runningScript();
+  // An EVAL in progress is not described: the caller gets the BUSY of scripts (functionStatsCommand).
+  if (running?.evalMode === true) return new ErrorReply(Errors.busyEval);
   return new MapReply([
-    ['running_script', null],
+    [
+      'running_script',
+      running === null
+        ? null
+        : new MapReply([
+            ['name', running.name],
+            ['command', running.command],
+            ['duration_ms', running.durationMs],
+          ]),
+    ],
     [
       'engines',
       new MapReply([
@@ -329,7 +341,7 @@ export const commands: CommandSpec[] = [
     [
       command('flush', -2, ['noscript'], null, scriptFlush, { categories: SCRIPTING }),
       command('exists', -3, ['noscript'], null, scriptExists, { categories: SCRIPTING }),
-      command('kill', 2, ['noscript', 'allow_busy'], null, () => new ErrorReply(Errors.notBusy), { categories: SCRIPTING }),
+      command('kill', 2, ['noscript', 'allow_busy'], null, (ctx) => scriptsOf(ctx.instance).kill(true), { categories: SCRIPTING }),
       command('load', 3, ['noscript', 'stale'], null, scriptLoad, { categories: SCRIPTING }),
       command('help', 2, ['loading', 'stale'], null, () => helpReply('SCRIPT', SCRIPT_HELP), { categories: SCRIPTING }),
     ],
@@ -345,7 +357,7 @@ export const commands: CommandSpec[] = [
       command('dump', 2, ['noscript'], null, functionDump, { categories: SCRIPTING }),
       command('restore', -3, ['write', 'denyoom', 'noscript'], null, functionRestore, { categories: WRITE_SCRIPTING }),
       command('delete', 3, ['write', 'noscript'], null, functionDelete, { categories: WRITE_SCRIPTING }),
-      command('kill', 2, ['noscript', 'allow_busy'], null, () => new ErrorReply(Errors.notBusy), { categories: SCRIPTING }),
+      command('kill', 2, ['noscript', 'allow_busy'], null, (ctx) => scriptsOf(ctx.instance).kill(false), { categories: SCRIPTING }),
       command('load', -3, ['write', 'denyoom', 'noscript'], null, functionLoad, { categories: WRITE_SCRIPTING }),
       command('help', 2, ['loading', 'stale'], null, () => helpReply('FUNCTION', FUNCTION_HELP), { categories: SCRIPTING }),
     ],

@@ -280,6 +280,12 @@ async function shutdown(ctx: Context, argv: Buffer[]): Promise<Reply> {
   if (abort) fail(Errors.noShutdown);
   const handler = ctx.instance.shutdownHandler;
   if (handler === null) fail(Errors.shutdownUnavailable);
+  // A script past busy-reply-threshold: only NOSAVE shuts down, leaving the script where it is.
+  const busy = ctx.instance.busyScript;
+  if (busy !== null) {
+    if (!nosave) fail(busy.evalMode ? Errors.busyEval : Errors.busyFunction);
+    busy.abandon();
+  }
   const error = await handler({ save: nosave ? false : save ? true : null });
   // On success the transport closes every connection before this reply could be written.
   return error === null ? OK : new ErrorReply(error);

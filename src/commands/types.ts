@@ -141,6 +141,14 @@ export interface EvictionView {
  * clients, subscribers and monitors, and the hooks other layers install (persistence, dataset
  * control, snapshots, replication). core/instance.ts's Instance implements it.
  */
+/** The script other clients see running past busy-reply-threshold (see InstanceView.busyScript). */
+export interface BusyScript {
+  /** EVAL/EVALSHA (true) or FCALL: which KILL stops it, which BUSY text the others get. */
+  readonly evalMode: boolean;
+  /** SHUTDOWN NOSAVE: stop it at its next check, its effects dropped (the process is going away). */
+  abandon(): void;
+}
+
 export interface InstanceView {
   readonly keyspace: Keyspace;
   readonly config: Config;
@@ -182,6 +190,17 @@ export interface InstanceView {
   lastSaveTime: number;
   usedMemoryPeak: number;
   shutdownHandler: ((opts: { save: boolean | null }) => Promise<string | null>) | null;
+  /**
+   * A script past busy-reply-threshold (Redis's SCRIPT_TIMEDOUT): other clients get BUSY but for
+   * the allow_busy commands. Null otherwise.
+   */
+  busyScript: BusyScript | null;
+  /**
+   * Installed by the transport: answers what the other clients sent, while a script runs past
+   * busy-reply-threshold (Redis's processEventsWhileBlocked). Null where nobody else can send
+   * anything (the embedded engine): there such a script is stopped instead.
+   */
+  serveWhileBusy: (() => void) | null;
   blockedClientCount(): number;
   resolve(argv: Buffer[]): ResolvedCommand | ErrorReply;
   /** EXEC: runs the client's queued commands atomically. */
@@ -192,6 +211,11 @@ export interface InstanceView {
    * the script propagates as a whole (commands/lua/).
    */
   callFromScript(client: ClientState, resolved: ResolvedCommand, argv: Buffer[], batch: Propagated[]): Reply;
+  /**
+   * Propagates the effects of a command that ended after it returned (a script that yielded
+   * past busy-reply-threshold) as one batch, then serves the clients its writes unblock.
+   */
+  propagateLate(items: Propagated[]): void;
   watch(client: ClientState, db: number, key: string): void;
   unwatchAll(client: ClientState): void;
   touchAllWatched(db: number | null): void;

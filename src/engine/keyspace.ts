@@ -366,9 +366,12 @@ export class Keyspace {
   /** The time in ms commands see: the clock, or the reading frozen for a batch of commands. */
   readonly now = (): number => (this.frozenAt >= 0 ? this.frozenAt : this.clock());
 
-  /** Reads the clock once for the commands that follow, until thawClock (Instance.beginBatch). */
-  freezeClock(): void {
-    this.frozenAt = this.clock();
+  /**
+   * Reads the clock once for the commands that follow, until thawClock (Instance.beginBatch);
+   * `at` instead of the clock (a script resumed sees the time it started at).
+   */
+  freezeClock(at = this.clock()): void {
+    this.frozenAt = at;
     this.frozenSeconds = Math.floor(this.frozenAt / 1000);
   }
 

@@ -174,6 +174,12 @@ export class AofPersistence implements Persistence {
   private runSlice(): void {
     const rw = this.rewrite;
     if (rw === null || this.closed) return;
+    // A script that yielded past busy-reply-threshold has written what it has not logged yet:
+    // the keys a slice would serialise now could be logged again after it (see rewrite.ts).
+    if (this.instance.busyScript !== null) {
+      setTimeout(() => this.runSlice(), 1);
+      return;
+    }
     try {
       if (rw.aborted !== null) throw new Error(rw.aborted);
       if (!rw.step(SLICE_MS)) {

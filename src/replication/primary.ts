@@ -206,6 +206,11 @@ export class PrimaryRole {
   private startPendingSyncs(): void {
     if (this.syncTimer !== null) clearTimeout(this.syncTimer);
     this.syncTimer = null;
+    // Not mid-script (one yielded past busy-reply-threshold): its effects follow in the stream.
+    if (this.instance.busyScript !== null) {
+      this.syncTimer = setTimeout(() => this.startPendingSyncs(), 1);
+      return;
+    }
     const pending = this.pendingSyncs.filter((p) => this.byClient.get(p.replica.client) === p.replica);
     this.pendingSyncs = [];
     if (pending.length === 0) return;

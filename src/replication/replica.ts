@@ -182,6 +182,8 @@ export class ReplicaRole implements PrimaryLinkInfo {
    * count, as Redis updates reploff outside MULTI only), and the end of what the offset counts.
    */
   private pushed = 0;
+  /** The stream waits for a script past busy-reply-threshold to end (applyBuffered). */
+  private waitingForScript = false;
   private appliedEnd = 0;
   private fedTo = 0;
   /**
@@ -452,6 +454,28 @@ export class ReplicaRole implements PrimaryLinkInfo {
     this.pendingStream = this.pendingStream.length === 0 ? chunk : Buffer.concat([this.pendingStream, chunk]);
     this.parser.push(chunk); // a socket's chunks are never reused
     this.pushed += chunk.length;
+    this.applyBuffered(client);
+  }
+
+  /**
+   * Applies what the primary sent, unless a script here has yielded past busy-reply-threshold
+   * (the primary's commands wait for its end, as Redis's processInputBuffer holds the master's).
+   */
+  private applyBuffered(client: ClientState): void {
+    if (this.instance.busyScript !== null) {
+      if (this.waitingForScript) return;
+      this.waitingForScript = true;
+      const retry = (): void => {
+        if (this.instance.busyScript !== null) {
+          setTimeout(retry, 1);
+          return;
+        }
+        this.waitingForScript = false;
+        if (this.client === client) this.applyBuffered(client);
+      };
+      setTimeout(retry, 1);
+      return;
+    }
     // The read's commands run as a connection's do: one clock reading, effects written out once.
     const batch = this.instance.beginBatch();
     try {

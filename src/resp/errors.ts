@@ -334,6 +334,14 @@ export const Errors = {
   functionNotFound: 'ERR Function not found',
   scriptFlushMode: 'ERR SCRIPT FLUSH only support SYNC|ASYNC option',
   notBusy: 'NOTBUSY No scripts in execution right now.',
+  /** To other clients while an EVAL runs past busy-reply-threshold (shared.slowevalerr). */
+  busyEval: 'BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.',
+  /** The same while a function runs (shared.slowscripterr). */
+  busyFunction: 'BUSY Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE.',
+  unkillableWrote:
+    'UNKILLABLE Sorry the script already executed write commands against the dataset. You can either wait the script termination or kill the server in a hard way using the SHUTDOWN NOSAVE command.',
+  unkillableFromPrimary:
+    'UNKILLABLE The busy script was sent by a master instance in the context of replication and cannot be killed.',
   functionFlushMode: 'ERR FUNCTION FLUSH only supports SYNC|ASYNC option',
   libraryNameMissing: 'ERR library name argument was not given',
   unknownArgument: (arg: string) => `ERR Unknown argument ${arg}`,

@@ -58,6 +58,10 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   instance.replicationControl = replication;
 
   const connections = new Set<SocketConnection>();
+  // A script past busy-reply-threshold: the other clients are read and answered from inside it.
+  instance.serveWhileBusy = () => {
+    for (const c of [...connections]) c.serveWhileBusy();
+  };
   const hooks: Array<() => Promise<void> | void> = [];
   let closing: Promise<void> | null = null;
   let resolveClosed!: () => void;

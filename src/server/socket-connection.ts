@@ -1,6 +1,7 @@
 // One client connection: parses requests, runs them in order through the Instance, and writes
 // the replies of everything one event-loop turn produced with a single socket.write.
 import { Buffer } from 'node:buffer';
+import { readSync } from 'node:fs';
 import type { Socket } from 'node:net';
 import type { ClientState } from '../commands/client-state.js';
 import type { Instance } from '../commands/core/instance.js';
@@ -16,6 +17,9 @@ import { buffersDropped } from './memory-release.js';
 import { OutputLimit, UNAUTHENTICATED_OUTPUT_LIMIT } from './output-limit.js';
 import { startReading } from './socket-reads.js';
 import { flushAtTurnEnd } from './turn-flush.js';
+
+/** serveWhileBusy's reads (copied into the parser before it returns). */
+const busyReads = Buffer.allocUnsafeSlow(16 * 1024);
 
 /** Pause reading from a client whose unsent replies exceed this (its socket buffer is full). */
 const OUTPUT_HIGH_WATER = 1 << 20;
@@ -102,12 +106,15 @@ export class SocketConnection {
   private runningRequestBytes = 0;
   /** Registered in the instance's buffersHeld (see noteBuffers). */
   private holdingBuffers = false;
+  /** The socket's descriptor, read directly while a script holds the event loop (-1: not available). */
+  private readonly fd: number;
 
   constructor(
     private readonly instance: Instance,
     private readonly socket: Socket,
   ) {
     const fd = (socket as unknown as { _handle?: { fd?: number } })._handle?.fd ?? -1;
+    this.fd = fd;
     this.client = instance.newClient(
       'tcp',
       formatAddr(socket.remoteAddress, socket.remotePort),
@@ -159,6 +166,26 @@ export class SocketConnection {
     this.sharedReads = startReading(socket, (bytes) => this.onData(bytes));
   }
 
+  /**
+   * Called while a script runs past busy-reply-threshold, with the event loop held by it: reads
+   * what the client sent straight from its socket (non-blocking) and answers it at once, as
+   * Redis's processEventsWhileBlocked (most commands get BUSY; SCRIPT KILL, FUNCTION KILL, AUTH,
+   * HELLO and the other allow_busy commands run). The script's own caller, a client waiting on a
+   * blocking command and one whose input or output is held back are left for later.
+   */
+  serveWhileBusy(): void {
+    if (this.fd < 0 || this.closed || this.stopped || this.running || this.busy || this.awaitingDrain || this.inputDeferred) return;
+    let n: number;
+    try {
+      n = readSync(this.fd, busyReads, 0, busyReads.length, null);
+    } catch {
+      return; // EAGAIN: nothing arrived (or an error the event loop reports once the script is over)
+    }
+    if (n <= 0) return; // the peer's FIN: seen by the event loop afterwards
+    this.onData(busyReads.subarray(0, n), true);
+    this.flushTurn();
+  }
+
   /** Gives the query buffer back while the connection is quiet (called every second). */
   releaseIdleInput(): void {
     this.parser.releaseIfIdle();
@@ -198,7 +225,8 @@ export class SocketConnection {
     for (const fn of this.onCloseHooks) fn();
   }
 
-  private onData(chunk: Buffer): void {
+  /** `shared`: the chunk is a buffer that is reused (copy what is kept). */
+  private onData(chunk: Buffer, shared = this.sharedReads): void {
     if (this.stopped) return;
     this.instance.stats.netInputBytes += chunk.length;
     const limits = this.requestLimits();
@@ -207,7 +235,7 @@ export class SocketConnection {
     // As Redis, any input counts as interaction ('timeout'), even commands that are rejected.
     this.client.lastInteraction = Date.now();
     try {
-      if (this.sharedReads) this.parser.pushCopy(chunk);
+      if (shared) this.parser.pushCopy(chunk);
       else this.parser.push(chunk);
     } catch (err) {
       this.protocolError(err);

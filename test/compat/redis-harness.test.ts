@@ -12,8 +12,7 @@
 // a server of their own each (they change the encoding, slowlog and tracking parameters), without needs:debug,
 // skipping by name only the tests of what sluice does not have yet (EVAL in places, ACL, MIGRATE).
 // unit/type/zset runs with DEBUG enabled on a server of its own: all 312 tests, as redis-server.
-// unit/functions runs with DEBUG enabled on a server of its own, skipping the three tests that
-// need a running function to be seen from another client (BUSY, FUNCTION/SCRIPT KILL).
+// unit/functions runs with DEBUG enabled on a server of its own: all 94 tests, as redis-server.
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -99,20 +98,13 @@ test("Redis 7.0's unit/type/zset tests pass against sluice server, with DEBUG en
   }
 });
 
-/** The tests of unit/functions that need another client to see a function running (BUSY). */
-const FUNCTION_KILL_TESTS = [
-  'FUNCTION - test function kill',
-  'FUNCTION - test script kill not working on function',
-  'FUNCTION - test function kill not working on eval',
-];
-
-test("Redis 7.0's unit/functions tests pass against sluice server, with DEBUG enabled: 91, as redis-server 7.0.15 but the 3 kill tests", async () => {
-  // DEBUG RELOAD keeps the libraries (dump.rdb's FUNCTION2 entries), FUNCTION DUMP/RESTORE.
+test("Redis 7.0's unit/functions tests pass against sluice server, with DEBUG enabled: all 94, as redis-server 7.0.15", async () => {
+  // DEBUG RELOAD keeps the libraries (dump.rdb's FUNCTION2 entries), FUNCTION DUMP/RESTORE; the
+  // kill tests see a function running from another client (BUSY, FUNCTION STATS, FUNCTION KILL).
   const dir = mkdtempSync(join(tmpdir(), 'sluice-harness-'));
   const server = await startSluiceServer(['--enable-debug-command', 'yes', '--dir', dir, '--appendonly', 'no']);
   try {
-    const extra = FUNCTION_KILL_TESTS.flatMap((name) => ['--skiptest', name]);
-    assertAllPassed(await runSuite(server.port, ['unit/functions'], extra), 91);
+    assertAllPassed(await runSuite(server.port, ['unit/functions'], []), 94);
   } finally {
     await server.stop();
     rmSync(dir, { recursive: true, force: true });

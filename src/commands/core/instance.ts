@@ -24,7 +24,7 @@ import { PubSubRegistry } from '../pubsub-registry.js';
 import { KeyspaceEvents, NOTIFY_EXPIRED, NOTIFY_NEW, parseEventFlags } from '../keyspace-events.js';
 import { CommandTable } from '../table.js';
 import { type KeyedSpec, Tracking } from '../tracking.js';
-import type { CommandSpec, InstanceView } from '../types.js';
+import type { BusyScript, CommandSpec, InstanceView } from '../types.js';
 import { BlockedClients, type Waiter } from './blocking.js';
 import { CommandContext } from './context.js';
 import { InfoRegistry } from './info.js';
@@ -90,6 +90,8 @@ export class Instance implements InstanceView {
   lastSaveTime = Math.floor(Date.now() / 1000);
   /** Set by the transport: closes listeners, flushes, exits (SHUTDOWN). */
   shutdownHandler: ((opts: { save: boolean | null }) => Promise<string | null>) | null = null;
+  busyScript: BusyScript | null = null;
+  serveWhileBusy: (() => void) | null = null;
 
   /** Pub/Sub channels and patterns and their subscribers. */
   readonly pubsub = new PubSubRegistry();
@@ -155,7 +157,8 @@ export class Instance implements InstanceView {
   startActiveExpiry(intervalMs = 100): void {
     if (this.expiryTimer !== null) return;
     this.expiryTimer = setInterval(() => {
-      if (this.activeExpireEnabled) {
+      // Nothing expires under a script that yielded past busy-reply-threshold: it is one command.
+      if (this.activeExpireEnabled && this.busyScript === null) {
         const started = performance.now();
         for (const db of this.keyspace.dbs) if (db.expires.size > 0) db.activeExpireCycle();
         this.latency.addIfNeeded('expire-cycle', performance.now() - started);
@@ -259,6 +262,12 @@ export class Instance implements InstanceView {
     }
     const asReplica = monitorRejection(client, spec, fullName);
     if (asReplica !== null) return this.reject(fullName, asReplica);
+    // A script past busy-reply-threshold: only the allow_busy commands run meanwhile (processCommand).
+    if (this.busyScript !== null && !client.fromScript && !spec.flags.includes('allow_busy')) {
+      if (client.multi !== null) client.multiAborted = true;
+      const message = this.busyScript.evalMode ? Errors.busyEval : Errors.busyFunction;
+      return this.reject(fullName, fullName === 'exec' ? this.abortExec(client, message).message : message);
+    }
     // Paused clients wait (replicas and the primary's stream never do); the command is then
     // processed again from the start, as Redis's processCommand after a BLOCKED_POSTPONE.
     if (this.pause.paused && !client.isReplica && !client.mustObey && this.pause.holds(this.mayReplicate(client, resolved, argv))) {
@@ -310,7 +319,8 @@ export class Instance implements InstanceView {
       this.maxmemory() > 0 ||
       this.minReplicasToWrite() > 0 ||
       (this.replication.role === 'slave' && !client.mustObey) ||
-      this.pause.paused
+      this.pause.paused ||
+      this.busyScript !== null
     ) {
       return this.execute(client, args.toArgv(), resolved);
     }
@@ -533,6 +543,11 @@ export class Instance implements InstanceView {
     return reply instanceof Promise ? new ErrorReply(Errors.blockedInMulti) : reply;
   }
 
+  propagateLate(items: Propagated[]): void {
+    if (items.length > 0 && this.effects.active) this.effects.append(items);
+    this.serveReadyKeys();
+  }
+
   /** A rejected EXEC discards the transaction, as Redis's execCommandAbort. */
   private abortExec(client: ClientState, message: string): ErrorReply {
     client.multi = null;
@@ -584,7 +599,8 @@ export class Instance implements InstanceView {
 
   /** Serves blocked clients whose keys changed; each retry runs and propagates as a command. */
   serveReadyKeys(): void {
-    if (this.blocked.hasReadyKeys) this.blocked.serveReady(this.serveWaiter);
+    // Not while a script is running (an allow_busy command ran meanwhile): it would see half its writes.
+    if (this.blocked.hasReadyKeys && this.busyScript === null) this.blocked.serveReady(this.serveWaiter);
   }
 
   /** Runs a blocked client's retry as a command of its own. */

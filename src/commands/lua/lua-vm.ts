@@ -3,7 +3,8 @@
 // scripts/build-lua-wasm.sh from scripts/lua-wasm/sluice_lua.c). The glue in C sets up the
 // sandbox and the redis.* API as Redis's scriptingInit() and converts values as script_lua.c;
 // this side hands it scripts, arguments and the replies of the commands scripts call, all as
-// bytes. Everything is synchronous: a script runs to its end inside the command that ran it.
+// bytes. A script runs inside the command that ran it, unless it runs past busy-reply-threshold
+// on a server: then its interrupt check may yield it (YIELDED) and resume() goes on with it.
 import { Buffer } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
@@ -17,9 +18,22 @@ export interface LuaHost {
   log(level: number, message: Buffer): void;
   /** redis.set_repl (bit 1: AOF, bit 2: replicas). */
   setRepl(flags: number): void;
-  /** Asked every 100000 instructions while `interruptible`: true kills the script. */
-  interrupt(): boolean;
+  /**
+   * Asked every 100000 instructions while `interruptible`: CONTINUE, KILL (the script stops with
+   * SCRIPT KILL's error) or, only when `yieldable`, YIELD (run() returns YIELDED; resume() goes on).
+   */
+  interrupt(yieldable: boolean): Interrupt;
 }
+
+export const enum Interrupt {
+  CONTINUE = 0,
+  KILL = 1,
+  YIELD = 2,
+}
+
+/** run() and call() of a script that yielded in its interrupt check: resume() continues it. */
+export const YIELDED = 'yielded';
+export type Yielded = typeof YIELDED;
 
 export interface ScriptResult {
   /** The reply as RESP in the caller's protocol. */
@@ -52,6 +66,7 @@ interface Exports {
   sl_define(name: number, body: number, len: number): number;
   sl_defined(name: number): number;
   sl_run(name: number, display: number, nkeys: number, nargs: number, ptrs: number, lens: number, resp: number, hook: number): number;
+  sl_resume(): number;
   sl_out_ptr(): number;
   sl_out_len(): number;
   sl_alloc(n: number): number;
@@ -145,7 +160,7 @@ export class LuaVm {
         new Uint8Array(x!.memory.buffer).set(Buffer.from(digest, 'latin1'), out);
       },
       sl_js_set_repl: (flags: number) => this.host.setRepl(flags),
-      sl_js_interrupt: () => (this.host.interrupt() ? 1 : 0),
+      sl_js_interrupt: (yieldable: number) => this.host.interrupt(yieldable !== 0),
     };
     const wasi = {
       proc_exit: (code: number) => {
@@ -191,7 +206,7 @@ export class LuaVm {
    * Runs the function `name` with KEYS and ARGV set; `display` names it in error messages.
    * Returns null when no such function is defined.
    */
-  run(name: string, display: string, keys: Buffer[], args: Buffer[], resp: 2 | 3, interruptible: boolean): ScriptResult | null {
+  run(name: string, display: string, keys: Buffer[], args: Buffer[], resp: 2 | 3, interruptible: boolean): ScriptResult | Yielded | null {
     const n = this.cString(Buffer.from(name, 'latin1'));
     try {
       return this.withArgs(display, keys, args, (d, ptrs, lens) =>
@@ -203,10 +218,15 @@ export class LuaVm {
   }
 
   /** FCALL: runs the function registered as `ref` (see load) with its keys and arguments. */
-  call(ref: number, display: string, keys: Buffer[], args: Buffer[], resp: 2 | 3, interruptible: boolean): ScriptResult {
+  call(ref: number, display: string, keys: Buffer[], args: Buffer[], resp: 2 | 3, interruptible: boolean): ScriptResult | Yielded {
     return this.withArgs(display, keys, args, (d, ptrs, lens) =>
       this.x.sl_fcall(ref, d, keys.length, args.length, ptrs, lens, resp, interruptible ? 1 : 0),
     )!;
+  }
+
+  /** Goes on with the script that yielded; the same results as run() and call(). */
+  resume(): ScriptResult | Yielded {
+    return this.result(this.x.sl_resume())!;
   }
 
   /**
@@ -253,7 +273,7 @@ export class LuaVm {
     keys: Buffer[],
     args: Buffer[],
     run: (display: number, ptrs: number, lens: number) => number,
-  ): ScriptResult | null {
+  ): ScriptResult | Yielded | null {
     const all = keys.length + args.length;
     const ptrs = this.x.sl_alloc(4 * all + 4);
     const lens = this.x.sl_alloc(4 * all + 4);
@@ -276,7 +296,13 @@ export class LuaVm {
       this.x.sl_free(lens);
       this.x.sl_free(d);
     }
+    return this.result(status);
+  }
+
+  /** The glue's status: -1 no such function, 4 yielded, else the reply (bit 1: its error was counted). */
+  private result(status: number): ScriptResult | Yielded | null {
     if (status < 0) return null;
+    if (status === 4) return YIELDED;
     return { resp: this.output(), countedError: (status & 2) !== 0 };
   }
 

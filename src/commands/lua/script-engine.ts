@@ -9,7 +9,7 @@ import { Buffer } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { Encoder } from '../../resp/encoder.js';
-import { ErrorReply, fail, type Reply } from '../../resp/reply.js';
+import { ErrorReply, fail, OK, type Reply } from '../../resp/reply.js';
 import { Errors } from '../../resp/errors.js';
 import { lower } from '../args.js';
 import { ClientState } from '../client-state.js';
@@ -18,7 +18,7 @@ import type { Propagated } from '../core/effects.js';
 import type { Context, InstanceView } from '../types.js';
 import { usedMemory } from '../used-memory.js';
 import { MAY_REPLICATE } from '../core/resolved.js';
-import { type LuaHost, LuaVm, type RegisteredFunction, type ScriptResult } from './lua-vm.js';
+import { Interrupt, type LuaHost, LuaVm, type RegisteredFunction, type ScriptResult, YIELDED, type Yielded } from './lua-vm.js';
 import { ScriptReply } from './script-reply.js';
 
 /** A script's shebang flags (#!lua flags=...); `compat` when it has no shebang. */
@@ -87,21 +87,43 @@ interface Run {
   readonly allowOom: boolean;
   readonly oomAtStart: boolean;
   writeDirty: boolean;
-  /**
-   * performance.now() past which a script that has not written is stopped. Redis answers BUSY
-   * to other clients after busy-reply-threshold and lets one of them SCRIPT KILL it; here the
-   * one thread that would serve that client is running the script, so the server stops such a
-   * script itself at that point, as SCRIPT KILL would. One that has written runs on, as in
-   * Redis (where only SHUTDOWN NOSAVE ends it).
-   */
+  /** EVAL/EVALSHA (true) or FCALL: which KILL may stop it. */
+  readonly evalMode: boolean;
+  /** FUNCTION STATS's running_script: the function's name and the caller's command. */
+  readonly name: string;
+  readonly command: Buffer[];
+  readonly started: number;
+  /** performance.now() at busy-reply-threshold (Redis's SCRIPT_TIMEDOUT from then on). */
   readonly deadline: number;
+  /** Past the deadline: the other clients are answered BUSY while it runs. */
+  timedOut: boolean;
+  /** SCRIPT KILL, FUNCTION KILL or SHUTDOWN NOSAVE stopped it. */
+  killed: boolean;
+  /** SHUTDOWN NOSAVE: its effects are dropped, not propagated. */
+  abandoned: boolean;
+  /** performance.now() when the other clients were last served (or the script resumed). */
+  lastServed: number;
+  /** Past the threshold it may yield to the event loop (not inside MULTI, nor from the primary or the AOF). */
+  readonly mayYield: boolean;
+  /** The time its commands see (keyspace.now() at its start), across yields too. */
+  readonly clockAt: number;
   /** redis.set_repl: bit 1 the AOF, bit 2 the replicas. */
   repl: number;
   readonly batch: Propagated[];
 }
 
+/** While a script is past the threshold, the other clients are served at most this often (ms). */
+const SERVE_EVERY_MS = 1;
+
 /** A redis.call reply arena bigger than this (grown for a big reply) is let go after it. */
 const KEEP_REPLY_ARENA = 1 << 20;
+
+/** A finished script's reply: the RESP bytes the interpreter wrote, or its error. */
+function scriptReply(result: ScriptResult): Reply {
+  const bytes = result.resp;
+  if (bytes[0] === 0x2d) return new ErrorReply(bytes.toString('latin1', 1, bytes.length - 2), true);
+  return new ScriptReply(bytes);
+}
 
 /** When a script running from now on passes busy-reply-threshold (0: never). */
 function busyDeadline(thresholdMs: number): number {
@@ -133,10 +155,10 @@ export class ScriptEngine {
     setRepl: (flags) => {
       if (this.run !== null) this.run.repl = flags;
     },
-    interrupt: () => {
-      if (this.loadDeadline !== 0) return performance.now() > this.loadDeadline;
+    interrupt: (yieldable) => {
+      if (this.loadDeadline !== 0) return performance.now() > this.loadDeadline ? Interrupt.KILL : Interrupt.CONTINUE;
       const run = this.run;
-      return run !== null && !run.writeDirty && performance.now() > run.deadline;
+      return run === null ? Interrupt.CONTINUE : this.interrupted(run, yieldable);
     },
   };
 
@@ -185,18 +207,93 @@ export class ScriptEngine {
   }
 
   /** Runs a cached script for EVAL/EVALSHA (`ro`: the _RO forms). Unknown sha: NOSCRIPT. */
-  eval(ctx: Context, sha: string, keys: Buffer[], args: Buffer[], ro: boolean): Reply {
+  eval(ctx: Context, command: Buffer[], sha: string, keys: Buffer[], args: Buffer[], ro: boolean): Reply | Promise<Reply> {
     const script = this.cache.get(sha);
     if (script === undefined) return new ErrorReply(Errors.noScript);
     const vm = this.vm;
-    const reply = this.execute(ctx, script.flags, ro, () => vm.run(`f_${sha}`, sha, keys, args, ctx.client.resp, true));
+    const name = `f_${sha}`;
+    const reply = this.execute(ctx, vm, { evalMode: true, name, command }, script.flags, ro, () =>
+      vm.run(name, sha, keys, args, ctx.client.resp, true),
+    );
     return reply ?? new ErrorReply(Errors.noScript);
   }
 
   /** FCALL / FCALL_RO of a registered function. */
-  fcall(ctx: Context, fn: { ref: number; name: string; flags: ScriptFlags }, keys: Buffer[], args: Buffer[], ro: boolean): Reply {
+  fcall(
+    ctx: Context,
+    command: Buffer[],
+    fn: { ref: number; name: string; flags: ScriptFlags },
+    keys: Buffer[],
+    args: Buffer[],
+    ro: boolean,
+  ): Reply | Promise<Reply> {
     const vm = this.functionsVm;
-    return this.execute(ctx, fn.flags, ro, () => vm.call(fn.ref, fn.name, keys, args, ctx.client.resp, true))!;
+    return this.execute(ctx, vm, { evalMode: false, name: fn.name, command }, fn.flags, ro, () =>
+      vm.call(fn.ref, fn.name, keys, args, ctx.client.resp, true),
+    )!;
+  }
+
+  /**
+   * SCRIPT KILL (`evalMode`) or FUNCTION KILL, as Redis's scriptKill: only a script past the
+   * threshold can be asked (other clients are served only then), one that has written cannot.
+   */
+  kill(evalMode: boolean): Reply {
+    const run = this.run;
+    if (run === null || !run.timedOut) return new ErrorReply(Errors.notBusy);
+    if (run.ctx.client.mustObey) return new ErrorReply(Errors.unkillableFromPrimary);
+    if (run.writeDirty) return new ErrorReply(Errors.unkillableWrote);
+    if (evalMode !== run.evalMode) return new ErrorReply(run.evalMode ? Errors.busyEval : Errors.busyFunction);
+    run.killed = true;
+    return OK;
+  }
+
+  /** FUNCTION STATS's running_script: null, or the function's name, the caller's command and its time so far. */
+  runningScript(): { name: string; command: Buffer[]; durationMs: number; evalMode: boolean } | null {
+    const run = this.run;
+    if (run === null) return null;
+    const durationMs = Math.floor(performance.now() - run.started);
+    return { name: run.name, command: run.command, durationMs, evalMode: run.evalMode };
+  }
+
+  /**
+   * The interpreter's check every 100000 instructions (Redis's luaMaskCountHook and
+   * scriptInterrupt). Past busy-reply-threshold on a server, the other clients are served while
+   * the script runs, as Redis's processEventsWhileBlocked does: BUSY to most, SCRIPT KILL and the
+   * other allow_busy commands run. Where the script can yield, it does, and the server's event
+   * loop does the serving (new connections included); inside a pcall or another C call it cannot,
+   * and the transport reads and answers its connected clients from here. Where no transport can
+   * serve anyone (the embedded engine), a script that has not written is stopped at the
+   * threshold instead, as a SCRIPT KILL would.
+   */
+  private interrupted(run: Run, yieldable: boolean): Interrupt {
+    if (run.killed) return Interrupt.KILL;
+    const now = performance.now();
+    if (now <= run.deadline) return Interrupt.CONTINUE;
+    const instance = this.instance;
+    const serve = instance.serveWhileBusy;
+    if (serve === null) {
+      run.killed = !run.writeDirty;
+      return run.killed ? Interrupt.KILL : Interrupt.CONTINUE;
+    }
+    if (!run.timedOut) {
+      run.timedOut = true;
+      instance.logger.warn(
+        `sluice: Slow script detected: still in execution after ${Math.round(now - run.started)} milliseconds. ` +
+          `You can try killing the script using the ${run.evalMode ? 'SCRIPT KILL' : 'FUNCTION KILL'} command. Script name is: ${run.name}.`,
+      );
+      instance.busyScript = {
+        evalMode: run.evalMode,
+        abandon: () => {
+          run.abandoned = true;
+          run.killed = true;
+        },
+      };
+    }
+    if (now - run.lastServed < SERVE_EVERY_MS) return Interrupt.CONTINUE;
+    if (yieldable && run.mayYield) return Interrupt.YIELD;
+    serve();
+    run.lastServed = performance.now();
+    return run.killed ? Interrupt.KILL : Interrupt.CONTINUE;
   }
 
   /** The interpreter of function libraries (a second one, as Redis's function engine has its own). */
@@ -224,7 +321,14 @@ export class ScriptEngine {
    * scriptPrepareForRun's checks, then `invoke` with the run set up for the commands it calls;
    * its effects are propagated in the command's place. Null when `invoke` found no script.
    */
-  private execute(ctx: Context, flags: ScriptFlags, ro: boolean, invoke: () => ScriptResult | null): Reply | null {
+  private execute(
+    ctx: Context,
+    vm: LuaVm,
+    what: { evalMode: boolean; name: string; command: Buffer[] },
+    flags: ScriptFlags,
+    ro: boolean,
+    invoke: () => ScriptResult | Yielded | null,
+  ): Reply | Promise<Reply> | null {
     const instance = this.instance;
     const maxmemory = instance.config.getNumber('maxmemory');
     let oomAtStart = false;
@@ -249,22 +353,71 @@ export class ScriptEngine {
       allowOom: !flags.compat && flags.allowOom,
       oomAtStart,
       writeDirty: false,
+      evalMode: what.evalMode,
+      name: what.name,
+      command: what.command,
+      started: performance.now(),
       deadline: busyDeadline(instance.config.getNumber('busy-reply-threshold')),
+      timedOut: false,
+      killed: false,
+      abandoned: false,
+      lastServed: 0,
+      // Not inside MULTI or for a client that must be obeyed: their commands never wait.
+      mayYield: !ctx.noBlock,
+      clockAt: instance.keyspace.now(),
       repl: 3,
       batch: [],
     };
     this.run = run;
-    let result: ScriptResult | null;
+    let result: ScriptResult | Yielded | null;
     try {
       result = invoke();
-    } finally {
-      this.run = null;
+    } catch (err) {
+      this.endRun(run);
       ctx.propagateAll(run.batch);
+      throw err;
     }
-    if (result === null) return null;
-    const bytes = result.resp;
-    if (bytes[0] === 0x2d) return new ErrorReply(bytes.toString('latin1', 1, bytes.length - 2), true);
-    return new ScriptReply(bytes);
+    if (result === YIELDED) return new Promise((resolve) => this.resumeLater(run, vm, resolve));
+    this.endRun(run);
+    // Stopped by SHUTDOWN NOSAVE: the process exits without what it did, as Redis's does mid-script.
+    if (!run.abandoned) ctx.propagateAll(run.batch);
+    return result === null ? null : scriptReply(result);
+  }
+
+  private endRun(run: Run): void {
+    this.run = null;
+    if (run.timedOut) this.instance.busyScript = null;
+  }
+
+  /**
+   * A script that yielded goes on once the event loop has served the others (the server's
+   * reads, a SCRIPT KILL), its commands seeing the time it started at, as in one run. Its
+   * effects are propagated when it ends, as the command that ran it would have.
+   */
+  private resumeLater(run: Run, vm: LuaVm, resolve: (reply: Reply) => void): void {
+    setImmediate(() => {
+      const keyspace = this.instance.keyspace;
+      keyspace.freezeClock(run.clockAt);
+      let result: ScriptResult | Yielded;
+      try {
+        result = vm.resume();
+      } catch (err) {
+        this.endRun(run);
+        this.instance.logger.error('sluice: internal error while running a script:', err);
+        resolve(new ErrorReply(Errors.internal));
+        return;
+      } finally {
+        run.lastServed = performance.now();
+        keyspace.thawClock();
+      }
+      if (result === YIELDED) {
+        this.resumeLater(run, vm, resolve);
+        return;
+      }
+      this.endRun(run);
+      if (!run.abandoned) this.instance.propagateLate(run.batch);
+      resolve(scriptReply(result));
+    });
   }
 
   /** redis.call: Redis's scriptCall checks, then the command as the scripts' client. */
