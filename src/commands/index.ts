@@ -1,6 +1,7 @@
 // Every command family, one file each. The table is shared by the server and the embedded client.
 import { commands as bitfield } from './bitfield.js';
 import { commands as bitmaps } from './bitmaps.js';
+import { commands as cluster } from './cluster.js';
 import { commands as connection } from './connection-commands.js';
 import { commands as copyMove } from './copy-move.js';
 import { commands as debug } from './debug.js';
@@ -58,4 +59,5 @@ export const allCommands: CommandSpec[] = [
   ...pubsub,
   ...monitor,
   ...introspection,
+  ...cluster,
 ];

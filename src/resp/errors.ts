@@ -316,6 +316,8 @@ export const Errors = {
   debugProtocolType:
     'ERR Wrong protocol type name. Please use one of the following: string|integer|double|bignum|null|array|set|map|attrib|push|verbatim|true|false',
   resp2NotSupported: 'ERR RESP2 is not supported by this command',
+  /** CLUSTER on a server without cluster mode (sluice server has none). */
+  clusterDisabled: 'ERR This instance has cluster support disabled',
   scriptUnknownCommand: 'ERR Unknown Redis command called from script',
   scriptWrongArgs: 'ERR Wrong number of args calling Redis command from script',
   scriptNotAllowed: 'ERR This Redis command is not allowed from script',
