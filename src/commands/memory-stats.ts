@@ -6,6 +6,7 @@ import { DATABASE_COUNT } from '../engine/keyspace.js';
 import { DoubleReply, MapReply, OK, type Reply } from '../resp/reply.js';
 import type { Context } from './types.js';
 import { usedMemory } from './used-memory.js';
+import { scriptMemory } from './lua/script-memory.js';
 
 const DICT_ENTRY = 24;
 const POINTER = 8;
@@ -47,6 +48,7 @@ export function memoryStats(ctx: Context): Reply {
   const allocated = mem.heapUsed;
   const active = mem.heapTotal;
   const resident = mem.rss;
+  const lua = scriptMemory(ctx.instance);
   const ratio = (a: number, b: number): DoubleReply => new DoubleReply(b === 0 ? 0 : a / b);
   return new MapReply([
     ['peak.allocated', peak],
@@ -57,8 +59,8 @@ export function memoryStats(ctx: Context): Reply {
     ['clients.normal', used.clients],
     ['cluster.links', 0],
     ['aof.buffer', used.aofBuffer],
-    ['lua.caches', 0],
-    ['functions.caches', 0],
+    ['lua.caches', lua.scriptsEval],
+    ['functions.caches', lua.functionsCaches],
     ...dbs,
     ['overhead.total', overhead],
     ['keys.count', keys],

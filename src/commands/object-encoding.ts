@@ -102,13 +102,13 @@ export function allocSize(n: number): number {
 }
 
 /** An sds string's allocation: header by length (sdshdr5/8/16/32), the bytes, the NUL. */
-function sdsSize(len: number): number {
+export function sdsSize(len: number): number {
   const header = len < 32 ? 1 : len < 256 ? 3 : len < 65536 ? 5 : 9;
   return allocSize(header + len + 1);
 }
 
 /** Buckets of a dict holding n entries (a power of two, at least 4). */
-function dictSlots(n: number): number {
+export function dictSlots(n: number): number {
   let slots = 4;
   while (slots < n) slots *= 2;
   return slots;

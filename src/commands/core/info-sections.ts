@@ -7,6 +7,7 @@ import type { RdbStatus } from './persistence.js';
 import { replicationInfoLines } from './replication.js';
 import type { InstanceView } from '../types.js';
 import { usedMemory } from '../used-memory.js';
+import { scriptMemory } from '../lua/script-memory.js';
 
 /** INFO persistence's RDB fields where no data directory is set (nothing saved or loaded). */
 const NO_SNAPSHOTS: RdbStatus = { saves: 0, lastSaveOk: true, lastSaveSeconds: -1, lastLoadKeysLoaded: 0, lastLoadKeysExpired: 0 };
@@ -80,6 +81,10 @@ export function registerBuiltinSections(instance: InstanceView): void {
     const peak = instance.usedMemoryPeak;
     const maxmemory = config.getNumber('maxmemory');
     const percent = (part: number, whole: number) => `${((part * 100) / Math.max(whole, 1)).toFixed(2)}%`;
+    const ratio = (a: number, b: number) => (b === 0 ? 0 : a / b).toFixed(2);
+    // The allocator's figures as MEMORY STATS gives them: V8's heap in use, its heap, the RSS.
+    const [allocated, active, resident] = [mem.heapUsed, mem.heapTotal, mem.rss];
+    const lua = scriptMemory(instance);
     return [
       `used_memory:${used.total}`,
       `used_memory_human:${human(used.total)}`,
@@ -92,11 +97,34 @@ export function registerBuiltinSections(instance: InstanceView): void {
       `used_memory_startup:${used.startup}`,
       `used_memory_dataset:${used.dataset}`,
       `used_memory_dataset_perc:${percent(used.dataset, used.total - used.startup)}`,
+      `allocator_allocated:${allocated}`,
+      `allocator_active:${active}`,
+      `allocator_resident:${resident}`,
       `total_system_memory:${os.totalmem()}`,
       `total_system_memory_human:${human(os.totalmem())}`,
+      // The interpreters and the script caches (lua/script-memory.ts), as Redis 7.0 lists them.
+      `used_memory_lua:${lua.vmEval}`,
+      `used_memory_vm_eval:${lua.vmEval}`,
+      `used_memory_lua_human:${human(lua.vmEval)}`,
+      `used_memory_scripts_eval:${lua.scriptsEval}`,
+      `number_of_cached_scripts:${lua.cachedScripts}`,
+      `number_of_functions:${lua.functions}`,
+      `number_of_libraries:${lua.libraries}`,
+      `used_memory_vm_functions:${lua.vmFunctions}`,
+      `used_memory_vm_total:${lua.vmEval + lua.vmFunctions}`,
+      `used_memory_vm_total_human:${human(lua.vmEval + lua.vmFunctions)}`,
+      `used_memory_functions:${lua.functionsCaches}`,
+      `used_memory_scripts:${lua.scriptsEval + lua.functionsCaches}`,
+      `used_memory_scripts_human:${human(lua.scriptsEval + lua.functionsCaches)}`,
       `maxmemory:${maxmemory}`,
       `maxmemory_human:${human(maxmemory)}`,
       `maxmemory_policy:${instance.config.get('maxmemory-policy')}`,
+      `allocator_frag_ratio:${ratio(active, allocated)}`,
+      `allocator_frag_bytes:${active - allocated}`,
+      `allocator_rss_ratio:${ratio(resident, active)}`,
+      `allocator_rss_bytes:${resident - active}`,
+      'rss_overhead_ratio:1.00',
+      'rss_overhead_bytes:0',
       `mem_fragmentation_ratio:${(mem.rss / Math.max(used.total, 1)).toFixed(2)}`,
       `mem_fragmentation_bytes:${mem.rss - used.total}`,
       `mem_not_counted_for_evict:${used.notCountedForEvict}`,

@@ -296,6 +296,14 @@ export class ScriptEngine {
     return run.killed ? Interrupt.KILL : Interrupt.CONTINUE;
   }
 
+  /**
+   * Bytes each interpreter holds (INFO's used_memory_vm_eval and used_memory_vm_functions); 0
+   * for one not made yet (the first script or library makes it), so INFO makes none.
+   */
+  interpretersMemory(): { eval: number; functions: number } {
+    return { eval: this.vmInstance?.memory() ?? 0, functions: this.functionsInstance?.memory() ?? 0 };
+  }
+
   /** The interpreter of function libraries (a second one, as Redis's function engine has its own). */
   get functionsVm(): LuaVm {
     void this.vm; // the scripts' client is made with the first interpreter
