@@ -2,7 +2,8 @@
 // persistence: FUNCTION DUMP payloads restore both ways (and are byte for byte redis-server's
 // with rdbcompression no); dump.rdb files with libraries load both ways; SAVE + restart, DEBUG
 // RELOAD, an AOF restart and DEBUG LOADAOF (FUNCTION LOAD/DELETE/FLUSH/RESTORE logged), BGREWRITEAOF (the
-// libraries at the head of the new base) and a full sync to a replica keep them.
+// libraries at the head of the new base), BGSAVE, SHUTDOWN and a full sync to a replica keep them;
+// replication and append-only directories carry them between redis-server and sluice both ways.
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -250,4 +251,88 @@ test('a full sync carries the primary\'s libraries to a replica, replacing the r
     await replica?.stop();
     await primary.stop();
   }
+});
+
+test('replication between redis-server and sluice server carries the libraries both ways', async () => {
+  const redis = await startRedisServer(['--repl-diskless-sync-delay', '0']);
+  const sluice = await startSluiceServer(['--repl-diskless-sync-delay', '0']);
+  const r = await client(redis.port);
+  const s = await client(sluice.port);
+  const linked = (c: Redis) => async () => /master_link_status:up/.test(await c.info('replication'));
+  try {
+    // redis-server -> sluice: the full sync's RDB, then FUNCTION commands in the stream.
+    await r.call('FUNCTION', 'LOAD', LIB_A);
+    await r.call('FUNCTION', 'LOAD', LIB_B);
+    await s.call('FUNCTION', 'LOAD', "#!lua name=mine\nredis.register_function('mine', function() return 1 end)");
+    await s.call('REPLICAOF', '127.0.0.1', String(redis.port));
+    await waitFor(linked(s), 'sluice in sync with redis-server');
+    assert.deepEqual(await libraries(s), await libraries(r));
+    await r.call('FUNCTION', 'DELETE', 'libb');
+    await waitFor(async () => ((await s.call('FUNCTION', 'LIST')) as unknown[]).length === 1, 'FUNCTION DELETE replicated to sluice');
+    await r.call('FUNCTION', 'RESTORE', (await s.callBuffer('FUNCTION', 'DUMP')) as Buffer, 'FLUSH');
+    await r.call('FUNCTION', 'LOAD', LIB_B);
+    await waitFor(async () => ((await s.call('FUNCTION', 'LIST')) as unknown[]).length === 2, 'FUNCTION LOAD replicated to sluice');
+    assert.deepEqual(await libraries(s), await libraries(r));
+
+    // sluice -> redis-server, after promoting sluice: redis-server loads sluice's RDB.
+    await s.call('REPLICAOF', 'NO', 'ONE');
+    await r.call('FUNCTION', 'FLUSH');
+    await s.call('FUNCTION', 'DELETE', 'liba');
+    await s.call('FUNCTION', 'LOAD', "#!lua name=fromsluice\nredis.register_function('fs', function() return 's' end)");
+    await r.call('REPLICAOF', '127.0.0.1', String(sluice.port));
+    await waitFor(linked(r), 'redis-server in sync with sluice');
+    assert.deepEqual(await libraries(r), await libraries(s));
+    assert.equal(await r.call('FCALL_RO', 'fb', 0), 'b');
+    await s.call('FUNCTION', 'LOAD', LIB_A);
+    await waitFor(async () => ((await r.call('FUNCTION', 'LIST')) as unknown[]).length === 3, 'FUNCTION LOAD replicated to redis-server');
+    assert.deepEqual(await libraries(r), await libraries(s));
+  } finally {
+    r.disconnect();
+    s.disconnect();
+    await redis.stop();
+    await sluice.stop();
+  }
+});
+
+test("append-only directories with libraries load both ways: redis-server's RDB-preamble base, sluice's command base", async () => {
+  await withDir(async (dir) => {
+    const aof = ['--dir', dir, '--appendonly', 'yes'];
+    await using(await startRedisServer(aof), async (r) => {
+      await r.call('FUNCTION', 'LOAD', LIB_A);
+      await r.call('BGREWRITEAOF');
+      await waitFor(async () => /aof_rewrite_in_progress:0/.test(await r.info('persistence')) && /aof_rewrite_scheduled:0/.test(await r.info('persistence')), 'the rewrite');
+      // After the rewrite: logged in the new incremental file.
+      await r.call('FUNCTION', 'LOAD', LIB_B);
+    });
+    const base = readdirSync(join(dir, 'appendonlydir')).find((f) => f.includes('.base.'))!;
+    assert.match(base, /\.base\.rdb$/);
+    await using(await startSluiceServer(aof), async (s) => {
+      await assertBoth(s);
+      await s.call('FUNCTION', 'DELETE', 'liba');
+      await s.call('BGREWRITEAOF');
+      await waitFor(async () => /aof_rewrite_in_progress:0/.test(await s.info('persistence')) && readdirSync(join(dir, 'appendonlydir')).some((f) => f.endsWith('.base.aof')), 'sluice\'s rewrite');
+      await s.call('FUNCTION', 'LOAD', LIB_A);
+    });
+    await using(await startRedisServer(aof), async (r) => assertBoth(r));
+  });
+});
+
+test('BGSAVE and SHUTDOWN save the libraries in dump.rdb', async () => {
+  await withDir(async (dir) => {
+    const args = ['--dir', dir, '--appendonly', 'no'];
+    await using(await startSluiceServer(args), async (s) => {
+      await s.call('FUNCTION', 'LOAD', LIB_A);
+      await s.call('BGSAVE');
+      await waitFor(async () => /rdb_bgsave_in_progress:0/.test(await s.info('persistence')), 'the BGSAVE');
+    });
+    // Stopped without SHUTDOWN: what BGSAVE wrote.
+    await using(await startSluiceServer(args), async (s) => {
+      assert.deepEqual(((await s.call('FUNCTION', 'LIST')) as unknown[][]).map((l) => l[1]), ['liba']);
+      await s.call('FUNCTION', 'LOAD', LIB_B);
+      // SHUTDOWN saves when save points are configured, as Redis.
+      await s.call('CONFIG', 'SET', 'save', '3600 1');
+      await s.call('SHUTDOWN').catch(() => undefined);
+    });
+    await using(await startRedisServer(['--dir', dir]), async (r) => assertBoth(r));
+  });
 });
