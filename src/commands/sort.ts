@@ -126,8 +126,9 @@ function sortGeneric(readOnly: boolean) {
     if (value !== undefined && !(value instanceof ListValue || value instanceof SetValue || value instanceof SortedSetValue)) {
       fail(Errors.wrongType);
     }
-    // A set is sorted even "unsorted" when stored, so the stored list is the same everywhere.
-    if (o.dontSort && value instanceof SetValue && o.store !== null) {
+    // A set is sorted even "unsorted" when stored or asked by a script, so the stored list and
+    // what the script sees are the same everywhere (replicas, the AOF).
+    if (o.dontSort && value instanceof SetValue && (o.store !== null || ctx.client.fromScript)) {
       o.dontSort = false;
       o.alpha = true;
       o.by = null;

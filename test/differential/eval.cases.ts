@@ -210,7 +210,20 @@ const replyArena: Step[] = [
   ev("redis.setresp(3); local h = redis.call('hgetall', KEYS[1]); redis.setresp(2); return {h.f, #redis.call('get', KEYS[2]), redis.call('hgetall', KEYS[1])}", ['ra:hash', 'ra:huge']),
 ];
 
+// SORT of a set without a real sort order: sorted (ALPHA) when a script asks, as when it stores,
+// so the script sees the same order everywhere; a plain client gets the set's own order.
+const sortInScripts: Step[] = [
+  ['SADD', 'ss:set', ...'a b c d e f g h i l m n o p q r s t u v z aa aaa azz'.split(' ')],
+  ev("return redis.call('sort', KEYS[1], 'by', '_')", ['ss:set']),
+  ev("return redis.call('sort', KEYS[1], 'by', 'nosort', 'limit', 1, 3)", ['ss:set']),
+  ev("return redis.call('sort', KEYS[1], 'by', '_', 'get', '#', 'get', '_:*')", ['ss:set']),
+  ['RPUSH', 'ss:list', 'c', 'a', 'b'],
+  ev("return redis.call('sort', KEYS[1], 'by', '_')", ['ss:list']),
+  ev("return redis.call('sort_ro', KEYS[1], 'by', '_')", ['ss:set']),
+];
+
 export const cases: DiffCase[] = [
+  { name: 'EVAL: SORT BY a constant of a set is ordered for scripts', steps: sortInScripts },
   { name: 'EVAL: Lua values to replies', steps: conversions },
   { name: 'EVAL: redis.call and redis.pcall, replies to Lua values', steps: calls },
   { name: 'EVAL: the sandbox, errors, Lua 5.1 builtins', steps: sandbox },
