@@ -1,7 +1,8 @@
 // MEMORY STATS, MALLOC-STATS and PURGE. STATS has Redis 7.0's fields in its order (object.c
 // memoryCommand), filled from what sluice counts (used-memory.ts: startup, dataset, clients, AOF
-// buffer) and, for the allocator fields, from V8 (allocated = heap used, active = heap total,
-// resident = RSS): monitoring tools that read the map find every field they expect.
+// buffer; lua/script-memory.ts: the scripts' and libraries' caches) and, for the allocator
+// fields, from V8 (allocated = heap used, active = heap total, resident = RSS): monitoring tools
+// that read the map find every field they expect.
 import { DATABASE_COUNT } from '../engine/keyspace.js';
 import { DoubleReply, MapReply, OK, type Reply } from '../resp/reply.js';
 import type { Context } from './types.js';
