@@ -129,9 +129,10 @@ function commandEntry(spec: CommandSpec, parent?: CommandSpec): Reply {
     spec.step,
     new SetReply(categories.map((c) => new SimpleString(`@${c}`))),
     // Tips: Redis replies an empty set for a command without any (addReplyCommandTips).
-    new SetReply([]),
+    new SetReply((spec.tips ?? []).map((t) => Buffer.from(t))),
     keySpecsReply(fullName(spec, parent)),
-    (spec.subcommands ?? []).map((sub) => commandEntry(sub, spec)),
+    // addReplyCommandSubCommands: an empty set for a command without subcommands (~0 in RESP3).
+    spec.subcommands === undefined ? new SetReply([]) : spec.subcommands.map((sub) => commandEntry(sub, spec)),
   ];
 }
 

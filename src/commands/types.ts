@@ -74,6 +74,8 @@ export interface CommandSpec {
   keys?: (argv: Buffer[]) => number[];
   /** ACL categories without the '@', e.g. ['write', 'stream', 'fast']. */
   categories?: string[];
+  /** COMMAND INFO's tips, as Redis's command JSON gives them lower-cased ("nondeterministic_output"). */
+  tips?: string[];
   /** Shown by COMMAND DOCS. */
   summary?: string;
   since?: string;

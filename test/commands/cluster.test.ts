@@ -35,7 +35,7 @@ test('a script may not call CLUSTER RESET (noscript); CLUSTER INFO runs and fail
   }
 });
 
-test('COMMAND INFO shows Redis 7.0\'s CLUSTER subcommands with their flags', async () => {
+test('COMMAND INFO shows Redis 7.0\'s CLUSTER subcommands with their flags and tips', async () => {
   const db = await open();
   try {
     const [entry] = (await db.call('COMMAND', 'INFO', 'cluster')) as unknown[][];
@@ -44,6 +44,9 @@ test('COMMAND INFO shows Redis 7.0\'s CLUSTER subcommands with their flags', asy
     assert.deepEqual(subs.get('cluster|reset')!.slice(0, 3), ['cluster|reset', -2, ['admin', 'noscript', 'stale']]);
     assert.deepEqual(subs.get('cluster|keyslot')!.slice(0, 7), ['cluster|keyslot', 3, ['stale'], 0, 0, 0, ['@slow']]);
     assert.deepEqual(subs.get('cluster|addslots')![6], ['@admin', '@slow', '@dangerous']);
+    // Tips as Redis's JSON gives them; no subcommands of a subcommand.
+    assert.deepEqual(subs.get('cluster|nodes')!.slice(7), [['nondeterministic_output'], [], []]);
+    assert.deepEqual(subs.get('cluster|reset')![7], []);
   } finally {
     await db.close();
   }
