@@ -213,6 +213,8 @@ export interface InstanceView {
    * the script propagates as a whole (commands/lua/).
    */
   callFromScript(client: ClientState, resolved: ResolvedCommand, argv: Buffer[], batch: Propagated[]): Reply;
+  /** Redis's !checkGoodReplicasStatus(): min-replicas-to-write is set and fewer replicas are good. */
+  tooFewReplicasToWrite(): boolean;
   /**
    * Propagates the effects of a command that ended after it returned (a script that yielded
    * past busy-reply-threshold) as one batch, then serves the clients its writes unblock.

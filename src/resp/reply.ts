@@ -24,6 +24,8 @@ export class ErrorReply {
   constructor(
     readonly message: string,
     readonly bytes = false,
+    /** Already in the error statistics (a script's redis.call error it returns): not counted again. */
+    readonly counted = false,
   ) {}
   get code(): string {
     const space = this.message.indexOf(' ');

@@ -170,11 +170,16 @@ export class SocketConnection {
    * Called while a script runs past busy-reply-threshold, with the event loop held by it: reads
    * what the client sent straight from its socket (non-blocking) and answers it at once, as
    * Redis's processEventsWhileBlocked (most commands get BUSY; SCRIPT KILL, FUNCTION KILL, AUTH,
-   * HELLO and the other allow_busy commands run). The script's own caller, a client waiting on a
-   * blocking command and one whose input or output is held back are left for later.
+   * HELLO and the other allow_busy commands run), and writes the replies still unsent. The
+   * script's own caller, a client waiting on a blocking command and one whose input or output is
+   * held back are left for later.
    */
   serveWhileBusy(): void {
-    if (this.fd < 0 || this.closed || this.stopped || this.running || this.busy || this.awaitingDrain || this.inputDeferred) return;
+    if (this.closed || this.running) return;
+    // Replies of the turn the script started in wait for its end otherwise (turn-flush.ts): a
+    // client whose PING was answered just before would never see its PONG, nor send SCRIPT KILL.
+    this.flushTurn();
+    if (this.fd < 0 || this.stopped || this.busy || this.awaitingDrain || this.inputDeferred) return;
     let n: number;
     try {
       n = readSync(this.fd, busyReads, 0, busyReads.length, null);

@@ -98,6 +98,34 @@ test('a script looping inside pcall cannot yield; the connected clients are stil
   }
 });
 
+test("a reply given in the turn a non-yielding script started in is still sent (its client can then SCRIPT KILL)", async () => {
+  for (const start of [() => startSluiceProcess('--enable-debug-command', 'yes'), () => startRedisProcess('--enable-debug-command', 'yes')]) {
+    const proc = await start();
+    const admin = await RespClient.connect(proc.port);
+    const r = await RespClient.connect(proc.port);
+    const rd = await RespClient.connect(proc.port);
+    try {
+      await admin.call('CONFIG', 'SET', 'busy-reply-threshold', '20');
+      // While the server sleeps, r's PING and then rd's script arrive: the server reads both in
+      // one turn, answers the PING, then runs the script (inside pcall: it cannot yield).
+      admin.send(['DEBUG', 'SLEEP', '0.3']);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      r.send(['PING']);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      rd.send(['EVAL', "local f = function() while 1 do redis.call('ping') end end while 1 do pcall(f) end", '0']);
+      assert.deepEqual(await within(r.read(), `${proc.name}: the PONG read with the script`), { t: 'simple', v: 'PONG' });
+      await waitFor(async () => (await r.call('PING')).t === 'error', 'the script to be busy');
+      assert.deepEqual(await r.call('SCRIPT', 'KILL'), { t: 'simple', v: 'OK' }, proc.name);
+      assert.match(text(await within(rd.read(), 'the killed script reply')), /killed by user/, proc.name);
+    } finally {
+      admin.close();
+      r.close();
+      rd.close();
+      await proc.kill();
+    }
+  }
+});
+
 test('a function past the threshold: FUNCTION STATS shows it, SCRIPT KILL is refused, FUNCTION KILL stops it', async () => {
   for (const start of SERVERS) {
     const proc = await start();

@@ -360,6 +360,11 @@ export class Instance implements InstanceView {
     return declared ?? resolved.mayReplicate;
   }
 
+  /** Redis's !checkGoodReplicasStatus(): min-replicas-to-write is set and fewer replicas are good. */
+  tooFewReplicasToWrite(): boolean {
+    return this.minReplicasToWrite() > 0 && this.tooFewReplicas();
+  }
+
   /** As Redis's processCommand with min-replicas-to-write and min-replicas-max-lag both set. */
   private tooFewReplicas(): boolean {
     if (this.config.getNumber('min-replicas-max-lag') <= 0 || this.replication.role !== 'master') return false;
@@ -464,7 +469,7 @@ export class Instance implements InstanceView {
     client.lastCommand = resolved.fullName;
     if (reply instanceof ErrorReply) {
       stats.failedCalls++;
-      this.stats.countError(reply.message);
+      if (!reply.counted) this.stats.countError(reply.message);
     }
     this.finishContext(ctx, args, batch);
     if (this.monitors.size > 0 && client.kind !== 'aof' && resolved.shownToMonitors) this.feedMonitors(client, resolved.fullName, args.toArgv());

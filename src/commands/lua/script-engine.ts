@@ -121,7 +121,7 @@ const KEEP_REPLY_ARENA = 1 << 20;
 /** A finished script's reply: the RESP bytes the interpreter wrote, or its error. */
 function scriptReply(result: ScriptResult): Reply {
   const bytes = result.resp;
-  if (bytes[0] === 0x2d) return new ErrorReply(bytes.toString('latin1', 1, bytes.length - 2), true);
+  if (bytes[0] === 0x2d) return new ErrorReply(bytes.toString('latin1', 1, bytes.length - 2), true, result.countedError);
   return new ScriptReply(bytes);
 }
 
@@ -349,7 +349,10 @@ export class ScriptEngine {
         if (instance.replication.role === 'slave' && instance.config.get('replica-read-only') === 'yes' && !ctx.client.mustObey) {
           return new ErrorReply(Errors.scriptReadonlyReplica);
         }
+        const diskError = ctx.client.mustObey ? null : (instance.persistence?.writeError() ?? null);
+        if (diskError !== null) return new ErrorReply(diskError);
         if (ro) return new ErrorReply(Errors.scriptWriteWithRo);
+        if (!ctx.client.mustObey && instance.tooFewReplicasToWrite()) return new ErrorReply(Errors.noReplicas);
       }
       if (oomAtStart && !flags.allowOom && !flags.noWrites) return new ErrorReply(Errors.scriptOom);
     }
@@ -450,6 +453,8 @@ export class ScriptEngine {
       }
       const diskError = instance.persistence?.writeError() ?? null;
       if (diskError !== null) return this.rejected(diskError, resolved.fullName);
+      // Reached by scripts without a shebang only: the others were refused before they ran.
+      if (instance.tooFewReplicasToWrite()) return this.rejected(Errors.noReplicas, resolved.fullName);
     }
     if (!run.allowOom && !run.writeDirty && run.oomAtStart && flags.includes('denyoom')) {
       return this.rejected(Errors.oom, resolved.fullName);
