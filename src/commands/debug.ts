@@ -8,6 +8,7 @@ import { BooleanReply, DoubleReply, ErrorReply, MapReply, OK, SetReply, SimpleSt
 import { Buffer } from 'node:buffer';
 import { ScriptReply } from './lua/script-reply.js';
 import { datasetDigest, valueDigest } from './dataset-digest.js';
+import { debugObject } from './debug-object.js';
 import { Errors } from '../resp/errors.js';
 import { lower, text } from './args.js';
 import { helpReply, subcommandSyntaxError } from './help.js';
@@ -29,6 +30,8 @@ const HELP = [
   '    Write <message> to the server log.',
   'LOADAOF',
   '    Flush the AOF buffers on disk and reload the AOF in memory.',
+  'OBJECT <key>',
+  '    Show low level info about `key` and associated value.',
   'RELOAD [option ...]',
   '    Save the RDB on disk and reload it back to memory. Valid <option> values:',
   '    * MERGE: conflicting keys will be loaded from RDB.',
@@ -120,6 +123,7 @@ function debug(ctx: Context, argv: Buffer[]): Reply | Promise<Reply> {
     ctx.instance.logger.warn('sluice: Changing replication IDs after receiving DEBUG change-repl-id');
     return OK;
   }
+  if (sub === 'object' && argc === 3) return debugObject(ctx, argv[2]!);
   if (sub === 'digest' && argc === 2) return new SimpleString(datasetDigest(ctx.instance));
   if (sub === 'digest-value' && argc >= 2) return argv.slice(2).map((k) => new SimpleString(valueDigest(ctx.db, keyOf(k))));
   if (sub === 'error' && argc === 3) return new ErrorReply(text(argv[2]!).replace(/[\r\n]/g, ' '));

@@ -111,6 +111,20 @@ test("Redis 7.0's unit/functions tests pass against sluice server, with DEBUG en
   }
 });
 
+test("Redis 7.0's unit/scripting tests pass against sluice server, with DEBUG enabled: 268, as redis-server 7.0.15 but the ACL test", async () => {
+  // EVAL and FUNCTION both (the unit runs each test twice), long scripts seen from other clients
+  // (BUSY, SCRIPT KILL inside pcall, a blocked client served after the script), effects in the
+  // replication stream, DEBUG OBJECT of a key expired under a script.
+  const dir = mkdtempSync(join(tmpdir(), 'sluice-harness-'));
+  const server = await startSluiceServer(['--enable-debug-command', 'yes', '--dir', dir, '--appendonly', 'no']);
+  try {
+    assertAllPassed(await runSuite(server.port, ['unit/scripting'], ['--skiptest', 'Script ACL check']), 268);
+  } finally {
+    await server.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 /** Units that set the encoding and slowlog parameters: the tests skipped need commands sluice lacks. */
 const PARAMETER_UNITS: Array<{ unit: string; skip: string[]; ok: number; redisOk: number }> = [
   // The protocol desync tests keep writing after the error reply until a write fails: the

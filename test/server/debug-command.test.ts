@@ -108,6 +108,29 @@ test('with enable-debug-command yes: the subcommands reply as Redis', async () =
   });
 });
 
+test('DEBUG OBJECT: the fields Redis 7.0 prints, an address that stays while INCR changes the value in place, an expired key still there, a missing one refused', async () => {
+  await bothWith(['--enable-debug-command', 'yes'], async (c, name) => {
+    await c.call('SET', 'counter', '20000');
+    await c.call('SET', 'text', 'a short string');
+    await c.call('RPUSH', 'list', 'a', 'b', 'c');
+    const line = async (key: string): Promise<string> => String((await c.call('DEBUG', 'OBJECT', key) as { v: unknown }).v);
+    const format = /^Value at:0x[0-9a-f]+ refcount:(\d+) encoding:(\w+) serializedlength:(\d+) lru:\d+ lru_seconds_idle:\d+/;
+    const before = await line('counter');
+    assert.deepEqual(format.exec(before)?.slice(1), ['1', 'int', '3'], `${name}: ${before}`);
+    await c.call('INCR', 'counter');
+    assert.equal((await line('counter')).split(' ')[1], before.split(' ')[1], `${name}: the address after INCR`);
+    assert.deepEqual(format.exec(await line('text'))?.slice(1), ['1', 'embstr', '15'], name);
+    assert.equal(format.exec(await line('list'))?.[2], 'quicklist', name);
+    // Read as the dict entry: a key past its TTL that nothing removed yet is still described.
+    await c.call('DEBUG', 'SET-ACTIVE-EXPIRE', '0');
+    await c.call('SET', 'gone', 'v', 'PX', '1');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    assert.match(await line('gone'), format, name);
+    await c.call('DEBUG', 'SET-ACTIVE-EXPIRE', '1');
+    assert.deepEqual(await c.call('DEBUG', 'OBJECT', 'nosuchkey'), error('ERR no such key'), name);
+  });
+});
+
 test('enable-debug-command local: loopback clients may, a client from another host may not', async () => {
   const host = foreignHost();
   try {
