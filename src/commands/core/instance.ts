@@ -245,16 +245,21 @@ export class Instance implements InstanceView {
       return this.reject(fullName, Errors.noAuth);
     }
     const oom = maxmemoryRejection(this, client, spec, fullName); if (oom !== null) return oom;
+    // processCommand's is_write_command: EXEC is one when a queued command writes (the state may
+    // have changed since they were queued).
+    const write = resolved.write || (fullName === 'exec' && this.queues(client, (queued) => queued.write));
     if (this.replication.role === 'slave' && !client.mustObey) {
-      const refusal = this.replicaRefusal(resolved.write, spec.flags.includes('stale'));
+      // Likewise is_denystale_command: EXEC is refused on a stale replica for a queued command that would be.
+      const stale = spec.flags.includes('stale') && !(fullName === 'exec' && this.queues(client, (queued) => !queued.spec.flags.includes('stale')));
+      const refusal = this.replicaRefusal(write, stale);
       if (refusal !== null) {
         if (client.multi !== null) client.multiAborted = true;
-        return this.reject(fullName, refusal);
+        return this.reject(fullName, fullName === 'exec' ? this.abortExec(client, refusal).message : refusal);
       }
     }
-    if (resolved.write && this.minReplicasToWrite() > 0 && !client.mustObey && this.tooFewReplicas()) {
+    if (write && this.minReplicasToWrite() > 0 && !client.mustObey && this.tooFewReplicas()) {
       if (client.multi !== null) client.multiAborted = true;
-      return this.reject(fullName, Errors.noReplicas);
+      return this.reject(fullName, fullName === 'exec' ? this.abortExec(client, Errors.noReplicas).message : Errors.noReplicas);
     }
     if (client.resp === 2 && client.subscriptions.active && !SUBSCRIBED_MODE_COMMANDS.has(fullName)) {
       const message = Errors.subscribedMode(fullName);
@@ -346,6 +351,14 @@ export class Instance implements InstanceView {
     if (!this.replication.linkUp && !allowedStale && this.config.get('replica-serve-stale-data') === 'no') return Errors.masterDown;
     if (write && this.config.get('replica-read-only') === 'yes') return Errors.readOnlyReplica;
     return null;
+  }
+
+  /** The client's transaction holds a command for which `test` holds. */
+  private queues(client: ClientState, test: (queued: Resolved) => boolean): boolean {
+    return (client.multi ?? []).some((queuedArgv) => {
+      const queued = this.resolve(queuedArgv);
+      return !(queued instanceof ErrorReply) && test(queued);
+    });
   }
 
   /** A command that writes or may replicate; EXEC is one when a queued command is. */
