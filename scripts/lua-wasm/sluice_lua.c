@@ -27,7 +27,8 @@ IMPORT("sl_js_call") extern char *sl_js_call(int argc, char **argv, size_t *lens
 IMPORT("sl_js_log") extern void sl_js_log(int level, const char *msg, size_t len);
 IMPORT("sl_js_sha1hex") extern void sl_js_sha1hex(const char *s, size_t len, char *out40);
 IMPORT("sl_js_set_repl") extern void sl_js_set_repl(int flags);
-/* Called every 100000 instructions; a non-zero answer kills the script. */
+/* redis.acl_check_cmd: 1 when the script's caller may run argv, 0 when not, -1 for no such command. */
+IMPORT("sl_js_acl_check") extern int sl_js_acl_check(int argc, char **argv, size_t *lens);
 /* Asked every 100000 instructions of a script: 0 go on, 1 stop it (SCRIPT KILL), 2 yield (the
  * server serves its other clients, then resumes the script). `yieldable`: 2 may be answered. */
 IMPORT("sl_js_interrupt") extern int sl_js_interrupt(int yieldable);
@@ -525,22 +526,14 @@ static void reply_value(lua_State *lua, int depth) {
 
 /* --- the redis.* API --------------------------------------------------------------------- */
 
-static int redis_generic_call(lua_State *lua, int raise_error) {
-    int argc = lua_gettop(lua);
-    if (!running) {
-        push_error_c(lua, "redis.call/pcall can only be called inside a script invocation");
-        return lua_error(lua);
-    }
-    if (argc == 0) {
-        push_error_c(lua, "Please specify at least one argument for this redis lib call");
-        return raise_error ? lua_error(lua) : 1;
-    }
+/* The script's arguments to a redis.* call as C strings (numbers as %.17g: lua_tolstring's
+ * %.14g would lose precision), popped from the stack. The texts are copied, as the values are
+ * popped before the command runs. 0 when one is neither a string nor a number. */
+static int args_from_stack(lua_State *lua, int argc, char ***argvp, size_t **lensp) {
     char **argv = malloc(sizeof(char *) * argc);
     size_t *lens = malloc(sizeof(size_t) * argc);
     char numbuf[64];
     int j;
-    /* Numbers as %.17g: lua_tolstring's %.14g would lose precision. The texts are copied, as
-     * the values are popped before the command runs. */
     for (j = 0; j < argc; j++) {
         const char *s;
         size_t len;
@@ -561,13 +554,37 @@ static int redis_generic_call(lua_State *lua, int raise_error) {
         for (int k = 0; k < j; k++) free(argv[k]);
         free(argv);
         free(lens);
+        return 0;
+    }
+    *argvp = argv;
+    *lensp = lens;
+    return 1;
+}
+
+static void free_args(int argc, char **argv, size_t *lens) {
+    for (int j = 0; j < argc; j++) free(argv[j]);
+    free(argv);
+    free(lens);
+}
+
+static int redis_generic_call(lua_State *lua, int raise_error) {
+    int argc = lua_gettop(lua);
+    if (!running) {
+        push_error_c(lua, "redis.call/pcall can only be called inside a script invocation");
+        return lua_error(lua);
+    }
+    if (argc == 0) {
+        push_error_c(lua, "Please specify at least one argument for this redis lib call");
+        return raise_error ? lua_error(lua) : 1;
+    }
+    char **argv;
+    size_t *lens;
+    if (!args_from_stack(lua, argc, &argv, &lens)) {
         push_error_c(lua, "Lua redis lib command arguments must be strings or integers");
         return raise_error ? lua_error(lua) : 1;
     }
     char *reply = sl_js_call(argc, argv, lens, script_resp);
-    for (j = 0; j < argc; j++) free(argv[j]);
-    free(argv);
-    free(lens);
+    free_args(argc, argv, lens);
     const char *body = reply + 4;
     int is_error = body[0] == '-';
     /* A malformed reply must not take the engine down with it: parse_reply stops at its end. */
@@ -672,8 +689,21 @@ static int redis_acl_check_cmd(lua_State *lua) {
         push_error_c(lua, "Please specify at least one argument for this redis lib call");
         return lua_error(lua);
     }
-    /* sluice has one user, the default one, allowed everything. */
-    lua_pushboolean(lua, 1);
+    int argc = lua_gettop(lua);
+    char **argv;
+    size_t *lens;
+    if (!args_from_stack(lua, argc, &argv, &lens)) {
+        push_error_c(lua, "Lua redis lib command arguments must be strings or integers");
+        return lua_error(lua);
+    }
+    /* The caller's user's permissions, as luaRedisAclCheckCmdPermissionsCommand. */
+    int allowed = sl_js_acl_check(argc, argv, lens);
+    free_args(argc, argv, lens);
+    if (allowed < 0) {
+        push_error_c(lua, "Invalid command passed to redis.acl_check_cmd()");
+        return lua_error(lua);
+    }
+    lua_pushboolean(lua, allowed);
     return 1;
 }
 

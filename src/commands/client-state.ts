@@ -45,6 +45,16 @@ export class ClientTracking {
   readonly prefixes = new Set<string>();
 }
 
+/**
+ * The ACL user a client runs as, as the permission check reads it (commands/acl/user.ts's
+ * AclUser; declared here so the client's module imports nothing of the ACL's).
+ */
+export interface ClientUser {
+  readonly name: string;
+  /** Allowed every command, key and channel: the permission check is skipped. */
+  readonly unrestricted: boolean;
+}
+
 let nextClientId = 1;
 
 /** Per-connection state, shared by the TCP server and the embedded client. */
@@ -54,6 +64,11 @@ export class ClientState {
   db = 0;
   resp: Protocol = 2;
   authenticated: boolean;
+  /**
+   * The ACL user (Redis's c->user): the default user until AUTH or HELLO names another; null
+   * for the clients that run anything (the AOF's, the link to a primary), as Redis's NULL user.
+   */
+  user: ClientUser | null = null;
   /** Commands queued by MULTI, or null outside a transaction. */
   multi: Buffer[][] | null = null;
   /** Set when a command queued in MULTI was rejected: EXEC then fails with EXECABORT. */

@@ -85,6 +85,9 @@ export const DEFAULT_PARAMS: ConfigParam[] = [
   // Protected, with dbfilename: together with SAVE they would write a file anywhere.
   { name: 'dir', defaultValue: process.cwd(), mutable: true, protected: true, validate: existingDirectory },
   { name: 'requirepass', defaultValue: '', mutable: true },
+  // ACL LOG's length, and the channels a new user or selector starts with (commands/acl/).
+  { name: 'acllog-max-len', defaultValue: '128', validate: nonNegativeInt, mutable: true },
+  { name: 'acl-pubsub-default', defaultValue: 'resetchannels', validate: oneOf(['allchannels', 'resetchannels']), mutable: true },
   // Turned on or off at run time through the instance's DatasetControl (CONFIG SET in server.ts).
   { name: 'appendonly', defaultValue: 'no', validate: yesNo, mutable: true },
   // sluice writes only command AOFs, never an RDB preamble; 'no' is accepted for compatibility.

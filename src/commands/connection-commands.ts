@@ -9,16 +9,11 @@ import { int64Arg, integerArg, isKeyword, lower, parseInt64, text } from './args
 import type { ClientState } from './client-state.js';
 import { REDIS_VERSION } from './core/identity.js';
 import { helpReply } from './help.js';
+import { clientInfoLine } from './client-info.js';
+import { aclOf, latin1 } from './acl/acl-users.js';
 import type { InstanceView } from './types.js';
 import type { RequestArgs } from '../resp/request-args.js';
 import { type CommandSpec, type Context, command, container, inPlaceCommand } from './types.js';
-
-/** Checks a password for a user as the default user with `requirepass` does. */
-export function passwordMatches(instance: InstanceView, user: string, pass: Buffer): boolean {
-  if (user !== 'default') return false;
-  const required = instance.config.get('requirepass');
-  return required === '' || required === pass.toString('utf8');
-}
 
 /** Client names and library names may not contain spaces or special characters. */
 function validName(arg: Buffer): boolean {
@@ -52,7 +47,7 @@ function hello(ctx: Context, argv: Buffer[]): Reply {
   for (let j = 2; j < argv.length; j++) {
     const more = argv.length - 1 - j;
     if (isKeyword(argv[j], 'auth') && more >= 2) {
-      auth = [text(argv[j + 1]!), argv[j + 2]!];
+      auth = [latin1(argv[j + 1]!), argv[j + 2]!];
       j += 2;
     } else if (isKeyword(argv[j], 'setname') && more >= 1) {
       name = argv[j + 1]!;
@@ -62,8 +57,7 @@ function hello(ctx: Context, argv: Buffer[]): Reply {
     }
   }
   if (auth !== null) {
-    if (!passwordMatches(instance, auth[0], auth[1])) fail(Errors.wrongPass);
-    client.authenticated = true;
+    if (!aclOf(instance).authenticate(client, auth[0], auth[1], latin1(argv[0]!))) fail(Errors.wrongPass);
   }
   if (!client.authenticated) {
     fail(Errors.helloNoAuth);
@@ -83,12 +77,13 @@ function hello(ctx: Context, argv: Buffer[]): Reply {
 
 function auth(ctx: Context, argv: Buffer[]): Reply {
   if (argv.length > 3) fail(Errors.syntax);
-  if (argv.length === 2 && ctx.instance.config.get('requirepass') === '') {
+  const acl = aclOf(ctx.instance);
+  acl.syncRequirepass();
+  if (argv.length === 2 && acl.defaultUser.nopass) {
     fail(Errors.authWithoutPassword);
   }
-  const user = argv.length === 3 ? text(argv[1]!) : 'default';
-  if (!passwordMatches(ctx.instance, user, argv[argv.length - 1]!)) fail(Errors.wrongPass);
-  ctx.client.authenticated = true;
+  const user = argv.length === 3 ? latin1(argv[1]!) : 'default';
+  if (!acl.authenticate(ctx.client, user, argv[argv.length - 1]!, latin1(argv[0]!))) fail(Errors.wrongPass);
   return OK;
 }
 
@@ -115,7 +110,10 @@ function reset(ctx: Context): Reply {
   client.resp = 2;
   client.name = '';
   client.noEvict = false;
-  client.authenticated = instance.config.get('requirepass') === '';
+  // clientSetDefaultAuth: back to the default user, authenticated if it needs no password.
+  const acl = aclOf(instance);
+  client.user = acl.defaultUser;
+  client.authenticated = !acl.authRequired();
   // Subscriptions and MONITOR end silently (Redis's clearClientConnectionState).
   instance.pubsub.forget(client);
   instance.monitors.delete(client);
@@ -127,24 +125,6 @@ function reset(ctx: Context): Reply {
 
 // --- CLIENT ------------------------------------------------------------------------------
 
-/** CLIENT LIST's flags, in the order Redis's catClientInfoString writes them. */
-function clientFlags(client: ClientState): string {
-  let flags = '';
-  if (client.isReplica) flags += 'S';
-  if (client.kind === 'primary') flags += 'M';
-  if (client.monitor) flags += 'O';
-  if (client.subscriptions.active) flags += 'P';
-  if (client.multi !== null) flags += 'x';
-  if (client.blocked !== null) flags += 'b';
-  if (client.tracking !== null) flags += 't';
-  if (client.tracking?.brokenRedirect === true) flags += 'R';
-  if (client.tracking?.bcast === true) flags += 'B';
-  if (client.dirtyCas) flags += 'd';
-  if (client.closeAfterReply) flags += 'c';
-  if (client.noEvict) flags += 'e';
-  return flags === '' ? 'N' : flags;
-}
-
 /** CLIENT LIST TYPE: monitors count as normal clients, subscribed ones as pubsub (getClientType). */
 function clientType(client: ClientState): string {
   if (client.isReplica) return 'slave';
@@ -155,27 +135,6 @@ function clientType(client: ClientState): string {
 /** CLIENT LIST/KILL TYPE: 'replica' and 'slave' name the same class, as getClientTypeByName. */
 function isOfType(client: ClientState, type: string): boolean {
   return (type === 'replica' ? 'slave' : type) === clientType(client);
-}
-
-/** One CLIENT LIST line. `current` is the command the caller is running (Redis shows it). */
-export function clientInfoLine(client: ClientState, now: number, current?: string): string {
-  // lastInteraction comes from the monotonic clock, which may run a hair ahead of Date.now().
-  const age = Math.max(0, Math.floor((now - client.createdAt) / 1000));
-  const idle = Math.max(0, Math.floor((now - client.lastInteraction) / 1000));
-  const cmd = current ?? client.lastCommand;
-  const subs = client.subscriptions;
-  const buffers = client.buffers?.();
-  const qbuf = buffers?.queryBuffered ?? 0;
-  const qbufFree = buffers?.queryFree ?? 0;
-  const omem = buffers?.outputUnsent ?? 0;
-  return (
-    `id=${client.id} addr=${client.addr} laddr=${client.laddr} fd=${client.fd} name=${client.name} ` +
-    `age=${age} idle=${idle} flags=${clientFlags(client)} db=${client.db} ` +
-    `sub=${subs.channels.size} psub=${subs.patterns.size} ssub=${subs.shardChannels.size} ` +
-    `multi=${client.multi === null ? -1 : client.multi.length} qbuf=${qbuf} qbuf-free=${qbufFree} argv-mem=0 ` +
-    `multi-mem=0 rbs=0 rbp=0 obl=0 oll=0 omem=${omem} tot-mem=${qbuf + qbufFree + omem} events=r cmd=${cmd} user=default ` +
-    `redir=${client.tracking?.redirect ?? -1} resp=${client.resp} lib-name=${client.libName} lib-ver=${client.libVersion}`
-  );
 }
 
 const CLIENT_TYPES = new Set(['normal', 'master', 'replica', 'slave', 'pubsub']);
@@ -236,8 +195,9 @@ function clientKill(ctx: Context, argv: Buffer[]): Reply {
       if (!CLIENT_TYPES.has(type)) fail(Errors.unknownClientType(text(value)));
       filters.push((c) => isOfType(c, type));
     } else if (opt === 'user') {
-      const user = text(value);
-      if (user !== 'default') fail(Errors.noSuchUser(user));
+      const user = aclOf(instance).get(latin1(value));
+      if (user === undefined) fail(Errors.noSuchUser(text(value)));
+      filters.push((c) => c.user === user);
     } else if (opt === 'skipme') {
       if (isKeyword(value, 'yes')) skipMe = true;
       else if (isKeyword(value, 'no')) skipMe = false;

@@ -1,4 +1,5 @@
 // Every command family, one file each. The table is shared by the server and the embedded client.
+import { commands as acl } from './acl.js';
 import { commands as bitfield } from './bitfield.js';
 import { commands as bitmaps } from './bitmaps.js';
 import { commands as cluster } from './cluster.js';
@@ -32,6 +33,7 @@ import type { CommandSpec } from './types.js';
 
 export const allCommands: CommandSpec[] = [
   ...connection,
+  ...acl,
   ...server,
   ...slowlog,
   ...latency,

@@ -76,6 +76,30 @@ export const Errors = {
   noSuchClient: 'ERR No such client',
   clientIdNotPositive: 'ERR client-id should be greater than 0',
   noSuchUser: (user: string) => `ERR No such user '${user}'`,
+
+  // --- ACL (acl.c, and the NOPERM refusals of processCommand, EXEC and scripts).
+  aclUsernameSpaces: "ERR Usernames can't contain spaces or null characters",
+  aclUnmatchedParenthesis: (arg: string) => `ERR Unmatched parenthesis in acl selector starting at '${arg}'.`,
+  aclSetUserModifier: (op: string, reason: string) => `ERR Error in ACL SETUSER modifier '${op}': ${reason}`,
+  aclDefaultUndeletable: "ERR The 'default' user cannot be removed",
+  aclNoFile:
+    'ERR This Redis instance is not configured to use an ACL file. You may want to specify users via the ' +
+    'ACL SETUSER command and then issue a CONFIG REWRITE (assuming you have a Redis configuration file set) ' +
+    'in order to store users in the Redis configuration.',
+  aclSaveFailed: 'ERR There was an error trying to save the ACLs. Please check the server logs for more information',
+  aclUnknownCategory: (name: string) => `ERR Unknown category '${name}'`,
+  aclGenpassBits: 'ERR ACL GENPASS argument must be the number of bits for the output password, a positive number up to 4096',
+  aclDryrunNoUser: (name: string) => `ERR User '${name}' not found`,
+  aclDryrunNoCommand: (name: string) => `ERR Command '${name}' not found`,
+  aclLoadErrors: (errors: string) => `ERR ${errors}`,
+  noPermCommand: (name: string) => `NOPERM this user has no permissions to run the '${name}' command`,
+  noPermKey: 'NOPERM this user has no permissions to access one of the keys used as arguments',
+  noPermChannel: 'NOPERM this user has no permissions to access one of the channels used as arguments',
+  noPermExec: (reason: string) =>
+    'NOPERM ACLs rules changed between the moment the transaction was accumulated and the EXEC call. ' +
+    `This command is no longer allowed for the following reason: ${reason}`,
+  scriptAcl: (reason: string) => `ERR The user executing the script ${reason}`,
+  aclCheckInvalidCommand: 'ERR Invalid command passed to redis.acl_check_cmd()',
   unblockReason: 'ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR',
   clientPauseMode: 'ERR CLIENT PAUSE mode must be WRITE or ALL',
   unblocked: 'UNBLOCKED client unblocked via CLIENT UNBLOCK',

@@ -38,12 +38,21 @@ import { type CommandStats, Stats } from './stats.js';
 import { WatchRegistry } from './watch.js';
 import { type Logger, silentLogger } from '../../logger.js';
 import { protectedRefusal } from './protected.js';
+import { AclUsers, aclOf } from '../acl/acl-users.js';
+import type { AclUser } from '../acl/user.js';
 
 /** Read once: the getter is not free, and the origin never changes. */
 const TIME_ORIGIN = performance.timeOrigin;
 
 /** What a served blocked client runs as, for tracking (nothing it reads is remembered). */
 const SERVED: KeyedSpec = { flags: [], firstKey: 0, lastKey: 0, step: 0 };
+
+/** execCommand's reasons for a queued command the ACL rules no longer allow (by ACL_DENIED_*). */
+const EXEC_DENIALS: Record<number, string> = {
+  1: 'no permission to execute the command or subcommand',
+  2: 'no permission to touch the specified keys',
+  4: 'no permission to access one of the channels used as arguments',
+};
 
 /** Commands that run even inside MULTI instead of being queued. */
 const NOT_QUEUED = new Set(['exec', 'discard', 'multi', 'watch', 'quit', 'reset']);
@@ -110,6 +119,8 @@ export class Instance implements InstanceView {
   /** CLIENT TRACKING: the keys clients cache and their invalidation (commands/tracking.ts). */
   readonly tracking: Tracking;
   private readonly watches = new WatchRegistry();
+  /** ACL users, the permission check and ACL LOG (commands/acl/). */
+  private readonly acl: AclUsers;
   private expiryTimer: NodeJS.Timeout | null = null;
   /** performance.now() when the running batch began, -1 outside a batch (see beginBatch). */
   private batchStarted = -1;
@@ -138,6 +149,7 @@ export class Instance implements InstanceView {
     this.pause = new ClientPause(this.keyspace.now, (paused) => (this.keyspace.expiryPaused = paused));
     this.table.register(commands);
     registerBuiltinSections(this);
+    this.acl = aclOf(this);
     this.keyspace.onKeyModified((db, key) => this.onKeyModified(db, key));
     this.tracking = new Tracking(this.clients, this.config.derived((c) => c.getNumber('tracking-table-max-keys')));
     this.keyspace.onKeyExpired(this.tracking.onExpired);
@@ -191,7 +203,10 @@ export class Instance implements InstanceView {
   // --- clients -------------------------------------------------------------------------------
 
   newClient(kind: ClientState['kind'], addr = '', laddr = '', fd = -1): ClientState {
-    const client = new ClientState(kind, this.config.get('requirepass') === '', addr, laddr, fd);
+    // The AOF's client and a replica's link to its primary run anything (Redis's NULL user).
+    const superuser = kind === 'aof' || kind === 'primary';
+    const client = new ClientState(kind, superuser || !this.acl.authRequired(), addr, laddr, fd);
+    if (!superuser) client.user = this.acl.defaultUser;
     this.clients.set(client.id, client);
     return client;
   }
@@ -239,10 +254,21 @@ export class Instance implements InstanceView {
       if (client.multi !== null) client.multiAborted = true;
       return this.reject(fullName, refused);
     }
-    if (!client.authenticated && !resolved.noAuth) {
+    if (!client.authenticated && !resolved.noAuth && this.acl.authRequired()) {
       if (client.multi !== null) client.multiAborted = true;
       if (fullName === 'exec') return this.reject(fullName, this.abortExec(client, Errors.noAuth).message);
       return this.reject(fullName, Errors.noAuth);
+    }
+    // processCommand's ACLCheckAllPerm: only clients of a restricted user pay for it.
+    if (client.user !== null && !client.user.unrestricted) {
+      const user = client.user as AclUser;
+      const verdict = this.acl.check(user, fullName, argv);
+      if (verdict !== null) {
+        this.acl.logVerdict(client, user, verdict, client.multi !== null ? 'multi' : 'toplevel', fullName, argv, fullName);
+        if (client.multi !== null) client.multiAborted = true;
+        const message = AclUsers.noPermText(verdict, fullName);
+        return this.reject(fullName, fullName === 'exec' ? this.abortExec(client, message).message : message);
+      }
     }
     const oom = maxmemoryRejection(this, client, spec, fullName); if (oom !== null) return oom;
     // processCommand's is_write_command: EXEC is one when a queued command writes (the state may
@@ -317,6 +343,7 @@ export class Instance implements InstanceView {
       resolved.run === undefined ||
       !resolved.arityAllows(args.length) ||
       !client.authenticated ||
+      (client.user !== null && !client.user.unrestricted) ||
       client.multi !== null ||
       client.monitor ||
       (client.resp === 2 && client.subscriptions.active) ||
@@ -542,6 +569,18 @@ export class Instance implements InstanceView {
       if (resolved instanceof ErrorReply) {
         replies.push(resolved);
         continue;
+      }
+      // The rules may have changed since the command was queued: checked again, as execCommand.
+      if (client.user !== null && !client.user.unrestricted) {
+        const user = client.user as AclUser;
+        const verdict = this.acl.check(user, resolved.fullName, argv);
+        if (verdict !== null) {
+          this.acl.logVerdict(client, user, verdict, 'multi', resolved.fullName, argv, 'exec');
+          const message = Errors.noPermExec(EXEC_DENIALS[verdict.result] ?? 'no permission');
+          this.stats.countError(message);
+          replies.push(new ErrorReply(message));
+          continue;
+        }
       }
       const reply = this.call(client, resolved, RequestArgs.of(argv), true, batch);
       // With noBlock set no handler returns a pending promise; guard against one that does.

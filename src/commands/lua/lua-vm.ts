@@ -23,6 +23,8 @@ export interface LuaHost {
    * SCRIPT KILL's error) or, only when `yieldable`, YIELD (run() returns YIELDED; resume() goes on).
    */
   interrupt(yieldable: boolean): Interrupt;
+  /** redis.acl_check_cmd: may the script's caller run argv (null: no such command). */
+  aclCheck(argv: Buffer[]): boolean | null;
 }
 
 export const enum Interrupt {
@@ -111,6 +113,17 @@ export class LuaVm {
     // Filled in once the instance exists: the imports call back into its exports.
     let x: Exports | null = null;
     const table = (): WebAssembly.Table => x!.__indirect_function_table;
+    // The arguments of a redis.* call, each copied out of the memory (a command may keep it).
+    const readArgv = (argc: number, argvPtr: number, lensPtr: number): Buffer[] => {
+      const view = new DataView(x!.memory.buffer);
+      const bytes = new Uint8Array(view.buffer);
+      const argv: Buffer[] = new Array(argc);
+      for (let i = 0; i < argc; i++) {
+        const p = view.getUint32(argvPtr + 4 * i, true);
+        argv[i] = Buffer.from(bytes.subarray(p, p + view.getUint32(lensPtr + 4 * i, true)));
+      }
+      return argv;
+    };
     const env = {
       getTempRet0: () => this.tempRet0,
       setTempRet0: (v: number) => {
@@ -131,15 +144,12 @@ export class LuaVm {
       },
       emscripten_notify_memory_growth: () => {},
       __syscall_dup3: () => -1,
+      sl_js_acl_check: (argc: number, argvPtr: number, lensPtr: number) => {
+        const allowed = this.host.aclCheck(readArgv(argc, argvPtr, lensPtr));
+        return allowed === null ? -1 : allowed ? 1 : 0;
+      },
       sl_js_call: (argc: number, argvPtr: number, lensPtr: number, resp: number) => {
-        // One view of the memory for every argument (each copied out: a command may keep it).
-        const view = new DataView(x!.memory.buffer);
-        const bytes = new Uint8Array(view.buffer);
-        const argv: Buffer[] = new Array(argc);
-        for (let i = 0; i < argc; i++) {
-          const p = view.getUint32(argvPtr + 4 * i, true);
-          argv[i] = Buffer.from(bytes.subarray(p, p + view.getUint32(lensPtr + 4 * i, true)));
-        }
+        const argv = readArgv(argc, argvPtr, lensPtr);
         const reply = this.host.call(argv, resp === 3 ? 3 : 2);
         // Zero-terminated: the glue's parser reads lines with strstr.
         const block = x!.sl_alloc(reply.length + 5);

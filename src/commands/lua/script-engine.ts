@@ -20,6 +20,7 @@ import { usedMemory } from '../used-memory.js';
 import { MAY_REPLICATE } from '../core/resolved.js';
 import { Interrupt, type LuaHost, LuaVm, type RegisteredFunction, type ScriptResult, YIELDED, type Yielded } from './lua-vm.js';
 import { ScriptReply } from './script-reply.js';
+import { aclCheckForScript, aclDenialInScript } from '../acl/script-acl.js';
 
 /** A script's shebang flags (#!lua flags=...); `compat` when it has no shebang. */
 export interface ScriptFlags {
@@ -160,6 +161,7 @@ export class ScriptEngine {
       const run = this.run;
       return run === null ? Interrupt.CONTINUE : this.interrupted(run, yieldable);
     },
+    aclCheck: (argv) => aclCheckForScript(this.instance, this.run!.ctx.client, argv),
   };
 
   private readonly version = (() => {
@@ -443,6 +445,9 @@ export class ScriptEngine {
     const flags = resolved.spec.flags;
     const write = flags.includes('write');
     if (flags.includes('noscript') && !this.denyScriptDisabled) return this.rejected(Errors.scriptNotAllowed, resolved.fullName);
+    // scriptVerifyACL: the command as the caller's user (the scripts' client runs as it).
+    const denied = aclDenialInScript(instance, run.ctx.client, resolved.fullName, argv);
+    if (denied !== null) return this.rejected(denied, resolved.fullName);
     if (run.readOnly && (write || MAY_REPLICATE.has(resolved.fullName))) {
       return this.rejected(Errors.scriptWriteInReadOnly, resolved.fullName);
     }

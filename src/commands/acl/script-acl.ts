@@ -1,0 +1,45 @@
+// ACL inside scripts: redis.call's check of each command as the caller's user (script.c's
+// scriptVerifyACL, logged in the "lua" context) and redis.acl_check_cmd's answer
+// (luaRedisAclCheckCmdPermissionsCommand).
+import type { Buffer } from 'node:buffer';
+import { Errors } from '../../resp/errors.js';
+import type { ClientState } from '../client-state.js';
+import type { InstanceView } from '../types.js';
+import { aclOf, latin1 } from './acl-users.js';
+import { ACL_DENIED_CMD, ACL_DENIED_KEY, checkCommand } from './permission-check.js';
+import type { AclUser } from './user.js';
+
+/** getAclErrorMessage. */
+function reasonText(result: number): string {
+  if (result === ACL_DENIED_CMD) return "can't run this command or subcommand";
+  if (result === ACL_DENIED_KEY) return "can't access at least one of the keys mentioned in the command arguments";
+  return "can't publish to the channel mentioned in the command";
+}
+
+/** The error redis.call gets for a command the caller's user may not run, or null. */
+export function aclDenialInScript(instance: InstanceView, caller: ClientState, fullName: string, argv: Buffer[]): string | null {
+  const user = caller.user;
+  if (user === null || user.unrestricted) return null;
+  const acl = aclOf(instance);
+  const verdict = acl.check(user as AclUser, fullName, argv);
+  if (verdict === null) return null;
+  acl.logVerdict(caller, user as AclUser, verdict, 'lua', fullName, argv, caller.lastCommand);
+  return Errors.scriptAcl(reasonText(verdict.result));
+}
+
+/** redis.acl_check_cmd: may the caller's user run argv; null when there is no such command. */
+export function aclCheckForScript(instance: InstanceView, caller: ClientState, argv: Buffer[]): boolean | null {
+  const acl = aclOf(instance);
+  // lookupCommand: the container's subcommand when there is an argument after it.
+  const base = acl.commands.lookup(latin1(argv[0]!).replaceAll('|', '\0'));
+  if (base === undefined) return null;
+  let cmd = base;
+  if (base.subcommands.length > 0 && argv.length > 1) {
+    const sub = acl.commands.lookup(`${base.fullName}|${latin1(argv[1]!)}`);
+    if (sub === undefined) return null;
+    cmd = sub;
+  }
+  const user = caller.user;
+  if (user === null || user.unrestricted) return true;
+  return checkCommand(user as AclUser, cmd, argv).result === 0;
+}
