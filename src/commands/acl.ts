@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { MapReply, OK, type Reply, SetReply, fail } from '../resp/reply.js';
 import { Errors } from '../resp/errors.js';
 import { isKeyword, parseInt64 } from './args.js';
-import { helpReply } from './help.js';
+import { helpReply, subcommandSyntaxError } from './help.js';
 import { ACL_CATEGORIES, categoryNamed } from './acl/acl-commands.js';
 import { aclOf, latin1 } from './acl/acl-users.js';
 import { ACL_DENIED_CMD, ACL_DENIED_KEY, checkCommand } from './acl/permission-check.js';
@@ -66,7 +66,13 @@ function whoami(ctx: Context): Reply {
   return user === null ? null : bytes(user.name);
 }
 
+/** Past the arguments a subcommand takes, aclCommand ends in addReplySubcommandSyntaxError. */
+function atMost(argv: Buffer[], max: number): void {
+  if (argv.length > max) fail(subcommandSyntaxError(argv[1]!, 'ACL'));
+}
+
 function cat(ctx: Context, argv: Buffer[]): Reply {
+  atMost(argv, 3);
   if (argv.length === 2) return [...ACL_CATEGORIES];
   const category = categoryNamed(latin1(argv[2]!));
   if (category === null) fail(Errors.aclUnknownCategory(argv[2]!.toString('utf8').slice(0, 128)));
@@ -77,6 +83,7 @@ function cat(ctx: Context, argv: Buffer[]): Reply {
 
 /** GENPASS [bits]: random hex digits, 4 bits each, 256 bits by default. */
 function genpass(_ctx: Context, argv: Buffer[]): Reply {
+  atMost(argv, 3);
   let bits = 256n;
   if (argv.length === 3) {
     const parsed = parseInt64(argv[2]!);
@@ -89,6 +96,7 @@ function genpass(_ctx: Context, argv: Buffer[]): Reply {
 }
 
 function log(ctx: Context, argv: Buffer[]): Reply {
+  atMost(argv, 3);
   const acl = aclOf(ctx.instance);
   let count = 10;
   if (argv.length === 3) {

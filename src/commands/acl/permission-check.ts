@@ -48,9 +48,12 @@ function channelsOf(fullName: string, argc: number): { from: number; to: number;
 
 /** doesCommandHaveKeys. */
 function hasKeys(cmd: AclCommand): boolean {
+  const specs = KEY_SPECS[cmd.fullName];
+  // Only NOT_KEY specs (SPUBLISH, SSUBSCRIBE: shard channels, not keys): no keys to check.
+  if (specs !== undefined && specs.length > 0 && specs.every((s) => s.flags.includes('not_key'))) return false;
   const spec = cmd.spec;
   if (spec.keys !== undefined || spec.firstKey > 0) return true;
-  return (KEY_SPECS[cmd.fullName] ?? []).some((s) => !s.flags.includes('not_key'));
+  return (specs ?? []).some((s) => !s.flags.includes('not_key'));
 }
 
 /** getKeysFromCommandWithSpecs: the key specs' search, else the command's own positions. */
