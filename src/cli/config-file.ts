@@ -5,12 +5,22 @@
 // directive sluice does not act on is accepted where ignoring it is harmless (IGNORED) and
 // refused where ignoring it would surprise; anything else fails with Redis's FATAL CONFIG FILE
 // ERROR text and exit code 1.
-import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { Config } from '../commands/config.js';
 import { repr, splitArgs } from '../commands/config-syntax.js';
 import { globMatch } from '../commands/glob.js';
+import { AclCommandSet } from '../commands/acl/acl-commands.js';
+import { checkUserDeclaration } from '../commands/acl/acl-file.js';
+import { allCommands } from '../commands/index.js';
+import { CommandTable } from '../commands/table.js';
+
+/** The command table, for checking the rules of `user` lines. */
+function tableOf(specs: typeof allCommands): CommandTable {
+  const table = new CommandTable();
+  table.register(specs);
+  return table;
+}
 
 /** Redis's loaderr: printed on stderr, then exit 1. */
 export class ConfigFileError extends Error {
@@ -83,9 +93,6 @@ export const IGNORED: Record<string, Check | null> = {
   'watchdog-period': null,
   'latency-tracking': null,
   'latency-tracking-info-percentiles': null,
-  'acllog-max-len': null,
-  'acl-pubsub-default': null,
-  aclfile: only([''], 'sluice server has no ACL users: use requirepass'),
   'replica-lazy-flush': null,
   'slave-lazy-flush': null,
   'replica-ignore-maxmemory': null,
@@ -166,6 +173,8 @@ export interface LoadedConfig {
   replicaof?: { host: string; port: number };
   logfile: string;
   pidfile: string;
+  /** ACL users of `user` lines: each a name and its rules. */
+  users: string[][];
 }
 
 class Loader {
@@ -240,23 +249,18 @@ class Loader {
     return 'Bad directive or wrong number of arguments';
   }
 
-  /**
-   * `user default on nopass|#<sha256> ~* &* +@all`, as CONFIG REWRITE (Redis's or sluice's)
-   * writes the default user: accepted when it says what requirepass says (checked at the end).
-   * Any other user needs ACLs sluice does not have.
-   */
+  /** A `user name rules...` line, checked as Redis's ACLAppendUserForLoading; applied at start. */
   private user(args: string[]): string | null {
-    const [name, on, password, ...rest] = args;
-    const fullAccess = rest.length === 3 && ['~*', '&*', '+@all'].every((r) => rest.includes(r));
-    if (name !== 'default' || on !== 'on' || !fullAccess || !(password === 'nopass' || /^#[0-9a-f]{64}$/.test(password ?? ''))) {
-      return 'sluice server has no ACL users: only "user default on nopass|#<sha256> ~* &* +@all" (the password is requirepass)';
-    }
-    this.defaultUser = password === 'nopass' ? '' : password!.slice(1);
+    this.aclCommands ??= new AclCommandSet(tableOf(allCommands));
+    const checked = checkUserDeclaration(this.aclCommands, args, new Set(this.users.map((u) => u[0]!)));
+    if ('error' in checked) return checked.error;
+    this.users.push([args[0]!, ...checked.rules]);
     return null;
   }
 
-  /** The default user's password hash from a `user` line ('' for nopass), null without one. */
-  defaultUser: string | null = null;
+  /** The users the file declares (each a name and its rules), loaded at start. */
+  readonly users: string[][] = [];
+  private aclCommands: AclCommandSet | null = null;
 
   private set(name: string, value: string): null {
     this.config.setRaw(name, value);
@@ -338,11 +342,6 @@ export function loadConfig(path: string, options: string): LoadedConfig {
   // As Redis: the options continue the file's text (an error names their line after the file's).
   loader.load(options === '' ? readConfigText(path) : `${readConfigText(path)}\n${options}`);
   const { config } = loader;
-  if (loader.defaultUser !== null) {
-    const pass = config.get('requirepass');
-    const hash = pass === '' ? '' : createHash('sha256').update(pass).digest('hex');
-    if (hash !== loader.defaultUser) throw new ConfigFileError("the default user's password differs from requirepass: sluice server's one password is requirepass", null);
-  }
   if (loader.logfile !== '') {
     try {
       statSync(dirname(resolve(loader.logfile))).isDirectory();
@@ -367,6 +366,7 @@ export function loadConfig(path: string, options: string): LoadedConfig {
     ...(loader.replicaof === null ? {} : { replicaof: loader.replicaof }),
     logfile: loader.logfile,
     pidfile: loader.pidfile,
+    users: loader.users,
   };
 }
 

@@ -10,6 +10,7 @@ import { holdYoungGeneration } from './young-generation.js';
 import { rmSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describeError } from '../persist/fs-layer.js';
+import { AclStartupError } from '../commands/acl/acl-file.js';
 import { ConfigFileError, ConfigFileUnreadable, KEPT_DIRECTIVES, type LoadedConfig, loadConfig, optionLines } from './config-file.js';
 import { type RedisLog, redisLog } from './redis-log.js';
 
@@ -230,9 +231,14 @@ async function startFromConfigFile(configPath: string, flags: ServerFlags, cmd: 
       ...(loaded.requirepass === undefined ? {} : { requirepass: loaded.requirepass }),
       ...(loaded.replicaof === undefined ? {} : { replicaof: loaded.replicaof }),
       ...(configPath === '-' ? {} : { configFile: { path: resolve(configPath), keptDirectives: KEPT_DIRECTIVES } }),
+      users: loaded.users,
       onShutdownComplete: () => process.exit(0),
     });
   } catch (err) {
+    if (err instanceof AclStartupError) {
+      for (const line of err.message.split('\n')) log.logger.warn(line);
+      process.exit(1);
+    }
     if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
     log.logger.warn(`Warning: Could not create server TCP listening socket ${loaded.bind}:${loaded.port}: bind: Address already in use`);
     log.logger.warn(`Failed listening on port ${loaded.port} (TCP), aborting.`);

@@ -8,6 +8,7 @@ import { isKeyword, parseInt64 } from './args.js';
 import { helpReply, subcommandSyntaxError } from './help.js';
 import { ACL_CATEGORIES, categoryNamed } from './acl/acl-commands.js';
 import { aclOf, latin1 } from './acl/acl-users.js';
+import { aclFileText, loadAclFile } from './acl/acl-file.js';
 import { ACL_DENIED_CMD, ACL_DENIED_KEY, checkCommand } from './acl/permission-check.js';
 import type { Selector } from './acl/selector.js';
 import { type CommandSpec, type Context, command, container } from './types.js';
@@ -135,9 +136,38 @@ function dryrun(ctx: Context, argv: Buffer[]): Reply {
   return OK;
 }
 
-/** LOAD and SAVE need an aclfile, which sluice does not take. */
-function loadOrSave(): Reply {
-  fail(Errors.aclNoFile);
+/** The aclfile ACL LOAD and SAVE use; refused when none is configured (or nothing can reach files). */
+function aclFile(ctx: Context) {
+  const file = aclOf(ctx.instance).file;
+  if (ctx.instance.config.get('aclfile') === '' || file === null) fail(Errors.aclNoFile);
+  return file;
+}
+
+/** ACL LOAD: the file's users replace all of them, or nothing changes. */
+function load(ctx: Context): Reply {
+  const file = aclFile(ctx);
+  const acl = aclOf(ctx.instance);
+  let text: string;
+  try {
+    text = file.read();
+  } catch (err) {
+    fail(Errors.aclLoadErrors(`Error loading ACLs, opening file '${file.name}': ${(err as Error).message}`));
+  }
+  const errors = loadAclFile(acl, text, file.name, ctx.client);
+  if (errors !== null) fail(Errors.aclLoadErrors(errors));
+  return OK;
+}
+
+/** ACL SAVE: ACL LIST's lines, written atomically. */
+function save(ctx: Context): Reply {
+  const file = aclFile(ctx);
+  try {
+    file.write(aclFileText(aclOf(ctx.instance)));
+  } catch (err) {
+    ctx.instance.logger.warn(`Writing ACL file for ACL SAVE: ${(err as Error).message}`);
+    fail(Errors.aclSaveFailed);
+  }
+  return OK;
 }
 
 const ACL_HELP = [
@@ -191,9 +221,9 @@ export const commands: CommandSpec[] = [
       sub('getuser', 3, ADMIN, getuser, 'Get the rules for a specific ACL user'),
       sub('help', 2, ['loading', 'stale'], () => helpReply('ACL', ACL_HELP), 'Show helpful text about the different subcommands'),
       sub('list', 2, ADMIN, list, 'List the current ACL rules in ACL config file format'),
-      sub('load', 2, ADMIN, loadOrSave, 'Reload the ACLs from the configured ACL file'),
+      sub('load', 2, ADMIN, load, 'Reload the ACLs from the configured ACL file'),
       sub('log', -2, ADMIN, log, 'List latest events denied because of ACLs in place'),
-      sub('save', 2, ADMIN, loadOrSave, 'Save the current ACL rules in the configured ACL file'),
+      sub('save', 2, ADMIN, save, 'Save the current ACL rules in the configured ACL file'),
       sub('setuser', -3, ADMIN, setuser, 'Modify or create the rules for a specific ACL user'),
       sub('users', 2, ADMIN, users, 'List the username of all the configured ACL rules'),
       sub('whoami', 2, PLAIN, whoami, 'Return the name of the user associated to the current connection'),

@@ -86,6 +86,8 @@ export const DEFAULT_PARAMS: ConfigParam[] = [
   { name: 'dir', defaultValue: process.cwd(), mutable: true, protected: true, validate: existingDirectory },
   { name: 'requirepass', defaultValue: '', mutable: true },
   // ACL LOG's length, and the channels a new user or selector starts with (commands/acl/).
+  // The ACL file (ACL LOAD / SAVE, read at start); set at start only, as in Redis.
+  { name: 'aclfile', defaultValue: '' },
   { name: 'acllog-max-len', defaultValue: '128', validate: nonNegativeInt, mutable: true },
   { name: 'acl-pubsub-default', defaultValue: 'resetchannels', validate: oneOf(['allchannels', 'resetchannels']), mutable: true },
   // Turned on or off at run time through the instance's DatasetControl (CONFIG SET in server.ts).

@@ -5,6 +5,9 @@ import { Instance } from '../commands/core/instance.js';
 import { attachInstance } from '../commands/core/instance-handles.js';
 import { ServerDatasetControl } from '../persist/dataset-control.js';
 import { RdbSnapshots } from '../persist/rdb-snapshot.js';
+import { AclFile } from '../persist/acl-file.js';
+import { aclOf } from '../commands/acl/acl-users.js';
+import { loadUsersAtStartup } from '../commands/acl/acl-file.js';
 import { ConfigFile } from '../persist/config-file.js';
 import { ServerReplication } from '../replication/control.js';
 import type { Logger } from '../logger.js';
@@ -39,6 +42,8 @@ export interface ServeOptions {
    * sluice accepts without acting on them: a rewrite keeps their lines as they are.
    */
   configFile?: { path: string; keptDirectives: readonly string[] };
+  /** ACL users declared by `user` lines of the config file: each a name and its rules. */
+  users?: readonly string[][];
 }
 
 /** A running server, as serve() returns it. */
@@ -66,6 +71,10 @@ export async function serve(options: ServeOptions = {}): Promise<Server> {
   if (options.dir !== undefined) config['dir'] = options.dir;
   if (options.requirepass !== undefined) config['requirepass'] = options.requirepass;
   const instance = new Instance(allCommands, { config, ...(options.logger ? { logger: options.logger } : {}) });
+  // ACL users: the config file's, or the aclfile's (ACL LOAD / SAVE use the file later).
+  const acl = aclOf(instance);
+  acl.file = new AclFile(instance.config);
+  loadUsersAtStartup(acl, options.users ?? [], instance.config.get('aclfile'));
   // Owns the AOF (on at start, or turned on and off by CONFIG SET appendonly); DEBUG RELOAD/LOADAOF.
   const control = new ServerDatasetControl(instance, { owner: 'sluice server' });
   instance.datasetControl = control;
@@ -111,6 +120,7 @@ export async function serve(options: ServeOptions = {}): Promise<Server> {
       config: instance.config,
       primary: instance.replication.role === 'slave' && instance.replication.primaryLink !== null ? instance.replication.primaryLink : null,
       keptDirectives: kept,
+      users: instance.config.get('aclfile') !== '' ? null : acl.all().map((u) => `user ${u.name} ${u.describe()}`),
     }));
   }
   const host = server.host.includes(':') ? `[${server.host}]` : server.host;

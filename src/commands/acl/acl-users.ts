@@ -11,30 +11,10 @@ import type { InstanceView } from '../types.js';
 import { AclCommandSet } from './acl-commands.js';
 import { type AclContext, type AclDenial, AclLog } from './acl-log.js';
 import { ACL_DENIED_CMD, ACL_DENIED_KEY, type AclVerdict, checkCommand, channelAllowed } from './permission-check.js';
-import { AclRuleError, type AclRuleErrno, hasSpaces } from './selector.js';
+import { AclRuleError, hasSpaces } from './selector.js';
+import { ruleErrorText } from './rule-errors.js';
+import type { AclFileControl } from './acl-file.js';
 import { AclUser } from './user.js';
-
-/** ACLSetUserStringError. */
-function ruleErrorText(errno: AclRuleErrno | 'EALREADY'): string {
-  switch (errno) {
-    case 'ENOENT':
-      return 'Unknown command or category name in ACL';
-    case 'EINVAL':
-      return 'Syntax error';
-    case 'EEXIST':
-      return "Adding a pattern after the * pattern (or the 'allkeys' flag) is not valid and does not have any effect. Try 'resetkeys' to start with an empty list of patterns";
-    case 'EISDIR':
-      return "Adding a pattern after the * pattern (or the 'allchannels' flag) is not valid and does not have any effect. Try 'resetchannels' to start with an empty list of channels";
-    case 'ENODEV':
-      return 'The password you are trying to remove from the user does not exist';
-    case 'EBADMSG':
-      return 'The password hash must be exactly 64 characters and contain only lowercase hexadecimal characters';
-    case 'EALREADY':
-      return 'Duplicate user found. A user can only be defined once in config files';
-    case 'ECHILD':
-      return 'Allowing first-arg of a subcommand is not supported';
-  }
-}
 
 /**
  * ACLMergeSelectorArguments: a selector spread over several arguments ("(+get" "~key)") joined
@@ -76,8 +56,8 @@ export class AclUsers {
 
   constructor(private readonly instance: InstanceView) {
     this.log = new AclLog(() => instance.config.getNumber('acllog-max-len'));
-    this.defaultUser = this.create('default');
-    for (const op of ['+@all', '~*', '&*', 'on', 'nopass']) this.defaultUser.apply(op);
+    this.defaultUser = this.freshDefault();
+    this.users.set('default', this.defaultUser);
     this.syncRequirepass();
   }
 
@@ -89,8 +69,43 @@ export class AclUsers {
   private readonly pubsubAllChannels = (): boolean => this.instance.config.get('acl-pubsub-default') === 'allchannels';
 
   private create(name: string): AclUser {
-    const user = new AclUser(name, this.commands, this.pubsubAllChannels);
+    const user = this.unlinked(name);
     this.users.set(name, user);
+    return user;
+  }
+
+  /** ACLCreateUnlinkedUser: a user not (yet) among the users. */
+  unlinked(name: string): AclUser {
+    return new AclUser(name, this.commands, this.pubsubAllChannels);
+  }
+
+  /** ACLCreateUser (the config file's users at start). */
+  add(name: string): AclUser {
+    return this.create(name);
+  }
+
+  /** The aclfile's bytes, installed by the server (ACL LOAD / SAVE); null in the embedded database. */
+  file: AclFileControl | null = null;
+
+  /**
+   * ACL LOAD's swap (ACLLoadFromFile): the loaded users replace all; the default user keeps its
+   * identity and takes the loaded rules (a fresh default user's without a line for it); the
+   * clients of every other former user are disconnected, as Redis frees those users.
+   */
+  replaceAll(loaded: Map<string, AclUser>, current?: ClientState): void {
+    const fresh = loaded.get('default') ?? this.freshDefault();
+    this.defaultUser.copyFrom(fresh);
+    for (const [name, user] of this.users) {
+      if (name !== 'default') this.disconnect(user, current);
+    }
+    this.users.clear();
+    this.users.set('default', this.defaultUser);
+    for (const [name, user] of loaded) if (name !== 'default') this.users.set(name, user);
+  }
+
+  private freshDefault(): AclUser {
+    const user = this.unlinked('default');
+    for (const op of ['+@all', '~*', '&*', 'on', 'nopass']) user.apply(op);
     return user;
   }
 
@@ -148,15 +163,20 @@ export class AclUsers {
     const user = this.users.get(name);
     if (user === undefined) return false;
     this.users.delete(name);
+    this.disconnect(user, current);
+    return true;
+  }
+
+  /** ACLFreeUserAndKillClients: the user's clients fall back to the default user, unauthenticated, and are closed. */
+  private disconnect(user: AclUser, current?: ClientState): void {
     user.deleted = true;
-    for (const client of this.instance.clients.values()) {
+    for (const client of [...this.instance.clients.values()]) {
       if (client.user !== user) continue;
       client.user = this.defaultUser;
       client.authenticated = false;
       if (client === current) client.closeAfterReply = true;
       else client.kill();
     }
-    return true;
   }
 
   /** ACLCheckUserCredentials. */
