@@ -15,6 +15,7 @@ import { SetValue } from '../engine/set.js';
 import { SortedSetValue } from '../engine/sorted-set.js';
 import { fail, type Reply } from '../resp/reply.js';
 import { Errors } from '../resp/errors.js';
+import { clientReadsAnyKey } from './acl/in-command-checks.js';
 import { int64Arg, lower } from './args.js';
 import { command, type CommandSpec, type Context } from './types.js';
 
@@ -29,7 +30,7 @@ interface Options {
   store: Buffer | null;
 }
 
-function parseOptions(argv: Buffer[], readOnly: boolean): Options {
+function parseOptions(argv: Buffer[], readOnly: boolean, readsAnyKey: () => boolean): Options {
   const o: Options = { desc: false, alpha: false, limitStart: 0n, limitCount: -1n, by: null, dontSort: false, gets: [], store: null };
   for (let j = 2; j < argv.length; j++) {
     const left = argv.length - j - 1;
@@ -46,7 +47,12 @@ function parseOptions(argv: Buffer[], readOnly: boolean): Options {
       o.by = keyOf(argv[++j]!);
       // A constant pattern: nothing to look up, nothing to sort.
       o.dontSort = !o.by.includes('*');
-    } else if (opt === 'get' && left >= 1) o.gets.push(keyOf(argv[++j]!));
+      // A real pattern reads keys the arguments do not name: the ACL user must read them all.
+      if (!o.dontSort && !readsAnyKey()) fail(Errors.sortByAcl);
+    } else if (opt === 'get' && left >= 1) {
+      if (!readsAnyKey()) fail(Errors.sortGetAcl);
+      o.gets.push(keyOf(argv[++j]!));
+    }
     else fail(Errors.syntax);
   }
   return o;
@@ -121,7 +127,8 @@ function compare(o: Options): (a: Item, b: Item) => number {
 
 function sortGeneric(readOnly: boolean) {
   return (ctx: Context, argv: Buffer[]): Reply => {
-    const o = parseOptions(argv, readOnly);
+    let readsAny: boolean | null = null;
+    const o = parseOptions(argv, readOnly, () => (readsAny ??= clientReadsAnyKey(ctx.instance, ctx.client, readOnly ? 'sort_ro' : 'sort', argv)));
     const value = ctx.db.get(keyOf(argv[1]!));
     if (value !== undefined && !(value instanceof ListValue || value instanceof SetValue || value instanceof SortedSetValue)) {
       fail(Errors.wrongType);

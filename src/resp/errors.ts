@@ -99,7 +99,8 @@ export const Errors = {
     'NOPERM ACLs rules changed between the moment the transaction was accumulated and the EXEC call. ' +
     `This command is no longer allowed for the following reason: ${reason}`,
   scriptAcl: (reason: string) => `ERR The user executing the script ${reason}`,
-  aclCheckInvalidCommand: 'ERR Invalid command passed to redis.acl_check_cmd()',
+  sortByAcl: 'ERR BY option of SORT denied due to insufficient ACL permissions.',
+  sortGetAcl: 'ERR GET option of SORT denied due to insufficient ACL permissions.',
   unblockReason: 'ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR',
   clientPauseMode: 'ERR CLIENT PAUSE mode must be WRITE or ALL',
   unblocked: 'UNBLOCKED client unblocked via CLIENT UNBLOCK',

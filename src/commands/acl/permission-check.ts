@@ -135,3 +135,17 @@ export function userChannelAllowed(user: AclUser, channel: string, isPattern: bo
   for (const s of user.selectors) if (s.allChannels || channelAllowed(s.channels, channel, isPattern)) return true;
   return false;
 }
+
+/** ACLSelectorHasUnrestrictedKeyAccess for read access: allkeys, or a `*` pattern that may read. */
+function readsAllKeys(selector: Selector): boolean {
+  return selector.allKeys || selector.patterns.some((p) => p.read && p.pattern === '*');
+}
+
+/**
+ * ACLUserCheckCmdWithUnrestrictedKeyAccess(CMD_KEY_ACCESS): may the user run this command and
+ * read any key at all (SORT's BY and GET name keys that its arguments do not show).
+ */
+export function readsAnyKey(user: AclUser, cmd: AclCommand, argv: Buffer[]): boolean {
+  const keys = { refs: null as KeyRef[] | null };
+  return user.selectors.some((s) => selectorCheck(s, cmd, argv, keys).result === ACL_OK && readsAllKeys(s));
+}

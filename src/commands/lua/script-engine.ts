@@ -20,7 +20,7 @@ import { usedMemory } from '../used-memory.js';
 import { MAY_REPLICATE } from '../core/resolved.js';
 import { Interrupt, type LuaHost, LuaVm, type RegisteredFunction, type ScriptResult, YIELDED, type Yielded } from './lua-vm.js';
 import { ScriptReply } from './script-reply.js';
-import { aclCheckForScript, aclDenialInScript } from '../acl/script-acl.js';
+import { aclCheckForScript, aclDenialInScript } from '../acl/in-command-checks.js';
 
 /** A script's shebang flags (#!lua flags=...); `compat` when it has no shebang. */
 export interface ScriptFlags {

@@ -1,12 +1,13 @@
-// ACL inside scripts: redis.call's check of each command as the caller's user (script.c's
-// scriptVerifyACL, logged in the "lua" context) and redis.acl_check_cmd's answer
-// (luaRedisAclCheckCmdPermissionsCommand).
+// The ACL checks made from inside commands: a script's redis.call checked as the caller's user
+// (script.c's scriptVerifyACL, logged in the "lua" context), redis.acl_check_cmd's answer
+// (luaRedisAclCheckCmdPermissionsCommand), and SORT's BY and GET, which need read access to
+// every key (sort.c).
 import type { Buffer } from 'node:buffer';
 import { Errors } from '../../resp/errors.js';
 import type { ClientState } from '../client-state.js';
 import type { InstanceView } from '../types.js';
 import { aclOf, latin1 } from './acl-users.js';
-import { ACL_DENIED_CMD, ACL_DENIED_KEY, checkCommand } from './permission-check.js';
+import { ACL_DENIED_CMD, ACL_DENIED_KEY, checkCommand, readsAnyKey } from './permission-check.js';
 import type { AclUser } from './user.js';
 
 /** getAclErrorMessage. */
@@ -42,4 +43,12 @@ export function aclCheckForScript(instance: InstanceView, caller: ClientState, a
   const user = caller.user;
   if (user === null || user.unrestricted) return true;
   return checkCommand(user as AclUser, cmd, argv).result === 0;
+}
+
+/** For SORT's BY and GET: may the client's user read every key with this command (true without a user). */
+export function clientReadsAnyKey(instance: InstanceView, client: ClientState, fullName: string, argv: Buffer[]): boolean {
+  const user = client.user;
+  if (user === null || user.unrestricted) return true;
+  const cmd = aclOf(instance).commands.byFullName(fullName);
+  return cmd === undefined || readsAnyKey(user as AclUser, cmd, argv);
 }
