@@ -50,8 +50,9 @@ function trimmed(argv: Buffer[]): Buffer[] {
   return out;
 }
 
-/** As monitors see them (AUTH, HELLO AUTH), plus CONFIG SET's sensitive values. */
+/** As monitors see them (AUTH, HELLO AUTH), plus CONFIG SET's sensitive values and ACL SETUSER's user and rules. */
 function redacted(fullName: string, argv: Buffer[]): Buffer[] {
+  if (fullName === 'acl|setuser') return argv.map((a, i) => (i >= 2 ? REDACTED : a));
   if (fullName === 'config|set') {
     let out = argv;
     for (let i = 2; i + 1 < argv.length; i += 2) {
