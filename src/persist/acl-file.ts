@@ -3,7 +3,7 @@
 // through the fs layer. A relative path is taken from the server's `dir`, where Redis, having
 // changed into that directory, finds it.
 import { dirname, resolve } from 'node:path';
-import type { AclFileControl } from '../commands/acl/acl-file.js';
+import type { AclFileControl } from '../commands/acl/acl-users.js';
 import type { Config } from '../commands/config.js';
 import { type AofFs, describeError, nodeFs } from './fs-layer.js';
 

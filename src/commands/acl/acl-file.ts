@@ -2,24 +2,13 @@
 // (ACLAppendUserForLoading's check at parse time, ACLLoadConfiguredUsers at start), and the
 // aclfile (ACLLoadFromFile: every line checked, nothing changed when one is wrong; ACL SAVE
 // writes ACL LIST's lines). The file's bytes come and go through an AclFileControl, which the
-// server installs.
+// server installs (AclFileControl, in acl-users.ts).
 import type { ClientState } from '../client-state.js';
-import type { AclUsers } from './acl-users.js';
-import { mergeSelectorArgs } from './acl-users.js';
+import { type AclUsers, mergeSelectorArgs } from './acl-users.js';
 import { type AclCommandSet } from './acl-commands.js';
 import { AclRuleError, hasSpaces } from './selector.js';
 import { AclUser } from './user.js';
 import { ruleErrorText } from './rule-errors.js';
-
-/** The aclfile's bytes (installed by the server; absent in the embedded database). */
-export interface AclFileControl {
-  /** The file's text; throws an Error whose message is strerror's (ENOENT: "No such file or directory"). */
-  read(): string;
-  /** Replaces the file atomically; throws on failure. */
-  write(text: string): void;
-  /** The path as configured (aclfile), for messages. */
-  readonly name: string;
-}
 
 /**
  * ACLAppendUserForLoading's check of a config file's `user name rules...` line (`args` after

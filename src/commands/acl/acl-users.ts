@@ -13,7 +13,6 @@ import { type AclContext, type AclDenial, AclLog } from './acl-log.js';
 import { ACL_DENIED_CMD, ACL_DENIED_KEY, type AclVerdict, checkCommand, channelAllowed } from './permission-check.js';
 import { AclRuleError, hasSpaces } from './selector.js';
 import { ruleErrorText } from './rule-errors.js';
-import type { AclFileControl } from './acl-file.js';
 import { AclUser } from './user.js';
 
 /**
@@ -41,6 +40,16 @@ export function mergeSelectorArgs(args: string[]): { merged: string[] } | { unma
     merged.push(op);
   });
   return open !== -1 ? { unmatched: open } : { merged };
+}
+
+/** The aclfile's bytes (installed by the server; absent in the embedded database). */
+export interface AclFileControl {
+  /** The file's text; throws an Error whose message is strerror's (ENOENT: "No such file or directory"). */
+  read(): string;
+  /** Replaces the file atomically; throws on failure. */
+  write(text: string): void;
+  /** The path as configured (aclfile), for messages. */
+  readonly name: string;
 }
 
 /** Bytes as the latin1 text users, rules and patterns are kept in. */
