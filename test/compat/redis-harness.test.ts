@@ -10,7 +10,7 @@
 // unit/protocol, unit/type/string, incr, unit/keyspace, unit/type/list, list-2, list-3, unit/type/hash, unit/bitops,
 // unit/bitfield, unit/sort, unit/geo, unit/latency-monitor, unit/slowlog, unit/introspection(-2), unit/tracking and unit/dump run on
 // a server of their own each (they change the encoding, slowlog and tracking parameters), without needs:debug,
-// skipping by name only the tests of what sluice does not have yet (EVAL in places, ACL, MIGRATE).
+// skipping by name only the tests of what sluice does not have yet (EVAL in places, MIGRATE).
 // unit/type/zset runs with DEBUG enabled on a server of its own: all 312 tests, as redis-server.
 // unit/functions runs with DEBUG enabled on a server of its own: all 94 tests, as redis-server.
 import assert from 'node:assert/strict';
@@ -174,16 +174,8 @@ const PARAMETER_UNITS: Array<{ unit: string; skip: string[]; ok: number; redisOk
   // EXEC refused at once (EXECABORT) when the server's state changed since its commands were
   // queued: too few good replicas for a queued write, a stale replica for a queued read.
   { unit: 'unit/multi', skip: [], ok: 53, redisOk: 53 },
-  // ACL SETUSER, MIGRATE.
-  {
-    unit: 'unit/slowlog',
-    skip: [
-      'SLOWLOG - Certain commands are omitted that contain sensitive information',
-      'SLOWLOG - Some commands can redact sensitive fields',
-    ],
-    ok: 9,
-    redisOk: 11,
-  },
+  // ACL SETUSER and MIGRATE's credentials redacted.
+  { unit: 'unit/slowlog', skip: [], ok: 11, redisOk: 11 },
 ];
 
 for (const { unit, skip, ok, redisOk } of PARAMETER_UNITS) {
