@@ -201,7 +201,8 @@ export class AclUsers {
       client.user = this.users.get(name)!;
       return true;
     }
-    this.logDenial(client, 'auth', client.multi !== null ? 'multi' : 'toplevel', command, name, command);
+    // The object is the command as typed; the client line names it as Redis's table does.
+    this.logDenial(client, 'auth', client.multi !== null ? 'multi' : 'toplevel', command, name, command.toLowerCase());
     return false;
   }
 
