@@ -1,4 +1,4 @@
-// CLUSTER as Redis 7.0 has it without cluster mode (cluster-enabled no, which is all sluice
+// CLUSTER, READONLY, READWRITE and ASKING as Redis 7.0 has them without cluster mode (cluster-enabled no, which is all sluice
 // server is): every subcommand replies "This instance has cluster support disabled"
 // (clusterCommand's first check), after the table's own checks (an unknown subcommand, a wrong
 // arity). The table is Redis 7.0.15's src/commands/cluster-*.json, so COMMAND INFO / DOCS show
@@ -11,6 +11,7 @@ import { command, type CommandFlag, type CommandSpec, container } from './types.
 /** A subcommand: name, arity, flags (in COMMAND INFO's order), summary, since, and whether its output is nondeterministic (a tip). */
 type Row = [string, number, CommandFlag[], string, string, boolean?];
 
+const CONNECTION = { categories: ['fast', 'connection'], group: 'cluster' };
 const ADMIN: CommandFlag[] = ['admin', 'stale', 'no_async_loading'];
 const STALE: CommandFlag[] = ['stale'];
 
@@ -66,4 +67,9 @@ export const commands: CommandSpec[] = [
     ),
     { categories: ['slow'], summary: 'A container for cluster commands', group: 'cluster', since: '3.0.0' },
   ),
+  // The connection commands of cluster mode, refused likewise; there so that ACL rules can name
+  // them (+readonly) and COMMAND and ACL CAT list them as Redis does.
+  command('readonly', 1, ['loading', 'stale', 'fast'], null, disabled, { ...CONNECTION, since: '3.0.0', summary: 'Enables read queries for a connection to a cluster replica node' }),
+  command('readwrite', 1, ['loading', 'stale', 'fast'], null, disabled, { ...CONNECTION, since: '3.0.0', summary: 'Disables read queries for a connection to a cluster replica node' }),
+  command('asking', 1, ['fast'], null, disabled, { ...CONNECTION, since: '3.0.0', summary: 'Sent by cluster clients after an -ASK redirect' }),
 ];
