@@ -91,3 +91,20 @@ test('aclfile: read at start, ACL SAVE writes ACL LIST, ACL LOAD is all or nothi
     await proc.stop();
   }
 });
+
+test('CONFIG REWRITE right after CONFIG SET requirepass writes the default user with that password', async () => {
+  const dir = mkdtempSync(join(work, 'pass-'));
+  const conf = join(dir, 'redis.conf');
+  writeFileSync(conf, `port ${await freePort()}\ndir ${dir}\n`);
+  const { proc } = await startFile(conf);
+  try {
+    const c = await RespClient.connect(Number(proc.match[1]));
+    assert.deepEqual(await c.call('CONFIG', 'SET', 'requirepass', 'pw'), simple('OK'));
+    assert.deepEqual(await c.call('CONFIG', 'REWRITE'), simple('OK'));
+    c.close();
+  } finally {
+    await proc.stop();
+  }
+  // sha256("pw"): the restarted server asks for it.
+  assert.match(readFileSync(conf, 'utf8'), /^user default on #30c952fab122c3f9759f02a6d95c3758b246b4fee239957b2d4fee46e26170c4 ~\* &\* \+@all$/m);
+});

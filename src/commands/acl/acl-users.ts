@@ -134,11 +134,14 @@ export class AclUsers {
   }
 
   get(name: string): AclUser | undefined {
+    this.syncRequirepass();
     return this.users.get(name);
   }
 
   /** Users in the radix tree's order: by their names' bytes. */
   all(): AclUser[] {
+    // Read by CONFIG REWRITE and ACL SAVE too: a requirepass just set must be in what they write.
+    this.syncRequirepass();
     return [...this.users.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
 
