@@ -41,7 +41,6 @@ function selectorFields(s: Selector): Array<[Reply, Reply]> {
 
 function getuser(ctx: Context, argv: Buffer[]): Reply {
   const acl = aclOf(ctx.instance);
-  acl.syncRequirepass();
   const user = acl.get(latin1(argv[2]!));
   if (user === undefined) return null;
   return new MapReply([
@@ -54,7 +53,6 @@ function getuser(ctx: Context, argv: Buffer[]): Reply {
 
 function list(ctx: Context): Reply {
   const acl = aclOf(ctx.instance);
-  acl.syncRequirepass();
   return acl.all().map((u) => bytes(`user ${u.name} ${u.describe()}`));
 }
 

@@ -78,7 +78,6 @@ function hello(ctx: Context, argv: Buffer[]): Reply {
 function auth(ctx: Context, argv: Buffer[]): Reply {
   if (argv.length > 3) fail(Errors.syntax);
   const acl = aclOf(ctx.instance);
-  acl.syncRequirepass();
   if (argv.length === 2 && acl.defaultUser.nopass) {
     fail(Errors.authWithoutPassword);
   }

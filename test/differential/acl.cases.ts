@@ -192,6 +192,11 @@ export const cases: DiffCase[] = [
       ['AUTH', 'wrong'],
       ['AUTH', 'sekret'],
       ['AUTH', 'default', 'sekret'],
+      // Set again to the value it has: the default user's passwords are replaced again.
+      ['ACL', 'SETUSER', 'default', 'nopass'],
+      { argv: ['ACL', 'GETUSER', 'default'], mask: rules },
+      ['CONFIG', 'SET', 'requirepass', 'sekret'],
+      { argv: ['ACL', 'GETUSER', 'default'], mask: rules },
       ['CONFIG', 'SET', 'requirepass', ''],
       { argv: ['ACL', 'GETUSER', 'default'], mask: rules },
       ['AUTH', 'x'],

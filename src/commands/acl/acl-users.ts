@@ -59,6 +59,8 @@ export class AclUsers {
   private readonly users = new Map<string, AclUser>();
   readonly defaultUser: AclUser;
   readonly log: AclLog;
+  /** The requirepass last applied to the default user. */
+  private requirepass: string | null = null;
   private commandSet: AclCommandSet | null = null;
   /** The requirepass last applied to the default user (ACLUpdateDefaultUserPassword). */
   private appliedRequirepass: string | null = null;
@@ -67,7 +69,18 @@ export class AclUsers {
     this.log = new AclLog(() => instance.config.getNumber('acllog-max-len'));
     this.defaultUser = this.freshDefault();
     this.users.set('default', this.defaultUser);
-    this.syncRequirepass();
+    const config = instance.config;
+    this.applyRequirepass(config.get('requirepass'));
+    const param = config.param('requirepass');
+    if (param !== undefined) {
+      config.declare({
+        ...param,
+        onChange: (value) => {
+          param.onChange?.(value);
+          this.applyRequirepass(value);
+        },
+      });
+    }
   }
 
   get commands(): AclCommandSet {
@@ -118,30 +131,29 @@ export class AclUsers {
     return user;
   }
 
-  /** requirepass is the default user's password: a changed value replaces its passwords. */
-  syncRequirepass(): void {
-    const pass = this.instance.config.get('requirepass');
-    if (pass === this.appliedRequirepass) return;
-    this.appliedRequirepass = pass;
+  /**
+   * ACLUpdateDefaultUserPassword: requirepass is the default user's password. Applied at start
+   * and at every CONFIG SET that changes it (its onChange), as Redis's apply function.
+   */
+  private applyRequirepass(pass: string): void {
+    // Redis's CONFIG SET applies nothing when the value does not change.
+    if (pass === this.requirepass) return;
+    this.requirepass = pass;
     this.defaultUser.apply('resetpass');
     this.defaultUser.apply(pass === '' ? 'nopass' : `>${Buffer.from(pass, 'utf8').toString('latin1')}`);
   }
 
   /** authRequired: a new connection must AUTH when the default user has a password or is off. */
   authRequired(): boolean {
-    this.syncRequirepass();
     return !this.defaultUser.nopass || !this.defaultUser.enabled;
   }
 
   get(name: string): AclUser | undefined {
-    this.syncRequirepass();
     return this.users.get(name);
   }
 
   /** Users in the radix tree's order: by their names' bytes. */
   all(): AclUser[] {
-    // Read by CONFIG REWRITE and ACL SAVE too: a requirepass just set must be in what they write.
-    this.syncRequirepass();
     return [...this.users.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
 
@@ -150,7 +162,6 @@ export class AclUsers {
    * only if all of them hold. Returns the error text, or null.
    */
   setUser(name: string, args: string[]): string | null {
-    this.syncRequirepass();
     if (hasSpaces(name)) return Errors.aclUsernameSpaces;
     const merged = mergeSelectorArgs(args);
     if ('unmatched' in merged) return Errors.aclUnmatchedParenthesis(args[merged.unmatched]!);
@@ -193,7 +204,6 @@ export class AclUsers {
 
   /** ACLCheckUserCredentials. */
   credentialsValid(name: string, password: Buffer): boolean {
-    this.syncRequirepass();
     return this.users.get(name)?.accepts(password) ?? false;
   }
 
