@@ -18,7 +18,10 @@ export function isLoopback(ip: string | undefined): boolean {
   return ip === '127.0.0.1' || ip === '::1' || ip === '::ffff:127.0.0.1';
 }
 
-/** True when a client from `remoteAddress` must be refused with DENIED_REPLY. */
-export function deniedByProtectedMode(config: Config, remoteAddress: string | undefined): boolean {
-  return config.get('protected-mode') === 'yes' && config.get('requirepass') === '' && !isLoopback(remoteAddress);
+/**
+ * True when a client from `remoteAddress` must be refused with DENIED_REPLY: protected mode on
+ * and the default ACL user without a password (`nopass`, which requirepass or ACL SETUSER ends).
+ */
+export function deniedByProtectedMode(config: Config, defaultUserNopass: boolean, remoteAddress: string | undefined): boolean {
+  return config.get('protected-mode') === 'yes' && defaultUserNopass && !isLoopback(remoteAddress);
 }

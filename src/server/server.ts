@@ -8,6 +8,7 @@ import type { Logger } from '../logger.js';
 import { ServerReplication } from '../replication/control.js';
 import { SocketConnection } from './socket-connection.js';
 import { deniedByProtectedMode, DENIED_REPLY } from './protected-mode.js';
+import { aclOf } from '../commands/acl/acl-users.js';
 
 export interface ServerOptions {
   /** 0 picks a free port; RunningServer.port is the real one. Default 6379. */
@@ -77,7 +78,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       return;
     }
     instance.stats.connectionsReceived++;
-    if (deniedByProtectedMode(instance.config, socket.remoteAddress)) {
+    if (deniedByProtectedMode(instance.config, aclOf(instance).defaultUser.nopass, socket.remoteAddress)) {
       // As Redis: counted as received and as rejected; the request is never read.
       instance.stats.rejectedConnections++;
       socket.on('error', () => {});

@@ -68,6 +68,17 @@ test('--protected-mode no and a password each let the foreign client in', async 
   }
 });
 
+test("a password given to the default user by ACL SETUSER counts as one (Redis checks the user's nopass)", async () => {
+  for (const port of [await sluice(), await redis()]) {
+    const local = await RespClient.connect(port);
+    assert.equal((await host.probe(port, PING)).data.toString('latin1'), DENIED_REPLY);
+    assert.deepEqual(await local.call('ACL', 'SETUSER', 'default', '>pw'), simple('OK'));
+    const r = await host.probe(port, 'PING\r\nAUTH pw\r\nPING\r\n', 300);
+    assert.equal(r.data.toString(), '-NOAUTH Authentication required.\r\n+OK\r\n+PONG\r\n');
+    local.close();
+  }
+});
+
 test('a bad --protected-mode value is refused at start', async () => {
   await assert.rejects(sluice('--protected-mode', 'sometimes'), /argument must be 'yes' or 'no'/);
 });
