@@ -42,7 +42,11 @@ export interface ServeOptions {
    * sluice accepts without acting on them: a rewrite keeps their lines as they are.
    */
   configFile?: { path: string; keptDirectives: readonly string[] };
-  /** ACL users declared by `user` lines of the config file: each a name and its rules. */
+  /**
+   * ACL users created at start, as redis.conf's `user` lines: each a name and its rules
+   * (`['alice', 'on', '>pw', '~a:*', '+get']`), applied after the other settings. Not with an
+   * `aclfile` in `config` (Redis refuses both).
+   */
   users?: readonly string[][];
 }
 
