@@ -17,7 +17,7 @@ import { AclUser } from './user.js';
 
 /**
  * ACLMergeSelectorArguments: a selector spread over several arguments ("(+get" "~key)") joined
- * into one; null and the index of the opening argument when a parenthesis is left open.
+ * into one; `unmatched`, the index of the opening argument, when a parenthesis is left open.
  */
 export function mergeSelectorArgs(args: string[]): { merged: string[] } | { unmatched: number } {
   const merged: string[] = [];
@@ -62,8 +62,6 @@ export class AclUsers {
   /** The requirepass last applied to the default user. */
   private requirepass: string | null = null;
   private commandSet: AclCommandSet | null = null;
-  /** The requirepass last applied to the default user (ACLUpdateDefaultUserPassword). */
-  private appliedRequirepass: string | null = null;
 
   constructor(private readonly instance: InstanceView) {
     this.log = new AclLog(() => instance.config.getNumber('acllog-max-len'));
