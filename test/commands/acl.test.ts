@@ -141,6 +141,7 @@ test('scripts run as the caller: redis.call is refused, redis.acl_check_cmd answ
   assert.equal(await s.call('EVAL', "return redis.acl_check_cmd('hset','xx','f',1)", '1', 'xx'), null);
   assert.equal(await s.call('EVAL', "return redis.acl_check_cmd('set','yy',1)", '0'), null);
   await rejects(s.call('EVAL', "return redis.acl_check_cmd('invalid-cmd','arg')", '0'), /^ERR Invalid command passed to redis.acl_check_cmd\(\)/);
+  assert.equal(await s.call('SET', 'xx', '0'), 'OK');
   await rejects(
     s.call('EVAL', "return redis.call('get','xx')", '0'),
     /^ERR The user executing the script can't run this command or subcommand script: /,
@@ -148,6 +149,8 @@ test('scripts run as the caller: redis.call is refused, redis.acl_check_cmd answ
   assert.equal(await s.call('EVAL', "return redis.call('set','xx','1')", '0'), 'OK');
   const entry = ((await db.call('ACL', 'LOG', '1')) as unknown[][])[0]!;
   assert.deepEqual([entry[5], entry[7]], ['lua', 'get']);
+  // The client line is the caller's, running EVAL.
+  assert.match(String(entry[13]), / cmd=eval user=bob /);
   await db.close();
 });
 

@@ -477,6 +477,9 @@ export class Instance implements InstanceView {
     let reply: Reply | Promise<Reply>;
     const tracking = this.tracking.clientCount > 0;
     const outermost = tracking && this.tracking.enter(client, resolved.spec, () => args.toArgv());
+    // Redis sets c->lastcmd before the call: what a script's ACL LOG entry shows its caller running.
+    // (Set again after it: EXEC's queued commands have run as this client meanwhile.)
+    client.lastCommand = resolved.fullName;
     try {
       reply = resolved.run !== undefined ? resolved.run(ctx, args) : resolved.handler!(ctx, args.toArgv());
     } catch (err) {
