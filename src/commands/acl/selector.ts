@@ -165,6 +165,8 @@ export class Selector {
           break;
         } else throw new AclRuleError('EINVAL');
       }
+      // %~pattern grants nothing: redis-server 7.0.15 refuses it (a syntax error).
+      if (!read && !write) throw new AclRuleError('EINVAL');
     }
     const pattern = op.slice(offset);
     if (hasSpaces(pattern)) throw new AclRuleError('EINVAL');
