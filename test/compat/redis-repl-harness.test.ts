@@ -6,7 +6,8 @@
 // connections" lines it waits for), with the tests sluice passes (min-replicas-to-write and
 // -max-lag; the next one builds its dataset with ZUNIONSTORE, which sluice lacks). The counts are
 // what redis-server 7.0.15 passes with the same options. The other files and why they fail:
-// docs/server.md, "Redis's own tests".
+// docs/server.md, "Redis's own tests". unit/acl and unit/acl-v2 (all tagged external:skip: they
+// restart servers with users in their config and aclfiles) run on the same copy.
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -68,4 +69,15 @@ test("Redis's framework spawns sluice server from its redis.conf: integration/re
   const args = ['--single', 'integration/replication-2', '--clients', '1', ...REPLICATION_2.flatMap((name) => ['--only', name])];
   const result = await runToExit('./runtest', [...args, '--baseport', await baseport()], { cwd: copy, timeoutMs: 180_000 });
   assertAllPassed(result, 6);
+});
+
+test("Redis's framework spawns sluice server for unit/acl and unit/acl-v2: 119 of redis-server's 120 (not the --user command line without a config file)", async () => {
+  assert.ok(existsSync(join(SUITE, 'runtest')), 'Redis test suite missing: run scripts/fetch-redis-tests.sh (.ci/run does)');
+  const copy = join(work, 'suite-acl');
+  const made = await runToExit('sh', [join(ROOT, 'scripts/redis-suite-on-sluice.sh'), SUITE, copy], { timeoutMs: 60_000 });
+  assert.equal(made.code, 0, made.output);
+  // Users from config files and aclfiles, ACL LOAD/SAVE, CONFIG REWRITE of users, restarts.
+  const args = ['--single', 'unit/acl', '--single', 'unit/acl-v2', '--clients', '1', '--skiptest', 'Test loading duplicate users in config on startup'];
+  const result = await runToExit('./runtest', [...args, '--baseport', await baseport()], { cwd: copy, timeoutMs: 180_000 });
+  assertAllPassed(result, 119);
 });
