@@ -337,10 +337,12 @@ function listenAddress(bind: string): string {
 }
 
 /** Reads `path` (and what it includes), then the command line's option lines; throws ConfigFileError. */
-export function loadConfig(path: string, options: string): LoadedConfig {
+/** `path` null: no file, the options alone (redis-server started with options and no file). */
+export function loadConfig(path: string | null, options: string): LoadedConfig {
   const loader = new Loader();
   // As Redis: the options continue the file's text (an error names their line after the file's).
-  loader.load(options === '' ? readConfigText(path) : `${readConfigText(path)}\n${options}`);
+  const text = path === null ? '' : readConfigText(path);
+  loader.load(options === '' ? text : `${text}\n${options}`);
   const { config } = loader;
   if (loader.logfile !== '') {
     try {

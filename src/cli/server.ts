@@ -119,8 +119,10 @@ export function register(program: Command): void {
       hideCommandLine('sluice server');
       holdYoungGeneration();
       const fromFile = configPath !== undefined && (configPath === '-' || !configPath.startsWith('-'));
-      if (!fromFile && cmd.args.length > 0) throw new Error(`unknown option '${cmd.args[0]}' (options of redis.conf are taken after a config file)`);
-      const started = fromFile ? await startFromConfigFile(configPath, flags, cmd) : await startFromFlags(flags);
+      // Options of redis.conf without a file (`--user alice ...`): as redis-server, a
+      // configuration made of the options alone.
+      const started =
+        fromFile || cmd.args.length > 0 ? await startFromConfigFile(fromFile ? configPath : null, flags, cmd) : await startFromFlags(flags);
       if (started === null) return;
       const { server, log } = started;
       let metricsUrl: string | null = null;
@@ -181,7 +183,7 @@ async function startFromFlags(flags: ServerFlags): Promise<Started> {
 }
 
 /** The flags given on the command line after a config file, as the lines redis-server appends to it. */
-function commandLineOptions(flags: ServerFlags, cmd: Command): string {
+function commandLineOptions(flags: ServerFlags, cmd: Command, fromFile: boolean): string {
   const options: Array<[string, string[]]> = [];
   const flagNames = ['port', 'bind', 'dir', 'appendonly', 'appendfsync', 'requirepass', 'replicaof', ...CONFIG_FLAGS.map(([n]) => n)];
   for (const name of flagNames) {
@@ -191,7 +193,7 @@ function commandLineOptions(flags: ServerFlags, cmd: Command): string {
     options.push([name, name === 'replicaof' ? value.trim().split(/\s+|:/) : [value]]);
   }
   // Options commander does not know: `--name value value ...`, as redis-server reads them.
-  for (const arg of cmd.args.slice(1)) {
+  for (const arg of cmd.args.slice(fromFile ? 1 : 0)) {
     if (arg.startsWith('--')) options.push([arg.slice(2), []]);
     else if (options.length > 0) options[options.length - 1]![1].push(arg);
     else throw new Error(`unexpected argument '${arg}' after the config file`);
@@ -200,10 +202,10 @@ function commandLineOptions(flags: ServerFlags, cmd: Command): string {
 }
 
 /** `sluice server redis.conf [...]`: Redis's loading, log, pidfile and failures. */
-async function startFromConfigFile(configPath: string, flags: ServerFlags, cmd: Command): Promise<Started | null> {
+async function startFromConfigFile(configPath: string | null, flags: ServerFlags, cmd: Command): Promise<Started | null> {
   let loaded: LoadedConfig;
   try {
-    loaded = loadConfig(configPath, commandLineOptions(flags, cmd));
+    loaded = loadConfig(configPath, commandLineOptions(flags, cmd, configPath !== null));
   } catch (err) {
     if (!(err instanceof ConfigFileError) && !(err instanceof ConfigFileUnreadable)) throw err;
     process.stderr.write(`${err.message}\n`);
@@ -217,7 +219,7 @@ async function startFromConfigFile(configPath: string, flags: ServerFlags, cmd: 
     process.exit(1);
   }
   log.notice(`sluice server (Redis 7.0.15 compatible), PID: ${process.pid}, port=${loaded.port}, just started`);
-  log.notice(`Configuration loaded from ${resolve(configPath)}`);
+  log.notice(configPath === null ? 'Configuration loaded' : `Configuration loaded from ${resolve(configPath)}`);
   let server: Server;
   try {
     server = await serve({
@@ -230,7 +232,7 @@ async function startFromConfigFile(configPath: string, flags: ServerFlags, cmd: 
       dir: loaded.dir,
       ...(loaded.requirepass === undefined ? {} : { requirepass: loaded.requirepass }),
       ...(loaded.replicaof === undefined ? {} : { replicaof: loaded.replicaof }),
-      ...(configPath === '-' ? {} : { configFile: { path: resolve(configPath), keptDirectives: KEPT_DIRECTIVES } }),
+      ...(configPath === '-' || configPath === null ? {} : { configFile: { path: resolve(configPath), keptDirectives: KEPT_DIRECTIVES } }),
       users: loaded.users,
       onShutdownComplete: () => process.exit(0),
     });
