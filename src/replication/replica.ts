@@ -11,7 +11,6 @@ import type { Instance } from '../commands/core/instance.js';
 import type { PrimaryLinkInfo } from '../commands/core/replication.js';
 import { loadRdb } from '../persist/rdb-snapshot.js';
 import { crc64 } from '../rdb/crc64.js';
-import { grow } from '../rdb/rdb-writer.js';
 import { RequestParser } from '../resp/parser.js';
 import { Errors } from '../resp/errors.js';
 import { ErrorReply } from '../resp/reply.js';
@@ -97,48 +96,60 @@ class HandshakeReader {
 
   /**
    * The RDB payload of a full sync: `length` bytes ("$<len>"), or (`mark`, a diskless
-   * transfer's "$EOF:<mark>") the bytes up to the 40-byte end mark, dropped. Each read is
-   * copied into the payload's buffer as it arrives, and its CRC64 computed then (`crc` covers
-   * rdb[0, crcEnd)): both happen while the primary is still sending, and loading the RDB does
-   * not join thousands of reads or pass over the file once more for its checksum.
+   * transfer's "$EOF:<mark>") the bytes up to the 40-byte end mark, dropped. The reads are kept
+   * as they arrive and their CRC64 computed then (`crc` covers rdb[0, crcEnd)), while the
+   * primary is still sending; they are joined once at the end into a buffer of the payload's
+   * size. (Copied read by read into a buffer doubled as it filled, a diskless payload of unknown
+   * size was copied about twice over, into fresh memory each time, while this replica's CPU is
+   * what paces the transfer.)
    *
    * As Redis's readSyncBulkPayload, the end mark is looked for only in the last bytes read: a
    * primary sends nothing after it until the replica's first ACK (sluice's and every Redis's).
    */
   async payload(length: number | null, mark: Buffer | null): Promise<{ rdb: Buffer; crc: bigint; crcEnd: number }> {
-    let buf: Buffer = Buffer.allocUnsafe(length ?? 1 << 20);
+    const parts: Buffer[] = [];
     let filled = 0;
     let crc = 0n;
     let crcEnd = 0;
+    /** The part where the checksum continues, and where in it. */
+    let crcPart = 0;
+    let crcAt = 0;
+    /** Sums the parts' bytes from crcEnd up to `to`. */
+    const sumTo = (to: number): void => {
+      while (crcEnd < to) {
+        const part = parts[crcPart]!;
+        const n = Math.min(part.length - crcAt, to - crcEnd);
+        crc = crc64(part.subarray(crcAt, crcAt + n), crc);
+        crcEnd += n;
+        crcAt += n;
+        if (crcAt === part.length) {
+          crcPart++;
+          crcAt = 0;
+        }
+      }
+    };
     // Bytes that may be the checksum itself, or the mark, are not summed until the end is known.
     const unsure = 8 + (mark?.length ?? 0);
     for (;;) {
-      let rest: Buffer[] = [];
+      const rest: Buffer[] = [];
       for (const chunk of this.chunks) {
         const n = length === null ? chunk.length : Math.min(chunk.length, length - filled);
         // What follows a payload of known length is the stream: it stays to be read.
         if (n < chunk.length) rest.push(n === 0 ? chunk : chunk.subarray(n));
-        buf = grow(buf, filled, filled + n);
-        chunk.copy(buf, filled, 0, n);
+        if (n > 0) parts.push(n === chunk.length ? chunk : chunk.subarray(0, n));
         filled += n;
       }
       this.chunks = rest;
       this.length = 0;
       for (const r of rest) this.length += r.length;
-      rest = [];
-      const done = length === null ? mark !== null && filled >= mark.length && buf.compare(mark, 0, mark.length, filled - mark.length, filled) === 0 : filled >= length;
+      const done = length === null ? mark !== null && filled >= mark.length && endsWith(parts, mark) : filled >= length;
       if (done) {
         const size = length ?? filled - mark!.length;
-        if (size - 8 > crcEnd) {
-          crc = crc64(buf.subarray(crcEnd, size - 8), crc);
-          crcEnd = size - 8;
-        }
-        return { rdb: buf.subarray(0, size), crc, crcEnd };
+        sumTo(size - 8);
+        const rdb = parts.length === 1 ? parts[0]! : Buffer.concat(parts, filled);
+        return { rdb: rdb.subarray(0, size), crc, crcEnd };
       }
-      if (filled - unsure > crcEnd + (1 << 16)) {
-        crc = crc64(buf.subarray(crcEnd, filled - unsure), crc);
-        crcEnd = filled - unsure;
-      }
+      if (filled - unsure > crcEnd + (1 << 16)) sumTo(filled - unsure);
       await this.more();
     }
   }
@@ -150,6 +161,18 @@ class HandshakeReader {
     this.socket.removeAllListeners('error');
     return this.length === 0 ? Buffer.alloc(0) : this.joined();
   }
+}
+
+/** True when the bytes of `parts`, one after the other, end with `tail`. */
+function endsWith(parts: readonly Buffer[], tail: Buffer): boolean {
+  let want = tail.length;
+  for (let i = parts.length - 1; i >= 0 && want > 0; i--) {
+    const part = parts[i]!;
+    const n = Math.min(part.length, want);
+    if (part.compare(tail, want - n, want, part.length - n, part.length) !== 0) return false;
+    want -= n;
+  }
+  return want === 0;
 }
 
 type LinkState = PrimaryLinkInfo['state'];
@@ -168,9 +191,12 @@ export class ReplicaRole implements PrimaryLinkInfo {
   /** Bumped by each new link: callbacks of an older one do nothing. */
   private generation = 0;
   private readonly parser = new RequestParser({ maxBulkLen: 512 * 1024 * 1024, maxQueryBuffer: Number.MAX_SAFE_INTEGER });
-  /** Stream bytes parsed but not yet applied (one command's, or a MULTI's until its EXEC). */
-  /** Stream bytes read and not yet counted in the offset (from stream position `fedTo` on). */
-  private pendingStream: Buffer = Buffer.alloc(0);
+  /**
+   * Stream bytes read and not yet counted in the offset (from stream position `fedTo` on), as
+   * the reads they came in: a read that ends inside a command leaves its tail here, and joining
+   * that tail to the next read copied every read of a busy stream once more.
+   */
+  private pendingStream: Buffer[] = [];
   /**
    * A FAILOVER this instance coordinates (failover.ts): while it is under way the PSYNC carries
    * FAILOVER, and its answer ends the failover (accepted) or aborts it.
@@ -301,7 +327,7 @@ export class ReplicaRole implements PrimaryLinkInfo {
     this.instance.replication.linkUp = this.instance.replication.role === 'master';
     this.state = 'connect';
     this.parser.release();
-    this.pendingStream = Buffer.alloc(0);
+    this.pendingStream = [];
     this.pushed = 0;
     this.appliedEnd = 0;
     this.fedTo = 0;
@@ -451,7 +477,7 @@ export class ReplicaRole implements PrimaryLinkInfo {
     if (client === null) return;
     this.lastIo = Date.now();
     this.readOffset += chunk.length;
-    this.pendingStream = this.pendingStream.length === 0 ? chunk : Buffer.concat([this.pendingStream, chunk]);
+    this.pendingStream.push(chunk);
     this.parser.push(chunk); // a socket's chunks are never reused
     this.pushed += chunk.length;
     this.applyBuffered(client);
@@ -517,7 +543,7 @@ export class ReplicaRole implements PrimaryLinkInfo {
         }
         if (this.client !== client) {
           // The command dropped the link (REPLICAOF from the stream): what was applied still counts.
-          this.feed(stream.subarray(0, end - streamAt));
+          this.feedFront(stream, end - streamAt);
           return;
         }
       }
@@ -530,10 +556,24 @@ export class ReplicaRole implements PrimaryLinkInfo {
   private feedApplied(): void {
     const n = this.appliedEnd - this.fedTo;
     if (n === 0) return;
-    const bytes = this.pendingStream.subarray(0, n);
-    this.pendingStream = this.pendingStream.subarray(n);
     this.fedTo = this.appliedEnd;
-    this.feed(bytes);
+    this.feedFront(this.pendingStream, n);
+  }
+
+  /** Feeds the first `n` bytes of `parts` (reads of the stream, in order) and drops them from it. */
+  private feedFront(parts: Buffer[], n: number): void {
+    while (n > 0) {
+      const part = parts[0]!;
+      if (part.length <= n) {
+        parts.shift();
+        n -= part.length;
+        this.feed(part);
+      } else {
+        parts[0] = part.subarray(n);
+        this.feed(part.subarray(0, n));
+        n = 0;
+      }
+    }
   }
 
   private feed(bytes: Buffer): void {
