@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { Keyspace } from '../engine/keyspace.js';
 import { RdbFormatError } from '../rdb/constants.js';
 import {
-  loadRdb as loadRdbInto,
+  RdbLoader,
   type RdbLoadResult,
   type RdbReplicationInfo,
   type RdbSaveOptions,
@@ -72,29 +72,51 @@ export function createLibraries(into: FunctionLibraries, codes: readonly Buffer[
  * WATCHers and blocked clients of every key that changed are told.
  */
 export function loadRdb(buffer: Buffer, instance: Instance, knownCrc?: { end: number; crc: bigint }): RdbLoadResult {
-  const fresh = new Keyspace(instance.keyspace.now, instance.keyspace.memoryModel);
-  const result = loadRdbInto(buffer, fresh, {
-    now: instance.keyspace.now(),
-    warn: (m) => instance.logger.warn(m),
-    ...(knownCrc === undefined ? {} : { knownCrc }),
-  });
-  const libraries = librariesOf(instance);
-  const incoming = libraries.fresh();
-  try {
-    createLibraries(incoming, result.functions);
-  } catch (err) {
-    incoming.flush();
-    throw err;
+  return new IncomingRdb(instance).finish(buffer, knownCrc);
+}
+
+/**
+ * An RDB file decoded into a keyspace aside as its bytes arrive (a replica's full sync loads
+ * while the primary sends), then swapped in whole by finish(): until then the instance keeps
+ * its dataset, and a bad or cut file leaves it untouched.
+ */
+export class IncomingRdb {
+  private readonly fresh: Keyspace;
+  private readonly loader: RdbLoader;
+
+  constructor(private readonly instance: Instance) {
+    this.fresh = new Keyspace(instance.keyspace.now, instance.keyspace.memoryModel);
+    this.loader = new RdbLoader(this.fresh, { now: instance.keyspace.now(), warn: (m) => instance.logger.warn(m) });
   }
-  libraries.replaceWith(incoming);
-  for (const db of instance.keyspace.dbs) {
-    const incoming = fresh.db(db.index);
-    if (db.size === 0 && incoming.size === 0) continue;
-    const touched = new Set([...db.values.keys(), ...incoming.values.keys()]);
-    db.swapContents(incoming);
-    for (const key of touched) instance.keyspace.signalModified(db.index, key);
+
+  /** More bytes of the file, decoded as far as they go (RdbFormatError on a bad file). */
+  push(bytes: Buffer): void {
+    this.loader.push(bytes);
   }
-  return result;
+
+  /** The file's end (`rest`: its last bytes): decodes them, checks the checksum, swaps the dataset in. */
+  finish(rest?: Buffer, knownCrc?: { end: number; crc: bigint }): RdbLoadResult {
+    const instance = this.instance;
+    const fresh = this.fresh;
+    const result = this.loader.finish(rest, knownCrc);
+    const libraries = librariesOf(instance);
+    const incoming = libraries.fresh();
+    try {
+      createLibraries(incoming, result.functions);
+    } catch (err) {
+      incoming.flush();
+      throw err;
+    }
+    libraries.replaceWith(incoming);
+    for (const db of instance.keyspace.dbs) {
+      const incoming = fresh.db(db.index);
+      if (db.size === 0 && incoming.size === 0) continue;
+      const touched = new Set([...db.values.keys(), ...incoming.values.keys()]);
+      db.swapContents(incoming);
+      for (const key of touched) instance.keyspace.signalModified(db.index, key);
+    }
+    return result;
+  }
 }
 
 /** dump.rdb in the instance's `dir`: SAVE/BGSAVE write it, a start without the AOF loads it. */

@@ -5,13 +5,14 @@
 //   TTL), EOF, and the CRC64 of everything before it (little-endian).
 // Works on the engine's Keyspace only, so the commands (SAVE, DEBUG RELOAD) and the persistence
 // layer (dump.rdb at start, AOF bases) share it.
-import { keyBytes, keyOf, type Keyspace } from '../engine/keyspace.js';
+import { type Database, keyBytes, keyOf, type Keyspace } from '../engine/keyspace.js';
 import * as T from './constants.js';
 import { RdbFormatError } from './constants.js';
 import { crc64 } from './crc64.js';
-import { RdbReader } from './rdb-reader.js';
+import { NEED_MORE, RdbReader } from './rdb-reader.js';
 import { RdbWriter } from './rdb-writer.js';
 import { RdbEmptyKeyError, readValue, readValueType, writeValue } from './value-codec.js';
+import { readStream, StreamLoading } from './stream-codec.js';
 import { readFunctionEntry, writeFunctionEntries } from './function-entries.js';
 
 export interface RdbSaveOptions {
@@ -126,99 +127,236 @@ export function isRdb(data: Buffer): boolean {
  * loaded stay, so callers load into an empty keyspace and discard it on failure.
  */
 export function loadRdb(data: Buffer, keyspace: Keyspace, options: RdbLoadOptions): RdbLoadResult {
-  if (!isRdb(data)) throw new RdbFormatError('Wrong signature trying to load DB from file');
-  const versionText = data.subarray(5, 9).toString('latin1');
-  const version = /^\d{4}$/.test(versionText) ? Number(versionText) : NaN;
-  if (!(version >= 1 && version <= T.RDB_MAX_LOADABLE_VERSION)) {
-    throw new RdbFormatError(`Can't handle RDB format version ${versionText}`);
+  return new RdbLoader(keyspace, options).finish(data);
+}
+
+/**
+ * An RDB file loaded as its bytes arrive (a replica's full sync, while the primary still sends:
+ * the load no longer waits for the whole transfer, and the file is never held whole), or all at
+ * once (loadRdb). Each piece is read as far as it goes; what was read stays read (keys, and a
+ * stream's whole nodes: StreamLoading), and the rest waits for the next piece. The checksum is
+ * the caller's to compute as the bytes pass (knownCrc), or computed here over a file given whole.
+ */
+export class RdbLoader {
+  readonly result: RdbLoadResult = { keysLoaded: 0, keysExpired: 0, aux: new Map(), functions: [], end: 0 };
+  private readonly r = new RdbReader(Buffer.alloc(0));
+  /** Bytes given and not yet read (from the resume point on), and how many. */
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
+  /** Bytes of the file before the resume point. */
+  private base = 0;
+  /** No attempt until this many bytes are pending (a value cut short is read again from its start). */
+  private retryAt = 0;
+  private version = -1;
+  private db: Database;
+  private expireAt: number | null = null;
+  /** A key whose value was cut short by the end of a piece: read on from there. */
+  private key: { key: string; type: number; expireAt: number | null; stream: StreamLoading | null } | null = null;
+  /** At OPCODE_EOF: where the body ends and the checksum written after it. */
+  private eof: { bodyEnd: number; expected: bigint } | null = null;
+
+  constructor(
+    private readonly keyspace: Keyspace,
+    private readonly options: RdbLoadOptions,
+  ) {
+    this.db = keyspace.db(0);
   }
-  const r = new RdbReader(data);
-  r.pos = 9;
-  const result: RdbLoadResult = { keysLoaded: 0, keysExpired: 0, aux: new Map(), functions: [], end: 0 };
-  let db = keyspace.db(0);
-  let expireAt: number | null = null;
-  for (;;) {
-    const type = r.byte();
-    switch (type) {
-      case T.OPCODE_EXPIRETIME_MS:
-        expireAt = r.millis();
-        continue;
-      case T.OPCODE_EXPIRETIME:
-        expireAt = r.bytes(4).readInt32LE(0) * 1000;
-        continue;
-      case T.OPCODE_IDLE:
-        r.bigLen();
-        continue;
-      case T.OPCODE_FREQ:
-        r.byte();
-        continue;
-      case T.OPCODE_SELECTDB: {
-        const index = r.len();
-        if (index >= keyspace.dbs.length) {
-          throw new RdbFormatError(
-            `FATAL: Data file was created with a Redis server configured to handle more than ${keyspace.dbs.length} databases. Exiting`,
-          );
-        }
-        db = keyspace.db(index);
-        continue;
+
+  /** More bytes of the file: loads what they complete (RdbFormatError on a bad file). */
+  push(bytes: Buffer): void {
+    if (bytes.length === 0 || this.eof !== null) return;
+    this.pending.push(bytes);
+    this.pendingBytes += bytes.length;
+    if (this.pendingBytes >= this.retryAt) this.attempt(true);
+  }
+
+  /**
+   * The file's last bytes (`rest`, when given, ends it): loads the rest and checks the checksum
+   * (`knownCrc` when it covers exactly the body, else computed over a file given in one piece).
+   */
+  finish(rest?: Buffer, knownCrc?: { end: number; crc: bigint }): RdbLoadResult {
+    const whole = this.base === 0 && this.pendingBytes === 0 && rest !== undefined ? rest : null;
+    if (rest !== undefined && this.eof === null) {
+      this.pending.push(rest);
+      this.pendingBytes += rest.length;
+    }
+    if (this.eof === null) this.attempt(false);
+    const { bodyEnd, expected } = this.eof!;
+    if (this.version >= 5) {
+      const known = knownCrc ?? this.options.knownCrc;
+      let actual: bigint | null = known !== undefined && known.end === bodyEnd ? known.crc : null;
+      if (actual === null) {
+        if (whole === null) throw new Error('RdbLoader: the checksum of a file given in pieces is the caller\'s to compute');
+        actual = crc64(whole.subarray(0, bodyEnd));
       }
-      case T.OPCODE_RESIZEDB:
-        r.bigLen();
-        r.bigLen();
-        continue;
-      case T.OPCODE_AUX: {
-        const key = r.string().toString('latin1');
-        result.aux.set(key, r.string().toString('latin1'));
-        continue;
+      if (expected !== 0n && expected !== actual) {
+        throw new RdbFormatError(
+          `Wrong RDB checksum expected: (${expected.toString(16).padStart(16, '0')}) got (${actual.toString(16).padStart(16, '0')}). Aborting now.`,
+        );
       }
-      case T.OPCODE_FUNCTION2:
-      case T.OPCODE_FUNCTION_PRE_GA:
-        try {
-          result.functions.push(readFunctionEntry(r, type));
-        } catch (err) {
-          if (err instanceof RdbFormatError) throw new RdbFormatError(`Failed loading library, ${err.message}`);
-          throw err;
-        }
-        continue;
-      case T.OPCODE_MODULE_AUX:
-        throw new RdbFormatError(`The RDB file holds module data (opcode ${type}), which sluice cannot load`);
-      case T.OPCODE_EOF: {
-        const bodyEnd = r.pos;
-        if (version >= 5) {
-          const expected = r.bytes(8).readBigUInt64LE(0);
-          const known = options.knownCrc;
-          const actual = known !== undefined && known.end === bodyEnd ? known.crc : crc64(data.subarray(0, bodyEnd));
-          if (expected !== 0n && expected !== actual) {
+    }
+    return this.result;
+  }
+
+  /** Reads the pending bytes as far as they go; `partial`: more may come. */
+  private attempt(partial: boolean): void {
+    const r = this.r;
+    const pending = this.pending;
+    r.window(pending.length === 1 ? pending[0]! : Buffer.concat(pending, this.pendingBytes), partial);
+    let at = 0;
+    try {
+      at = this.read();
+    } catch (err) {
+      if (err !== NEED_MORE) throw err;
+      at = this.key?.stream != null ? this.key.stream.at : this.resumeAt;
+      // Nothing read since the last attempt: wait for twice as much before the next one.
+      this.retryAt = at === 0 ? 2 * this.pendingBytes : 0;
+    }
+    const buf = r.buf;
+    this.base += at;
+    this.pending = at < buf.length ? [buf.subarray(at)] : [];
+    this.pendingBytes = buf.length - at;
+    if (this.key?.stream != null) this.key.stream.at = 0;
+  }
+
+  /** The window's position after the last item read whole (a key, an opcode). */
+  private resumeAt = 0;
+
+  /** Reads items from the window's start; returns where the file ends (EOF) or throws NEED_MORE. */
+  private read(): number {
+    const r = this.r;
+    const { keyspace, options, result } = this;
+    this.resumeAt = 0;
+    if (this.version < 0) {
+      if (r.end < 9 && r.partial) throw NEED_MORE;
+      const data = r.buf;
+      if (!isRdb(data)) throw new RdbFormatError('Wrong signature trying to load DB from file');
+      const versionText = data.subarray(5, 9).toString('latin1');
+      const version = /^\d{4}$/.test(versionText) ? Number(versionText) : NaN;
+      if (!(version >= 1 && version <= T.RDB_MAX_LOADABLE_VERSION)) {
+        throw new RdbFormatError(`Can't handle RDB format version ${versionText}`);
+      }
+      this.version = version;
+      r.pos = 9;
+      this.resumeAt = r.pos;
+    }
+    for (;;) {
+      if (this.key !== null) {
+        this.readKey(this.key);
+        this.key = null;
+        this.resumeAt = r.pos;
+      }
+      const type = r.byte();
+      switch (type) {
+        case T.OPCODE_EXPIRETIME_MS:
+          this.expireAt = r.millis();
+          this.resumeAt = r.pos;
+          continue;
+        case T.OPCODE_EXPIRETIME:
+          this.expireAt = r.bytes(4).readInt32LE(0) * 1000;
+          this.resumeAt = r.pos;
+          continue;
+        case T.OPCODE_IDLE:
+          r.bigLen();
+          this.resumeAt = r.pos;
+          continue;
+        case T.OPCODE_FREQ:
+          r.byte();
+          this.resumeAt = r.pos;
+          continue;
+        case T.OPCODE_SELECTDB: {
+          const index = r.len();
+          if (index >= keyspace.dbs.length) {
             throw new RdbFormatError(
-              `Wrong RDB checksum expected: (${expected.toString(16).padStart(16, '0')}) got (${actual.toString(16).padStart(16, '0')}). Aborting now.`,
+              `FATAL: Data file was created with a Redis server configured to handle more than ${keyspace.dbs.length} databases. Exiting`,
             );
           }
+          this.db = keyspace.db(index);
+          this.resumeAt = r.pos;
+          continue;
         }
-        result.end = r.pos;
-        return result;
+        case T.OPCODE_RESIZEDB:
+          r.bigLen();
+          r.bigLen();
+          this.resumeAt = r.pos;
+          continue;
+        case T.OPCODE_AUX: {
+          const key = r.string().toString('latin1');
+          result.aux.set(key, r.string().toString('latin1'));
+          this.resumeAt = r.pos;
+          continue;
+        }
+        case T.OPCODE_FUNCTION2:
+        case T.OPCODE_FUNCTION_PRE_GA:
+          try {
+            result.functions.push(readFunctionEntry(r, type));
+          } catch (err) {
+            if (err instanceof RdbFormatError) throw new RdbFormatError(`Failed loading library, ${err.message}`);
+            throw err;
+          }
+          this.resumeAt = r.pos;
+          continue;
+        case T.OPCODE_MODULE_AUX:
+          throw new RdbFormatError(`The RDB file holds module data (opcode ${type}), which sluice cannot load`);
+        case T.OPCODE_EOF: {
+          const bodyEnd = this.base + r.pos;
+          const expected = this.version >= 5 ? r.bytes(8).readBigUInt64LE(0) : 0n;
+          this.eof = { bodyEnd, expected };
+          result.end = this.base + r.pos;
+          return r.pos;
+        }
       }
+      if (type === 6 || type === 7) throw new RdbFormatError('The RDB file holds module values, which sluice cannot load');
+      r.pos--;
+      const valueType = readValueType(r);
+      const key = keyOf(r.string());
+      const expireAt = this.expireAt;
+      this.expireAt = null;
+      const pending = { key, type: valueType, expireAt, stream: isStreamType(valueType) ? new StreamLoading() : null };
+      // Cut short before its node count, a stream is read on from there.
+      if (pending.stream !== null) pending.stream.at = r.pos;
+      if (pending.stream === null) {
+        // Any other value is read whole: cut short, it is read again from its key.
+        try {
+          this.readKey(pending);
+        } catch (err) {
+          if (err === NEED_MORE) this.expireAt = expireAt;
+          throw err;
+        }
+      } else {
+        // A stream goes on from its last whole node.
+        this.key = pending;
+        this.readKey(pending);
+        this.key = null;
+      }
+      this.resumeAt = r.pos;
     }
-    if (type === 6 || type === 7) throw new RdbFormatError('The RDB file holds module values, which sluice cannot load');
-    r.pos--;
-    const valueType = readValueType(r);
-    const key = keyOf(r.string());
+  }
+
+  /** A key's value (from its start, or where its stream was cut short) into its database. */
+  private readKey(pending: { key: string; type: number; expireAt: number | null; stream: StreamLoading | null }): void {
+    const r = this.r;
+    const { options, result } = this;
     let value;
     try {
-      value = readValue(r, valueType);
+      value = pending.stream !== null ? readStream(r, pending.type, pending.stream) : readValue(r, pending.type);
     } catch (err) {
       if (!(err instanceof RdbEmptyKeyError)) throw err;
-      expireAt = null;
-      continue; // Redis skips empty collections
+      return; // Redis skips empty collections
     }
-    const at = expireAt;
-    expireAt = null;
+    const { key, expireAt: at } = pending;
     if (at !== null && !options.aofPreamble && at < options.now) {
       result.keysExpired++;
-      continue;
+      return;
     }
+    const db = this.db;
     if (db.values.has(key)) throw new RdbFormatError(`Duplicate key '${key}' found in RDB file`);
     db.set(key, value);
     if (at !== null) db.setExpire(key, at);
     result.keysLoaded++;
   }
+}
+
+function isStreamType(type: number): boolean {
+  return type === T.TYPE_STREAM_LISTPACKS || type === T.TYPE_STREAM_LISTPACKS_2 || type === T.TYPE_STREAM_LISTPACKS_3;
 }

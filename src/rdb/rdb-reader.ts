@@ -3,18 +3,43 @@
 import { RdbFormatError } from './constants.js';
 import { lzfDecompress } from './lzf.js';
 
+/**
+ * What a partial reader (RdbReader.partial) throws when it needs bytes it does not have yet: not
+ * an error of the file (no RdbFormatError, which callers rewrap), and one object, no stack.
+ */
+export const NEED_MORE: unique symbol = Symbol('rdb: more bytes needed');
+
 export class RdbReader {
   pos = 0;
+  /**
+   * The input is a file's beginning, more to come (a replica loading a full sync as it arrives):
+   * reading past its end throws NEED_MORE instead of a short file's error.
+   */
+  partial = false;
   /** transientString's buffer for decompressed strings. */
   private scratch: Buffer = Buffer.alloc(0);
-  constructor(readonly buf: Buffer, readonly end = buf.length) {}
+  constructor(
+    public buf: Buffer,
+    public end = buf.length,
+  ) {}
+
+  /** Reads `buf` from its start from now on (the next window of a file loaded as it arrives). */
+  window(buf: Buffer, partial: boolean): void {
+    this.buf = buf;
+    this.end = buf.length;
+    this.pos = 0;
+    this.partial = partial;
+  }
 
   get remaining(): number {
     return this.end - this.pos;
   }
 
   private need(n: number): void {
-    if (n < 0 || this.pos + n > this.end) throw new RdbFormatError('Unexpected EOF reading RDB file');
+    if (n < 0 || this.pos + n > this.end) {
+      if (this.partial && n >= 0) throw NEED_MORE;
+      throw new RdbFormatError('Unexpected EOF reading RDB file');
+    }
   }
 
   byte(): number {
@@ -82,7 +107,10 @@ export class RdbReader {
   private loadString(scratch: Buffer | undefined): Buffer {
     const l = this.lenOrEncoding();
     if (!l.encoded) {
-      if (l.value > BigInt(this.remaining)) throw new RdbFormatError('Unexpected EOF reading RDB file');
+      if (l.value > BigInt(this.remaining)) {
+        if (this.partial && l.value <= BigInt(Number.MAX_SAFE_INTEGER)) throw NEED_MORE;
+        throw new RdbFormatError('Unexpected EOF reading RDB file');
+      }
       return this.bytes(Number(l.value));
     }
     switch (Number(l.value)) {

@@ -276,22 +276,45 @@ function readNode(masterId: StreamId, lp: Buffer, after: StreamId | null, capaci
   return node;
 }
 
-export function readStream(r: RdbReader, type: number): Stream {
-  const s = new Stream();
-  const nodeCount = r.len();
-  let last: StreamId | null = null;
-  // Node bytes per listpack byte, from the node before: a node's buffer is sized once, close
-  // enough that sealing it keeps it rather than copying it to its exact size (nodes of a stream
-  // tend to be alike). The first one gets the listpack's size (its varints are no longer).
-  let ratio = 1;
-  for (let n = 0; n < nodeCount; n++) {
+/**
+ * Where readStream is in a stream read from a file that arrives in pieces (a replica's full
+ * sync, loaded as it comes): the nodes read so far stay read, and the reader's input may
+ * continue at `at`, just past the last whole node, when the rest of the stream has not come yet.
+ */
+export class StreamLoading {
+  readonly s = new Stream();
+  nodeCount = -1;
+  /** Nodes read. */
+  n = 0;
+  last: StreamId | null = null;
+  /**
+   * Node bytes per listpack byte, from the node before: a node's buffer is sized once, close
+   * enough that sealing it keeps it rather than copying it to its exact size (nodes of a stream
+   * tend to be alike). The first one gets the listpack's size (its varints are no longer).
+   */
+  ratio = 1;
+  /** The reader's position past the node count, then past each whole node read. */
+  at = 0;
+}
+
+export function readStream(r: RdbReader, type: number, st: StreamLoading = new StreamLoading()): Stream {
+  const s = st.s;
+  if (st.nodeCount < 0) {
+    st.nodeCount = r.len();
+    st.at = r.pos;
+  }
+  // st.n moves once a node is whole: a node cut short by the end of the input is read again.
+  for (; st.n < st.nodeCount; st.n++) {
     const masterId = idFromBytes(r.stringView());
     const lp = r.transientString();
-    const node = readNode(masterId, lp, last, Math.ceil(lp.length * ratio) + 64);
-    ratio = Math.min(1, node.used / lp.length);
+    const node = readNode(masterId, lp, st.last, Math.ceil(lp.length * st.ratio) + 64);
+    st.ratio = Math.min(1, node.used / lp.length);
     s.appendStoredNode(node);
-    last = node.lastId;
+    st.last = node.lastId;
+    st.at = r.pos;
   }
+  // What follows the nodes is read whole each time (a partial attempt may have begun groups).
+  s.groups.clear();
   const length = r.len();
   if (length !== s.length) throw new RdbFormatError('Stream length inconsistent with its listpacks');
   s.lastId = { ms: u64(r.bigLen()), seq: u64(r.bigLen()) };

@@ -9,7 +9,7 @@ import { connect as connectSocket, type Socket } from 'node:net';
 import type { ClientState } from '../commands/client-state.js';
 import type { Instance } from '../commands/core/instance.js';
 import type { PrimaryLinkInfo } from '../commands/core/replication.js';
-import { loadRdb } from '../persist/rdb-snapshot.js';
+import { IncomingRdb } from '../persist/rdb-snapshot.js';
 import { crc64 } from '../rdb/crc64.js';
 import { RequestParser } from '../resp/parser.js';
 import { Errors } from '../resp/errors.js';
@@ -96,39 +96,38 @@ class HandshakeReader {
 
   /**
    * The RDB payload of a full sync: `length` bytes ("$<len>"), or (`mark`, a diskless
-   * transfer's "$EOF:<mark>") the bytes up to the 40-byte end mark, dropped. The reads are kept
-   * as they arrive and their CRC64 computed then (`crc` covers rdb[0, crcEnd)), while the
-   * primary is still sending; they are joined once at the end into a buffer of the payload's
-   * size. (Copied read by read into a buffer doubled as it filled, a diskless payload of unknown
-   * size was copied about twice over, into fresh memory each time, while this replica's CPU is
-   * what paces the transfer.)
+   * transfer's "$EOF:<mark>") the bytes up to the 40-byte end mark, dropped. Each read goes to
+   * `sink` (the loader) as soon as it is known to be payload, and its CRC64 is computed then
+   * (`crc` covers the payload's [0, crcEnd)): the RDB is loaded while the primary still sends,
+   * and never held whole. Returns the payload's size.
    *
    * As Redis's readSyncBulkPayload, the end mark is looked for only in the last bytes read: a
    * primary sends nothing after it until the replica's first ACK (sluice's and every Redis's).
    */
-  async payload(length: number | null, mark: Buffer | null): Promise<{ rdb: Buffer; crc: bigint; crcEnd: number }> {
+  async payload(length: number | null, mark: Buffer | null, sink: (bytes: Buffer) => void): Promise<{ size: number; crc: bigint; crcEnd: number }> {
+    /** The reads not yet both summed and given to the sink. */
     const parts: Buffer[] = [];
     let filled = 0;
-    let crc = 0n;
-    let crcEnd = 0;
-    /** The part where the checksum continues, and where in it. */
-    let crcPart = 0;
-    let crcAt = 0;
-    /** Sums the parts' bytes from crcEnd up to `to`. */
-    const sumTo = (to: number): void => {
-      while (crcEnd < to) {
-        const part = parts[crcPart]!;
-        const n = Math.min(part.length - crcAt, to - crcEnd);
-        crc = crc64(part.subarray(crcAt, crcAt + n), crc);
-        crcEnd += n;
-        crcAt += n;
-        if (crcAt === part.length) {
-          crcPart++;
-          crcAt = 0;
+    const sum = { part: 0, at: 0, end: 0, crc: 0n };
+    const give = { part: 0, at: 0, end: 0 };
+    /** Walks the parts from `cursor` up to payload position `to`, handing each piece to `use`. */
+    const walk = (cursor: { part: number; at: number; end: number }, to: number, use: (piece: Buffer) => void): void => {
+      while (cursor.end < to) {
+        const part = parts[cursor.part]!;
+        const n = Math.min(part.length - cursor.at, to - cursor.end);
+        use(cursor.at === 0 && n === part.length ? part : part.subarray(cursor.at, cursor.at + n));
+        cursor.end += n;
+        cursor.at += n;
+        if (cursor.at === part.length) {
+          cursor.part++;
+          cursor.at = 0;
         }
       }
     };
-    // Bytes that may be the checksum itself, or the mark, are not summed until the end is known.
+    const sumTo = (to: number): void => walk(sum, to, (piece) => (sum.crc = crc64(piece, sum.crc)));
+    const giveTo = (to: number): void => walk(give, to, sink);
+    // Bytes that may be the checksum itself, or the mark, are not summed until the end is known;
+    // bytes that may be the mark are not given to the loader.
     const unsure = 8 + (mark?.length ?? 0);
     for (;;) {
       const rest: Buffer[] = [];
@@ -146,10 +145,13 @@ class HandshakeReader {
       if (done) {
         const size = length ?? filled - mark!.length;
         sumTo(size - 8);
-        const rdb = parts.length === 1 ? parts[0]! : Buffer.concat(parts, filled);
-        return { rdb: rdb.subarray(0, size), crc, crcEnd };
+        giveTo(size);
+        return { size, crc: sum.crc, crcEnd: sum.end };
       }
-      if (filled - unsure > crcEnd + (1 << 16)) sumTo(filled - unsure);
+      if (filled - unsure > sum.end) sumTo(filled - unsure);
+      giveTo(length === null ? filled - mark!.length : filled);
+      // Reads summed and given are let go.
+      for (let i = Math.min(sum.part, give.part) - 1; i >= 0 && parts[i]!.length > 0; i--) parts[i] = EMPTY;
       await this.more();
     }
   }
@@ -162,6 +164,8 @@ class HandshakeReader {
     return this.length === 0 ? Buffer.alloc(0) : this.joined();
   }
 }
+
+const EMPTY = Buffer.alloc(0);
 
 /** True when the bytes of `parts`, one after the other, end with `tail`. */
 function endsWith(parts: readonly Buffer[], tail: Buffer): boolean {
@@ -389,10 +393,14 @@ export class ReplicaRole implements PrimaryLinkInfo {
       // As Redis's REPL_STATE_TRANSFER: the RDB is on its way (master_sync_in_progress:1).
       this.state = 'sync';
       const started = performance.now();
-      const payload = await this.readPayload(reader);
-      this.instance.logger.info(`sluice: MASTER <-> REPLICA sync: received ${payload.rdb.length} bytes of RDB in ${(performance.now() - started).toFixed(0)} ms`);
+      // Decoded aside as it arrives; swapped in once whole and checked (loadFullSync).
+      const incoming = new IncomingRdb(this.instance);
+      const payload = await this.readPayload(reader, (bytes) => {
+        if (generation === this.generation) incoming.push(bytes);
+      });
+      this.instance.logger.info(`sluice: MASTER <-> REPLICA sync: received and decoded ${payload.size} bytes of RDB in ${(performance.now() - started).toFixed(0)} ms`);
       if (generation !== this.generation) return;
-      this.loadFullSync(payload.rdb, { end: payload.crcEnd, crc: payload.crc }, full[1]!, Number(full[2]));
+      this.loadFullSync(incoming, payload.size, { end: payload.crcEnd, crc: payload.crc }, full[1]!, Number(full[2]));
     } else if (reply.startsWith('+CONTINUE')) {
       const newId = reply.slice('+CONTINUE'.length).trim();
       if (newId !== '' && newId !== r.replid) {
@@ -409,24 +417,27 @@ export class ReplicaRole implements PrimaryLinkInfo {
     this.startStream(socket, reader.detach(), generation);
   }
 
-  private async readPayload(reader: HandshakeReader): Promise<{ rdb: Buffer; crc: bigint; crcEnd: number }> {
+  private async readPayload(reader: HandshakeReader, sink: (bytes: Buffer) => void): Promise<{ size: number; crc: bigint; crcEnd: number }> {
     const header = await reader.line();
     if (header.startsWith('-')) throw new Error(`master aborted the sync: ${header}`);
-    if (header.startsWith('$EOF:')) return reader.payload(null, Buffer.from(header.slice(5), 'latin1'));
+    if (header.startsWith('$EOF:')) return reader.payload(null, Buffer.from(header.slice(5), 'latin1'), sink);
     const length = Number(header.slice(1));
     if (!header.startsWith('$') || !Number.isSafeInteger(length) || length < 0) throw new Error(`bad bulk header from master: ${header}`);
-    return reader.payload(length, null);
+    return reader.payload(length, null, sink);
   }
 
-  /** The whole RDB was received: load it (a bad one throws before anything changes), then follow. */
-  private loadFullSync(rdb: Buffer, knownCrc: { end: number; crc: bigint }, replid: string, offset: number): void {
+  /**
+   * The whole RDB was received and decoded aside: check it and swap it in (a bad one throws
+   * before anything changes), then follow.
+   */
+  private loadFullSync(incoming: IncomingRdb, size: number, knownCrc: { end: number; crc: bigint }, replid: string, offset: number): void {
     const instance = this.instance;
     instance.keyspace.loading = true;
     const started = performance.now();
     let result;
     try {
-      result = loadRdb(rdb, instance, knownCrc);
-      instance.logger.info(`sluice: MASTER <-> REPLICA sync: Finished with success (${result.keysLoaded} keys, ${rdb.length} bytes of RDB loaded in ${(performance.now() - started).toFixed(0)} ms)`);
+      result = incoming.finish(undefined, knownCrc);
+      instance.logger.info(`sluice: MASTER <-> REPLICA sync: Finished with success (${result.keysLoaded} keys, ${size} bytes of RDB, the last of it loaded in ${(performance.now() - started).toFixed(0)} ms)`);
     } finally {
       instance.keyspace.loading = false;
     }
