@@ -7,7 +7,8 @@
 //   replication stream (primary master_repl_offset - replica offset, both read at once every
 //   50 ms during the load: median and max), and the time the replica takes to catch up after it.
 //   The same load on a primary of each kind with no replica gives the cost of the replica:
-//   ops/s with one replica / ops/s without, sluice's beside redis's.
+//   ops/s with one replica / ops/s without, sluice's beside redis's, and the CPU per write of the
+//   primary alone, with its replica, and of the replica.
 // sync: a full sync of a stream of --entries entries (2 fields each, a consumer group with
 //   10,000 pending) in every direction, sluice->sluice, sluice->redis, redis->sluice and
 //   redis->redis: the time from REPLICAOF to master_link_status:up with equal offsets (target:
@@ -142,19 +143,21 @@ async function loadRound(pair: { primary: StartedServer; replica: StartedServer 
   }
 }
 
-/** redis-benchmark's XADD load on a primary with no replica: requests/s. */
-async function aloneRound(server: StartedServer): Promise<number> {
+/** redis-benchmark's XADD load on a primary with no replica: requests/s and CPU µs per request. */
+async function aloneRound(server: StartedServer): Promise<{ rps: number; cpuUs: number }> {
   const c = new Redis({ port: server.port });
   try {
     await c.del('s');
   } finally {
     c.disconnect();
   }
+  const cpu = cpuSeconds(server.child.pid!);
   const args = ['-p', String(server.port), '-q', '-c', clients, '-n', String(requests), '-P', '16', 'XADD', 's', '*', 'f', 'v'];
   const { stdout } = await run('redis-benchmark', args, { maxBuffer: 16 << 20 });
+  const cpuUs = ((cpuSeconds(server.child.pid!) - cpu) * 1e6) / requests;
   const m = /([^\r\n]+): ([\d.]+) requests per second/.exec(stdout);
   if (m === null) throw new Error(`no result from redis-benchmark ${args.join(' ')}: ${stdout}`);
-  return Number(m[2]);
+  return { rps: Number(m[2]), cpuUs };
 }
 
 async function loadPart(): Promise<void> {
@@ -174,11 +177,14 @@ async function loadPart(): Promise<void> {
     }
     const results = new Map<Kind, LoadResult[]>([['sluice', []], ['redis', []]]);
     const aloneRps = new Map<Kind, number[]>([['sluice', []], ['redis', []]]);
+    const aloneCpu = new Map<Kind, number[]>([['sluice', []], ['redis', []]]);
     for (let round = 0; round < rounds; round++) {
       // Alternate, so a noisy machine affects both alike.
       for (const kind of ['sluice', 'redis'] as const) {
         results.get(kind)!.push(await loadRound(pairs.get(kind)!));
-        aloneRps.get(kind)!.push(await aloneRound(alone.get(kind)!));
+        const a = await aloneRound(alone.get(kind)!);
+        aloneRps.get(kind)!.push(a.rps);
+        aloneCpu.get(kind)!.push(a.cpuUs);
       }
     }
     const med = (kind: Kind, f: (x: LoadResult) => number) => median(results.get(kind)!.map(f));
@@ -210,6 +216,16 @@ async function loadPart(): Promise<void> {
       console.log(`${kind} primary alone: ${median(aloneRps.get(kind)!).toFixed(0)} ops/s; with one replica / alone: ${cost(kind).toFixed(2)}`);
     }
     console.log(`replica cost ratio (sluice with/alone) / (redis with/alone): ${(cost('sluice') / cost('redis')).toFixed(2)} (1.00: a replica costs sluice what it costs redis)`);
+    // CPU is steadier than ops/s on a shared machine: the primary's µs per write with a replica
+    // beside its µs alone (the difference is what feeding the replica costs it per write), and
+    // the replica's µs per write applied; on a 2-core machine both come out of the same cores.
+    for (const kind of ['sluice', 'redis'] as const) {
+      const withCpu = med(kind, (x) => x.primaryCpuUs);
+      const aloneUs = median(aloneCpu.get(kind)!);
+      console.log(
+        `${kind} CPU per write: primary alone ${aloneUs.toFixed(2)} µs, with a replica ${withCpu.toFixed(2)} µs (+${(withCpu - aloneUs).toFixed(2)}), replica ${med(kind, (x) => x.replicaCpuUs).toFixed(2)} µs`,
+      );
+    }
   } finally {
     for (const server of alone.values()) await server.stop();
     for (const pair of pairs.values()) {

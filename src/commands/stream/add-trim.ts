@@ -193,8 +193,24 @@ const PLAIN_XADD: Readonly<AddOrTrimRequest> = Object.freeze({
   idmpPid: undefined, idmpIid: undefined, idmpArgs: Object.freeze([]) as unknown as number[],
 });
 
+/**
+ * XADD key <id> field value ...: the form a replica applies and the AOF replays (the primary
+ * logs the id it generated). parseAddOrTrim would stop at the same argument, an id as no option
+ * starts with a digit, with nothing else to check; without it every such XADD built its whole
+ * argv as Buffers first. Undefined for any other form.
+ */
+function explicitIdXadd(args: RequestArgs): Readonly<AddOrTrimRequest> | undefined {
+  if (args.length < 3) return undefined;
+  const arg = args.buffer(2);
+  const first = arg[0];
+  if (first === undefined || first < 0x30 || first > 0x39) return undefined;
+  const parsed = tryParseStreamId(arg, { strict: true, allowSeqStar: true });
+  if (parsed === undefined) fail(Errors.invalidId);
+  return { ...PLAIN_XADD, id: parsed };
+}
+
 function xadd(ctx: Context, args: RequestArgs): Reply {
-  const req = args.is(2, '*') ? PLAIN_XADD : parseAddOrTrimArgs(ctx, args.toArgv(), true);
+  const req = args.is(2, '*') ? PLAIN_XADD : (explicitIdXadd(args) ?? parseAddOrTrimArgs(ctx, args.toArgv(), true));
   const fieldPos = req.idPos + 1;
   const valueArgs = args.length - fieldPos;
   if (valueArgs < 2 || valueArgs % 2 === 1) fail(Errors.wrongArity('xadd'));
