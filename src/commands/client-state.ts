@@ -122,6 +122,13 @@ export class ClientState {
    * sync's RDB with it, a chunk at a time, instead of queueing the whole file.
    */
   whenDrained: ((fn: () => void) => void) | null = null;
+  /**
+   * Set by a socket transport: writes `bytes` to the kernel at once, as far as it takes them
+   * without waiting (a non-blocking write of the socket), and returns how many it took; 0 when
+   * anything else is still to be sent on the connection (the order of its bytes holds). A
+   * primary sends a full sync's RDB chunks with it while it is still writing the snapshot.
+   */
+  writeNow: ((bytes: Buffer) => number) | null = null;
 
   constructor(
     /** 'primary': on a replica, the link its primary's stream is applied through (src/replication/replica.ts). */

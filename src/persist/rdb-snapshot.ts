@@ -32,9 +32,9 @@ export function saveRdb(instance: Instance, options: { aofBase?: boolean } = {})
   return saveRdbOf(instance.keyspace, saveOptions(instance, options.aofBase ?? false));
 }
 
-/** saveRdb as the chunks it was written in (a full sync sends them as they are). */
-export function saveRdbChunks(instance: Instance): Buffer[] {
-  return saveRdbChunksOf(instance.keyspace, saveOptions(instance, false));
+/** saveRdb as the chunks it was written in (a full sync sends them as they are, from `onChunk` on). */
+export function saveRdbChunks(instance: Instance, onChunk?: (chunk: Buffer) => void): Buffer[] {
+  return saveRdbChunksOf(instance.keyspace, saveOptions(instance, false), onChunk);
 }
 
 function saveOptions(instance: Instance, aofBase: boolean): RdbSaveOptions {

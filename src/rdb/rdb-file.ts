@@ -59,10 +59,13 @@ export function saveRdb(keyspace: Keyspace, options: RdbSaveOptions): Buffer {
 
 /**
  * The same file as saveRdb, as the chunks it was written in (about 1 MiB each): what a full
- * sync sends as they are, without joining them (or growing one buffer) first.
+ * sync sends as they are, without joining them (or growing one buffer) first. `onChunk` is told
+ * of each chunk but the last as soon as it is full (a full sync starts sending it then).
  */
-export function saveRdbChunks(keyspace: Keyspace, options: RdbSaveOptions): Buffer[] {
-  return writeRdb(new RdbWriter(true), keyspace, options).finishChunks();
+export function saveRdbChunks(keyspace: Keyspace, options: RdbSaveOptions, onChunk?: (chunk: Buffer) => void): Buffer[] {
+  const w = new RdbWriter(true);
+  if (onChunk !== undefined) w.onChunk = onChunk;
+  return writeRdb(w, keyspace, options).finishChunks();
 }
 
 function writeRdb(w: RdbWriter, keyspace: Keyspace, options: RdbSaveOptions): RdbWriter {

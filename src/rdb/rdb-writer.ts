@@ -37,6 +37,8 @@ export class ByteBuffer {
   hold = -1;
   /** Chunks already full (a chunked buffer), in order; null for one growing buffer. */
   protected readonly chunks: Buffer[] | null;
+  /** Told of each chunk once it is full (it is never written again), in order. */
+  onChunk: ((chunk: Buffer) => void) | null = null;
 
   constructor(initial = 256, chunked = false) {
     this.buf = Buffer.allocUnsafe(chunked ? CHUNK : initial);
@@ -65,7 +67,11 @@ export class ByteBuffer {
     while (cap < carried + n) cap *= 2;
     const next = Buffer.allocUnsafe(cap);
     if (carried > 0) this.buf.copy(next, 0, from, this.pos);
-    if (from > 0) this.chunks.push(this.buf.subarray(0, from));
+    if (from > 0) {
+      const full = this.buf.subarray(0, from);
+      this.chunks.push(full);
+      this.onChunk?.(full);
+    }
     if (this.hold >= 0) this.hold -= from;
     this.buf = next;
     this.pos = carried;

@@ -12,6 +12,7 @@ import { DirectReply, ErrorReply, type Reply, type ReplyWriter } from '../resp/r
 import { Errors } from '../resp/errors.js';
 import { saveRdbChunks } from '../persist/rdb-snapshot.js';
 import { createBacklog, type ReplicationBacklog } from './backlog.js';
+import { EarlySend } from './early-send.js';
 
 /** Bytes written to a replica as they are (the RDB transfer, the replication stream). */
 export class ReplicationBytes extends DirectReply {
@@ -29,6 +30,8 @@ export class ReplicationBytes extends DirectReply {
 }
 
 const PING = Buffer.from('*1\r\n$4\r\nPING\r\n');
+/** The reply of a SYNC whose header was already written (early-send.ts). */
+const NOTHING = Buffer.alloc(0);
 const GETACK = Buffer.from('*3\r\n$8\r\nREPLCONF\r\n$6\r\nGETACK\r\n$1\r\n*\r\n');
 
 interface Replica {
@@ -225,28 +228,35 @@ export class PrimaryRole {
    * +FULLRESYNC (for PSYNC) and the RDB, for replicas attached in wait_bgsave. The snapshot is
    * taken synchronously: nothing runs between it and their first stream bytes, so the stream
    * continues exactly at this offset. It starts with a SELECT. The reply is only the header:
-   * the RDB follows in chunks (sendRdb), and the stream is held until it has all gone.
+   * the RDB follows in chunks (sendRdb), and the stream is held until it has all gone. A lone
+   * diskless replica gets its header and the RDB's chunks while the snapshot is being written,
+   * as far as its socket takes them (early-send.ts); its reply is then empty.
    */
   private fullSync(replicas: Replica[], psync: boolean | boolean[]): Reply[] {
     const r = this.instance.replication;
     const backlog = this.backlog!;
+    // The headers first: a diskless transfer's ($EOF:<mark>) does not depend on the RDB.
+    const heads = replicas.map((replica, i) => ({
+      fullresync: (Array.isArray(psync) ? psync[i] : psync) ? `+FULLRESYNC ${r.replid} ${r.offset}\r\n` : '',
+      mark: this.diskless(replica) ? Buffer.from(randomBytes(20).toString('hex'), 'latin1') : null,
+    }));
+    const lone = replicas.length === 1 && heads[0]!.mark !== null ? heads[0]! : null;
+    const early = lone === null ? null : EarlySend.start(replicas[0]!.client, Buffer.from(`${lone.fullresync}$EOF:${lone.mark!.toString('latin1')}\r\n`, 'latin1'));
     const started = performance.now();
-    const rdb = saveRdbChunks(this.instance);
+    const rdb = saveRdbChunks(this.instance, early === null ? undefined : (chunk) => early.chunk(chunk));
     let size = 0;
     for (const chunk of rdb) size += chunk.length;
     this.instance.logger.info(`sluice: Full sync snapshot: ${size} bytes of RDB in ${(performance.now() - started).toFixed(0)} ms`);
     backlog.forceSelect();
     return replicas.map((replica, i) => {
-      let head = (Array.isArray(psync) ? psync[i] : psync) ? `+FULLRESYNC ${r.replid} ${r.offset}\r\n` : '';
-      let mark: Buffer | null = null;
-      if (this.diskless(replica)) {
-        mark = Buffer.from(randomBytes(20).toString('hex'), 'latin1');
-        head += `$EOF:${mark.toString('latin1')}\r\n`;
-      } else {
-        head += `$${size}\r\n`;
-      }
+      const { fullresync, mark } = heads[i]!;
       replica.held = [];
       replica.state = 'online';
+      if (early !== null) {
+        this.sendRdb(replica, early.rest(rdb), size, mark);
+        return new ReplicationBytes(NOTHING);
+      }
+      const head = mark !== null ? `${fullresync}$EOF:${mark.toString('latin1')}\r\n` : `${fullresync}$${size}\r\n`;
       this.sendRdb(replica, [...rdb], size, mark);
       return new ReplicationBytes(Buffer.from(head, 'latin1'));
     });

@@ -1,7 +1,7 @@
 // One client connection: parses requests, runs them in order through the Instance, and writes
 // the replies of everything one event-loop turn produced with a single socket.write.
 import { Buffer } from 'node:buffer';
-import { readSync } from 'node:fs';
+import { readSync, writeSync } from 'node:fs';
 import type { Socket } from 'node:net';
 import type { ClientState } from '../commands/client-state.js';
 import type { Instance } from '../commands/core/instance.js';
@@ -132,6 +132,7 @@ export class SocketConnection {
       };
       setImmediate(check);
     };
+    this.client.writeNow = (bytes) => this.writeNow(fd, bytes);
     this.client.buffers = () => ({
       // While it runs, the command's own request is still in Redis's query buffer (qbuf=26 for
       // a CLIENT LIST), trimmed only after the commands of the read were processed.
@@ -279,6 +280,25 @@ export class SocketConnection {
     }
     this.append(reply);
     if (!this.running) this.queueFlush();
+  }
+
+  /**
+   * ClientState.writeNow: a write(2) of the socket's descriptor (non-blocking: what the kernel
+   * does not take now is not written), only when nothing of this connection waits to be sent
+   * (no reply of this turn, nothing queued in the socket, no batch held for the disk or a
+   * blocked command), so its bytes keep their order. An error (EAGAIN: the kernel's buffer is
+   * full; a peer gone) writes nothing here: the socket's own writes see it.
+   */
+  private writeNow(fd: number, bytes: Buffer): number {
+    if (fd < 0 || this.closed || this.busy || this.pendingCount > 0 || this.socket.writableLength > 0) return 0;
+    let n: number;
+    try {
+      n = writeSync(fd, bytes);
+    } catch {
+      return 0;
+    }
+    this.instance.stats.netOutputBytes += n;
+    return n;
   }
 
   /** Appends a command's reply, then what was pushed to follow it. */
