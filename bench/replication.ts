@@ -14,7 +14,8 @@
 //   redis->redis: the time from REPLICAOF to master_link_status:up with equal offsets (target:
 //   <= 2x redis->redis; --directions sluice-sluice,redis-sluice picks some). Meanwhile the primary's memory is sampled every 10 ms: the backlog
 //   (INFO memory mem_replication_backlog), replicas' output buffers (mem_clients_slaves, and
-//   CLIENT LIST TYPE replica omem) and used_memory; the peaks are printed.
+//   CLIENT LIST TYPE replica omem) and used_memory; the peaks are printed, and each side's
+//   main-thread CPU during the sync.
 // Both parts also print each round's figures (ratios per round, sluice's run against redis's
 // right after it): the spread, on a shared machine, beside the medians.
 // Primaries run with repl-diskless-sync yes and repl-diskless-sync-delay 0 (Redis's default
@@ -26,7 +27,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
-import { cpuSeconds } from './proc-stats.js';
+import { cpuSeconds, threadCpuSeconds } from './proc-stats.js';
 import { median, startRedis, startSluice, type StartedServer } from './servers.js';
 
 const run = promisify(execFile);
@@ -253,6 +254,9 @@ async function fill(port: number): Promise<void> {
 
 interface SyncResult {
   ms: number;
+  /** Main-thread CPU ms of the primary and of the replica from REPLICAOF to in sync. */
+  primaryCpuMs: number;
+  replicaCpuMs: number;
   backlogPeak: number;
   slavesPeak: number;
   omemPeak: number;
@@ -273,13 +277,17 @@ async function syncOnce(from: Kind, primary: StartedServer, to: Kind): Promise<S
     for (const m of list.matchAll(/omem=(\d+)/g)) peaks.omemPeak = Math.max(peaks.omemPeak, Number(m[1]));
   };
   try {
+    const pcpu = threadCpuSeconds(primary.child.pid!).main;
+    const rcpu = threadCpuSeconds(replica.child.pid!).main;
     const t0 = performance.now();
     await r.replicaof('127.0.0.1', primary.port);
     const ms = await untilInSync(p, r, t0, 10, sample);
+    const primaryCpuMs = (threadCpuSeconds(primary.child.pid!).main - pcpu) * 1000;
+    const replicaCpuMs = (threadCpuSeconds(replica.child.pid!).main - rcpu) * 1000;
     await sample();
     const len = await r.xlen('stream');
     if (len !== entries) throw new Error(`${from}->${to}: replica has ${len} entries of ${entries}`);
-    return { ms, ...peaks };
+    return { ms, primaryCpuMs, replicaCpuMs, ...peaks };
   } finally {
     p.disconnect();
     r.disconnect();
@@ -318,6 +326,12 @@ async function syncPart(): Promise<void> {
       );
     }
     console.log('target: every direction <= 2.00x redis->redis');
+    // CPU, steadier than wall time on a shared machine: each side's main thread during the sync
+    // (a redis primary's is its parent's only: the RDB is written by a forked child, not counted).
+    for (const [name, xs] of results) {
+      const med = (f: (x: SyncResult) => number) => median(xs.map(f));
+      console.log(`  ${name.padEnd(16)} main-thread CPU ms: primary ${med((x) => x.primaryCpuMs).toFixed(0)}, replica ${med((x) => x.replicaCpuMs).toFixed(0)}`);
+    }
     // The spread: each round's time over the redis->redis time of the same round.
     const baseRounds = results.get('redis->redis')!.map((x) => x.ms);
     for (const [name, xs] of results) {

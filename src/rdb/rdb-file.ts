@@ -140,6 +140,14 @@ export function loadRdb(data: Buffer, keyspace: Keyspace, options: RdbLoadOption
  * stream's whole nodes: StreamLoading), and the rest waits for the next piece. The checksum is
  * the caller's to compute as the bytes pass (knownCrc), or computed here over a file given whole.
  */
+/**
+ * Bytes an RdbLoader gathers before it reads on: each attempt joins what is pending into one
+ * buffer and enters the readers again, so a socket's 64 KiB reads, each read at once, cost the
+ * load of a 1M-entry stream about a tenth more CPU than reading the file whole; gathered by
+ * 256 KiB it is a few percent, and the load still follows the transfer closely.
+ */
+const ATTEMPT_BYTES = 256 * 1024;
+
 export class RdbLoader {
   readonly result: RdbLoadResult = { keysLoaded: 0, keysExpired: 0, aux: new Map(), functions: [], end: 0 };
   private readonly r = new RdbReader(Buffer.alloc(0));
@@ -161,6 +169,8 @@ export class RdbLoader {
   constructor(
     private readonly keyspace: Keyspace,
     private readonly options: RdbLoadOptions,
+    /** Bytes gathered before reading on (ATTEMPT_BYTES; 1 reads at every piece). */
+    private readonly gather = ATTEMPT_BYTES,
   ) {
     this.db = keyspace.db(0);
   }
@@ -170,7 +180,7 @@ export class RdbLoader {
     if (bytes.length === 0 || this.eof !== null) return;
     this.pending.push(bytes);
     this.pendingBytes += bytes.length;
-    if (this.pendingBytes >= this.retryAt) this.attempt(true);
+    if (this.pendingBytes >= Math.max(this.retryAt, this.gather)) this.attempt(true);
   }
 
   /**

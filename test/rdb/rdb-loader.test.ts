@@ -27,7 +27,8 @@ function saved(keyspace: Keyspace): Buffer {
 /** The file pushed in pieces at `cuts` (sorted offsets), then finished with its body's CRC64. */
 function loadInPieces(file: Buffer, cuts: number[]): Keyspace {
   const keyspace = new Keyspace(() => NOW);
-  const loader = new RdbLoader(keyspace, options);
+  // Read on at every piece, so every cut is one the loader resumes from.
+  const loader = new RdbLoader(keyspace, options, 1);
   let at = 0;
   for (const cut of [...cuts, file.length]) {
     loader.push(file.subarray(at, cut));
@@ -96,7 +97,7 @@ test('a file cut short or corrupt is refused when fed in pieces as when loaded w
   const file = saved(keyspace);
   const cut = file.subarray(0, file.length - 100);
   assert.throws(() => loadRdb(cut, new Keyspace(() => NOW), options), /Unexpected EOF reading RDB file/);
-  const loader = new RdbLoader(new Keyspace(() => NOW), options);
+  const loader = new RdbLoader(new Keyspace(() => NOW), options, 1);
   for (let at = 0; at < cut.length; at += 300) loader.push(cut.subarray(at, Math.min(cut.length, at + 300)));
   assert.throws(() => loader.finish(), /Unexpected EOF reading RDB file/);
   // A checksum that does not match what the caller summed.
@@ -104,7 +105,7 @@ test('a file cut short or corrupt is refused when fed in pieces as when loaded w
   wrong.push(file);
   assert.throws(() => wrong.finish(undefined, { end: file.length - 8, crc: 1n }), /Wrong RDB checksum/);
   // Not an RDB file at all, seen as soon as its first 9 bytes have come.
-  const bad = new RdbLoader(new Keyspace(() => NOW), options);
+  const bad = new RdbLoader(new Keyspace(() => NOW), options, 1);
   bad.push(Buffer.from('RED'));
   assert.throws(() => bad.push(Buffer.from('XS0010xxxx')), /Wrong signature/);
 });
