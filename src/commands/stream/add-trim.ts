@@ -206,7 +206,13 @@ function explicitIdXadd(args: RequestArgs): Readonly<AddOrTrimRequest> | undefin
   if (first === undefined || first < 0x30 || first > 0x39) return undefined;
   const parsed = tryParseStreamId(arg, { strict: true, allowSeqStar: true });
   if (parsed === undefined) fail(Errors.invalidId);
-  return { ...PLAIN_XADD, id: parsed };
+  // A literal of parseAddOrTrim's shape (spreading the frozen PLAIN_XADD took a slow path,
+  // most of this function's time).
+  return {
+    strategy: null, maxLen: -1, minId: MIN_ID, approx: false, limit: 0, limitGiven: false,
+    thresholdIdx: 0, noMkStream: false, id: parsed, idPos: 2, policy: 'keepref',
+    idmpPid: undefined, idmpIid: undefined, idmpArgs: PLAIN_XADD.idmpArgs,
+  };
 }
 
 function xadd(ctx: Context, args: RequestArgs): Reply {
