@@ -113,6 +113,10 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     if (closing !== null) return closing;
     closing = (async () => {
       clearInterval(idleSweeper);
+      // A script running past busy-reply-threshold (SIGTERM, SHUTDOWN NOSAVE) is stopped where
+      // it is, its effects dropped, as Redis exits from the middle of it.
+      instance.busyScript?.abandon();
+      instance.serveWhileBusy = null;
       replication.stop();
       const stopped = new Promise<void>((resolve) => listener.close(() => resolve()));
       for (const c of [...connections]) c.destroy();

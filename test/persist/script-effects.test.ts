@@ -101,3 +101,28 @@ test('a script past busy-reply-threshold ended by SHUTDOWN NOSAVE leaves nothing
     await stopChild(server.child, 'SIGKILL');
   }
 });
+
+test('SIGTERM while a script runs past busy-reply-threshold: the server exits cleanly, without the script in its AOF', async () => {
+  const dir = dataDir();
+  let server = await start(dir);
+  const admin = await RespClient.connect(server.port);
+  const runner = await RespClient.connect(server.port);
+  try {
+    await admin.call('SET', 'before', 'kept');
+    await admin.call('CONFIG', 'SET', 'busy-reply-threshold', '20');
+    runner.send(['EVAL', "redis.call('SET', KEYS[1], 'half') while true do end", '1', 'x']);
+    await waitFor(async () => (await admin.call('PING')).t === 'error', 'the script to be busy');
+    const exited = new Promise<number | null>((resolve) => server.child.once('exit', resolve));
+    server.child.kill('SIGTERM');
+    assert.equal(await within(exited, 'the server to exit'), 0);
+    assert.doesNotMatch(aofText(dir), /half/);
+    server = await start(dir);
+    const c = await RespClient.connect(server.port);
+    assert.deepEqual(await c.call('MGET', 'before', 'x'), { t: 'array', v: [{ t: 'bulk', v: 'kept' }, { t: 'bulk', v: null }] });
+    c.close();
+  } finally {
+    admin.close();
+    runner.close();
+    await stopChild(server.child, 'SIGKILL');
+  }
+});
