@@ -77,7 +77,12 @@ test('a script that fails after writing: its writes in one whole MULTI/EXEC reco
   }
 });
 
-test('a script past busy-reply-threshold ended by SHUTDOWN NOSAVE leaves nothing of itself in the AOF', async () => {
+/**
+ * Starts a script that writes, then spins past busy-reply-threshold; `stop` ends the server
+ * meanwhile (its exit code is checked). Restarted, the server has what came before, nothing of
+ * the script, and its AOF is valid.
+ */
+async function endedMidScript(stop: (server: SluiceServer, admin: RespClient) => void): Promise<void> {
   const dir = dataDir();
   let server = await start(dir);
   const admin = await RespClient.connect(server.port);
@@ -87,8 +92,9 @@ test('a script past busy-reply-threshold ended by SHUTDOWN NOSAVE leaves nothing
     await admin.call('CONFIG', 'SET', 'busy-reply-threshold', '20');
     runner.send(['EVAL', "redis.call('SET', KEYS[1], 'half') while true do end", '1', 'x']);
     await waitFor(async () => (await admin.call('PING')).t === 'error', 'the script to be busy');
-    admin.send(['SHUTDOWN', 'NOSAVE']);
-    await within(new Promise((resolve) => server.child.once('exit', resolve)), 'the server to exit');
+    const exited = new Promise<number | null>((resolve) => server.child.once('exit', resolve));
+    stop(server, admin);
+    assert.equal(await within(exited, 'the server to exit'), 0);
     assert.doesNotMatch(aofText(dir), /half/);
     await checkAof(dir);
     server = await start(dir);
@@ -100,29 +106,12 @@ test('a script past busy-reply-threshold ended by SHUTDOWN NOSAVE leaves nothing
     runner.close();
     await stopChild(server.child, 'SIGKILL');
   }
+}
+
+test('a script past busy-reply-threshold ended by SHUTDOWN NOSAVE leaves nothing of itself in the AOF', async () => {
+  await endedMidScript((_server, admin) => admin.send(['SHUTDOWN', 'NOSAVE']));
 });
 
 test('SIGTERM while a script runs past busy-reply-threshold: the server exits cleanly, without the script in its AOF', async () => {
-  const dir = dataDir();
-  let server = await start(dir);
-  const admin = await RespClient.connect(server.port);
-  const runner = await RespClient.connect(server.port);
-  try {
-    await admin.call('SET', 'before', 'kept');
-    await admin.call('CONFIG', 'SET', 'busy-reply-threshold', '20');
-    runner.send(['EVAL', "redis.call('SET', KEYS[1], 'half') while true do end", '1', 'x']);
-    await waitFor(async () => (await admin.call('PING')).t === 'error', 'the script to be busy');
-    const exited = new Promise<number | null>((resolve) => server.child.once('exit', resolve));
-    server.child.kill('SIGTERM');
-    assert.equal(await within(exited, 'the server to exit'), 0);
-    assert.doesNotMatch(aofText(dir), /half/);
-    server = await start(dir);
-    const c = await RespClient.connect(server.port);
-    assert.deepEqual(await c.call('MGET', 'before', 'x'), { t: 'array', v: [{ t: 'bulk', v: 'kept' }, { t: 'bulk', v: null }] });
-    c.close();
-  } finally {
-    admin.close();
-    runner.close();
-    await stopChild(server.child, 'SIGKILL');
-  }
+  await endedMidScript((server) => server.child.kill('SIGTERM'));
 });
