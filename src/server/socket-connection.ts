@@ -106,7 +106,7 @@ export class SocketConnection {
   private runningRequestBytes = 0;
   /** Registered in the instance's buffersHeld (see noteBuffers). */
   private holdingBuffers = false;
-  /** The socket's descriptor, read directly while a script holds the event loop (-1: not available). */
+  /** The socket's descriptor, for reads while a script holds the event loop and writeNow (-1: not available). */
   private readonly fd: number;
 
   constructor(
@@ -132,7 +132,7 @@ export class SocketConnection {
       };
       setImmediate(check);
     };
-    this.client.writeNow = (bytes) => this.writeNow(fd, bytes);
+    this.client.writeNow = (bytes) => this.writeNow(bytes);
     this.client.buffers = () => ({
       // While it runs, the command's own request is still in Redis's query buffer (qbuf=26 for
       // a CLIENT LIST), trimmed only after the commands of the read were processed.
@@ -289,11 +289,11 @@ export class SocketConnection {
    * blocked command), so its bytes keep their order. An error (EAGAIN: the kernel's buffer is
    * full; a peer gone) writes nothing here: the socket's own writes see it.
    */
-  private writeNow(fd: number, bytes: Buffer): number {
-    if (fd < 0 || this.closed || this.busy || this.pendingCount > 0 || this.socket.writableLength > 0) return 0;
+  private writeNow(bytes: Buffer): number {
+    if (this.fd < 0 || this.closed || this.busy || this.pendingCount > 0 || this.socket.writableLength > 0) return 0;
     let n: number;
     try {
-      n = writeSync(fd, bytes);
+      n = writeSync(this.fd, bytes);
     } catch {
       return 0;
     }

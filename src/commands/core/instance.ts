@@ -254,20 +254,14 @@ export class Instance implements InstanceView {
       if (client.multi !== null) client.multiAborted = true;
       return this.reject(fullName, refused);
     }
-    if (!client.authenticated && !resolved.noAuth && this.acl.authRequired()) {
-      if (client.multi !== null) client.multiAborted = true;
-      if (fullName === 'exec') return this.reject(fullName, this.abortExec(client, Errors.noAuth).message);
-      return this.reject(fullName, Errors.noAuth);
-    }
+    if (!client.authenticated && !resolved.noAuth && this.acl.authRequired()) return this.rejectCommand(client, fullName, Errors.noAuth);
     // processCommand's ACLCheckAllPerm: only clients of a restricted user pay for it.
     if (client.user !== null && !client.user.unrestricted) {
       const user = client.user as AclUser;
       const verdict = this.acl.check(user, fullName, argv);
       if (verdict !== null) {
         this.acl.logVerdict(client, user, verdict, client.multi !== null ? 'multi' : 'toplevel', fullName, argv, fullName);
-        if (client.multi !== null) client.multiAborted = true;
-        const message = AclUsers.noPermText(verdict, fullName);
-        return this.reject(fullName, fullName === 'exec' ? this.abortExec(client, message).message : message);
+        return this.rejectCommand(client, fullName, AclUsers.noPermText(verdict, fullName));
       }
     }
     const oom = maxmemoryRejection(this, client, spec, fullName); if (oom !== null) return oom;
@@ -278,14 +272,10 @@ export class Instance implements InstanceView {
       // Likewise is_denystale_command: EXEC is refused on a stale replica for a queued command that would be.
       const stale = spec.flags.includes('stale') && !(fullName === 'exec' && this.queues(client, (queued) => !queued.spec.flags.includes('stale')));
       const refusal = this.replicaRefusal(write, stale);
-      if (refusal !== null) {
-        if (client.multi !== null) client.multiAborted = true;
-        return this.reject(fullName, fullName === 'exec' ? this.abortExec(client, refusal).message : refusal);
-      }
+      if (refusal !== null) return this.rejectCommand(client, fullName, refusal);
     }
     if (write && this.minReplicasToWrite() > 0 && !client.mustObey && this.tooFewReplicas()) {
-      if (client.multi !== null) client.multiAborted = true;
-      return this.reject(fullName, fullName === 'exec' ? this.abortExec(client, Errors.noReplicas).message : Errors.noReplicas);
+      return this.rejectCommand(client, fullName, Errors.noReplicas);
     }
     if (client.resp === 2 && client.subscriptions.active && !SUBSCRIBED_MODE_COMMANDS.has(fullName)) {
       const message = Errors.subscribedMode(fullName);
@@ -295,9 +285,7 @@ export class Instance implements InstanceView {
     if (asReplica !== null) return this.reject(fullName, asReplica);
     // A script past busy-reply-threshold: only the allow_busy commands run meanwhile (processCommand).
     if (this.busyScript !== null && !client.fromScript && !spec.flags.includes('allow_busy')) {
-      if (client.multi !== null) client.multiAborted = true;
-      const message = this.busyScript.evalMode ? Errors.busyEval : Errors.busyFunction;
-      return this.reject(fullName, fullName === 'exec' ? this.abortExec(client, message).message : message);
+      return this.rejectCommand(client, fullName, this.busyScript.evalMode ? Errors.busyEval : Errors.busyFunction);
     }
     // Paused clients wait (replicas and the primary's stream never do); the command is then
     // processed again from the start, as Redis's processCommand after a BLOCKED_POSTPONE.
@@ -381,20 +369,17 @@ export class Instance implements InstanceView {
   }
 
   /** The client's transaction holds a command for which `test` holds. */
-  private queues(client: ClientState, test: (queued: Resolved) => boolean): boolean {
+  private queues(client: ClientState, test: (queued: Resolved, queuedArgv: Buffer[]) => boolean): boolean {
     return (client.multi ?? []).some((queuedArgv) => {
       const queued = this.resolve(queuedArgv);
-      return !(queued instanceof ErrorReply) && test(queued);
+      return !(queued instanceof ErrorReply) && test(queued, queuedArgv);
     });
   }
 
   /** A command that writes or may replicate; EXEC is one when a queued command is. */
   private mayReplicate(client: ClientState, resolved: Resolved, argv: Buffer[]): boolean {
     if (resolved.fullName === 'exec' && client.multi !== null) {
-      return client.multi.some((queuedArgv) => {
-        const queued = this.resolve(queuedArgv);
-        return !(queued instanceof ErrorReply) && this.mayReplicate(client, queued, queuedArgv);
-      });
+      return this.queues(client, (queued, queuedArgv) => this.mayReplicate(client, queued, queuedArgv));
     }
     const declared = resolved.spec.declaredWrites?.(this, argv) ?? null;
     return declared ?? resolved.mayReplicate;
@@ -414,6 +399,12 @@ export class Instance implements InstanceView {
   /** Finds a command's spec, checking existence and arity. */
   resolve(argv: Buffer[]): Resolved | ErrorReply {
     return resolveCommand(this.table, argv);
+  }
+
+  /** Redis's rejectCommand: the transaction is flagged, and a refused EXEC discards it (execCommandAbort). */
+  private rejectCommand(client: ClientState, fullName: string, message: string): ErrorReply {
+    if (client.multi !== null) client.multiAborted = true;
+    return this.reject(fullName, fullName === 'exec' ? this.abortExec(client, message).message : message);
   }
 
   private reject(fullName: string, message: string): ErrorReply {
