@@ -411,25 +411,25 @@ export class ScriptEngine {
     setImmediate(() => {
       const keyspace = this.instance.keyspace;
       keyspace.freezeClock(run.clockAt);
-      let result: ScriptResult | Yielded;
+      let reply: Reply;
       try {
-        result = vm.resume();
+        const result = vm.resume();
+        if (result === YIELDED) {
+          this.resumeLater(run, vm, resolve);
+          return;
+        }
+        reply = scriptReply(result);
       } catch (err) {
-        this.endRun(run);
+        // As in execute(): what the script did before the failure is propagated all the same.
         this.instance.logger.error('sluice: internal error while running a script:', err);
-        resolve(new ErrorReply(Errors.internal));
-        return;
+        reply = new ErrorReply(Errors.internal);
       } finally {
         run.lastServed = performance.now();
         keyspace.thawClock();
       }
-      if (result === YIELDED) {
-        this.resumeLater(run, vm, resolve);
-        return;
-      }
       this.endRun(run);
       if (!run.abandoned) this.instance.propagateLate(run.batch);
-      resolve(scriptReply(result));
+      resolve(reply);
     });
   }
 
