@@ -508,7 +508,10 @@ export type CommandArg = Buffer | string | number | bigint;
  * Encodes commands as RESP arrays of bulk strings into one allocation; returns each command's
  * bytes as a view of it. A client writes a pipeline's commands as these views: built from
  * string concatenation instead, a batch of thousands of commands is a deep rope of short strings
- * that V8 must flatten before the socket can take it (tens of ns per byte).
+ * that V8 must flatten before the socket can take it (tens of ns per byte). The `*n` and `$len`
+ * headers are written byte by byte (a Buffer.write each was half the encoding); texts go through
+ * Buffer.write, which measured faster than a JS copy loop on the broker's strings (keys built by
+ * concatenation: a JS loop was 5x slower on them in a live worker, though not in isolation).
  */
 export function encodeCommands(commands: ReadonlyArray<ReadonlyArray<CommandArg>>): Buffer[] {
   // Exact size first, then one allocation.
@@ -532,11 +535,18 @@ export function encodeCommands(commands: ReadonlyArray<ReadonlyArray<CommandArg>
   for (let c = 0; c < commands.length; c++) {
     const start = pos;
     const count = commands[c]!.length;
-    pos += out.write(`*${count}\r\n`, pos, 'latin1');
+    out[pos++] = 42; // '*'
+    pos = writeDecimal(out, pos, count);
+    out[pos++] = 13;
+    out[pos++] = 10;
     for (let i = 0; i < count; i++, at++) {
       const value = texts[at]!;
-      pos += out.write(`$${lengths[at]!}\r\n`, pos, 'latin1');
-      if (typeof value === 'string') pos += out.write(value, pos, 'utf8');
+      const len = lengths[at]!;
+      out[pos++] = 36; // '$'
+      pos = writeDecimal(out, pos, len);
+      out[pos++] = 13;
+      out[pos++] = 10;
+      if (typeof value === 'string') pos += out.write(value, pos, len, 'utf8');
       else pos += value.copy(out, pos);
       out[pos++] = 13;
       out[pos++] = 10;
@@ -544,6 +554,22 @@ export function encodeCommands(commands: ReadonlyArray<ReadonlyArray<CommandArg>
     views[c] = out.subarray(start, pos);
   }
   return views;
+}
+
+/** Writes a non-negative integer's decimal digits at pos; returns the position after them. */
+function writeDecimal(out: Buffer, pos: number, n: number): number {
+  if (n < 10) {
+    out[pos] = 48 + n;
+    return pos + 1;
+  }
+  if (n < 100) {
+    out[pos] = 48 + ((n / 10) | 0);
+    out[pos + 1] = 48 + (n % 10);
+    return pos + 2;
+  }
+  const digits = String(n);
+  for (let i = 0; i < digits.length; i++) out[pos + i] = digits.charCodeAt(i);
+  return pos + digits.length;
 }
 
 function decimalLength(n: number): number {
