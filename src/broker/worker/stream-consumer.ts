@@ -468,7 +468,7 @@ export class StreamConsumer<T> {
     if (deliveries > this.maxDeliveries(h)) {
       // A consumer died (or kept dying) holding it: it has had its chances.
       const message = h.lastError ?? `delivered ${deliveries} times without success`;
-      await this.deadLetterUnhandled(h, this.job(entry.id, undefined, deliveries, fields), new Error(message));
+      await this.deadLetterUnhandled(h, this.job(entry.id, undefined, deliveries, fields, h.opts), new Error(message));
       return null;
     }
     if (deliveries > 1) this.metrics.inc('redelivered');
@@ -476,10 +476,10 @@ export class StreamConsumer<T> {
     try {
       payload = decodeEntry(this.o.codec, fields) as T;
     } catch (err) {
-      await this.deadLetterUnhandled(h, this.job(entry.id, undefined, deliveries, fields), asError(err));
+      await this.deadLetterUnhandled(h, this.job(entry.id, undefined, deliveries, fields, h.opts), asError(err));
       return null;
     }
-    return this.job(entry.id, payload, deliveries, fields);
+    return this.job(entry.id, payload, deliveries, fields, h.opts);
   }
 
   /**
@@ -487,9 +487,9 @@ export class StreamConsumer<T> {
    * `{ ...base, payload }` got a hidden class of its own per job once optimized, about 0.5 us
    * each, and made every property read of a handler's `job` megamorphic.)
    */
-  private job<P>(id: string, payload: P, deliveries: number, fields: Record<string, string>): Job<P> {
+  private job<P>(id: string, payload: P, deliveries: number, fields: Record<string, string>, opts = decodeJobOptions(fields[Fields.opts])): Job<P> {
     const jobId = fields[Fields.jobId];
-    return new WorkerJob(jobId ?? id, id, this.o.stream, payload, deliveries, fields, fields['key'], decodeJobOptions(fields[Fields.opts]), jobId === undefined ? null : this.writes);
+    return new WorkerJob(jobId ?? id, id, this.o.stream, payload, deliveries, fields, fields['key'], opts, jobId === undefined ? null : this.writes);
   }
 
   /** What the job writes need of a held entry. */
