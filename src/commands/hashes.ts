@@ -39,11 +39,9 @@ function hsetGeneric(name: 'hset' | 'hmset') {
     if (args.length % 2 === 1) fail(Errors.wrongArity(name));
     const key = args.key(1);
     const hash = lookupOrCreateHash(ctx.db, key);
-    let created = 0;
-    const [maxEntries, maxValue] = hashLimits(ctx);
-    for (let i = 2; i < args.length; i += 2) {
-      if (hash.set(args.key(i), args.key(i + 1), maxEntries, maxValue)) created++;
-    }
+    const pairs: Array<[string, string]> = [];
+    for (let i = 2; i < args.length; i += 2) pairs.push([args.key(i), args.key(i + 1)]);
+    const created = hash.setPairs(pairs, ...hashLimits(ctx));
     ctx.modified(key);
     ctx.notify(NOTIFY_HASH, 'hset', key);
     return name === 'hset' ? created : OK;

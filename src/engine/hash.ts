@@ -88,6 +88,47 @@ export class HashValue implements TypedValue {
     return isNew;
   }
 
+  /**
+   * Sets several fields at once (HSET's pairs, in order, a later pair winning over an earlier
+   * one with the same field); returns how many fields are new. Same result as set() pair by
+   * pair, but a small hash is rebuilt once instead of once per pair: a broker's job record
+   * writes 4-10 fields at a time.
+   */
+  setPairs(pairs: Array<[field: string, value: Buffer | string]>, maxEntries = LISTPACK_MAX_ENTRIES, maxValue = LISTPACK_MAX_VALUE): number {
+    const packed = this.packed;
+    if (packed === null || pairs.length < 2 || pairs.some(([field, value]) => field.length > maxValue || value.length > maxValue)) {
+      let created = 0;
+      for (const [field, value] of pairs) if (this.set(field, value, maxEntries, maxValue)) created++;
+      return created;
+    }
+    // Fields at even indexes, each value after its field, as the packed encoding keeps them.
+    const elements = packed.slice();
+    let created = 0;
+    for (const [field, value] of pairs) {
+      let at = -1;
+      for (let i = 0; i < elements.length; i += 2) {
+        if (elements[i] === field) {
+          at = i;
+          break;
+        }
+      }
+      if (at === -1) {
+        elements.push(field, latin1(value));
+        created++;
+      } else {
+        elements[at + 1] = latin1(value);
+      }
+    }
+    if (elements.length / 2 > maxEntries) {
+      this.packed = null;
+      this.table = new Map();
+      for (let i = 0; i < elements.length; i += 2) this.table.set(elements[i]!, elements[i + 1]!);
+    } else {
+      this.packed = PackedStrings.of(elements);
+    }
+    return created;
+  }
+
   delete(field: string): boolean {
     const packed = this.packed;
     if (packed === null) return this.table!.delete(field);

@@ -114,6 +114,28 @@ test('HashValue.of builds the hash set() would, pair by pair', () => {
   );
 });
 
+test('setPairs (HSET of several pairs) leaves the hash set() would, pair by pair, and counts the new fields', () => {
+  const pairs = fc.array(fc.tuple(bytes, bytes, fc.boolean()), { maxLength: 8 });
+  fc.assert(
+    fc.property(pairs, pairs, fc.integer({ min: 0, max: 8 }), fc.integer({ min: 0, max: 130 }), (before, written, maxEntries, maxValue) => {
+      const atOnce = new HashValue();
+      const stepwise = new HashValue();
+      // The same hash to start from (maybe converted already), then the pairs one way and the other.
+      for (const [field, value] of before) {
+        atOnce.set(field, value, maxEntries, maxValue);
+        stepwise.set(field, value, maxEntries, maxValue);
+      }
+      const args = written.map(([field, value, asBuffer]): [string, string | Buffer] => [field, asBuffer ? latin1(value) : value]);
+      let created = 0;
+      for (const [field, value] of args) if (stepwise.set(field, value, maxEntries, maxValue)) created++;
+      assert.equal(atOnce.setPairs(args, maxEntries, maxValue), created);
+      assert.equal(atOnce.isListpack, stepwise.isListpack);
+      assert.deepEqual([...atOnce.stringEntries()], [...stepwise.stringEntries()]);
+    }),
+    { numRuns: 500 },
+  );
+});
+
 test('byteRanges gives the pairs, the fields or the values in either encoding', () => {
   fc.assert(
     fc.property(fc.uniqueArray(fc.tuple(bytes, bytes), { selector: ([field]) => field, maxLength: 10 }), fc.boolean(), (entries, small) => {
