@@ -25,7 +25,8 @@ export function coalesce(commands: Arg[][]): Arg[][] {
     if (foldable(name, command)) {
       const joined = open.get(key);
       if (joined !== undefined && joined.name === name) {
-        for (let i = 2; i < command.length; i++) joined.command.push(command[i]!);
+        if (name === 'HSET') joinHset(joined.command, command);
+        else for (let i = 2; i < command.length; i++) joined.command.push(command[i]!);
         continue;
       }
       const copy = [...command];
@@ -39,6 +40,27 @@ export function coalesce(commands: Arg[][]): Arg[][] {
     else open.clear();
   }
   return out;
+}
+
+/**
+ * Adds a later HSET's pairs to an earlier one: a field the earlier one sets takes the later
+ * value where it is (HSET updates a field in place, so the hash ends the same), others follow.
+ * A fast job's start and completion both set `state` and `attempts`: sent once each.
+ */
+function joinHset(into: Arg[], later: Arg[]): void {
+  const fieldsBefore = into.length;
+  for (let i = 2; i < later.length; i += 2) {
+    const field = String(later[i]);
+    let at = -1;
+    for (let j = 2; j < fieldsBefore; j += 2) {
+      if (String(into[j]) === field) {
+        at = j;
+        break;
+      }
+    }
+    if (at === -1) into.push(later[i]!, later[i + 1]!);
+    else into[at + 1] = later[i + 1]!;
+  }
 }
 
 /** `HSET key field value [field value …]`, or a plain ZADD: what later ones on the key may join. */
