@@ -33,7 +33,7 @@ export class IoredisLink<C extends Redis | Cluster> {
 
   call(args: Arg[]): Promise<Value> {
     const [name, ...rest] = args;
-    return (this.client.call as (...a: Array<string | Buffer | number>) => Promise<unknown>)(String(name), ...rest.map(toWire)) as Promise<Value>;
+    return (this.client.call as (...a: Array<string | Buffer | number>) => Promise<unknown>)(ioredisName(name!), ...rest.map(toWire)) as Promise<Value>;
   }
 
   async multi(commands: Arg[][]): Promise<Value[]> {
@@ -84,13 +84,25 @@ export function clusterClientOf(conn: ClusterConnection): Cluster {
   return (links.get(conn) as IoredisLink<Cluster>).client;
 }
 
+/**
+ * A command's name as ioredis is to see it. ioredis remembers the database a SELECT chose (to
+ * select it again after reconnecting) only when the name is exactly `select`: sent as `SELECT`,
+ * a reconnected link silently went back to db 0 and wrote there. Other names keep their case:
+ * in lower case, some (HGETALL, XREAD…) would get ioredis's reply transformers, and their replies
+ * another shape than RESP2's.
+ */
+export function ioredisName(name: Arg): string {
+  const text = String(name);
+  return text.length === 6 && text.toLowerCase() === 'select' ? 'select' : text;
+}
+
 export function toWire(a: Arg): string | Buffer | number {
   return typeof a === 'bigint' ? a.toString() : a;
 }
 
 /** Commands in the shape ioredis's pipeline() and multi() take. */
 export function toCalls(commands: Arg[][]): Array<Array<string | Buffer | number>> {
-  return commands.map((c) => ['call', ...c.map(toWire)]);
+  return commands.map(([name, ...args]) => ['call', ioredisName(name!), ...args.map(toWire)]);
 }
 
 /**

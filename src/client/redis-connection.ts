@@ -6,7 +6,7 @@ import { Command, type Pipeline, Redis } from 'ioredis';
 import { encodeCommands } from '../resp/encoder.js';
 import type { Arg, BlockingConnection, CloseConnectionOptions, Value } from './connection.js';
 import { defaultRedisOptions } from './ioredis-defaults.js';
-import { bindLink, execMulti, IoredisLink, toWire } from './ioredis-link.js';
+import { bindLink, execMulti, IoredisLink, ioredisName, toWire } from './ioredis-link.js';
 import type { IoredisClient, RedisClientOptions } from './ioredis-types.js';
 
 /**
@@ -61,12 +61,12 @@ export class RedisConnection implements BlockingConnection {
    */
   private batch(pipeline: Pipeline, commands: Arg[][]): Pipeline {
     if (this.link.client.options.keyPrefix) {
-      for (const [name, ...args] of commands) pipeline.call(String(name), ...args.map(toWire));
+      for (const [name, ...args] of commands) pipeline.call(ioredisName(name!), ...args.map(toWire));
       return pipeline;
     }
     const bytes = encodeCommands(commands);
     for (let i = 0; i < commands.length; i++) {
-      const name = String(commands[i]![0]);
+      const name = ioredisName(commands[i]![0]!);
       const args = READS_ARGS.has(name.toLowerCase()) ? commands[i]!.slice(1).map(toWire) : [];
       pipeline.sendCommand(new EncodedCommand(name, args, bytes[i]!));
     }

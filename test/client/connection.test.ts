@@ -44,6 +44,28 @@ describeEach(backends, (name) => `Connection on ${name}`, (b) => {
     await conn.close();
   });
 
+  for (const how of ['call', 'pipeline', 'multi'] as const) {
+    test(`a SELECT sent by ${how} still holds after the link reconnects`, { skip: b.name === 'embedded' && 'an embedded session has no link to lose' }, async () => {
+      const conn = await b.connect();
+      const admin = await b.connect();
+      try {
+        if (how === 'call') await conn.call('select', 3).then(() => conn.call('SELECT', 4));
+        else if (how === 'pipeline') await conn.pipeline([['SELECT', 4]]);
+        else await conn.multi([['SELECT', 4]]);
+        const id = Number(await conn.call('CLIENT', 'ID'));
+        assert.equal(await admin.call('CLIENT', 'KILL', 'ID', id), 1);
+        await waitFor(async () => Number(await conn.call('CLIENT', 'ID').catch(() => id)) !== id, 'reconnected');
+        await conn.call('SET', 'c:db', how);
+        await admin.call('SELECT', 4);
+        assert.equal(await admin.call('GET', 'c:db'), how, 'written in db 4, the one selected');
+        await admin.call('DEL', 'c:db');
+      } finally {
+        await admin.close();
+        await conn.close();
+      }
+    });
+  }
+
   test('a blocking read on a duplicate does not stall the original', async () => {
     const conn = await b.connect();
     await conn.call('DEL', 'c:b');
