@@ -8,6 +8,10 @@
 //   sluice broker on `sluice server`
 //
 // Usage: node dist/bench/broker.js [--messages 100000] [--concurrency 50] [--rate R] [--only a,b]
+//        [--warmup 10000]
+// Each path first runs --warmup messages untimed on the same backend (its own stream): the
+// figures are a running process's, not a fresh one's still compiling its code (a fresh
+// `sluice server` spent 75-79 us of CPU per job in its first 20,000 jobs, 47-50 us after).
 // Without --rate the producer adds as fast as it can, so latency includes queueing behind the
 // backlog; with --rate it is paced and latency is the broker's own.
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -36,6 +40,7 @@ const CONCURRENCY = Number(arg('concurrency', '50'));
 const RATE = Number(arg('rate', '0'));
 const BATCH = RATE > 0 ? 100 : 1000;
 const ONLY = arg('only', 'handrolled,redis,bullmq,embedded,server').split(',');
+const WARMUP = Number(arg('warmup', '10000'));
 
 interface Result {
   name: string;
@@ -46,6 +51,7 @@ interface Result {
 }
 
 class Recorder {
+  constructor(readonly messages: number) {}
   readonly histogram = hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 600_000_000, numberOfSignificantValueDigits: 3 });
   done = 0;
   private finish!: () => void;
@@ -54,14 +60,14 @@ class Recorder {
     this.histogram.recordValue(Math.max(1, Math.round((performance.now() - addedAt) * 1000)));
   }
   completed(): void {
-    if (++this.done === MESSAGES) this.finish();
+    if (++this.done === this.messages) this.finish();
   }
   result(name: string, startedAt: number): Result {
     const seconds = (performance.now() - startedAt) / 1000;
     return {
       name,
       seconds,
-      rate: MESSAGES / seconds,
+      rate: this.messages / seconds,
       p50: this.histogram.getValueAtPercentile(50) / 1000,
       p99: this.histogram.getValueAtPercentile(99) / 1000,
     };
@@ -99,9 +105,9 @@ function spawnReady(cmd: string, args: string[], ready: RegExp): Promise<{ child
   });
 }
 
-async function sluiceRun(name: string, conn: Connection): Promise<Result> {
+async function sluiceRun(name: string, conn: Connection, messages = MESSAGES): Promise<Result> {
   const stream = `bench:${name}:${Date.now()}`;
-  const rec = new Recorder();
+  const rec = new Recorder(messages);
   const worker = new Worker<{ t: number }>(conn, { stream, group: 'bench', concurrency: CONCURRENCY, blockMs: 1000 }, async (job) => {
     rec.record(job.payload.t);
     rec.completed();
@@ -110,8 +116,8 @@ async function sluiceRun(name: string, conn: Connection): Promise<Result> {
   await worker.start();
   const producer = new Producer(conn, { stream });
   const startedAt = performance.now();
-  for (let i = 0; i < MESSAGES; i += BATCH) {
-    const n = Math.min(BATCH, MESSAGES - i);
+  for (let i = 0; i < messages; i += BATCH) {
+    const n = Math.min(BATCH, messages - i);
     const now = performance.now();
     await producer.addMany(Array.from({ length: n }, (_, j) => ({ t: now, n: i + j })));
     await pace(startedAt, i + n);
@@ -127,12 +133,12 @@ async function sluiceRun(name: string, conn: Connection): Promise<Result> {
  * What teams write by hand: one XREADGROUP of up to `concurrency` entries at a time, the
  * handlers run, their XACKs pipelined; no claims, no delivery counting, no dead letters.
  */
-async function handRolledRun(port: number): Promise<Result> {
+async function handRolledRun(port: number, messages = MESSAGES): Promise<Result> {
   const stream = `bench:hand:${Date.now()}`;
   const reader = new Redis({ port, host: '127.0.0.1' });
   const writer = new Redis({ port, host: '127.0.0.1' });
   await writer.xgroup('CREATE', stream, 'bench', '$', 'MKSTREAM');
-  const rec = new Recorder();
+  const rec = new Recorder(messages);
   let stopped = false;
   const consume = (async () => {
     while (!stopped) {
@@ -151,8 +157,8 @@ async function handRolledRun(port: number): Promise<Result> {
     }
   })();
   const startedAt = performance.now();
-  for (let i = 0; i < MESSAGES; i += BATCH) {
-    const n = Math.min(BATCH, MESSAGES - i);
+  for (let i = 0; i < messages; i += BATCH) {
+    const n = Math.min(BATCH, messages - i);
     const now = performance.now();
     const pipe = writer.pipeline();
     for (let j = 0; j < n; j++) pipe.xadd(stream, '*', 'payload', JSON.stringify({ t: now, n: i + j }));
@@ -169,11 +175,11 @@ async function handRolledRun(port: number): Promise<Result> {
   return result;
 }
 
-async function bullRun(port: number): Promise<Result> {
+async function bullRun(port: number, messages = MESSAGES): Promise<Result> {
   const connection = { host: '127.0.0.1', port, maxRetriesPerRequest: null };
   const name = `bench-${Date.now()}`;
   const queue = new Queue(name, { connection });
-  const rec = new Recorder();
+  const rec = new Recorder(messages);
   const worker = new BullWorker(
     name,
     async (job) => {
@@ -184,8 +190,8 @@ async function bullRun(port: number): Promise<Result> {
   worker.on('completed', () => rec.completed());
   await worker.waitUntilReady();
   const startedAt = performance.now();
-  for (let i = 0; i < MESSAGES; i += BATCH) {
-    const n = Math.min(BATCH, MESSAGES - i);
+  for (let i = 0; i < messages; i += BATCH) {
+    const n = Math.min(BATCH, messages - i);
     const now = performance.now();
     await queue.addBulk(Array.from({ length: n }, (_, j) => ({ name: 'm', data: { t: now, n: i + j }, opts: { removeOnComplete: true } })));
     await pace(startedAt, i + n);
@@ -204,23 +210,27 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'sluice-bench-'));
   const { child: redis } = await spawnReady('redis-server', ['--port', String(port), '--save', '', '--appendonly', 'no', '--dir', dir], /Ready to accept/);
   try {
-    console.log(`${MESSAGES} messages, concurrency ${CONCURRENCY}, batches of ${BATCH}${RATE > 0 ? `, paced at ${RATE}/s` : ', unpaced'}`);
+    console.log(`${MESSAGES} messages (after ${WARMUP} untimed), concurrency ${CONCURRENCY}, batches of ${BATCH}${RATE > 0 ? `, paced at ${RATE}/s` : ', unpaced'}`);
     if (ONLY.includes('handrolled')) {
+      if (WARMUP > 0) await handRolledRun(port, WARMUP);
       results.push(await handRolledRun(port));
       console.log(format(results[results.length - 1]!));
     }
     if (ONLY.includes('redis')) {
       const conn = await connect(`redis://127.0.0.1:${port}`);
+      if (WARMUP > 0) await sluiceRun('warm-up', conn, WARMUP);
       results.push(await sluiceRun('sluice broker on redis-server', conn));
       await conn.close();
       console.log(format(results[results.length - 1]!));
     }
     if (ONLY.includes('bullmq')) {
+      if (WARMUP > 0) await bullRun(port, WARMUP);
       results.push(await bullRun(port));
       console.log(format(results[results.length - 1]!));
     }
     if (ONLY.includes('embedded')) {
       const conn = await connect('embedded:');
+      if (WARMUP > 0) await sluiceRun('warm-up', conn, WARMUP);
       results.push(await sluiceRun('sluice broker on embedded', conn));
       await conn.close();
       console.log(format(results[results.length - 1]!));
@@ -229,6 +239,7 @@ async function main(): Promise<void> {
       const { child, match } = await spawnReady(process.execPath, [CLI, 'server', '--port', '0'], /ready on ([^\s:]+):(\d+)/);
       try {
         const conn = await connect(`redis://127.0.0.1:${match[2]}`);
+        if (WARMUP > 0) await sluiceRun('warm-up', conn, WARMUP);
         results.push(await sluiceRun('sluice broker on sluice server', conn));
         await conn.close();
         console.log(format(results[results.length - 1]!));
