@@ -9,9 +9,11 @@ import type { ChildProcess } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, test } from 'node:test';
-import type { Connection } from '../../src/client/connection.js';
+import type { Arg, Connection } from '../../src/client/connection.js';
+import { connect } from '../../src/client/connect.js';
+import { open } from '../../src/client/embedded.js';
 import { Producer } from '../../src/broker/producer.js';
-import { concurrencyKey } from '../../src/broker/global-concurrency.js';
+import { concurrencyKey, SlotLeases } from '../../src/broker/global-concurrency.js';
 import { backends, describeEach, redisServer, sluiceServer, useWorkers } from './backends.js';
 import { unique } from '../support/names.js';
 import { waitFor } from '../support/wait.js';
@@ -132,4 +134,30 @@ describeEach([redisServer, sluiceServer], (name) => `global concurrency across p
     assert.ok(heldAtKill > 0, 'the killed process held slots');
     await conn.close();
   });
+});
+
+test('slots given back in one turn go in one round trip (one ZREM per set), and wake a waiting taker', async () => {
+  const db = await open();
+  const real = await connect(db);
+  let pipelines = 0;
+  const conn = Object.create(real) as Connection;
+  conn.pipeline = (commands: Arg[][]) => {
+    pipelines++;
+    return real.pipeline(commands);
+  };
+  try {
+    const leases = new SlotLeases(conn, 30_000);
+    const tokens = ['a', 'b', 'c', 'd'];
+    for (const t of tokens) assert.equal(await leases.tryTake('slots', t, 4), true);
+    assert.equal(await leases.tryTake('slots', 'e', 4), false, 'the set is full');
+    const waiting = leases.take('slots', 'e', 4);
+    await Promise.all(tokens.map((t) => leases.release(t)));
+    assert.equal(pipelines, 1, 'four releases, one round trip');
+    assert.equal(await waiting, true, 'the waiting taker got a slot once they were given back');
+    assert.deepEqual(await real.call('ZRANGE', 'slots', 0, -1), ['e']);
+    leases.close();
+  } finally {
+    await real.close();
+    await db.close();
+  }
 });
