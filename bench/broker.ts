@@ -8,7 +8,9 @@
 //   sluice broker on `sluice server`
 //
 // Usage: node dist/bench/broker.js [--messages 100000] [--concurrency 50] [--rate R] [--only a,b]
-//        [--warmup 10000]
+//        [--warmup 10000] [--jobs off]
+// --jobs off: the sluice producer adds anonymous messages (Producer `jobs: false`: no job record,
+// no events), the cost of job identity shown beside the default.
 // Each path first runs --warmup messages untimed on the same backend (its own stream): the
 // figures are a running process's, not a fresh one's still compiling its code (a fresh
 // `sluice server` spent 75-79 us of CPU per job in its first 20,000 jobs, 47-50 us after).
@@ -41,6 +43,7 @@ const RATE = Number(arg('rate', '0'));
 const BATCH = RATE > 0 ? 100 : 1000;
 const ONLY = arg('only', 'handrolled,redis,bullmq,embedded,server').split(',');
 const WARMUP = Number(arg('warmup', '10000'));
+const JOBS = arg('jobs', 'on') !== 'off';
 
 interface Result {
   name: string;
@@ -114,7 +117,7 @@ async function sluiceRun(name: string, conn: Connection, messages = MESSAGES): P
   });
   worker.on('error', (err) => console.error(`worker error: ${err.message}`));
   await worker.start();
-  const producer = new Producer(conn, { stream });
+  const producer = new Producer(conn, { stream, jobs: JOBS });
   const startedAt = performance.now();
   for (let i = 0; i < messages; i += BATCH) {
     const n = Math.min(BATCH, messages - i);
@@ -210,7 +213,7 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'sluice-bench-'));
   const { child: redis } = await spawnReady('redis-server', ['--port', String(port), '--save', '', '--appendonly', 'no', '--dir', dir], /Ready to accept/);
   try {
-    console.log(`${MESSAGES} messages (after ${WARMUP} untimed), concurrency ${CONCURRENCY}, batches of ${BATCH}${RATE > 0 ? `, paced at ${RATE}/s` : ', unpaced'}`);
+    console.log(`${MESSAGES} messages (after ${WARMUP} untimed)${JOBS ? '' : ', sluice without job records (jobs: false)'}, concurrency ${CONCURRENCY}, batches of ${BATCH}${RATE > 0 ? `, paced at ${RATE}/s` : ', unpaced'}`);
     if (ONLY.includes('handrolled')) {
       if (WARMUP > 0) await handRolledRun(port, WARMUP);
       results.push(await handRolledRun(port));
