@@ -11,8 +11,17 @@ import { fileURLToPath } from 'node:url';
 /** The compiled CLI entry (dist/src/cli/main.js). */
 export const CLI_MAIN = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
 
-/** A port nothing listens on right now (the OS picks it). */
-export function freePort(): Promise<number> {
+/**
+ * A port nothing listens on right now, below Linux's ephemeral range (32768-60999): a port the
+ * OS picks for listen(0) comes from that range, where any test's outgoing connection may take it
+ * as its local port before the server meant for it binds it (or binds it again after a restart):
+ * EADDRINUSE, one CI run in a few.
+ */
+export async function freePort(): Promise<number> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    if (await bindable(port)) return port;
+  }
   return new Promise((resolve, reject) => {
     const srv = createServer();
     srv.once('error', reject);
@@ -20,6 +29,14 @@ export function freePort(): Promise<number> {
       const port = (srv.address() as AddressInfo).port;
       srv.close(() => resolve(port));
     });
+  });
+}
+
+function bindable(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const srv = createServer();
+    srv.once('error', () => resolve(false));
+    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
   });
 }
 
