@@ -155,7 +155,7 @@ export class Encoder implements ReplyWriter {
   }
 
   /** Decimal digits of a non-negative safe integer. */
-  private static digitCount(n: number): number {
+  static digitCount(n: number): number {
     let count = 1;
     for (let t = n; t >= 10; t = Math.floor(t / 10)) count++;
     return count;
@@ -291,7 +291,7 @@ export class Encoder implements ReplyWriter {
   }
 
   /** Writes the `length` digits of the non-negative safe integer n at p; returns the end. */
-  private static decimal(buf: Buffer, p: number, n: number, length: number): number {
+  static decimal(buf: Buffer, p: number, n: number, length: number): number {
     const end = p + length;
     let q = end;
     while (n >= 10) {
@@ -519,13 +519,13 @@ export function encodeCommands(commands: ReadonlyArray<ReadonlyArray<CommandArg>
   const texts: Array<Buffer | string> = [];
   const lengths: number[] = [];
   for (const argv of commands) {
-    size += 3 + decimalLength(argv.length);
+    size += 3 + Encoder.digitCount(argv.length);
     for (const arg of argv) {
       const value = typeof arg === 'string' || Buffer.isBuffer(arg) ? arg : String(arg);
       const len = typeof value === 'string' ? Buffer.byteLength(value, 'utf8') : value.length;
       texts.push(value);
       lengths.push(len);
-      size += 5 + decimalLength(len) + len;
+      size += 5 + Encoder.digitCount(len) + len;
     }
   }
   const out = Buffer.allocUnsafe(size);
@@ -536,14 +536,14 @@ export function encodeCommands(commands: ReadonlyArray<ReadonlyArray<CommandArg>
     const start = pos;
     const count = commands[c]!.length;
     out[pos++] = 42; // '*'
-    pos = writeDecimal(out, pos, count);
+    pos = Encoder.decimal(out, pos, count, Encoder.digitCount(count));
     out[pos++] = 13;
     out[pos++] = 10;
     for (let i = 0; i < count; i++, at++) {
       const value = texts[at]!;
       const len = lengths[at]!;
       out[pos++] = 36; // '$'
-      pos = writeDecimal(out, pos, len);
+      pos = Encoder.decimal(out, pos, len, Encoder.digitCount(len));
       out[pos++] = 13;
       out[pos++] = 10;
       if (typeof value === 'string') pos += out.write(value, pos, len, 'utf8');
@@ -554,24 +554,4 @@ export function encodeCommands(commands: ReadonlyArray<ReadonlyArray<CommandArg>
     views[c] = out.subarray(start, pos);
   }
   return views;
-}
-
-/** Writes a non-negative integer's decimal digits at pos; returns the position after them. */
-function writeDecimal(out: Buffer, pos: number, n: number): number {
-  if (n < 10) {
-    out[pos] = 48 + n;
-    return pos + 1;
-  }
-  if (n < 100) {
-    out[pos] = 48 + ((n / 10) | 0);
-    out[pos + 1] = 48 + (n % 10);
-    return pos + 2;
-  }
-  const digits = String(n);
-  for (let i = 0; i < digits.length; i++) out[pos + i] = digits.charCodeAt(i);
-  return pos + digits.length;
-}
-
-function decimalLength(n: number): number {
-  return n < 10 ? 1 : n < 100 ? 2 : n < 1000 ? 3 : n < 10000 ? 4 : String(n).length;
 }
