@@ -119,13 +119,9 @@ export class HashValue implements TypedValue {
         elements[at + 1] = latin1(value);
       }
     }
-    if (elements.length / 2 > maxEntries) {
-      this.packed = null;
-      this.table = new Map();
-      for (let i = 0; i < elements.length; i += 2) this.table.set(elements[i]!, elements[i + 1]!);
-    } else {
-      this.packed = PackedStrings.of(elements);
-    }
+    this.packed = PackedStrings.of(elements);
+    // Past the entry limit, as set() would have converted it (once in a hash's life).
+    if (elements.length / 2 > maxEntries) this.convertToTable();
     return created;
   }
 
