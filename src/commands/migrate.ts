@@ -16,7 +16,8 @@ import { Errors } from '../resp/errors.js';
 import { int64Arg, lower } from './args.js';
 import { NOTIFY_GENERIC } from './keyspace-events.js';
 import { MigrateConnections, MigrateIoError, type MigrateConnection } from './migrate-connection.js';
-import { command, type CommandSpec, type Context, type InstanceView } from './types.js';
+import { command, type CommandSpec, type Context } from './types.js';
+import { perInstance } from './per-instance.js';
 
 interface MigrateRequest {
   host: string;
@@ -30,16 +31,7 @@ interface MigrateRequest {
   keys: Buffer[];
 }
 
-const connectionsByInstance = new WeakMap<InstanceView, MigrateConnections>();
-
-export function migrateConnections(instance: InstanceView): MigrateConnections {
-  let connections = connectionsByInstance.get(instance);
-  if (connections === undefined) {
-    connections = new MigrateConnections();
-    connectionsByInstance.set(instance, connections);
-  }
-  return connections;
-}
+export const migrateConnections = perInstance(() => new MigrateConnections());
 
 /** Where the keys are: argv[3], or every argument after KEYS (argv[3] must then be empty). */
 function keyPositions(argv: Buffer[]): number[] {

@@ -7,6 +7,7 @@ import { fail } from '../resp/reply.js';
 import { Errors } from '../resp/errors.js';
 import { int64Arg, isKeyword } from './args.js';
 import type { InstanceView } from './types.js';
+import { perInstance } from './per-instance.js';
 
 const MAX_PARKED = 4096;
 
@@ -23,16 +24,7 @@ interface CursorState {
   parked: Map<string, Parked<unknown>>;
 }
 
-const states = new WeakMap<InstanceView, CursorState>();
-
-function stateOf(instance: InstanceView): CursorState {
-  let state = states.get(instance);
-  if (state === undefined) {
-    state = { next: 1n, parked: new Map() };
-    states.set(instance, state);
-  }
-  return state;
-}
+const stateOf = perInstance((): CursorState => ({ next: 1n, parked: new Map() }));
 
 /**
  * Resumes the scan of `source` at `cursor` (or starts one with `start()`), hands up to `count`

@@ -8,6 +8,7 @@ import { Errors } from '../../resp/errors.js';
 import { clientInfoLine } from '../client-info.js';
 import type { ClientState } from '../client-state.js';
 import type { InstanceView } from '../types.js';
+import { perInstance } from '../per-instance.js';
 import { AclCommandSet } from './acl-commands.js';
 import { type AclContext, type AclDenial, AclLog } from './acl-log.js';
 import { ACL_DENIED_CMD, ACL_DENIED_KEY, type AclVerdict, checkCommand, channelAllowed } from './permission-check.js';
@@ -270,14 +271,5 @@ export class AclUsers {
   }
 }
 
-const registries = new WeakMap<InstanceView, AclUsers>();
-
 /** The instance's ACL users (made at the first use). */
-export function aclOf(instance: InstanceView): AclUsers {
-  let acl = registries.get(instance);
-  if (acl === undefined) {
-    acl = new AclUsers(instance);
-    registries.set(instance, acl);
-  }
-  return acl;
-}
+export const aclOf = perInstance((instance) => new AclUsers(instance));

@@ -7,7 +7,7 @@ import { Buffer } from 'node:buffer';
 import { fail, MapReply, type Reply, SetReply, SimpleString } from '../../resp/reply.js';
 import { Errors } from '../../resp/errors.js';
 import { globMatch } from '../glob.js';
-import type { InstanceView } from '../types.js';
+import { perInstance } from '../per-instance.js';
 import type { RegisteredFunction } from './lua-vm.js';
 import { type ScriptEngine, type ScriptFlags, scriptsOf } from './script-engine.js';
 import { splitArgs } from '../../resp/parser.js';
@@ -232,14 +232,5 @@ export class FunctionLibraries {
   }
 }
 
-const libraries = new WeakMap<InstanceView, FunctionLibraries>();
-
 /** The instance's function libraries. */
-export function librariesOf(instance: InstanceView): FunctionLibraries {
-  let libs = libraries.get(instance);
-  if (libs === undefined) {
-    libs = new FunctionLibraries(scriptsOf(instance));
-    libraries.set(instance, libs);
-  }
-  return libs;
-}
+export const librariesOf = perInstance((instance) => new FunctionLibraries(scriptsOf(instance)));

@@ -16,6 +16,7 @@ import { ClientState } from '../client-state.js';
 import { REDIS_VERSION } from '../core/identity.js';
 import type { Propagated } from '../core/effects.js';
 import type { Context, InstanceView } from '../types.js';
+import { perInstance } from '../per-instance.js';
 import { usedMemory } from '../used-memory.js';
 import { MAY_REPLICATE } from '../core/resolved.js';
 import { Interrupt, type LuaHost, LuaVm, type RegisteredFunction, type ScriptResult, YIELDED, type Yielded } from './lua-vm.js';
@@ -506,14 +507,5 @@ export class ScriptEngine {
   }
 }
 
-const engines = new WeakMap<InstanceView, ScriptEngine>();
-
 /** The instance's scripts (made at the first scripting command). */
-export function scriptsOf(instance: InstanceView): ScriptEngine {
-  let engine = engines.get(instance);
-  if (engine === undefined) {
-    engine = new ScriptEngine(instance);
-    engines.set(instance, engine);
-  }
-  return engine;
-}
+export const scriptsOf = perInstance((instance) => new ScriptEngine(instance));
