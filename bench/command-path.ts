@@ -2,12 +2,14 @@
 // their replies encoded, in one process, as a connection does for 16 pipelined requests at a
 // time. Prints ns per request for each command line, median of the rounds. Run:
 //   node dist/bench/command-path.js [--requests N] [--rounds R] [--seed N] [--appendonly]
-//                                   [--command 'XADD s * f v' ...]
+//                                   [--backlog] [--command 'XADD s * f v' ...]
 // --seed N first XADDs N entries ("f v") to the key each command names (its second word), so a
 // read such as XRANGE s - + COUNT 10 has entries to return.
 // --appendonly logs the writes to an AOF in a temporary directory (appendfsync no: written once
 // per event-loop turn, as a server does after its reads), so the figure includes building what
 // a command propagates and encoding it for the log.
+// --backlog attaches a replication backlog whose bytes go to a listener once per batch, as a
+// primary with one replica does (the replica's socket left out): what feeding a replica costs.
 // The figures track what changes in the request path buy; the socket's system calls and the
 // event loop are left out (redis-benchmark.ts measures those, beside redis-server).
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -19,6 +21,7 @@ import { Instance } from '../src/commands/core/instance.js';
 import { Encoder, encodeCommand } from '../src/resp/encoder.js';
 import { RequestParser } from '../src/resp/parser.js';
 import { loadAof } from '../src/persist/attach.js';
+import { createBacklog } from '../src/replication/backlog.js';
 
 const { values } = parseArgs({
   options: {
@@ -28,6 +31,7 @@ const { values } = parseArgs({
     seed: { type: 'string', default: '0' },
     command: { type: 'string', multiple: true },
     appendonly: { type: 'boolean', default: false },
+    backlog: { type: 'boolean', default: false },
   },
 });
 const requests = Number(values.requests);
@@ -49,6 +53,8 @@ async function run(line: string): Promise<Timing> {
   const instance = new Instance(allCommands);
   const dir = values.appendonly ? mkdtempSync(join(tmpdir(), 'command-path-')) : null;
   const aof = dir === null ? null : await loadAof(instance, { dir, appendfsync: 'no' });
+  let streamed = 0;
+  if (values.backlog) createBacklog(instance).onBytes = (bytes) => (streamed += bytes.length);
   const client = instance.newClient('tcp', '127.0.0.1:1', '127.0.0.1:6379');
   const key = line.split(' ')[1];
   if (seed > 0 && key !== undefined) {
@@ -78,6 +84,7 @@ async function run(line: string): Promise<Timing> {
   const cpu = process.cpuUsage(cpuStart);
   const cpuNs = ((cpu.user + cpu.system) * 1000) / requests;
   if (replyBytes === 0) throw new Error('no replies');
+  if (values.backlog && streamed === 0) throw new Error('nothing reached the backlog');
   aof?.stop();
   instance.stop();
   if (dir !== null) rmSync(dir, { recursive: true, force: true });
@@ -90,7 +97,7 @@ function median(values: number[]): number {
 }
 
 const seeded = seed > 0 ? `, ${seed} entries seeded` : '';
-const logged = values.appendonly ? ', AOF on' : '';
+const logged = (values.appendonly ? ', AOF on' : '') + (values.backlog ? ', replication backlog on' : '');
 console.log(`command path in-process, ${requests} requests, pipelines of ${pipeline}${seeded}${logged}, median of ${rounds} rounds`);
 for (const line of commands) {
   await run(line); // warm-up

@@ -1,6 +1,6 @@
 // Replication figures, sluice vs redis-server 7.0 in the same run (issue 29 §6):
-//   node dist/bench/replication.js [--parts load,sync] [--requests 200000] [--clients 50]
-//     [--rounds 3] [--entries 1000000] [--sync-rounds 1]
+//   node dist/bench/replication.js [--parts load,sync] [--requests 500000] [--clients 50]
+//     [--rounds 3] [--warmup 1000000] [--entries 1000000] [--sync-rounds 1]
 // load: redis-benchmark `XADD s * f v` with -P 16 on a primary with one replica attached,
 //   sluice primary + sluice replica against redis primary + redis replica: requests/s and their
 //   ratio (target >= 0.8), the primary's CPU per request, the replica's lag in bytes of the
@@ -9,6 +9,9 @@
 //   The same load on a primary of each kind with no replica gives the cost of the replica:
 //   ops/s with one replica / ops/s without, sluice's beside redis's, and the CPU per write of the
 //   primary alone, with its replica, and of the replica.
+//   Every server (primaries alone and pairs) first takes --warmup requests untimed: the figures
+//   are a running server's, not a fresh Node process's still compiling its hot path (sluice's
+//   ops/s rose round by round without it: 570k, 699k, 787k alone in one run).
 // sync: a full sync of a stream of --entries entries (2 fields each, a consumer group with
 //   10,000 pending) in every direction, sluice->sluice, sluice->redis, redis->sluice and
 //   redis->redis: the time from REPLICAOF to master_link_status:up with equal offsets (target:
@@ -38,7 +41,8 @@ function arg(name: string, fallback: string): string {
 }
 
 const parts = arg('parts', 'load,sync').split(',');
-const requests = Number(arg('requests', '200000'));
+const requests = Number(arg('requests', '500000'));
+const warmup = Number(arg('warmup', '1000000'));
 const clients = arg('clients', '50');
 const rounds = Number(arg('rounds', '3'));
 const entries = Number(arg('entries', '1000000'));
@@ -144,21 +148,27 @@ async function loadRound(pair: { primary: StartedServer; replica: StartedServer 
   }
 }
 
-/** redis-benchmark's XADD load on a primary with no replica: requests/s and CPU µs per request. */
-async function aloneRound(server: StartedServer): Promise<{ rps: number; cpuUs: number }> {
+/** redis-benchmark's XADD load on a server, its stream emptied first: requests/s. */
+async function xaddLoad(server: StartedServer, n: number): Promise<number> {
   const c = new Redis({ port: server.port });
   try {
     await c.del('s');
   } finally {
     c.disconnect();
   }
-  const cpu = cpuSeconds(server.child.pid!);
-  const args = ['-p', String(server.port), '-q', '-c', clients, '-n', String(requests), '-P', '16', 'XADD', 's', '*', 'f', 'v'];
+  const args = ['-p', String(server.port), '-q', '-c', clients, '-n', String(n), '-P', '16', 'XADD', 's', '*', 'f', 'v'];
   const { stdout } = await run('redis-benchmark', args, { maxBuffer: 16 << 20 });
-  const cpuUs = ((cpuSeconds(server.child.pid!) - cpu) * 1e6) / requests;
   const m = /([^\r\n]+): ([\d.]+) requests per second/.exec(stdout);
   if (m === null) throw new Error(`no result from redis-benchmark ${args.join(' ')}: ${stdout}`);
-  return { rps: Number(m[2]), cpuUs };
+  return Number(m[2]);
+}
+
+/** redis-benchmark's XADD load on a primary with no replica: requests/s and CPU µs per request. */
+async function aloneRound(server: StartedServer): Promise<{ rps: number; cpuUs: number }> {
+  const cpu = cpuSeconds(server.child.pid!);
+  const rps = await xaddLoad(server, requests);
+  const cpuUs = ((cpuSeconds(server.child.pid!) - cpu) * 1e6) / requests;
+  return { rps, cpuUs };
 }
 
 async function loadPart(): Promise<void> {
@@ -176,6 +186,16 @@ async function loadPart(): Promise<void> {
       p.disconnect();
       r.disconnect();
     }
+    if (warmup > 0) {
+      for (const server of [...alone.values(), ...[...pairs.values()].map((pair) => pair.primary)]) await xaddLoad(server, warmup);
+      for (const pair of pairs.values()) {
+        const p = new Redis({ port: pair.primary.port });
+        const r = new Redis({ port: pair.replica.port });
+        await untilInSync(p, r, performance.now(), 20);
+        p.disconnect();
+        r.disconnect();
+      }
+    }
     const results = new Map<Kind, LoadResult[]>([['sluice', []], ['redis', []]]);
     const aloneRps = new Map<Kind, number[]>([['sluice', []], ['redis', []]]);
     const aloneCpu = new Map<Kind, number[]>([['sluice', []], ['redis', []]]);
@@ -189,7 +209,7 @@ async function loadPart(): Promise<void> {
       }
     }
     const med = (kind: Kind, f: (x: LoadResult) => number) => median(results.get(kind)!.map(f));
-    console.log(`\nXADD s * f v, redis-benchmark -c ${clients} -n ${requests} -P 16, primary + 1 replica; median of ${rounds} round(s)`);
+    console.log(`\nXADD s * f v, redis-benchmark -c ${clients} -n ${requests} -P 16 (after ${warmup} untimed), primary + 1 replica; median of ${rounds} round(s)`);
     console.log(
       `${'pair'.padEnd(16)}${'ops/s'.padStart(10)}${'p cpu µs'.padStart(10)}${'r cpu µs'.padStart(10)}` +
         `${'lag med B'.padStart(11)}${'lag max B'.padStart(11)}${'catch-up ms'.padStart(13)}`,

@@ -16,6 +16,10 @@
 //   therefore what "~" trims, are Redis's.
 // - firstIdWithTombstones() is the first id still stored (Redis's streamGetEdgeID without
 //   skipping tombstones); nodeCount() / estimatedBytes() are for XINFO and MEMORY USAGE.
+// - A node loaded from an RDB may stay in the file's form (a PackedNode: Redis's listpack, as a
+//   replica's full sync or a restart reads it) until an operation needs its entries: node(i)
+//   unpacks it then, in place. Loading 1M entries was mostly building nodes nobody read yet;
+//   counting, trimming whole nodes, measuring and saving them again need no unpacking.
 import type { ConsumerGroup } from './consumer-group.js';
 import type { IdmpState } from './idmp.js';
 import type { TypedValue } from './keyspace.js';
@@ -34,6 +38,24 @@ import {
 import { EntryFields } from './entry-fields.js';
 import { EntryRefs } from './entry-refs.js';
 import { NodeCursor, StreamNode } from './stream-node.js';
+
+/**
+ * A node still in another form than StreamNode's (rdb/stream-codec.ts: the listpack an RDB
+ * held), with what the index and whole-node operations read, and unpack() for the rest.
+ */
+export interface PackedNode {
+  readonly masterMs: U64;
+  readonly masterSeq: U64;
+  /** Live and deleted-but-present entries, as the packed form's header says. */
+  readonly live: number;
+  readonly deleted: number;
+  lpBytes(): number;
+  capacity(): number;
+  /** The node as a StreamNode; throws (RdbFormatError) when the packed form is not valid. */
+  unpack(): StreamNode;
+}
+
+type AnyNode = StreamNode | PackedNode;
 
 /** An entry as the engine stores it (the broker parses replies into its own StreamEntry). */
 export interface StoredEntry {
@@ -139,8 +161,17 @@ export class Stream implements TypedValue {
   }
 
   /** Nodes ordered by master id; the live ones are nodes[head ..]. */
-  private nodes: StreamNode[] = [];
+  private nodes: AnyNode[] = [];
   private head = 0;
+
+  /** Node i, unpacked in place when it was still packed. */
+  private node(i: number): StreamNode {
+    const n = this.nodes[i]!;
+    if (n instanceof StreamNode) return n;
+    const unpacked = n.unpack();
+    this.nodes[i] = unpacked;
+    return unpacked;
+  }
 
   // --- index -----------------------------------------------------------------------------------
 
@@ -163,7 +194,7 @@ export class Stream implements TypedValue {
 
   private removeNode(i: number): void {
     if (i === this.head) {
-      this.nodes[i] = undefined as unknown as StreamNode; // let it be collected now
+      this.nodes[i] = undefined as unknown as AnyNode; // let it be collected now
       this.head++;
       if (this.head === this.nodes.length) {
         this.nodes = [];
@@ -178,11 +209,11 @@ export class Stream implements TypedValue {
   }
 
   private tail(): StreamNode | undefined {
-    return this.nodes.length > this.head ? this.nodes[this.nodes.length - 1] : undefined;
+    return this.nodes.length > this.head ? this.node(this.nodes.length - 1) : undefined;
   }
 
-  /** The nodes in id order, for RDB saving (read only). */
-  storedNodes(): readonly StreamNode[] {
+  /** The nodes in id order, for RDB saving (read only; packed ones are saved as they are). */
+  storedNodes(): readonly AnyNode[] {
     return this.nodes.slice(this.head);
   }
 
@@ -190,8 +221,9 @@ export class Stream implements TypedValue {
    * RDB loading: adds a node built elsewhere, with ids above every stored id, keeping its
    * entries (tombstones included) exactly as the file had them. Metadata is set by the caller.
    */
-  appendStoredNode(node: StreamNode): void {
-    this.tail()?.seal();
+  appendStoredNode(node: AnyNode): void {
+    const previous = this.nodes.length > this.head ? this.nodes[this.nodes.length - 1] : undefined;
+    if (previous instanceof StreamNode) previous.seal();
     this.nodes.push(node);
     this.length += node.live;
   }
@@ -265,7 +297,7 @@ export class Stream implements TypedValue {
   delete(id: StreamId): boolean {
     const i = this.findNode(id);
     if (i < this.head) return false;
-    const node = this.nodes[i]!;
+    const node = this.node(i);
     if (lessThan(node.lastMs, node.lastSeq, id)) return false;
     const c = new NodeCursor(node);
     while (c.next()) {
@@ -326,11 +358,9 @@ export class Stream implements TypedValue {
     let deleted = 0;
     while (this.head < this.nodes.length) {
       if (minId === undefined && this.length <= maxLen) break;
-      const node = this.nodes[this.head]!;
-      const entries = node.live;
+      const entries = this.nodes[this.head]!.live;
       if (limit > 0 && deleted + entries > limit) break;
-      const removeNode =
-        minId === undefined ? this.length - entries >= maxLen : lessThan(node.lastMs, node.lastSeq, minId);
+      const removeNode = minId === undefined ? this.length - entries >= maxLen : this.allBelow(this.head, minId);
       if (removeNode) {
         this.removeNode(this.head);
         this.length -= entries;
@@ -338,7 +368,7 @@ export class Stream implements TypedValue {
         continue;
       }
       if (approx) break;
-      const c = new NodeCursor(node);
+      const c = new NodeCursor(this.node(this.head));
       while (c.next()) {
         if (minId === undefined ? this.length <= maxLen : !lessThan(c.ms, c.seq, minId)) break;
         if (c.markDeleted()) {
@@ -349,6 +379,17 @@ export class Stream implements TypedValue {
       break;
     }
     return deleted;
+  }
+
+  /**
+   * Every entry of node i is below `id`: known from the next node's master id when it is <= id
+   * (ids only grow from node to node), so a packed node is not unpacked to be trimmed away.
+   */
+  private allBelow(i: number, id: StreamId): boolean {
+    const next = this.nodes[i + 1];
+    if (next !== undefined && !partsLessThan(id.ms, id.seq, next.masterMs, next.masterSeq)) return true;
+    const node = this.node(i);
+    return lessThan(node.lastMs, node.lastSeq, id);
   }
 
   // --- reading ---------------------------------------------------------------------------------
@@ -373,8 +414,8 @@ export class Stream implements TypedValue {
       const node = this.nodes[i]!;
       if (node.live === 0) continue;
       // A node's first entry is its master entry, live when nothing in the node is deleted.
-      if (node.deleted === 0) return node.masterId;
-      const c = new NodeCursor(node);
+      if (node.deleted === 0) return { ms: node.masterMs, seq: node.masterSeq };
+      const c = new NodeCursor(this.node(i));
       while (c.next()) if (!c.isDeleted) return { ms: c.ms, seq: c.seq };
     }
     return undefined;
@@ -387,8 +428,8 @@ export class Stream implements TypedValue {
    */
   lastLiveId(): StreamId | undefined {
     for (let i = this.nodes.length - 1; i >= this.head; i--) {
-      const node = this.nodes[i]!;
-      if (node.live === 0) continue;
+      if (this.nodes[i]!.live === 0) continue;
+      const node = this.node(i);
       if (node.deleted === 0) return node.lastId;
       const c = new NodeCursor(node, true);
       while (c.next()) if (!c.isDeleted) return { ms: c.ms, seq: c.seq };
@@ -402,7 +443,7 @@ export class Stream implements TypedValue {
    */
   firstIdWithTombstones(): StreamId {
     const node = this.nodes[this.head];
-    return node === undefined ? MAX_ID : node.masterId;
+    return node === undefined ? MAX_ID : { ms: node.masterMs, seq: node.masterSeq };
   }
 
   /** Live entries with start <= id <= end, ascending (or descending), at most count (0 = all). */
@@ -425,9 +466,11 @@ export class Stream implements TypedValue {
     if (compareIds(start, end) > 0 || this.length === 0) return;
     if (!reverse) {
       for (let i = Math.max(this.findNode(start), this.head); i < this.nodes.length; i++) {
-        const node = this.nodes[i]!;
-        if (partsLessThan(end.ms, end.seq, node.masterMs, node.masterSeq)) break;
-        if (lessThan(node.lastMs, node.lastSeq, start) || node.live === 0) continue;
+        const packed = this.nodes[i]!;
+        if (partsLessThan(end.ms, end.seq, packed.masterMs, packed.masterSeq)) break;
+        if (packed.live === 0) continue;
+        const node = this.node(i);
+        if (lessThan(node.lastMs, node.lastSeq, start)) continue;
         const c = new NodeCursor(node);
         c.skipBelow(start);
         if (collect(c, start, end, count, out)) return;
@@ -435,7 +478,7 @@ export class Stream implements TypedValue {
       return;
     }
     for (let i = this.findNode(end); i >= this.head; i--) {
-      const node = this.nodes[i]!;
+      const node = this.node(i);
       if (lessThan(node.lastMs, node.lastSeq, start)) break;
       if (node.live === 0) continue;
       if (collect(new NodeCursor(node, true), start, end, count, out)) return;

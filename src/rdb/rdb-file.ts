@@ -325,7 +325,7 @@ export class RdbLoader {
       const key = keyOf(r.string());
       const expireAt = this.expireAt;
       this.expireAt = null;
-      const pending = { key, type: valueType, expireAt, stream: isStreamType(valueType) ? new StreamLoading() : null };
+      const pending = { key, type: valueType, expireAt, stream: isStreamType(valueType) ? new StreamLoading(true) : null };
       // Cut short before its node count, a stream is read on from there.
       if (pending.stream !== null) pending.stream.at = r.pos;
       if (pending.stream === null) {

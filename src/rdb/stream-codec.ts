@@ -15,7 +15,7 @@ import {
   type PendingEntry,
 } from '../engine/consumer-group.js';
 import { EntryFields } from '../engine/entry-fields.js';
-import { Stream } from '../engine/stream.js';
+import { type PackedNode, Stream } from '../engine/stream.js';
 import { MIN_ID, type StreamId, u64, type U64, u64Lt, u64ToBigInt } from '../engine/stream-id.js';
 import { FLAG_DELETED, FLAG_SAME_FIELDS, Reader, StreamNode } from '../engine/stream-node.js';
 import { RdbFormatError, TYPE_STREAM_LISTPACKS, TYPE_STREAM_LISTPACKS_2, TYPE_STREAM_LISTPACKS_3 } from './constants.js';
@@ -116,8 +116,10 @@ export function writeStream(w: RdbWriter, s: Stream): void {
   const lp = new ListpackBuilder(w);
   for (const node of nodes) {
     w.byte(16);
-    writeId(w, node.masterId);
-    nodeListpack(node, lp);
+    writeId(w, { ms: node.masterMs, seq: node.masterSeq });
+    // A node still as an RDB had it is that listpack already.
+    if (node instanceof ListpackNode) w.blob(node.lp);
+    else nodeListpack(node as StreamNode, lp);
   }
   const first = s.firstLiveId() ?? MIN_ID;
   w.len(s.length).len(s.lastId.ms).len(s.lastId.seq);
@@ -277,6 +279,57 @@ function readNode(masterId: StreamId, lp: Buffer, after: StreamId | null, capaci
 }
 
 /**
+ * A node as the RDB had it (Redis's listpack), unpacked into a StreamNode by readNode when the
+ * stream first needs its entries (Stream.node). Loading checks what Redis checks without
+ * sanitize-dump-payload (the header, the master entry, the counts) and that master ids grow;
+ * the entries are checked as they are unpacked. A file's and a full sync's bytes are covered by
+ * the RDB's CRC64; RESTORE's payloads are unpacked at once (readStream without keepPacked).
+ */
+class ListpackNode implements PackedNode {
+  constructor(
+    readonly masterMs: U64,
+    readonly masterSeq: U64,
+    readonly live: number,
+    readonly deleted: number,
+    readonly lp: Buffer,
+  ) {}
+
+  lpBytes(): number {
+    return this.lp.length;
+  }
+
+  capacity(): number {
+    return this.lp.length;
+  }
+
+  unpack(): StreamNode {
+    return readNode({ ms: this.masterMs, seq: this.masterSeq }, this.lp, null, this.lp.length + 64);
+  }
+}
+
+/** The node's master entry read as Redis's streamValidateListpackIntegrity does without deep checks. */
+function packedNode(masterId: StreamId, lp: Buffer): ListpackNode {
+  const c = new ListpackCursor(lp);
+  const next = (): void => {
+    if (c.done) throw new RdbFormatError('Stream listpack integrity check failed.');
+    c.next();
+  };
+  if (c.done) throw new RdbFormatError('Empty listpack inside stream');
+  next();
+  const count = c.number();
+  next();
+  const deleted = c.number();
+  next();
+  const nameCount = c.number();
+  for (let k = 0; k < nameCount; k++) next();
+  next();
+  if (c.number() !== 0) throw new RdbFormatError('Stream listpack integrity check failed.');
+  if (c.done) throw new RdbFormatError('Empty listpack inside stream');
+  if (count < 0 || deleted < 0 || count + deleted === 0) throw new RdbFormatError('Stream listpack integrity check failed.');
+  return new ListpackNode(masterId.ms, masterId.seq, count, deleted, lp);
+}
+
+/**
  * Where readStream is in a stream read from a file that arrives in pieces (a replica's full
  * sync, loaded as it comes): the nodes read so far stay read, and the reader's input may
  * continue at `at`, just past the last whole node, when the rest of the stream has not come yet.
@@ -295,6 +348,9 @@ export class StreamLoading {
   ratio = 1;
   /** The reader's position past the node count, then past each whole node read. */
   at = 0;
+
+  /** keepPacked: nodes stay listpacks until used (ListpackNode); otherwise each is unpacked now. */
+  constructor(readonly keepPacked = false) {}
 }
 
 export function readStream(r: RdbReader, type: number, st: StreamLoading = new StreamLoading()): Stream {
@@ -306,6 +362,16 @@ export function readStream(r: RdbReader, type: number, st: StreamLoading = new S
   // st.n moves once a node is whole: a node cut short by the end of the input is read again.
   for (; st.n < st.nodeCount; st.n++) {
     const masterId = idFromBytes(r.stringView());
+    if (st.keepPacked) {
+      // Ids grow from node to node: checked on the master ids (the rest when it is unpacked).
+      if (st.last !== null && !u64Lt(st.last.ms, masterId.ms) && !(st.last.ms === masterId.ms && u64Lt(st.last.seq, masterId.seq))) {
+        throw new RdbFormatError('Stream entries out of order');
+      }
+      s.appendStoredNode(packedNode(masterId, r.string()));
+      st.last = masterId;
+      st.at = r.pos;
+      continue;
+    }
     const lp = r.transientString();
     const node = readNode(masterId, lp, st.last, Math.ceil(lp.length * st.ratio) + 64);
     st.ratio = Math.min(1, node.used / lp.length);
