@@ -219,6 +219,16 @@ export class RequestArgs {
     return equalsLower(this.buf, this.starts[i]!, this.ends[i]!, lowerWord);
   }
 
+  /**
+   * The request as Buffers that stay valid after it ran, argument `at` replaced by `value`: a
+   * command's propagated form (XADD's generated id), without toArgv()'s array to copy first.
+   */
+  argvWith<T>(at: number, value: T): Array<Buffer | T> {
+    const out = new Array<Buffer | T>(this.length);
+    for (let i = 0; i < this.length; i++) out[i] = i === at ? value : this.buffer(i);
+    return out;
+  }
+
   /** The request as Buffers that stay valid after it ran (built once per request). */
   toArgv(): Buffer[] {
     if (this.argv !== null) return this.argv;

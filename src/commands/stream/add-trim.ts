@@ -268,7 +268,10 @@ function applyXadd(ctx: Context, args: RequestArgs, req: Readonly<AddOrTrimReque
   if (req.strategy !== null && trimStream(s, req) > 0) ctx.notify(NOTIFY_STREAM, 'xtrim', key);
   // One reply object serves as the reply and as the logged id.
   const reply = idReply(id);
-  if (ctx.propagating) propagateXadd(ctx, args.toArgv(), req, s, id, reply, pid, iid);
+  if (ctx.propagating) {
+    if (req === PLAIN_XADD) ctx.propagate(args.argvWith(2, reply));
+    else propagateXadd(ctx, args.toArgv(), req, s, id, reply, pid, iid);
+  }
   return reply;
 }
 
