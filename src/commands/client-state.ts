@@ -1,4 +1,5 @@
 import type { Protocol } from '../resp/encoder.js';
+import type { QueuedRequest } from '../resp/request-args.js';
 
 /** A blocked client's registration; see Instance.block. */
 export interface BlockedState {
@@ -69,8 +70,8 @@ export class ClientState {
    * for the clients that run anything (the AOF's, the link to a primary), as Redis's NULL user.
    */
   user: ClientUser | null = null;
-  /** Commands queued by MULTI, or null outside a transaction. */
-  multi: Buffer[][] | null = null;
+  /** Commands queued by MULTI (RequestArgs.keep() of each request), or null outside a transaction. */
+  multi: QueuedRequest[] | null = null;
   /** Set when a command queued in MULTI was rejected: EXEC then fails with EXECABORT. */
   multiAborted = false;
   /** "db:key" of every WATCHed key. */

@@ -48,12 +48,12 @@ function hsetGeneric(name: 'hset' | 'hmset') {
   };
 }
 
-function hsetnx(ctx: Context, argv: Buffer[]): Reply {
-  const key = keyOf(argv[1]!);
+function hsetnx(ctx: Context, args: RequestArgs): Reply {
+  const key = args.key(1);
   const existing = lookupTyped(ctx.db, key, 'hash');
-  const field = keyOf(argv[2]!);
+  const field = args.key(2);
   if (existing?.has(field)) return 0;
-  lookupOrCreateHash(ctx.db, key).set(field, argv[3]!, ...hashLimits(ctx));
+  lookupOrCreateHash(ctx.db, key).set(field, args.key(3), ...hashLimits(ctx));
   ctx.modified(key);
   ctx.notify(NOTIFY_HASH, 'hset', key);
   return 1;
@@ -77,8 +77,8 @@ function hgetall(ctx: Context, argv: Buffer[]): Reply {
 
 const hdel = removeMembersCommand('hash');
 
-function hlen(ctx: Context, argv: Buffer[]): Reply {
-  return lookupTyped(ctx.db, keyOf(argv[1]!), 'hash')?.size ?? 0;
+function hlen(ctx: Context, args: RequestArgs): Reply {
+  return lookupTyped(ctx.db, args.key(1), 'hash')?.size ?? 0;
 }
 
 function hstrlen(ctx: Context, argv: Buffer[]): Reply {
@@ -149,14 +149,14 @@ const cat = (access: string, speed: string) => ({ categories: [access, 'hash', s
 export const commands: CommandSpec[] = [
   inPlaceCommand('hset', -4, ['write', 'denyoom', 'fast'], ONE_KEY, hsetGeneric('hset'), cat('write', 'fast')),
   inPlaceCommand('hmset', -4, ['write', 'denyoom', 'fast'], ONE_KEY, hsetGeneric('hmset'), cat('write', 'fast')),
-  command('hsetnx', 4, ['write', 'denyoom', 'fast'], ONE_KEY, hsetnx, cat('write', 'fast')),
+  inPlaceCommand('hsetnx', 4, ['write', 'denyoom', 'fast'], ONE_KEY, hsetnx, cat('write', 'fast')),
   inPlaceCommand('hget', 3, ['readonly', 'fast'], ONE_KEY, hget, cat('read', 'fast')),
   command('hmget', -3, ['readonly', 'fast'], ONE_KEY, hmget, cat('read', 'fast')),
   command('hgetall', 2, ['readonly'], ONE_KEY, hgetall, cat('read', 'slow')),
   command('hrandfield', -2, ['readonly'], ONE_KEY, hrandfield, cat('read', 'slow')),
   command('hscan', -3, ['readonly'], ONE_KEY, hscan, cat('read', 'slow')),
   command('hdel', -3, ['write', 'fast'], ONE_KEY, hdel, cat('write', 'fast')),
-  command('hlen', 2, ['readonly', 'fast'], ONE_KEY, hlen, cat('read', 'fast')),
+  inPlaceCommand('hlen', 2, ['readonly', 'fast'], ONE_KEY, hlen, cat('read', 'fast')),
   command('hstrlen', 3, ['readonly', 'fast'], ONE_KEY, hstrlen, cat('read', 'fast')),
   command('hexists', 3, ['readonly', 'fast'], ONE_KEY, hexists, cat('read', 'fast')),
   command('hkeys', 2, ['readonly'], ONE_KEY, hkeys, cat('read', 'slow')),

@@ -13,8 +13,8 @@ const MULTI_ALWAYS_ALLOWED = new Set(['exec', 'discard', 'quit', 'reset']);
 
 function denyOnOom(instance: InstanceView, client: ClientState, spec: CommandSpec, fullName: string): boolean {
   if (fullName === 'exec') {
-    return (client.multi ?? []).some((argv) => {
-      const queued = instance.resolve(argv);
+    return (client.multi ?? []).some((args) => {
+      const queued = instance.resolve(args.toArgv());
       return !(queued instanceof ErrorReply) && queued.spec.flags.includes('denyoom');
     });
   }

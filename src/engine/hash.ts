@@ -101,27 +101,9 @@ export class HashValue implements TypedValue {
       for (const [field, value] of pairs) if (this.set(field, value, maxEntries, maxValue)) created++;
       return created;
     }
-    // Fields at even indexes, each value after its field, as the packed encoding keeps them.
-    const elements = packed.slice();
-    let created = 0;
-    for (const [field, value] of pairs) {
-      let at = -1;
-      for (let i = 0; i < elements.length; i += 2) {
-        if (elements[i] === field) {
-          at = i;
-          break;
-        }
-      }
-      if (at === -1) {
-        elements.push(field, latin1(value));
-        created++;
-      } else {
-        elements[at + 1] = latin1(value);
-      }
-    }
-    this.packed = PackedStrings.of(elements);
+    const created = packed.setPairs(pairs.map(([field, value]): [string, string] => [field, latin1(value)]));
     // Past the entry limit, as set() would have converted it (once in a hash's life).
-    if (elements.length / 2 > maxEntries) this.convertToTable();
+    if (packed.length / 2 > maxEntries) this.convertToTable();
     return created;
   }
 

@@ -158,6 +158,56 @@ export class PackedStrings {
     return this.data.slice(elementStart, elementStart + length);
   }
 
+  /**
+   * For a sequence of field/value pairs (fields at even indexes): sets each pair's value in
+   * order, a field already there in place, a new one at the end (a later pair with the same
+   * field winning); returns how many fields were new. One scan and one new string, from slices
+   * of the old one around the values replaced: rebuilding every element as strings
+   * (slice() then of()) was most of what a job record's HSET allocated.
+   */
+  setPairs(pairs: ReadonlyArray<readonly [field: string, value: string]>): number {
+    const data = this.data;
+    const matched = new Array<boolean>(pairs.length).fill(false);
+    const parts: string[] = [];
+    let copiedTo = 0;
+    for (let i = 0, offset = 0; i + 1 < this.count; i += 2) {
+      const fieldLength = readLength(data, offset);
+      const fieldStart = elementStart;
+      const valueAt = fieldStart + fieldLength;
+      const valueLength = readLength(data, valueAt);
+      const valueEnd = elementStart + valueLength;
+      // The last pair naming this field sets it.
+      for (let p = pairs.length - 1; p >= 0; p--) {
+        const field = pairs[p]![0];
+        if (field.length !== fieldLength || !data.startsWith(field, fieldStart)) continue;
+        for (let q = 0; q <= p; q++) if (pairs[q]![0] === field) matched[q] = true;
+        parts.push(data.slice(copiedTo, valueAt), encodeElement(pairs[p]![1]));
+        copiedTo = valueEnd;
+        break;
+      }
+      offset = valueEnd;
+    }
+    parts.push(data.slice(copiedTo));
+    // New fields in the order they first appear, each with its last value.
+    let created = 0;
+    for (let p = 0; p < pairs.length; p++) {
+      if (matched[p]) continue;
+      const field = pairs[p]![0];
+      let value = pairs[p]![1];
+      for (let q = p + 1; q < pairs.length; q++) {
+        if (pairs[q]![0] === field) {
+          value = pairs[q]![1];
+          matched[q] = true;
+        }
+      }
+      parts.push(encodeElement(field), encodeElement(value));
+      created++;
+    }
+    this.data = flatten(parts.join(''));
+    this.count += 2 * created;
+    return created;
+  }
+
   // --- searches reading the elements' bytes in place (no element sliced) ----------------------
   // Each test gets the packed string and the bounds of one element, data[start, end). Linear,
   // as a listpack's walk is.

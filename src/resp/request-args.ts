@@ -96,6 +96,72 @@ export class RequestArgs {
     return new RequestArgs(argv);
   }
 
+  /**
+   * This request kept past its turn (MULTI's queue) without a Buffer view per argument
+   * (toArgv(): a worker's MULTIs of record writes made 5 KB of views a job). The arena is
+   * append-only, so offsets into it stay valid: a request laid out as the parser's fast path
+   * reads it (each `$<len>` header, in canonical digits, right after the argument before) is
+   * kept as its first argument's offsets alone, load() finding the others from the headers;
+   * any other, as the offsets of every argument.
+   */
+  keep(): QueuedRequest {
+    if (this.heldCount > 0) return new QueuedRequest(this.length, EMPTY, 0, 0, null, this.toArgv());
+    const n = this.length;
+    const starts = this.starts;
+    const ends = this.ends;
+    let canonical = true;
+    for (let i = 1; i < n && canonical; i++) {
+      const len = ends[i]! - starts[i]!;
+      // CRLF, "$", the digits, CRLF.
+      canonical = starts[i] === ends[i - 1]! + 5 + (len < 10 ? 1 : len < 100 ? 2 : len < 1000 ? 3 : String(len).length);
+    }
+    if (canonical) return new QueuedRequest(n, this.buf, starts[0]!, ends[0]!, null, null);
+    const ranges = new Array<number>(2 * n);
+    for (let i = 0; i < n; i++) {
+      ranges[2 * i] = starts[i]!;
+      ranges[2 * i + 1] = ends[i]!;
+    }
+    return new QueuedRequest(n, this.buf, 0, 0, ranges, null);
+  }
+
+  /** Makes this the request `kept` holds (a RequestArgs reused for each queued command of an EXEC). */
+  load(kept: QueuedRequest): this {
+    this.reset();
+    if (kept.argv !== null) {
+      this.pushAll(kept.argv);
+      this.argv = kept.argv;
+      return this;
+    }
+    const n = kept.length;
+    while (this.starts.length < n) this.grow();
+    const starts = this.starts;
+    const ends = this.ends;
+    const ranges = kept.ranges;
+    if (ranges !== null) {
+      for (let i = 0; i < n; i++) {
+        starts[i] = ranges[2 * i]!;
+        ends[i] = ranges[2 * i + 1]!;
+      }
+    } else {
+      const buf = kept.buf;
+      let end = kept.firstEnd;
+      starts[0] = kept.firstStart;
+      ends[0] = end;
+      for (let i = 1; i < n; i++) {
+        let p = end + 3; // past CRLF and "$"
+        let len = 0;
+        for (let c = buf[p]!; c >= 48 && c <= 57; c = buf[++p]!) len = len * 10 + (c - 48);
+        starts[i] = p + 2;
+        end = p + 2 + len;
+        ends[i] = end;
+      }
+    }
+    this.buf = kept.buf;
+    this.held.length = 0;
+    this.length = n;
+    return this;
+  }
+
   // --- filled by the parser ------------------------------------------------------------------
 
   /** Starts a new request. */
@@ -236,5 +302,31 @@ export class RequestArgs {
     for (let i = 0; i < this.length; i++) argv[i] = this.buffer(i);
     this.argv = argv;
     return argv;
+  }
+}
+
+/** A request kept by RequestArgs.keep(): where its arguments are in its arena, or its Buffers. */
+export class QueuedRequest {
+  constructor(
+    readonly length: number,
+    readonly buf: Buffer,
+    /** The first argument's offsets in `buf` (the others follow it, canonically) when `ranges` is null. */
+    readonly firstStart: number,
+    readonly firstEnd: number,
+    /** start, end of each argument in `buf`, for a request laid out otherwise. */
+    readonly ranges: number[] | null,
+    /** The request as Buffers (an argv queued by execute()): buf and the offsets unused. */
+    readonly argv: Buffer[] | null,
+  ) {}
+
+  /** An argv as a queued request (a command queued by execute()). */
+  static of(argv: Buffer[]): QueuedRequest {
+    return new QueuedRequest(argv.length, EMPTY, 0, 0, null, argv);
+  }
+
+  /** The request as Buffers (views of the arena). */
+  toArgv(): Buffer[] {
+    if (this.argv !== null) return this.argv;
+    return new RequestArgs().load(this).toArgv();
   }
 }

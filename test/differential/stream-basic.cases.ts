@@ -68,6 +68,36 @@ export const cases: DiffCase[] = [
     `,
   },
   {
+    name: 'XADD MAXLEN ~ count * (the capped form read in place) and its near misses',
+    steps: cli`
+      CONFIG SET stream-node-max-entries 2
+      XADD c MAXLEN ~ 3 * a 1  => typeOnly
+      XADD c MAXLEN ~ 3 * a 2  => typeOnly
+      XADD c MAXLEN ~ 3 * a 3  => typeOnly
+      XADD c MAXLEN ~ 3 * a 4  => typeOnly
+      XADD c MAXLEN ~ 3 * a 5  => typeOnly
+      XADD c MAXLEN ~ 3 * a 6  => typeOnly
+      XADD c MAXLEN ~ 3 * a 7  => typeOnly
+      XLEN c
+      XADD c maxlen ~ 3 * b 8 c 9  => typeOnly
+      XLEN c
+      XADD c MAXLEN ~ 007 * a 1
+      XADD c MAXLEN ~ -1 * a 1
+      XADD c MAXLEN ~ 99999999999999999999 * a 1
+      XADD c MAXLEN ~ 3x * a 1
+      XADD c MAXLEN ~ 3 *
+      XADD c MAXLEN ~ 3 * a
+      XADD c MAXLEN ~ 3 * a 1 b
+      XLEN c
+      XADD c MAXLEN ~ 1234567890123456 * a 1  => typeOnly
+      XADD c MAXLEN ~ 0 * a 1  => typeOnly
+      XLEN c
+      XADD d MAXLEN ~ 0 * a 1  => typeOnly
+      XLEN d
+      CONFIG SET stream-node-max-entries 100
+    `,
+  },
+  {
     name: 'XADD options and their errors',
     steps: cli`
       XADD s 1-1 a 1

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { encodeCommand } from '../../src/resp/encoder.js';
 import { RequestParser } from '../../src/resp/parser.js';
-import { RequestArgs } from '../../src/resp/request-args.js';
+import { type QueuedRequest, RequestArgs } from '../../src/resp/request-args.js';
 
 /** Every accessor of `args` against the argument Buffers it should stand for. */
 function assertArgs(args: RequestArgs, expected: Buffer[]): void {
@@ -74,6 +74,46 @@ test('a request read in place gives its arguments whatever the read boundaries',
     }),
     { numRuns: 300 },
   );
+});
+
+test('a request kept for later (MULTI) loads back to its arguments after the parser moved on', () => {
+  const arg = fc.oneof(
+    fc.uint8Array({ maxLength: 12 }).map((b) => Buffer.from(b)),
+    fc.uint8Array({ minLength: 90, maxLength: 20_000 }).map((b) => Buffer.from(b)),
+    fc.constantFrom('HSET', 'multi', 'x').map((s) => Buffer.from(s)),
+  );
+  fc.assert(
+    fc.property(fc.array(fc.array(arg, { minLength: 1, maxLength: 24 }), { minLength: 1, maxLength: 5 }), fc.array(fc.nat(), { maxLength: 6 }), (commands, cuts) => {
+      const bytes = Buffer.concat(commands.map((c) => encodeCommand(c)));
+      const offsets = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b);
+      const chunks: Buffer[] = [];
+      let from = 0;
+      for (const at of [...offsets, bytes.length]) {
+        chunks.push(bytes.subarray(from, at));
+        from = at;
+      }
+      const kept: QueuedRequest[] = [];
+      parseCopied(chunks, (args) => kept.push(args.keep()));
+      assert.equal(kept.length, commands.length);
+      // One RequestArgs loaded with each in turn, as EXEC does.
+      const reused = new RequestArgs();
+      kept.forEach((k, i) => {
+        assert.equal(k.length, commands[i]!.length);
+        assertArgs(reused.load(k), commands[i]!);
+        assert.deepEqual(k.toArgv(), commands[i]);
+      });
+    }),
+    { numRuns: 200 },
+  );
+  // Arguments that are not where a RESP request puts them (offsets of every one kept).
+  const arena = Buffer.from('..abc..de...fghi');
+  const args = new RequestArgs();
+  args.push(arena, 2, 5);
+  args.push(arena, 7, 9);
+  args.push(arena, 12, 16);
+  const k = args.keep();
+  assert.notEqual(k.ranges, null);
+  assertArgs(new RequestArgs().load(k), ['abc', 'de', 'fghi'].map((s) => Buffer.from(s)));
 });
 
 test('the first arguments keep the old arena when it is replaced mid-request', () => {

@@ -6,7 +6,7 @@ import { performance } from 'node:perf_hooks';
 import { Keyspace, type LfuTracking } from '../../engine/keyspace.js';
 import { CommandError, ErrorReply, QUEUED, type Reply } from '../../resp/reply.js';
 import { Errors } from '../../resp/errors.js';
-import { RequestArgs } from '../../resp/request-args.js';
+import { QueuedRequest, RequestArgs } from '../../resp/request-args.js';
 import { ClientState } from '../client-state.js';
 import { Config, isLfuPolicy } from '../config.js';
 import { maxmemoryRejection } from '../maxmemory.js';
@@ -297,7 +297,7 @@ export class Instance implements InstanceView {
         client.multiAborted = true;
         return this.reject(fullName, Errors.notInTransaction);
       }
-      client.multi.push(argv);
+      client.multi.push(QueuedRequest.of(argv));
       return QUEUED;
     }
     if (this.persistence !== null && resolved.write) {
@@ -342,10 +342,43 @@ export class Instance implements InstanceView {
       this.pause.paused ||
       this.busyScript !== null
     ) {
+      if (client.multi !== null && this.queuesInPlace(client, resolved, args)) {
+        client.multi.push(args.keep());
+        return QUEUED;
+      }
       return this.execute(client, args.toArgv(), resolved);
     }
     return this.call(client, resolved, args, false);
   }
+
+  /**
+   * Inside MULTI, a command that execute() would queue without a word: a plain command (no
+   * subcommands) of the right arity, from a client in the plain state (the other conditions of
+   * executeArgs' fast path). Queued as a snapshot of its request, not an argv of Buffer views:
+   * a worker's MULTIs of record writes made one view per argument (5 KB a job on sluice server).
+   */
+  private queuesInPlace(client: ClientState, resolved: Resolved | undefined, args: RequestArgs): boolean {
+    return (
+      resolved !== undefined &&
+      resolved.spec.subcommands === undefined &&
+      resolved.arityAllows(args.length) &&
+      !resolved.noMulti &&
+      !NOT_QUEUED.has(resolved.fullName) &&
+      resolved.fullName !== 'debug' &&
+      client.authenticated &&
+      (client.user === null || client.user.unrestricted) &&
+      !client.monitor &&
+      !(client.resp === 2 && client.subscriptions.active) &&
+      this.maxmemory() === 0 &&
+      this.minReplicasToWrite() === 0 &&
+      !(this.replication.role === 'slave' && !client.mustObey) &&
+      !this.pause.paused &&
+      this.busyScript === null
+    );
+  }
+
+  /** Each command of an EXEC in turn (RequestArgs.load of the queued request): one object for them all. */
+  private readonly queuedArgs = new RequestArgs();
 
   /** The maxmemory setting, read per command by executeArgs. */
   private readonly maxmemory: () => number;
@@ -370,10 +403,17 @@ export class Instance implements InstanceView {
 
   /** The client's transaction holds a command for which `test` holds. */
   private queues(client: ClientState, test: (queued: Resolved, queuedArgv: Buffer[]) => boolean): boolean {
-    return (client.multi ?? []).some((queuedArgv) => {
-      const queued = this.resolve(queuedArgv);
-      return !(queued instanceof ErrorReply) && test(queued, queuedArgv);
+    return (client.multi ?? []).some((kept) => {
+      const queued = this.resolveQueued(new RequestArgs().load(kept));
+      return !(queued instanceof ErrorReply) && test(queued, kept.toArgv());
     });
+  }
+
+  /** resolve() of a queued command, without its argv when the table finds it from the request. */
+  private resolveQueued(args: RequestArgs): Resolved | ErrorReply {
+    const base = this.table.lookupArgs(args);
+    if (base !== undefined && base.spec.subcommands === undefined && base.arityAllows(args.length)) return base;
+    return this.resolve(args.toArgv());
   }
 
   /** A command that writes or may replicate; EXEC is one when a queued command is. */
@@ -536,7 +576,8 @@ export class Instance implements InstanceView {
   private finishContext(ctx: CommandContext, args: RequestArgs | null, batch?: Propagated[]): void {
     if (ctx.dirtyCount > 0) this.dirty += ctx.dirtyCount;
     if (batch !== undefined) {
-      batch.push(...ctx.propagated(args));
+      // Collected for effects.append() at the end of the EXEC or script: only when a sink listens.
+      if (this.effects.active) batch.push(...ctx.propagated(args));
       return;
     }
     // Without an effect sink nothing is propagated: no argv is built for it.
@@ -558,8 +599,9 @@ export class Instance implements InstanceView {
     client.multi = null;
     const replies: Reply[] = [];
     const batch: Propagated[] = [];
-    for (const argv of queue) {
-      const resolved = this.resolve(argv);
+    const args = this.queuedArgs;
+    for (const kept of queue) {
+      const resolved = this.resolveQueued(args.load(kept));
       if (resolved instanceof ErrorReply) {
         replies.push(resolved);
         continue;
@@ -567,6 +609,7 @@ export class Instance implements InstanceView {
       // The rules may have changed since the command was queued: checked again, as execCommand.
       if (client.user !== null && !client.user.unrestricted) {
         const user = client.user as AclUser;
+        const argv = args.toArgv();
         const verdict = this.acl.check(user, resolved.fullName, argv);
         if (verdict !== null) {
           this.acl.logVerdict(client, user, verdict, 'multi', resolved.fullName, argv, 'exec');
@@ -576,10 +619,11 @@ export class Instance implements InstanceView {
           continue;
         }
       }
-      const reply = this.call(client, resolved, RequestArgs.of(argv), true, batch);
+      const reply = this.call(client, resolved, args, true, batch);
       // With noBlock set no handler returns a pending promise; guard against one that does.
       replies.push(reply instanceof Promise ? new ErrorReply(Errors.blockedInMulti) : reply);
     }
+    args.clear();
     if (batch.length > 0 && this.effects.active) {
       this.effects.append(batch);
       client.replOffset = this.replication.offset;

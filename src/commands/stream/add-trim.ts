@@ -215,8 +215,35 @@ function explicitIdXadd(args: RequestArgs): Readonly<AddOrTrimRequest> | undefin
   };
 }
 
+/**
+ * XADD key MAXLEN ~ <count> * field value ...: a capped stream's add (the broker's events
+ * stream, a producer's maxLen), read in place as parseAddOrTrim would read it; the count in
+ * canonical digits only (anything else, an error included, is left to parseAddOrTrim). Undefined
+ * for any other form.
+ */
+function cappedXadd(ctx: Context, args: RequestArgs): AddOrTrimRequest | undefined {
+  if (args.length < 6 || !args.is(2, 'maxlen') || !args.is(3, '~') || !args.is(5, '*')) return undefined;
+  const count = args.buffer(4);
+  if (count.length === 0 || count.length > 15 || (count[0] === 0x30 && count.length > 1)) return undefined;
+  let maxLen = 0;
+  for (let i = 0; i < count.length; i++) {
+    const c = count[i]!;
+    if (c < 0x30 || c > 0x39) return undefined;
+    maxLen = maxLen * 10 + (c - 0x30);
+  }
+  const req: AddOrTrimRequest = {
+    strategy: 'maxlen', maxLen, minId: MIN_ID, approx: true, limit: 0, limitGiven: false,
+    thresholdIdx: 4, noMkStream: false, id: undefined, idPos: 5, policy: 'keepref',
+    idmpPid: undefined, idmpIid: undefined, idmpArgs: PLAIN_XADD.idmpArgs,
+  };
+  resolveTrimLimit(ctx, req);
+  return req;
+}
+
 function xadd(ctx: Context, args: RequestArgs): Reply {
-  const req = args.is(2, '*') ? PLAIN_XADD : (explicitIdXadd(args) ?? parseAddOrTrimArgs(ctx, args.toArgv(), true));
+  const req = args.is(2, '*')
+    ? PLAIN_XADD
+    : (explicitIdXadd(args) ?? cappedXadd(ctx, args) ?? parseAddOrTrimArgs(ctx, args.toArgv(), true));
   const fieldPos = req.idPos + 1;
   const valueArgs = args.length - fieldPos;
   if (valueArgs < 2 || valueArgs % 2 === 1) fail(Errors.wrongArity('xadd'));
