@@ -240,10 +240,26 @@ function cappedXadd(ctx: Context, args: RequestArgs): AddOrTrimRequest | undefin
   return req;
 }
 
+/**
+ * XADD key IDMP <pid> <iid> * field value ...: an idempotent producer's add (sluice's
+ * producers on a server with IDMP), read in place as parseAddOrTrim would read it. Undefined
+ * for any other form, an empty pid or iid included (parseAddOrTrim has their errors).
+ */
+function idmpXadd(ctx: Context, args: RequestArgs): AddOrTrimRequest | undefined {
+  if (args.length < 6 || !args.is(2, 'idmp') || !args.is(5, '*') || args.byteLength(3) === 0 || args.byteLength(4) === 0) return undefined;
+  const req: AddOrTrimRequest = {
+    strategy: null, maxLen: -1, minId: MIN_ID, approx: false, limit: 0, limitGiven: false,
+    thresholdIdx: 0, noMkStream: false, id: undefined, idPos: 5, policy: 'keepref',
+    idmpPid: args.buffer(3), idmpIid: args.buffer(4), idmpArgs: [2, 3, 4],
+  };
+  resolveTrimLimit(ctx, req);
+  return req;
+}
+
 function xadd(ctx: Context, args: RequestArgs): Reply {
   const req = args.is(2, '*')
     ? PLAIN_XADD
-    : (explicitIdXadd(args) ?? cappedXadd(ctx, args) ?? parseAddOrTrimArgs(ctx, args.toArgv(), true));
+    : (explicitIdXadd(args) ?? cappedXadd(ctx, args) ?? idmpXadd(ctx, args) ?? parseAddOrTrimArgs(ctx, args.toArgv(), true));
   const fieldPos = req.idPos + 1;
   const valueArgs = args.length - fieldPos;
   if (valueArgs < 2 || valueArgs % 2 === 1) fail(Errors.wrongArity('xadd'));
