@@ -44,6 +44,16 @@ describeEach(backends, (name) => `Connection on ${name}`, (b) => {
     await conn.close();
   });
 
+  test('a multi refused while queueing runs none of it and leaves the connection out of the transaction', async () => {
+    const conn = await b.connect();
+    await conn.call('DEL', 'c:q');
+    await assert.rejects(conn.multi([['XADD', 'c:q', '1-1', 'a', '1'], ['XLEN']]));
+    assert.equal(await conn.call('EXISTS', 'c:q'), 0, 'nothing of it ran');
+    assert.deepEqual(await conn.multi([['XADD', 'c:q', '2-1', 'a', '1'], ['XLEN', 'c:q']]), ['2-1', 1]);
+    assert.equal(await conn.call('PING'), 'PONG');
+    await conn.close();
+  });
+
   for (const how of ['call', 'pipeline', 'multi'] as const) {
     test(`a SELECT sent by ${how} still holds after the link reconnects`, { skip: b.name === 'embedded' && 'an embedded session has no link to lose' }, async () => {
       const conn = await b.connect();
