@@ -39,8 +39,8 @@ function hsetGeneric(name: 'hset' | 'hmset') {
     if (args.length % 2 === 1) fail(Errors.wrongArity(name));
     const key = args.key(1);
     const hash = lookupOrCreateHash(ctx.db, key);
-    const pairs: Array<[string, string]> = [];
-    for (let i = 2; i < args.length; i += 2) pairs.push([args.key(i), args.key(i + 1)]);
+    const pairs = new Array<string>(args.length - 2);
+    for (let i = 2; i < args.length; i++) pairs[i - 2] = args.key(i);
     const created = hash.setPairs(pairs, ...hashLimits(ctx));
     ctx.modified(key);
     ctx.notify(NOTIFY_HASH, 'hset', key);

@@ -16,6 +16,9 @@ export function canonicalInt64(b: Buffer, start = 0, end = b.length): bigint | n
   if (n !== null) return BigInt(n);
   const len = end - start;
   if (len < 16 || len > 20) return null;
+  // Only "-" or 1-9 can start one: other 16-20 byte texts (job ids in stream entries) get no string.
+  const first = b[start]!;
+  if (first !== 45 && (first < 49 || first > 57)) return null;
   const s = b.toString('latin1', start, end);
   if (!/^-?[1-9][0-9]*$/.test(s)) return null;
   const v = BigInt(s);

@@ -89,21 +89,23 @@ export class HashValue implements TypedValue {
   }
 
   /**
-   * Sets several fields at once (HSET's pairs, in order, a later pair winning over an earlier
-   * one with the same field); returns how many fields are new. Same result as set() pair by
-   * pair, but a small hash is rebuilt once instead of once per pair: a broker's job record
-   * writes 4-10 fields at a time.
+   * Sets several fields at once (HSET's pairs, flat: field, value, field, value ..., in order,
+   * a later pair winning over an earlier one with the same field); returns how many fields are
+   * new. Same result as set() pair by pair, but a small hash is rebuilt once instead of once
+   * per pair: a broker's job record writes 4-10 fields at a time.
    */
-  setPairs(pairs: Array<[field: string, value: Buffer | string]>, maxEntries = LISTPACK_MAX_ENTRIES, maxValue = LISTPACK_MAX_VALUE): number {
+  setPairs(pairs: ReadonlyArray<string>, maxEntries = LISTPACK_MAX_ENTRIES, maxValue = LISTPACK_MAX_VALUE): number {
     const packed = this.packed;
-    if (packed === null || pairs.length < 2 || pairs.some(([field, value]) => field.length > maxValue || value.length > maxValue)) {
+    let fits = packed !== null && pairs.length >= 4;
+    for (let i = 0; fits && i < pairs.length; i++) fits = pairs[i]!.length <= maxValue;
+    if (!fits) {
       let created = 0;
-      for (const [field, value] of pairs) if (this.set(field, value, maxEntries, maxValue)) created++;
+      for (let i = 0; i + 1 < pairs.length; i += 2) if (this.set(pairs[i]!, pairs[i + 1]!, maxEntries, maxValue)) created++;
       return created;
     }
-    const created = packed.setPairs(pairs.map(([field, value]): [string, string] => [field, latin1(value)]));
+    const created = packed!.setPairs(pairs);
     // Past the entry limit, as set() would have converted it (once in a hash's life).
-    if (packed.length / 2 > maxEntries) this.convertToTable();
+    if (packed!.length / 2 > maxEntries) this.convertToTable();
     return created;
   }
 

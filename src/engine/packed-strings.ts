@@ -159,13 +159,13 @@ export class PackedStrings {
   }
 
   /**
-   * For a sequence of field/value pairs (fields at even indexes): sets each pair's value in
-   * order, a field already there in place, a new one at the end (a later pair with the same
-   * field winning); returns how many fields were new. One scan and one new string, from slices
+   * For a sequence of field/value pairs (fields at even indexes): sets each pair of `pairs`
+   * (flat: field, value, field, value ...) in order, a field already there in place, a new one
+   * at the end (a later pair with the same field winning); returns how many fields were new. One scan and one new string, from slices
    * of the old one around the values replaced: rebuilding every element as strings
    * (slice() then of()) was most of what a job record's HSET allocated.
    */
-  setPairs(pairs: ReadonlyArray<readonly [field: string, value: string]>): number {
+  setPairs(pairs: ReadonlyArray<string>): number {
     const data = this.data;
     const matched = new Array<boolean>(pairs.length).fill(false);
     const parts: string[] = [];
@@ -177,11 +177,11 @@ export class PackedStrings {
       const valueLength = readLength(data, valueAt);
       const valueEnd = elementStart + valueLength;
       // The last pair naming this field sets it.
-      for (let p = pairs.length - 1; p >= 0; p--) {
-        const field = pairs[p]![0];
+      for (let p = pairs.length - 2; p >= 0; p -= 2) {
+        const field = pairs[p]!;
         if (field.length !== fieldLength || !data.startsWith(field, fieldStart)) continue;
-        for (let q = 0; q <= p; q++) if (pairs[q]![0] === field) matched[q] = true;
-        parts.push(data.slice(copiedTo, valueAt), encodeElement(pairs[p]![1]));
+        for (let q = 0; q <= p; q += 2) if (pairs[q] === field) matched[q] = true;
+        parts.push(data.slice(copiedTo, valueAt), encodeElement(pairs[p + 1]!));
         copiedTo = valueEnd;
         break;
       }
@@ -190,13 +190,13 @@ export class PackedStrings {
     parts.push(data.slice(copiedTo));
     // New fields in the order they first appear, each with its last value.
     let created = 0;
-    for (let p = 0; p < pairs.length; p++) {
+    for (let p = 0; p + 1 < pairs.length; p += 2) {
       if (matched[p]) continue;
-      const field = pairs[p]![0];
-      let value = pairs[p]![1];
-      for (let q = p + 1; q < pairs.length; q++) {
-        if (pairs[q]![0] === field) {
-          value = pairs[q]![1];
+      const field = pairs[p]!;
+      let value = pairs[p + 1]!;
+      for (let q = p + 2; q + 1 < pairs.length; q += 2) {
+        if (pairs[q] === field) {
+          value = pairs[q + 1]!;
           matched[q] = true;
         }
       }

@@ -231,14 +231,19 @@ function cappedXadd(ctx: Context, args: RequestArgs): AddOrTrimRequest | undefin
     if (c < 0x30 || c > 0x39) return undefined;
     maxLen = maxLen * 10 + (c - 0x30);
   }
-  const req: AddOrTrimRequest = {
-    strategy: 'maxlen', maxLen, minId: MIN_ID, approx: true, limit: 0, limitGiven: false,
-    thresholdIdx: 4, noMkStream: false, id: undefined, idPos: 5, policy: 'keepref',
-    idmpPid: undefined, idmpIid: undefined, idmpArgs: PLAIN_XADD.idmpArgs,
-  };
+  // One object for every such XADD (as PLAIN_XADD, but its count varies): applyXadd only reads
+  // it, and an XADD runs to completion.
+  const req = CAPPED_XADD;
+  req.maxLen = maxLen;
   resolveTrimLimit(ctx, req);
   return req;
 }
+
+const CAPPED_XADD: AddOrTrimRequest = {
+  strategy: 'maxlen', maxLen: 0, minId: MIN_ID, approx: true, limit: 0, limitGiven: false,
+  thresholdIdx: 4, noMkStream: false, id: undefined, idPos: 5, policy: 'keepref',
+  idmpPid: undefined, idmpIid: undefined, idmpArgs: PLAIN_XADD.idmpArgs,
+};
 
 /**
  * XADD key IDMP <pid> <iid> * field value ...: an idempotent producer's add (sluice's
