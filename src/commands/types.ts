@@ -4,7 +4,7 @@
 // and the execution core import each other in one direction only.
 import type { Database, Keyspace } from '../engine/keyspace.js';
 import type { Logger } from '../logger.js';
-import type { ErrorReply, Reply } from '../resp/reply.js';
+import type { ErrorReply, Reply, StreamIdReply } from '../resp/reply.js';
 import type { RequestArgs } from '../resp/request-args.js';
 import type { ClientState } from './client-state.js';
 import type { Config } from './config.js';
@@ -262,6 +262,11 @@ export interface Context {
    * `replicationOnly`: for replicas, not for the AOF (PUBLISH).
    */
   propagate(argv: PropagatedArg[], replicationOnly?: boolean): void;
+  /**
+   * As propagate() of the request's own arguments, argument `at` replaced by `id` (XADD's `*`
+   * by the id it made): a log copies the request's bytes when they are RESP's own encoding.
+   */
+  propagateRequest(args: RequestArgs, at?: number, id?: StreamIdReply | null): void;
   /**
    * False when nothing logs effects (no persistence): a hot handler may then skip building
    * its propagated form (XADD's argv copy with the formatted id).

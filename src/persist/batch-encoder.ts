@@ -3,7 +3,7 @@
 import { Encoder } from '../resp/encoder.js';
 import { writeXadds } from '../commands/stream/entries-reply.js';
 import type { EntryRefs } from '../engine/entry-refs.js';
-import type { Propagated } from '../commands/core/effects.js';
+import { type Propagated, WireCommand } from '../commands/core/effects.js';
 
 const MULTI = ['MULTI'];
 const EXEC = ['EXEC'];
@@ -33,7 +33,8 @@ export class BatchEncoder {
       const item = batch[i]!;
       this.select(item.db);
       if (wrap && i === 0) resp.command(MULTI);
-      resp.command(item.argv);
+      if (item instanceof WireCommand) item.encodeInto(resp);
+      else resp.command(item.argv);
     }
     if (wrap) resp.command(EXEC);
     return resp.pending - before;

@@ -244,13 +244,29 @@ export class Encoder implements ReplyWriter {
     this.pos = p;
   }
 
-  /** A stream id as the bulk string "ms-seq", its digits written from numbers. */
+  /** Bytes src[start, end) as they are (a request's own canonical RESP, copied into a log). */
+  rawRange(src: Buffer, start: number, end: number): void {
+    const len = end - start;
+    this.ensure(len);
+    if (len <= SHORT_BUFFER) {
+      const buf = this.buf;
+      let p = this.pos;
+      for (let i = start; i < end; i++) buf[p++] = src[i]!;
+      this.pos = p;
+    } else {
+      src.copy(this.buf, this.pos, start, end);
+      this.pos += len;
+    }
+  }
+
+  /** Bytes as they are. */
   raw(bytes: Buffer): void {
     this.ensure(bytes.length);
     bytes.copy(this.buf, this.pos);
     this.pos += bytes.length;
   }
 
+  /** A stream id as the bulk string "ms-seq", its digits written from numbers. */
   streamId(ms: number | bigint, seq: number | bigint): void {
     // Parts above 2^53 are bigints (ids are canonical U64s); those few go through a string.
     if (typeof ms !== 'number' || typeof seq !== 'number') {

@@ -12,6 +12,11 @@ import { Buffer } from 'node:buffer';
 import { MAX_INTERNED, sharedArgs } from './arg-intern.js';
 
 const EMPTY = Buffer.alloc(0);
+const WIRE: { buf: Buffer; start: number } = { buf: EMPTY, start: 0 };
+
+function decimalDigits(n: number): number {
+  return n < 10 ? 1 : n < 100 ? 2 : n < 1000 ? 3 : String(n).length;
+}
 const NO_OFFSETS = new Int32Array(0);
 
 /** Buffer's own latin1 decoder, which toString('latin1') reaches after its generic checks. */
@@ -111,9 +116,8 @@ export class RequestArgs {
     const ends = this.ends;
     let canonical = true;
     for (let i = 1; i < n && canonical; i++) {
-      const len = ends[i]! - starts[i]!;
       // CRLF, "$", the digits, CRLF.
-      canonical = starts[i] === ends[i - 1]! + 5 + (len < 10 ? 1 : len < 100 ? 2 : len < 1000 ? 3 : String(len).length);
+      canonical = starts[i] === ends[i - 1]! + 5 + decimalDigits(ends[i]! - starts[i]!);
     }
     if (canonical) return new QueuedRequest(n, this.buf, starts[0]!, ends[0]!, null, null);
     const ranges = new Array<number>(2 * n);
@@ -122,6 +126,39 @@ export class RequestArgs {
       ranges[2 * i + 1] = ends[i]!;
     }
     return new QueuedRequest(n, this.buf, 0, 0, ranges, null);
+  }
+
+  /**
+   * The request as it arrived, when those bytes are exactly RESP's encoding of its arguments
+   * (every `$<len>` header in canonical digits, right after the argument before): its arena
+   * and where its first `$` is. null otherwise (an inline command, an argv, leading zeros).
+   * A log may then copy the bytes instead of encoding the arguments again (WireCommand).
+   */
+  wire(): { buf: Buffer; start: number } | null {
+    const n = this.length;
+    if (this.heldCount > 0 || n === 0) return null;
+    const starts = this.starts;
+    const ends = this.ends;
+    let first = 0;
+    for (let i = 0; i < n; i++) {
+      // "$", the digits, CRLF.
+      const header = 3 + decimalDigits(ends[i]! - starts[i]!);
+      if (i > 0 ? starts[i] !== ends[i - 1]! + 2 + header : this.buf[(first = starts[0]! - header)] !== 36) return null;
+    }
+    // One object for every call: read at once, never kept.
+    WIRE.buf = this.buf;
+    WIRE.start = first;
+    return WIRE;
+  }
+
+  /** Where argument i starts in the arena (after its header): for wire() users. */
+  argStart(i: number): number {
+    return this.starts[i]!;
+  }
+
+  /** Where argument i ends in the arena (before its CRLF): for wire() users. */
+  argEnd(i: number): number {
+    return this.ends[i]!;
   }
 
   /** Makes this the request `kept` holds (a RequestArgs reused for each queued command of an EXEC). */

@@ -6,7 +6,8 @@ import type { RequestArgs } from '../../resp/request-args.js';
 import type { ClientState } from '../client-state.js';
 import type { Context } from '../types.js';
 import type { InstanceView } from '../types.js';
-import type { Propagated, PropagatedArg } from './effects.js';
+import type { StreamIdReply } from '../../resp/reply.js';
+import { type Propagated, type PropagatedArg, WireCommand } from './effects.js';
 
 /** Shared by every command that propagates nothing: no array allocated per command. */
 const NOTHING: readonly Propagated[] = Object.freeze([]);
@@ -50,6 +51,12 @@ export class CommandContext implements Context {
     else this.explicit.push(item);
   }
 
+  propagateRequest(args: RequestArgs, at = -1, id: StreamIdReply | null = null): void {
+    const item = WireCommand.of(this.db.index, args, at, id);
+    if (this.explicit === null) this.explicit = [item];
+    else this.explicit.push(item);
+  }
+
   propagateAll(items: readonly Propagated[]): void {
     if (items.length === 0) return;
     if (this.explicit === null) this.explicit = [...items];
@@ -80,6 +87,6 @@ export class CommandContext implements Context {
   propagated(args: RequestArgs | null): readonly Propagated[] {
     if (this.propagationPrevented) return NOTHING;
     if (this.explicit !== null) return this.explicit;
-    return this.dirtyCount > 0 && args !== null ? [{ db: this.startDb, argv: args.toArgv() }] : NOTHING;
+    return this.dirtyCount > 0 && args !== null ? [WireCommand.of(this.startDb, args)] : NOTHING;
   }
 }

@@ -317,7 +317,7 @@ function applyXadd(ctx: Context, args: RequestArgs, req: Readonly<AddOrTrimReque
   // One reply object serves as the reply and as the logged id.
   const reply = idReply(id);
   if (ctx.propagating) {
-    if (req === PLAIN_XADD) ctx.propagate(args.argvWith(2, reply));
+    if (req === PLAIN_XADD) ctx.propagateRequest(args, 2, reply);
     else propagateXadd(ctx, args.toArgv(), req, s, id, reply, pid, iid);
   }
   return reply;

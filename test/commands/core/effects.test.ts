@@ -4,7 +4,13 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { allCommands } from '../../../src/commands/index.js';
 import { Instance } from '../../../src/commands/core/instance.js';
-import type { EffectSink, Propagated } from '../../../src/commands/core/effects.js';
+import fc from 'fast-check';
+import { type EffectSink, type Propagated, type PropagatedArg, WireCommand } from '../../../src/commands/core/effects.js';
+import { BatchEncoder } from '../../../src/persist/batch-encoder.js';
+import { Encoder, encodeCommand } from '../../../src/resp/encoder.js';
+import { RequestParser } from '../../../src/resp/parser.js';
+import { StreamIdReply } from '../../../src/resp/reply.js';
+import { RequestArgs } from '../../../src/resp/request-args.js';
 import { commandLine, recordingPersistence } from '../../support/recording-persistence.js';
 
 const lines = (batches: Propagated[][]): string[][] => batches.map((b) => b.map(commandLine));
@@ -45,4 +51,61 @@ test('every sink receives each batch: a command, an EXEC, an expired key', async
   assert.equal(instance.effects.active, false);
   await run('SET', 'a', '2');
   assert.equal(other.length, 4);
+});
+
+test('a request logged as its own bytes (WireCommand) encodes as its arguments would, one maybe replaced by an id', () => {
+  const arg = fc.oneof(
+    fc.uint8Array({ maxLength: 12 }).map((b) => Buffer.from(b)),
+    fc.uint8Array({ minLength: 95, maxLength: 1100 }).map((b) => Buffer.from(b)),
+    fc.constantFrom('XADD', 'set', '*', '$3', '\r\n').map((s) => Buffer.from(s)),
+  );
+  fc.assert(
+    fc.property(fc.array(fc.array(arg, { minLength: 1, maxLength: 8 }), { minLength: 1, maxLength: 4 }), fc.array(fc.nat(), { maxLength: 5 }), fc.integer({ min: -1, max: 7 }), (commands, cuts, at) => {
+      const bytes = Buffer.concat(commands.map((c) => encodeCommand(c)));
+      const offsets = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b);
+      const parser = new RequestParser();
+      const logged: Propagated[] = [];
+      const expected: PropagatedArg[][] = [];
+      let n = 0;
+      let from = 0;
+      for (const to of [...offsets, bytes.length]) {
+        parser.pushCopy(bytes.subarray(from, to));
+        from = to;
+        for (let args = parser.nextArgs(); args !== null; args = parser.nextArgs()) {
+          const argv: PropagatedArg[] = [...commands[n++]!];
+          const replace = at < argv.length ? at : -1;
+          const id = new StreamIdReply(1_700_000_000_000 + n, n);
+          if (replace >= 0) argv[replace] = id;
+          logged.push(WireCommand.of(0, args, replace, replace >= 0 ? id : null));
+          expected.push(argv);
+        }
+      }
+      assert.equal(logged.length, commands.length);
+      const encoder = new BatchEncoder();
+      const reference = new Encoder(2);
+      for (let i = 0; i < logged.length; i++) {
+        encoder.encode([logged[i]!]);
+        reference.command(expected[i]!);
+        // What a reader of the arguments (an AOF rewrite) sees.
+        assert.deepEqual(logged[i]!.argv.map(String), expected[i]!.map(String));
+      }
+      // The encoder's SELECT first, then the same commands byte for byte.
+      assert.deepEqual(encoder.takeBytes().subarray(encodeCommand(['SELECT', '0']).length), reference.take());
+    }),
+    { numRuns: 300 },
+  );
+});
+
+test('a request not in RESP\'s own form is logged from its arguments', () => {
+  const parser = new RequestParser();
+  // An inline command, then a bulk length with a leading zero where the parser takes it.
+  parser.pushCopy(Buffer.from('SET k v\r\n'));
+  const inline = parser.nextArgs()!;
+  const item = WireCommand.of(0, inline);
+  assert.equal(item instanceof WireCommand, false);
+  assert.deepEqual(item.argv.map(String), ['SET', 'k', 'v']);
+  const argv = [Buffer.from('SET'), Buffer.from('k'), Buffer.from('v')];
+  const fromArgv = WireCommand.of(0, RequestArgs.of(argv), 2, new StreamIdReply(1, 2));
+  assert.equal(fromArgv instanceof WireCommand, false);
+  assert.deepEqual(fromArgv.argv.map(String), ['SET', 'k', '1-2']);
 });
