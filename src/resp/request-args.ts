@@ -151,14 +151,19 @@ export class RequestArgs {
     return WIRE;
   }
 
-  /** Where argument i starts in the arena (after its header): for wire() users. */
-  argStart(i: number): number {
-    return this.starts[i]!;
+  /** The Buffer argument i lies in, at [argStart(i), argEnd(i)): to read it in place. */
+  argBuffer(i: number): Buffer {
+    return i < this.heldCount ? this.held[i]! : this.buf;
   }
 
-  /** Where argument i ends in the arena (before its CRLF): for wire() users. */
+  /** Where argument i starts in argBuffer(i) (in the arena: after its header). */
+  argStart(i: number): number {
+    return i < this.heldCount ? 0 : this.starts[i]!;
+  }
+
+  /** Where argument i ends in argBuffer(i) (in the arena: before its CRLF). */
   argEnd(i: number): number {
-    return this.ends[i]!;
+    return i < this.heldCount ? this.held[i]!.length : this.ends[i]!;
   }
 
   /** Makes this the request `kept` holds (a RequestArgs reused for each queued command of an EXEC). */

@@ -17,6 +17,7 @@ import {
   MIN_ID,
   type ParsedId,
   type StreamId,
+  tryParseDigitsIdAt,
   tryParseStreamId,
 } from '../../engine/stream-id.js';
 import { generateId, parseStrictId } from './ids.js';
@@ -201,10 +202,13 @@ const PLAIN_XADD: Readonly<AddOrTrimRequest> = Object.freeze({
  */
 function explicitIdXadd(args: RequestArgs): Readonly<AddOrTrimRequest> | undefined {
   if (args.length < 3) return undefined;
-  const arg = args.buffer(2);
-  const first = arg[0];
-  if (first === undefined || first < 0x30 || first > 0x39) return undefined;
-  const parsed = tryParseStreamId(arg, { strict: true, allowSeqStar: true });
+  // Read in place: a Buffer view of the id was a twentieth of a replica's CPU per XADD.
+  const buf = args.argBuffer(2);
+  const start = args.argStart(2);
+  const end = args.argEnd(2);
+  const first = buf[start];
+  if (start === end || first === undefined || first < 0x30 || first > 0x39) return undefined;
+  const parsed = tryParseDigitsIdAt(buf, start, end) ?? tryParseStreamId(args.buffer(2), { strict: true, allowSeqStar: true });
   if (parsed === undefined) fail(Errors.invalidId);
   // A literal of parseAddOrTrim's shape (spreading the frozen PLAIN_XADD took a slow path,
   // most of this function's time).
