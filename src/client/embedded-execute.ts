@@ -21,6 +21,7 @@ import {
   StreamIdReply,
   VerbatimReply,
 } from '../resp/reply.js';
+import { releaseRequestArgs, requestArgsOf } from './arg-arena.js';
 import { type Arg, ReplyError, type Value } from './connection.js';
 
 /**
@@ -90,6 +91,17 @@ export function toValue(reply: Reply): Value {
   throw new TypeError('unknown reply');
 }
 
+/** Runs a command for `client`, its arguments read in place when they are short enough. */
+function execute(instance: Instance, client: ClientState, args: Arg[]): Reply | Promise<Reply> {
+  const request = requestArgsOf(args);
+  if (request === undefined) return instance.execute(client, toArgv(args));
+  try {
+    return instance.executeArgs(client, request);
+  } finally {
+    releaseRequestArgs(request);
+  }
+}
+
 /**
  * Runs a command for `client` and resolves to the value `call` gives. Without persistence a
  * command answered at once costs one settled promise and no async frames: with many calls in
@@ -97,7 +109,7 @@ export function toValue(reply: Reply): Value {
  */
 export function executeValue(instance: Instance, client: ClientState, args: Arg[]): Promise<Value> {
   if (instance.persistence !== null) return executeRaw(instance, client, args).then(toValue);
-  const pending = instance.execute(client, toArgv(args));
+  const pending = execute(instance, client, args);
   if (pending instanceof Promise) return pending.then(toValue);
   try {
     return Promise.resolve(toValue(pending));

@@ -1,0 +1,93 @@
+// An embedded call's arguments written into an append-only arena and read in place, as a server
+// connection's requests are (resp/request-args.ts): numbers as their digits, short texts byte
+// by byte, without a Buffer per argument. The arena is never written over (a full one is left
+// to the garbage collector and a new one started), so what a command keeps of its arguments
+// (a MULTI queue's offsets, an AOF batch's bytes, a blocked command's Buffers) stays valid.
+import { Buffer } from 'node:buffer';
+import { RequestArgs } from '../resp/request-args.js';
+import type { Arg } from './connection.js';
+
+const ARENA_SIZE = 64 * 1024;
+/** Longer texts and Buffers go the argv way (toArgv): copying them would cost more than a view. */
+const LONGEST_COPIED = 1024;
+
+let arena = Buffer.allocUnsafeSlow(ARENA_SIZE);
+let used = 0;
+
+/** One RequestArgs for every call; a call made while one runs (a callback inside a command) gets its own. */
+const shared = new RequestArgs();
+let sharedInUse = false;
+
+/** Room for `n` bytes at `used` (a new arena when the current one is full). */
+function room(n: number): void {
+  if (used + n <= arena.length) return;
+  arena = Buffer.allocUnsafeSlow(Math.max(ARENA_SIZE, n));
+  used = 0;
+}
+
+/** Writes a safe integer's digits at `used` (room made). */
+function writeInteger(n: number): void {
+  const buf = arena;
+  let p = used;
+  if (n < 0) {
+    buf[p++] = 45;
+    n = -n;
+  }
+  let digits = 1;
+  for (let t = n; t >= 10; t = Math.floor(t / 10)) digits++;
+  for (let i = p + digits - 1; i >= p; i--) {
+    buf[i] = 48 + (n % 10);
+    n = Math.floor(n / 10);
+  }
+  used = p + digits;
+}
+
+/** Writes a text's UTF-8 bytes at `used` (room made for 3 bytes per UTF-16 unit). */
+function writeText(s: string): void {
+  const len = s.length;
+  const buf = arena;
+  let p = used;
+  for (let i = 0; i < len; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0x80) {
+      used += buf.write(s, used, 'utf8');
+      return;
+    }
+    buf[p++] = c;
+  }
+  used = p;
+}
+
+/**
+ * `args` as a RequestArgs in the arena, or undefined when an argument is too long to copy (the
+ * caller then builds an argv). Valid until release(): run the command, then release it.
+ */
+export function requestArgsOf(args: Arg[]): RequestArgs | undefined {
+  const request = sharedInUse ? new RequestArgs() : shared;
+  request.reset();
+  for (let i = 0; i < args.length; i++) {
+    let a = args[i]!;
+    if (typeof a === 'number' && Number.isSafeInteger(a)) {
+      room(21);
+      const start = used;
+      writeInteger(a);
+      request.push(arena, start, used);
+      continue;
+    }
+    if (typeof a !== 'string' && !Buffer.isBuffer(a)) a = String(a);
+    if (a.length > LONGEST_COPIED) return undefined;
+    // A text takes at most 3 bytes per UTF-16 unit.
+    room(typeof a === 'string' ? 3 * a.length : a.length);
+    const start = used;
+    if (typeof a === 'string') writeText(a);
+    else used += a.copy(arena, used);
+    request.push(arena, start, used);
+  }
+  if (request === shared) sharedInUse = true;
+  return request;
+}
+
+/** The command given `request` has run: the shared RequestArgs may serve the next call. */
+export function releaseRequestArgs(request: RequestArgs): void {
+  if (request === shared) sharedInUse = false;
+}
