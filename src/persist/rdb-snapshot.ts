@@ -71,8 +71,10 @@ export function createLibraries(into: FunctionLibraries, codes: readonly Buffer[
  * aside first, its libraries too, so a bad file (RdbFormatError) leaves the instance untouched;
  * WATCHers and blocked clients of every key that changed are told.
  */
-export function loadRdb(buffer: Buffer, instance: Instance, knownCrc?: { end: number; crc: bigint }): RdbLoadResult {
-  return new IncomingRdb(instance).finish(buffer, knownCrc);
+export function loadRdb(
+  buffer: Buffer, instance: Instance, knownCrc?: { end: number; crc: bigint }, onExpired?: (db: number, key: string) => void,
+): RdbLoadResult {
+  return new IncomingRdb(instance, onExpired).finish(buffer, knownCrc);
 }
 
 /**
@@ -84,9 +86,12 @@ export class IncomingRdb {
   private readonly fresh: Keyspace;
   private readonly loader: RdbLoader;
 
-  constructor(private readonly instance: Instance) {
+  constructor(
+    private readonly instance: Instance,
+    onExpired?: (db: number, key: string) => void,
+  ) {
     this.fresh = new Keyspace(instance.keyspace.now, instance.keyspace.memoryModel);
-    this.loader = new RdbLoader(this.fresh, { now: instance.keyspace.now(), warn: (m) => instance.logger.warn(m) });
+    this.loader = new RdbLoader(this.fresh, { now: instance.keyspace.now(), warn: (m) => instance.logger.warn(m), onExpired });
   }
 
   /** More bytes of the file, decoded as far as they go (RdbFormatError on a bad file). */
@@ -124,6 +129,12 @@ export class RdbSnapshots implements SnapshotControl {
   readonly status: RdbStatus = { saves: 0, lastSaveOk: true, lastSaveSeconds: -1, lastLoadKeysLoaded: 0, lastLoadKeysExpired: 0 };
   /** The replication history the file loaded at start recorded (its AUX fields), null when none. */
   loadedReplication: RdbReplicationInfo | null = null;
+  /**
+   * The keys the file loaded at start held already expired, dropped by the load: a primary
+   * feeds them to its backlog as DELs (restoreFromRdb), so the replicas continuing from the
+   * file's offset drop them too. Emptied once fed.
+   */
+  expiredAtLoad: Array<{ db: number; key: string }> = [];
 
   constructor(
     private readonly instance: Instance,
@@ -177,7 +188,7 @@ export class RdbSnapshots implements SnapshotControl {
     const started = performance.now();
     instance.keyspace.loading = true;
     try {
-      const result = loadRdb(this.fs.readFile(path), instance);
+      const result = loadRdb(this.fs.readFile(path), instance, undefined, (db, key) => this.expiredAtLoad.push({ db, key }));
       status.lastLoadKeysLoaded = result.keysLoaded;
       status.lastLoadKeysExpired = result.keysExpired;
       this.loadedReplication = replicationInfoOf(result.aux);

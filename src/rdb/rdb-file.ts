@@ -103,6 +103,11 @@ export interface RdbLoadOptions {
   /** Notices. */
   warn?: (message: string) => void;
   /**
+   * Told of each key dropped because it had expired (a primary's load at start, which feeds
+   * them to its backlog as DELs: Redis's RDBFLAGS_FEED_REPL).
+   */
+  onExpired?: (db: number, key: string) => void;
+  /**
    * The CRC64 of data[0, end), computed by the caller as the bytes arrived (a replica, during
    * the transfer): used when the checksum covers exactly that, instead of a pass over the file.
    */
@@ -360,6 +365,7 @@ export class RdbLoader {
     const { key, expireAt: at } = pending;
     if (at !== null && !options.aofPreamble && at < options.now) {
       result.keysExpired++;
+      options.onExpired?.(this.db.index, key);
       return;
     }
     const db = this.db;

@@ -96,7 +96,7 @@ export class ServerReplication implements ReplicationControl {
    * replica (started with replicaof) takes its primary's id and offset back and continues with
    * PSYNC; a primary keeps them as replid2, so its former replicas can continue too.
    */
-  restoreFromRdb(info: RdbReplicationInfo, asReplica: boolean): void {
+  restoreFromRdb(info: RdbReplicationInfo, asReplica: boolean, expired: ReadonlyArray<{ db: number; key: string }> = []): void {
     const r = this.instance.replication;
     if (asReplica) {
       r.replid = info.replid;
@@ -107,7 +107,13 @@ export class ServerReplication implements ReplicationControl {
     r.replid2 = info.replid;
     r.secondOffset = info.offset + 1;
     r.offset = info.offset;
-    this.primary.useBacklog(createBacklog(this.instance));
+    const backlog = createBacklog(this.instance);
+    this.primary.useBacklog(backlog);
+    // The keys the load dropped as expired follow the file's offset as DELs (UNLINKs under
+    // lazyfree-lazy-expire), as rdbLoad feeds them: a replica continuing from that offset drops
+    // them too, and one the DELs pushed out of the backlog takes a full sync.
+    const del = this.instance.config.get('lazyfree-lazy-expire') === 'yes' ? 'UNLINK' : 'DEL';
+    for (const { db, key } of expired) backlog.append([{ db, argv: [del, Buffer.from(key, 'latin1')] }]);
   }
 
   /** Every second (Redis's replicationCron). */

@@ -162,10 +162,10 @@ export class PrimaryRole {
     const r = this.instance.replication;
     if (r.role === 'slave' && !r.linkUp) return new ErrorReply(Errors.noMasterLink);
     const options = this.pendingOptions(client);
-    if (psync !== null && this.backlog !== null) {
+    if (psync !== null) {
       const sameHistory =
         psync.replid === r.replid || (psync.replid === r.replid2 && psync.offset <= r.secondOffset);
-      const missing = sameHistory ? this.backlog.since(psync.offset) : null;
+      const missing = sameHistory && this.backlog !== null ? this.backlog.since(psync.offset) : null;
       if (missing !== null) {
         const replica = this.attach(client, options, 'online');
         this.instance.stats.syncPartialOk++;
@@ -173,6 +173,7 @@ export class PrimaryRole {
         const head = Buffer.from(replica.capa.has('psync2') ? `+CONTINUE ${r.replid}\r\n` : '+CONTINUE\r\n');
         return new ReplicationBytes(Buffer.concat([head, missing]));
       }
+      // A refused PSYNC counts, with or without a backlog (freed after repl-backlog-ttl), as in syncCommand.
       if (psync.replid !== '?') this.instance.stats.syncPartialErr++;
     }
     // A full sync. The first replica of a primary without a backlog starts a new history, as

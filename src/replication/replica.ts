@@ -404,10 +404,14 @@ export class ReplicaRole implements PrimaryLinkInfo {
     } else if (reply.startsWith('+CONTINUE')) {
       const newId = reply.slice('+CONTINUE'.length).trim();
       if (newId !== '' && newId !== r.replid) {
-        // The primary's history has a new id (it was promoted): ours continues under it.
+        // The primary's history has a new id (it was promoted): ours continues under it, and
+        // our own replicas reconnect to learn it (Redis's disconnectSlaves here), continuing
+        // from our backlog under replid2.
+        this.instance.logger.info(`sluice: Master replication ID changed to ${newId}`);
         r.replid2 = r.replid;
         r.secondOffset = r.offset + 1;
         r.replid = newId;
+        this.primary.disconnectReplicas();
       }
       this.instance.logger.info('sluice: MASTER <-> REPLICA sync: Master accepted a Partial Resynchronization.');
     } else {

@@ -130,7 +130,8 @@ export async function serve(options: ServeOptions = {}): Promise<Server> {
   const host = server.host.includes(':') ? `[${server.host}]` : server.host;
   const replication = instance.replicationControl;
   const restored = snapshots?.loadedReplication ?? null;
-  if (restored !== null && replication instanceof ServerReplication) replication.restoreFromRdb(restored, options.replicaof !== undefined);
+  if (restored !== null && replication instanceof ServerReplication) replication.restoreFromRdb(restored, options.replicaof !== undefined, snapshots?.expiredAtLoad ?? []);
+  if (snapshots !== null) snapshots.expiredAtLoad = [];
   if (options.replicaof !== undefined) replication?.replicaOf(options.replicaof.host, options.replicaof.port);
   // The listener's own object carries its Instance: hand out only the public view.
   const running: Server = {

@@ -87,6 +87,12 @@ describe('replication timers of a sluice primary', () => {
     const r = await info(replica);
     assert.equal(field(r, 'role'), 'slave');
     assert.equal(field(r, 'repl_backlog_active'), '1');
+    // It follows the primary again: its PSYNC names a real history, and with no backlog to
+    // continue from it is refused (a full sync), counted in sync_partial_err as syncCommand does.
+    const refused = Number(field(await info(primary, 'stats'), 'sync_partial_err'));
+    await replica.call('REPLICAOF', '127.0.0.1', String(portOf(primary)));
+    await caughtUp(primary, replica);
+    assert.equal(Number(field(await info(primary, 'stats'), 'sync_partial_err')), refused + 1);
     // A replica attaching afterwards gets a full sync of a new history.
     const again = await start(['--replicaof', `127.0.0.1 ${portOf(primary)}`]);
     await caughtUp(primary, again);

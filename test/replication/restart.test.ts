@@ -150,6 +150,107 @@ describe('a sluice primary restarted with its dump.rdb', { skip: !installed('red
   });
 });
 
+describe('a sluice primary restarted after keys in its dump.rdb expired', { skip: !installed('redis-server') && 'redis-server is not installed' }, () => {
+  const dirs: string[] = [];
+  const stops: Array<() => Promise<void>> = [];
+  const clients: Redis[] = [];
+  after(async () => {
+    for (const c of clients) c.disconnect();
+    for (const stop of stops.reverse()) await stop();
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  });
+
+  /** A sluice primary with a redis-server replica, `expiring` keys set to expire while it is down, restarted. */
+  async function restartAfterExpiry(expiring: number, extra: string[]): Promise<{ primary: Redis; replica: Redis; fileOffset: number }> {
+    const dir = mkdtempSync(join(tmpdir(), 'sluice-repl-restart-'));
+    const replicaDir = mkdtempSync(join(tmpdir(), 'sluice-repl-restart-'));
+    dirs.push(dir, replicaDir);
+    const port = await freePort();
+    const args = [CLI_MAIN, 'server', '--port', String(port), '--dir', dir, '--appendonly', 'no', '--repl-diskless-sync-delay', '0', ...extra];
+    let primaryServer = await spawnUntil(process.execPath, args, /ready on /);
+    const redis = await startRedisServer(['--dir', replicaDir, '--replicaof', '127.0.0.1', String(port)]);
+    stops.push(() => stopChild(redis.child));
+    const primary = new Redis(port, { lazyConnect: true, retryStrategy: () => 50 });
+    const replica = new Redis(redis.port, { lazyConnect: true });
+    clients.push(primary, replica);
+    await primary.set('kept', '1');
+    const batch = primary.pipeline();
+    for (let i = 0; i < expiring; i++) batch.set(`gone:${i}`, 'x', 'PX', 800);
+    await batch.exec();
+    const fileOffset = await caughtUp(primary, replica);
+    await primary.config('SET', 'save', '3600 1');
+    await primaryServer.stop('SIGTERM');
+    await new Promise((r) => setTimeout(r, 1000));
+    primaryServer = await spawnUntil(process.execPath, args, /ready on /);
+    stops.push(() => primaryServer.stop());
+    await caughtUp(primary, replica);
+    return { primary, replica, fileOffset };
+  }
+
+  test('its replica continues with a partial resync and gets the expired keys as DELs', async () => {
+    const { primary, replica, fileOffset } = await restartAfterExpiry(20, []);
+    const stats = await info(primary, 'stats');
+    assert.equal(field(stats, 'sync_partial_ok'), '1');
+    assert.equal(field(stats, 'sync_full'), '0');
+    // The DELs follow the file's offset in the new history.
+    assert.ok(Number(field(await info(primary), 'master_repl_offset')) > fileOffset);
+    // A replica never expires keys itself: only the DELs could have removed them.
+    assert.equal(await replica.dbsize(), 1);
+    assert.equal(await replica.get('kept'), '1');
+  });
+
+  test('DELs past the backlog\'s size: the replica takes a full sync instead', async () => {
+    const { primary, replica } = await restartAfterExpiry(2048, ['--repl-backlog-size', '16384']);
+    const stats = await info(primary, 'stats');
+    assert.equal(field(stats, 'sync_partial_ok'), '0');
+    assert.equal(field(stats, 'sync_full'), '1');
+    assert.equal(await replica.dbsize(), 1);
+  });
+});
+
+describe('a chain whose primary restarted with a new replication id', () => {
+  const dirs: string[] = [];
+  const stops: Array<() => Promise<void>> = [];
+  const clients: Redis[] = [];
+  after(async () => {
+    for (const c of clients) c.disconnect();
+    for (const stop of stops.reverse()) await stop();
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  });
+
+  test('the replica told the new id by +CONTINUE drops its own replicas, which continue under it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sluice-repl-restart-'));
+    dirs.push(dir);
+    const port = await freePort();
+    const args = [CLI_MAIN, 'server', '--port', String(port), '--dir', dir, '--appendonly', 'no', '--repl-diskless-sync-delay', '0'];
+    let primaryServer = await spawnUntil(process.execPath, args, /ready on /);
+    const b = await startSluiceServer(['--repl-diskless-sync-delay', '0', '--replicaof', `127.0.0.1 ${port}`]);
+    stops.push(() => b.stop());
+    const c = await startSluiceServer(['--replicaof', `127.0.0.1 ${b.port}`]);
+    stops.push(() => c.stop());
+    const primary = new Redis(port, { lazyConnect: true, retryStrategy: () => 50 });
+    const replica = new Redis(b.port, { lazyConnect: true });
+    const sub = new Redis(c.port, { lazyConnect: true });
+    clients.push(primary, replica, sub);
+    await primary.set('before', '1');
+    await caughtUp(primary, replica);
+    await caughtUp(replica, sub);
+    await primary.config('SET', 'save', '3600 1');
+    await primaryServer.stop('SIGTERM');
+    primaryServer = await spawnUntil(process.execPath, args, /ready on /);
+    stops.push(() => primaryServer.stop());
+    await primary.set('after', '2');
+    const newId = field(await info(primary), 'master_replid');
+    await caughtUp(primary, replica);
+    // The sub-replica learns the new id only by reconnecting: it continues from b's backlog.
+    await waitFor(async () => field(await info(sub), 'master_replid') === newId, 'the sub-replica to take the new replication id');
+    await caughtUp(replica, sub);
+    assert.equal(field(await info(replica, 'stats'), 'sync_partial_ok'), '1', 'the sub-replica continued with a partial resync');
+    assert.equal(field(await info(replica, 'stats'), 'sync_full'), '1', 'its first sync only');
+    assert.equal(await sub.get('after'), '2');
+  });
+});
+
 describe('a primary and a replica without a replication history save no replication AUX fields', () => {
   const dirs: string[] = [];
   after(() => {
