@@ -455,6 +455,9 @@ export class ReplicaRole implements PrimaryLinkInfo {
     // proxies its stream without a SELECT first; its RDB says which db that stream is in.
     this.linkDb = Number(result.aux.get('repl-stream-db') ?? -1);
     if (!Number.isInteger(this.linkDb) || this.linkDb < 0 || this.linkDb >= instance.keyspace.dbs.length) this.linkDb = 0;
+    // As replicationAttachToNewMaster: our own replicas held the old dataset and history, and
+    // the new backlog cannot continue them: they reconnect and sync in full from the new one.
+    this.primary.disconnectReplicas();
     this.primary.useBacklog(createBacklog(instance));
     // The AOF held the old dataset: it starts over from the loaded one.
     if (instance.persistence !== null && !instance.persistence.rewriting) instance.persistence.rewriteNow();

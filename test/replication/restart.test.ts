@@ -251,6 +251,45 @@ describe('a chain whose primary restarted with a new replication id', () => {
   });
 });
 
+describe('a chain whose primary restarted without its data', () => {
+  const stops: Array<() => Promise<void>> = [];
+  const clients: Redis[] = [];
+  after(async () => {
+    for (const c of clients) c.disconnect();
+    for (const stop of stops.reverse()) await stop();
+  });
+
+  test('the replica syncs in full and so do its own replicas: none keeps the old dataset', async () => {
+    const port = await freePort();
+    const args = [CLI_MAIN, 'server', '--port', String(port), '--repl-diskless-sync-delay', '0'];
+    let primaryServer = await spawnUntil(process.execPath, args, /ready on /);
+    const b = await startSluiceServer(['--repl-diskless-sync-delay', '0', '--replicaof', `127.0.0.1 ${port}`]);
+    stops.push(() => b.stop());
+    const c = await startSluiceServer(['--replicaof', `127.0.0.1 ${b.port}`]);
+    stops.push(() => c.stop());
+    const primary = new Redis(port, { lazyConnect: true, retryStrategy: () => 50 });
+    const replica = new Redis(b.port, { lazyConnect: true });
+    const sub = new Redis(c.port, { lazyConnect: true });
+    clients.push(primary, replica, sub);
+    await primary.set('old', '1');
+    await caughtUp(primary, replica);
+    await caughtUp(replica, sub);
+    // A new history with none of the old data: b's PSYNC is refused, it syncs in full.
+    await primaryServer.stop('SIGKILL');
+    primaryServer = await spawnUntil(process.execPath, args, /ready on /);
+    stops.push(() => primaryServer.stop());
+    await primary.set('new', '2');
+    await caughtUp(primary, replica);
+    // Read once b is attached: a primary's first replica starts its history.
+    const newId = field(await info(primary), 'master_replid');
+    await waitFor(async () => field(await info(sub), 'master_replid') === newId, 'the sub-replica to follow the new history');
+    await caughtUp(replica, sub);
+    assert.equal(field(await info(replica, 'stats'), 'sync_full'), '2', 'the sub-replica synced in full again');
+    assert.deepEqual(await sub.mget('old', 'new'), [null, '2']);
+    assert.equal(await sub.dbsize(), 1);
+  });
+});
+
 describe('a primary and a replica without a replication history save no replication AUX fields', () => {
   const dirs: string[] = [];
   after(() => {
