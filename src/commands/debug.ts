@@ -10,7 +10,7 @@ import { ScriptReply } from './lua/script-reply.js';
 import { datasetDigest, valueDigest } from './dataset-digest.js';
 import { debugObject } from './debug-object.js';
 import { Errors } from '../resp/errors.js';
-import { lower, text } from './args.js';
+import { lower, parseInt64, text } from './args.js';
 import { helpReply, subcommandSyntaxError } from './help.js';
 import type { DatasetControl } from './core/persistence.js';
 import { command, type CommandSpec, type Context } from './types.js';
@@ -32,6 +32,11 @@ const HELP = [
   '    Flush the AOF buffers on disk and reload the AOF in memory.',
   'OBJECT <key>',
   '    Show low level info about `key` and associated value.',
+  'POPULATE <count> [<prefix>] [<size>]',
+  '    Create <count> string keys named key:<num>. If <prefix> is specified then',
+  "    it is used instead of the 'key' prefix. These are not propagated to",
+  '    replicas. Cluster slots are not respected so keys not belonging to the',
+  '    current node can be created in cluster mode.',
   'RELOAD [option ...]',
   '    Save the RDB on disk and reload it back to memory. Valid <option> values:',
   '    * MERGE: conflicting keys will be loaded from RDB.',
@@ -88,6 +93,46 @@ function loadAof(ctx: Context): Promise<Reply> {
   });
 }
 
+/** getPositiveLongFromObjectOrReply without a message: one error for a text and for a negative. */
+function positiveLong(arg: Buffer): number {
+  const v = parseInt64(arg);
+  if (v === undefined || v < 0n) fail(Errors.notPositive);
+  return Number(v);
+}
+
+/** Keys DEBUG POPULATE makes at most: dictTryExpand refuses a table past memory (Redis answers OOM). */
+const MOST_POPULATED = 1 << 30;
+
+/**
+ * DEBUG POPULATE count [prefix] [size]: keys `prefix:0` ... (`key:` by default, cut at 127
+ * bytes as debug.c's buffer does) holding `value:N`, cut or zero-padded to `size`; a key that
+ * exists is left alone. As in Redis nothing is propagated (dbAdd does not count as a change):
+ * the replication tests populate a replica's dataset on their own.
+ */
+function populate(ctx: Context, argv: Buffer[]): Reply {
+  const count = positiveLong(argv[2]!);
+  const size = argv.length === 5 ? positiveLong(argv[4]!) : 0;
+  if (count > MOST_POPULATED) fail(Errors.debugPopulateOom);
+  let prefix = argv.length >= 4 ? argv[3]!.toString('latin1') : 'key';
+  // %s stops at a NUL byte.
+  const nul = prefix.indexOf('\0');
+  if (nul >= 0) prefix = prefix.slice(0, nul);
+  const db = ctx.db;
+  for (let j = 0; j < count; j++) {
+    const key = `${prefix}:${j}`.slice(0, 127);
+    if (db.get(key) !== undefined) continue;
+    const text = Buffer.from(`value:${j}`, 'latin1');
+    let value = text;
+    if (size > 0) {
+      value = Buffer.alloc(size);
+      text.copy(value, 0, 0, Math.min(size, text.length));
+    }
+    db.set(key, value);
+    ctx.instance.keyspace.signalModified(db.index, key);
+  }
+  return OK;
+}
+
 const sleeper = new Int32Array(new SharedArrayBuffer(4));
 
 /** DEBUG SLEEP freezes the whole server, as in Redis (its tests use it to stall a primary or replica). */
@@ -124,6 +169,7 @@ function debug(ctx: Context, argv: Buffer[]): Reply | Promise<Reply> {
     return OK;
   }
   if (sub === 'object' && argc === 3) return debugObject(ctx, argv[2]!);
+  if (sub === 'populate' && argc >= 3 && argc <= 5) return populate(ctx, argv);
   if (sub === 'digest' && argc === 2) return new SimpleString(datasetDigest(ctx.instance));
   if (sub === 'digest-value' && argc >= 2) return argv.slice(2).map((k) => new SimpleString(valueDigest(ctx.db, keyOf(k))));
   if (sub === 'error' && argc === 3) return new ErrorReply(text(argv[2]!).replace(/[\r\n]/g, ' '));

@@ -285,6 +285,7 @@ export const Errors = {
   debugNotAllowed:
     'ERR DEBUG command not allowed. If the enable-debug-command option is set to "local", you can run it from a ' +
     'local connection, otherwise you need to set this option in the configuration file, and then restart the server.',
+  debugPopulateOom: 'ERR OOM in dictTryExpand',
   debugNoPersistence: 'ERR DEBUG RELOAD and LOADAOF need a sluice server (this instance has no persistence layer)',
   debugReloadOptions: 'ERR DEBUG RELOAD only supports the MERGE, NOFLUSH and NOSAVE options.',
   debugLoadaofInMulti: 'ERR DEBUG LOADAOF cannot run inside MULTI in sluice',

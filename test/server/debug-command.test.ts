@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import { foreignHost } from './foreign-host.js';
 import { startRedisProcess, startSluiceProcess, stopAll } from './processes.js';
-import { RespClient, array, error, simple, type Wire } from './resp-client.js';
+import { RespClient, array, bulk, error, int, simple, type Wire } from './resp-client.js';
 
 after(async () => {
   await stopAll();
@@ -105,6 +105,30 @@ test('with enable-debug-command yes: the subcommands reply as Redis', async () =
         },
       ],
     });
+  });
+});
+
+test('DEBUG POPULATE: keys and values as Redis makes them, existing keys left alone, nothing propagated, its errors', async () => {
+  await bothWith(['--enable-debug-command', 'yes'], async (c, name) => {
+    await c.call('SET', 'key:1', 'mine');
+    assert.deepEqual(await c.call('DEBUG', 'POPULATE', '3'), simple('OK'), name);
+    assert.deepEqual(await c.call('MGET', 'key:0', 'key:1', 'key:2', 'key:3'), array(['value:0', 'mine', 'value:2', null].map(bulk)), name);
+    // A size cuts the value or pads it with zero bytes.
+    assert.deepEqual(await c.call('DEBUG', 'populate', '2', 'p', '3'), simple('OK'));
+    assert.deepEqual(await c.call('DEBUG', 'POPULATE', '1', 'z', '9'), simple('OK'));
+    assert.deepEqual(await c.call('MGET', 'p:0', 'p:1', 'z:0'), array(['val', 'val', 'value:0\0\0'].map(bulk)), name);
+    assert.deepEqual(await c.call('DEBUG', 'POPULATE', '0'), simple('OK'));
+    assert.deepEqual(await c.call('DBSIZE'), int(6));
+    // Not a change: no dirty count for a save, nothing in the AOF or to replicas.
+    const dirty = /rdb_changes_since_last_save:(\d+)/.exec(String((await c.call('INFO', 'persistence') as { v: string }).v))![1];
+    assert.equal(dirty, '1', name);
+    for (const bad of [['-1'], ['x'], ['1.5'], ['1', 'k', '-3']]) {
+      assert.deepEqual(await c.call('DEBUG', 'POPULATE', ...bad), error('ERR value is out of range, must be positive'), `${name}: ${bad.join(' ')}`);
+    }
+    assert.deepEqual(
+      await c.call('DEBUG', 'POPULATE', '1', 'a', '1', 'extra'),
+      error("ERR unknown subcommand or wrong number of arguments for 'POPULATE'. Try DEBUG HELP."),
+    );
   });
 });
 
