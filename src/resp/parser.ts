@@ -189,6 +189,7 @@ export class RequestParser {
       }
       input.consume(cr + 2);
       this.args.reset();
+      this.args.fromResp = true;
       if (count <= 0) return true;
       this.multibulkLen = count;
     }

@@ -87,6 +87,12 @@ export class RequestArgs {
   private heldCount = 0;
   /** The request as Buffers, once toArgv() built it. */
   private argv: Buffer[] | null = null;
+  /**
+   * Set by the parser for a multibulk request it read: the arena then holds each argument's
+   * `$<len>` header before it, as the parser found it (wire()). Arguments pushed otherwise (an
+   * embedded call's, written back to back) have no headers around them.
+   */
+  fromResp = false;
 
   constructor(argv?: Buffer[]) {
     this.held = argv ?? [];
@@ -119,7 +125,7 @@ export class RequestArgs {
       // CRLF, "$", the digits, CRLF.
       canonical = starts[i] === ends[i - 1]! + 5 + decimalDigits(ends[i]! - starts[i]!);
     }
-    if (canonical) return new QueuedRequest(n, this.buf, starts[0]!, ends[0]!, null, null);
+    if (canonical) return new QueuedRequest(n, this.buf, starts[0]!, ends[0]!, null, null, this.fromResp);
     const ranges = new Array<number>(2 * n);
     for (let i = 0; i < n; i++) {
       ranges[2 * i] = starts[i]!;
@@ -136,7 +142,7 @@ export class RequestArgs {
    */
   wire(): { buf: Buffer; start: number } | null {
     const n = this.length;
-    if (this.heldCount > 0 || n === 0) return null;
+    if (!this.fromResp || this.heldCount > 0 || n === 0) return null;
     const starts = this.starts;
     const ends = this.ends;
     let first = 0;
@@ -201,6 +207,7 @@ export class RequestArgs {
     this.buf = kept.buf;
     this.held.length = 0;
     this.length = n;
+    this.fromResp = kept.fromResp;
     return this;
   }
 
@@ -211,6 +218,7 @@ export class RequestArgs {
     this.length = 0;
     this.heldCount = 0;
     this.argv = null;
+    this.fromResp = false;
   }
 
   /** Forgets the arena and held Buffers, so an idle connection pins no memory. */
@@ -359,6 +367,8 @@ export class QueuedRequest {
     readonly ranges: number[] | null,
     /** The request as Buffers (an argv queued by execute()): buf and the offsets unused. */
     readonly argv: Buffer[] | null,
+    /** Read by the parser from RESP (RequestArgs.fromResp): its headers are in `buf`. */
+    readonly fromResp = false,
   ) {}
 
   /** An argv as a queued request (a command queued by execute()). */

@@ -104,6 +104,14 @@ test('a request not in RESP\'s own form is logged from its arguments', () => {
   const item = WireCommand.of(0, inline);
   assert.equal(item instanceof WireCommand, false);
   assert.deepEqual(item.argv.map(String), ['SET', 'k', 'v']);
+  // Bytes that look like RESP around an argument not read by the parser (an embedded call's
+  // arena holds whatever earlier calls wrote there): not taken for a header.
+  const arena = Buffer.from('$8\r\nFLUSHALL\r\n');
+  const pushed = new RequestArgs();
+  pushed.push(arena, 4, 12);
+  const byHand = WireCommand.of(0, pushed);
+  assert.equal(byHand instanceof WireCommand, false);
+  assert.deepEqual(byHand.argv.map(String), ['FLUSHALL']);
   const argv = [Buffer.from('SET'), Buffer.from('k'), Buffer.from('v')];
   const fromArgv = WireCommand.of(0, RequestArgs.of(argv), 2, new StreamIdReply(1, 2));
   assert.equal(fromArgv instanceof WireCommand, false);
