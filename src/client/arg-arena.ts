@@ -4,6 +4,7 @@
 // to the garbage collector and a new one started), so what a command keeps of its arguments
 // (a MULTI queue's offsets, an AOF batch's bytes, a blocked command's Buffers) stays valid.
 import { Buffer } from 'node:buffer';
+import { Encoder } from '../resp/encoder.js';
 import { RequestArgs } from '../resp/request-args.js';
 import type { Arg } from './connection.js';
 
@@ -27,19 +28,12 @@ function room(n: number): void {
 
 /** Writes a safe integer's digits at `used` (room made). */
 function writeInteger(n: number): void {
-  const buf = arena;
   let p = used;
   if (n < 0) {
-    buf[p++] = 45;
+    arena[p++] = 45;
     n = -n;
   }
-  let digits = 1;
-  for (let t = n; t >= 10; t = Math.floor(t / 10)) digits++;
-  for (let i = p + digits - 1; i >= p; i--) {
-    buf[i] = 48 + (n % 10);
-    n = Math.floor(n / 10);
-  }
-  used = p + digits;
+  used = Encoder.decimal(arena, p, n, Encoder.digitCount(n));
 }
 
 /** Writes a text's UTF-8 bytes at `used` (room made for 3 bytes per UTF-16 unit). */

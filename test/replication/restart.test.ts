@@ -28,6 +28,17 @@ const auxOf = (rdb: Buffer, name: string): string | undefined => {
   return undefined;
 };
 
+/** What a describe block starts (directories, processes, clients), cleaned up after it. */
+function cleanedUpAfter(): { dirs: string[]; stops: Array<() => Promise<void>>; clients: Redis[] } {
+  const held = { dirs: [] as string[], stops: [] as Array<() => Promise<void>>, clients: [] as Redis[] };
+  after(async () => {
+    for (const c of held.clients) c.disconnect();
+    for (const stop of held.stops.reverse()) await stop();
+    for (const d of held.dirs) rmSync(d, { recursive: true, force: true });
+  });
+  return held;
+}
+
 const primaries: Array<{ name: string; available: boolean; start: (dir: string) => Promise<SluiceServer | RedisServer> }> = [
   { name: 'sluice server', available: true, start: () => startSluiceServer(['--repl-diskless-sync-delay', '0']) },
   {
@@ -39,14 +50,7 @@ const primaries: Array<{ name: string; available: boolean; start: (dir: string) 
 
 for (const kind of primaries) {
   describe(`a sluice replica of ${kind.name} restarted`, { skip: !kind.available && 'redis-server is not installed' }, () => {
-    const dirs: string[] = [];
-    const stops: Array<() => Promise<void>> = [];
-    const clients: Redis[] = [];
-    after(async () => {
-      for (const c of clients) c.disconnect();
-      for (const stop of stops.reverse()) await stop();
-      for (const d of dirs) rmSync(d, { recursive: true, force: true });
-    });
+    const { dirs, stops, clients } = cleanedUpAfter();
     const tmp = (): string => {
       const d = mkdtempSync(join(tmpdir(), 'sluice-repl-restart-'));
       dirs.push(d);
@@ -111,57 +115,13 @@ for (const kind of primaries) {
 }
 
 describe('a sluice primary restarted with its dump.rdb', { skip: !installed('redis-server') && 'redis-server is not installed' }, () => {
-  const dirs: string[] = [];
-  const stops: Array<() => Promise<void>> = [];
-  const clients: Redis[] = [];
-  after(async () => {
-    for (const c of clients) c.disconnect();
-    for (const stop of stops.reverse()) await stop();
-    for (const d of dirs) rmSync(d, { recursive: true, force: true });
-  });
+  const { dirs, stops, clients } = cleanedUpAfter();
 
-  test('keeps its old history as replid2: its redis-server replica continues with a partial resync', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'sluice-repl-restart-'));
-    const replicaDir = mkdtempSync(join(tmpdir(), 'sluice-repl-restart-'));
-    dirs.push(dir, replicaDir);
-    const port = await freePort();
-    const args = [CLI_MAIN, 'server', '--port', String(port), '--dir', dir, '--appendonly', 'no', '--repl-diskless-sync-delay', '0'];
-    let primaryServer = await spawnUntil(process.execPath, args, /ready on /);
-    const redis = await startRedisServer(['--dir', replicaDir, '--replicaof', '127.0.0.1', String(port)]);
-    stops.push(() => stopChild(redis.child));
-    const primary = new Redis(port, { lazyConnect: true, retryStrategy: () => 50 });
-    const replica = new Redis(redis.port, { lazyConnect: true });
-    clients.push(primary, replica);
-    await primary.set('before', '1');
-    await caughtUp(primary, replica);
-    const oldId = field(await info(primary), 'master_replid');
-    await primary.config('SET', 'save', '3600 1');
-    await primaryServer.stop('SIGTERM');
-    primaryServer = await spawnUntil(process.execPath, args, /ready on /);
-    stops.push(() => primaryServer.stop());
-    await primary.set('after', '2');
-    await caughtUp(primary, replica);
-    const r = await info(primary);
-    assert.equal(field(r, 'master_replid2'), oldId);
-    const stats = await info(primary, 'stats');
-    assert.equal(field(stats, 'sync_partial_ok'), '1');
-    assert.equal(field(stats, 'sync_full'), '0');
-    assert.deepEqual(await replica.mget('before', 'after'), ['1', '2']);
-  });
-});
-
-describe('a sluice primary restarted after keys in its dump.rdb expired', { skip: !installed('redis-server') && 'redis-server is not installed' }, () => {
-  const dirs: string[] = [];
-  const stops: Array<() => Promise<void>> = [];
-  const clients: Redis[] = [];
-  after(async () => {
-    for (const c of clients) c.disconnect();
-    for (const stop of stops.reverse()) await stop();
-    for (const d of dirs) rmSync(d, { recursive: true, force: true });
-  });
-
-  /** A sluice primary with a redis-server replica, `expiring` keys set to expire while it is down, restarted. */
-  async function restartAfterExpiry(expiring: number, extra: string[]): Promise<{ primary: Redis; replica: Redis; fileOffset: number }> {
+  /**
+   * A sluice primary with a redis-server replica, `kept` written and `expiring` keys set to
+   * expire while it is down (`extra`: more flags), stopped with SIGTERM (which saves) and started again.
+   */
+  async function restartAfterExpiry(expiring: number, extra: string[]): Promise<{ primary: Redis; replica: Redis; fileOffset: number; oldId: string }> {
     const dir = mkdtempSync(join(tmpdir(), 'sluice-repl-restart-'));
     const replicaDir = mkdtempSync(join(tmpdir(), 'sluice-repl-restart-'));
     dirs.push(dir, replicaDir);
@@ -178,14 +138,27 @@ describe('a sluice primary restarted after keys in its dump.rdb expired', { skip
     for (let i = 0; i < expiring; i++) batch.set(`gone:${i}`, 'x', 'PX', 800);
     await batch.exec();
     const fileOffset = await caughtUp(primary, replica);
+    const oldId = field(await info(primary), 'master_replid')!;
     await primary.config('SET', 'save', '3600 1');
     await primaryServer.stop('SIGTERM');
-    await new Promise((r) => setTimeout(r, 1000));
+    if (expiring > 0) await new Promise((r) => setTimeout(r, 1000));
     primaryServer = await spawnUntil(process.execPath, args, /ready on /);
     stops.push(() => primaryServer.stop());
     await caughtUp(primary, replica);
-    return { primary, replica, fileOffset };
+    return { primary, replica, fileOffset, oldId };
   }
+
+  test('keeps its old history as replid2: its redis-server replica continues with a partial resync', async () => {
+    const { primary, replica, oldId } = await restartAfterExpiry(0, []);
+    await primary.set('after', '2');
+    await caughtUp(primary, replica);
+    const r = await info(primary);
+    assert.equal(field(r, 'master_replid2'), oldId);
+    const stats = await info(primary, 'stats');
+    assert.equal(field(stats, 'sync_partial_ok'), '1');
+    assert.equal(field(stats, 'sync_full'), '0');
+    assert.deepEqual(await replica.mget('kept', 'after'), ['1', '2']);
+  });
 
   test('its replica continues with a partial resync and gets the expired keys as DELs', async () => {
     const { primary, replica, fileOffset } = await restartAfterExpiry(20, []);
@@ -208,85 +181,63 @@ describe('a sluice primary restarted after keys in its dump.rdb expired', { skip
   });
 });
 
-describe('a chain whose primary restarted with a new replication id', () => {
-  const dirs: string[] = [];
-  const stops: Array<() => Promise<void>> = [];
-  const clients: Redis[] = [];
-  after(async () => {
-    for (const c of clients) c.disconnect();
-    for (const stop of stops.reverse()) await stop();
-    for (const d of dirs) rmSync(d, { recursive: true, force: true });
-  });
+describe('a chain a -> b -> c whose primary a restarts', () => {
+  const { dirs, stops, clients } = cleanedUpAfter();
 
-  test('the replica told the new id by +CONTINUE drops its own replicas, which continue under it', async () => {
+  /** a (restartable, `aArgs` more flags), b replica of a, c replica of b; `old` written and replicated down the chain. */
+  async function chain(aArgs: string[]): Promise<{ restartA: (signal: NodeJS.Signals) => Promise<void>; a: Redis; b: Redis; c: Redis }> {
+    const port = await freePort();
+    const args = [CLI_MAIN, 'server', '--port', String(port), '--repl-diskless-sync-delay', '0', ...aArgs];
+    let primaryServer = await spawnUntil(process.execPath, args, /ready on /);
+    stops.push(() => primaryServer.stop());
+    const bServer = await startSluiceServer(['--repl-diskless-sync-delay', '0', '--replicaof', `127.0.0.1 ${port}`]);
+    stops.push(() => bServer.stop());
+    const cServer = await startSluiceServer(['--replicaof', `127.0.0.1 ${bServer.port}`]);
+    stops.push(() => cServer.stop());
+    const a = new Redis(port, { lazyConnect: true, retryStrategy: () => 50 });
+    const b = new Redis(bServer.port, { lazyConnect: true });
+    const c = new Redis(cServer.port, { lazyConnect: true });
+    clients.push(a, b, c);
+    await a.set('old', '1');
+    await caughtUp(a, b);
+    await caughtUp(b, c);
+    const restartA = async (signal: NodeJS.Signals): Promise<void> => {
+      await primaryServer.stop(signal);
+      primaryServer = await spawnUntil(process.execPath, args, /ready on /);
+    };
+    return { restartA, a, b, c };
+  }
+
+  test('from its dump.rdb: b, told the new id by +CONTINUE, drops c, which continues under it', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'sluice-repl-restart-'));
     dirs.push(dir);
-    const port = await freePort();
-    const args = [CLI_MAIN, 'server', '--port', String(port), '--dir', dir, '--appendonly', 'no', '--repl-diskless-sync-delay', '0'];
-    let primaryServer = await spawnUntil(process.execPath, args, /ready on /);
-    const b = await startSluiceServer(['--repl-diskless-sync-delay', '0', '--replicaof', `127.0.0.1 ${port}`]);
-    stops.push(() => b.stop());
-    const c = await startSluiceServer(['--replicaof', `127.0.0.1 ${b.port}`]);
-    stops.push(() => c.stop());
-    const primary = new Redis(port, { lazyConnect: true, retryStrategy: () => 50 });
-    const replica = new Redis(b.port, { lazyConnect: true });
-    const sub = new Redis(c.port, { lazyConnect: true });
-    clients.push(primary, replica, sub);
-    await primary.set('before', '1');
-    await caughtUp(primary, replica);
-    await caughtUp(replica, sub);
-    await primary.config('SET', 'save', '3600 1');
-    await primaryServer.stop('SIGTERM');
-    primaryServer = await spawnUntil(process.execPath, args, /ready on /);
-    stops.push(() => primaryServer.stop());
-    await primary.set('after', '2');
-    const newId = field(await info(primary), 'master_replid');
-    await caughtUp(primary, replica);
-    // The sub-replica learns the new id only by reconnecting: it continues from b's backlog.
-    await waitFor(async () => field(await info(sub), 'master_replid') === newId, 'the sub-replica to take the new replication id');
-    await caughtUp(replica, sub);
-    assert.equal(field(await info(replica, 'stats'), 'sync_partial_ok'), '1', 'the sub-replica continued with a partial resync');
-    assert.equal(field(await info(replica, 'stats'), 'sync_full'), '1', 'its first sync only');
-    assert.equal(await sub.get('after'), '2');
-  });
-});
-
-describe('a chain whose primary restarted without its data', () => {
-  const stops: Array<() => Promise<void>> = [];
-  const clients: Redis[] = [];
-  after(async () => {
-    for (const c of clients) c.disconnect();
-    for (const stop of stops.reverse()) await stop();
+    const { restartA, a, b, c } = await chain(['--dir', dir, '--appendonly', 'no']);
+    await a.config('SET', 'save', '3600 1');
+    await restartA('SIGTERM');
+    await a.set('after', '2');
+    const newId = field(await info(a), 'master_replid');
+    await caughtUp(a, b);
+    // c learns the new id only by reconnecting: it continues from b's backlog.
+    await waitFor(async () => field(await info(c), 'master_replid') === newId, 'c to take the new replication id');
+    await caughtUp(b, c);
+    assert.equal(field(await info(b, 'stats'), 'sync_partial_ok'), '1', 'c continued with a partial resync');
+    assert.equal(field(await info(b, 'stats'), 'sync_full'), '1', 'its first sync only');
+    assert.equal(await c.get('after'), '2');
   });
 
-  test('the replica syncs in full and so do its own replicas: none keeps the old dataset', async () => {
-    const port = await freePort();
-    const args = [CLI_MAIN, 'server', '--port', String(port), '--repl-diskless-sync-delay', '0'];
-    let primaryServer = await spawnUntil(process.execPath, args, /ready on /);
-    const b = await startSluiceServer(['--repl-diskless-sync-delay', '0', '--replicaof', `127.0.0.1 ${port}`]);
-    stops.push(() => b.stop());
-    const c = await startSluiceServer(['--replicaof', `127.0.0.1 ${b.port}`]);
-    stops.push(() => c.stop());
-    const primary = new Redis(port, { lazyConnect: true, retryStrategy: () => 50 });
-    const replica = new Redis(b.port, { lazyConnect: true });
-    const sub = new Redis(c.port, { lazyConnect: true });
-    clients.push(primary, replica, sub);
-    await primary.set('old', '1');
-    await caughtUp(primary, replica);
-    await caughtUp(replica, sub);
+  test('without its data: b syncs in full and so does c, neither keeps the old dataset', async () => {
+    const { restartA, a, b, c } = await chain([]);
     // A new history with none of the old data: b's PSYNC is refused, it syncs in full.
-    await primaryServer.stop('SIGKILL');
-    primaryServer = await spawnUntil(process.execPath, args, /ready on /);
-    stops.push(() => primaryServer.stop());
-    await primary.set('new', '2');
-    await caughtUp(primary, replica);
+    await restartA('SIGKILL');
+    await a.set('new', '2');
+    await caughtUp(a, b);
     // Read once b is attached: a primary's first replica starts its history.
-    const newId = field(await info(primary), 'master_replid');
-    await waitFor(async () => field(await info(sub), 'master_replid') === newId, 'the sub-replica to follow the new history');
-    await caughtUp(replica, sub);
-    assert.equal(field(await info(replica, 'stats'), 'sync_full'), '2', 'the sub-replica synced in full again');
-    assert.deepEqual(await sub.mget('old', 'new'), [null, '2']);
-    assert.equal(await sub.dbsize(), 1);
+    const newId = field(await info(a), 'master_replid');
+    await waitFor(async () => field(await info(c), 'master_replid') === newId, 'c to follow the new history');
+    await caughtUp(b, c);
+    assert.equal(field(await info(b, 'stats'), 'sync_full'), '2', 'c synced in full again');
+    assert.deepEqual(await c.mget('old', 'new'), [null, '2']);
+    assert.equal(await c.dbsize(), 1);
   });
 });
 
