@@ -164,6 +164,9 @@ export function rewriteConfigText(old: string, state: RewriteState): string {
       case 'dir':
         out.rewrite(name, `dir ${repr(value)}`, true);
         break;
+      case 'replicaof':
+        // Written from the link below (state.primary), as rewriteConfigReplicaOfOption.
+        break;
       case 'bind':
         out.rewrite(name, `bind ${value === '' ? '""' : value}`, value !== param.defaultValue);
         break;

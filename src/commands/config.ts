@@ -160,6 +160,11 @@ export const DEFAULT_PARAMS: ConfigParam[] = [
   { name: 'replica-read-only', alias: 'slave-read-only', defaultValue: 'yes', validate: yesNo, mutable: true },
   { name: 'replica-serve-stale-data', alias: 'slave-serve-stale-data', defaultValue: 'yes', validate: yesNo, mutable: true },
   { name: 'replica-priority', alias: 'slave-priority', defaultValue: '100', validate: intBetween(0, 2147483647), mutable: true },
+  // "host port" of the primary this instance follows, "" for none: CONFIG GET reads it (the
+  // replication code keeps it current); REPLICAOF changes it, CONFIG SET cannot (immutable).
+  { name: 'replicaof', alias: 'slaveof', defaultValue: '' },
+  // sluice never daemonizes (config-file.ts refuses `daemonize yes`); reported as Redis does.
+  { name: 'daemonize', defaultValue: 'no', validate: yesNo },
   { name: 'masterauth', defaultValue: '', mutable: true },
   { name: 'masteruser', defaultValue: '', mutable: true },
   {

@@ -275,6 +275,7 @@ export class ReplicaRole implements PrimaryLinkInfo {
     r.role = 'slave';
     r.linkUp = false;
     r.primaryLink = this;
+    this.instance.config.setRaw('replicaof', `${host} ${port}`);
     this.downSince = Date.now();
     this.instance.keyspace.expiryByPrimary = true;
     // Its own replicas resync from the history this instance is about to follow.
@@ -295,6 +296,7 @@ export class ReplicaRole implements PrimaryLinkInfo {
     r.role = 'master';
     r.linkUp = true;
     r.primaryLink = null;
+    this.instance.config.setRaw('replicaof', '');
     r.shiftId();
     this.instance.keyspace.expiryByPrimary = false;
     // Its replicas reconnect to learn the new id, and continue from the backlog (replid2); the

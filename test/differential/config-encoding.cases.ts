@@ -67,6 +67,19 @@ export const cases: DiffCase[] = [
     ],
   },
   {
+    name: 'CONFIG GET / SET of replicaof (alias slaveof) and daemonize: read, never set',
+    steps: [
+      ['CONFIG', 'GET', 'replicaof'],
+      ['CONFIG', 'GET', 'slaveof'],
+      ['CONFIG', 'GET', 'daemonize'],
+      { argv: ['CONFIG', 'GET', 'repl*of'], mask: sortedMap },
+      ['CONFIG', 'SET', 'replicaof', '127.0.0.1 1'],
+      ['CONFIG', 'SET', 'slaveof', 'no one'],
+      ['CONFIG', 'SET', 'daemonize', 'no'],
+      ['CONFIG', 'GET', 'replicaof'],
+    ],
+  },
+  {
     name: 'CONFIG GET: the encoding and log parameters, their defaults and ziplist aliases',
     steps: [
       ...PARAMS.flatMap(([name, , alias]) => [['CONFIG', 'GET', name], ...(alias === null ? [] : [['CONFIG', 'GET', alias]])]),
