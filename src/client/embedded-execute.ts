@@ -130,7 +130,7 @@ export async function executeTransaction(instance: Instance, client: ClientState
   for (const args of [['MULTI'], ...commands, ['EXEC']]) {
     if (instance.persistence !== null) reply = await executeRaw(instance, client, args);
     else {
-      const pending = instance.execute(client, toArgv(args));
+      const pending = execute(instance, client, args);
       reply = pending instanceof Promise ? await pending : pending;
     }
     if (reply instanceof ErrorReply) toValue(reply); // throws it as ReplyError
@@ -140,12 +140,11 @@ export async function executeTransaction(instance: Instance, client: ClientState
 
 /** Runs a command for `client` and resolves to its raw reply (errors are ErrorReply values, not thrown). */
 export async function executeRaw(instance: Instance, client: ClientState, args: Arg[]): Promise<Reply> {
-  const argv = toArgv(args);
   const dirty = instance.dirty;
-  const pending = instance.execute(client, argv);
+  const pending = execute(instance, client, args);
   // Whether the reply depends on the disk: the command changed data (a blocked write
   // changes it later, when served).
-  const logged = pending instanceof Promise ? instance.persistence !== null && isWriteCommand(instance, argv) : instance.dirty !== dirty;
+  const logged = pending instanceof Promise ? instance.persistence !== null && isWriteCommand(instance, toArgv(args)) : instance.dirty !== dirty;
   const reply = await pending;
   const barrier = instance.persistence?.barrier(true);
   if (barrier) {

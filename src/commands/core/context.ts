@@ -45,14 +45,15 @@ export class CommandContext implements Context {
   }
 
   propagate(argv: PropagatedArg[], replicationOnly = false): void {
-    const item: Propagated = replicationOnly ? { db: this.db.index, argv, replicationOnly } : { db: this.db.index, argv };
-    // A literal of one: an empty array's first push allocates room for 17.
-    if (this.explicit === null) this.explicit = [item];
-    else this.explicit.push(item);
+    this.addExplicit(replicationOnly ? { db: this.db.index, argv, replicationOnly } : { db: this.db.index, argv });
   }
 
   propagateRequest(args: RequestArgs, at = -1, id: StreamIdReply | null = null): void {
-    const item = WireCommand.of(this.db.index, args, at, id);
+    this.addExplicit(WireCommand.of(this.db.index, args, at, id));
+  }
+
+  private addExplicit(item: Propagated): void {
+    // A literal of one: an empty array's first push allocates room for 17.
     if (this.explicit === null) this.explicit = [item];
     else this.explicit.push(item);
   }
