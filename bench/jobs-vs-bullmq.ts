@@ -7,8 +7,9 @@
 // removeOnFail { count: 10000 }), which BullMQ is given. Prints jobs/s each and sluice/BullMQ.
 //
 // Then memory per retained completed job: N jobs added and completed with every record kept
-// (removeOnComplete: false on both), INFO used_memory before and after (sluice's after the
-// retention pass that trims the acknowledged entries, as in any longer run), over N; with
+// (removeOnComplete: false on both), INFO used_memory less the clients' buffers before and
+// after (sluice's after the retention pass that trims the acknowledged entries and moves the
+// records to the archive, jobs/archive.ts, as in any longer run), over N; with
 // MEMORY USAGE of the keys it is made of, and without the events streams (capped alike).
 // First line: sequential PINGs, the floor under any add awaited one at a time.
 //
@@ -84,13 +85,33 @@ async function sluiceWork(n: number, concurrency: number): Promise<number> {
 
 // --- memory --------------------------------------------------------------------------------------
 
+/**
+ * used_memory without the clients' buffers (mem_clients_normal): a connection's query buffer
+ * after a batch of adds can hold hundreds of KB until Redis's cron shrinks it, which is not
+ * memory the jobs take, and it moved the per-job figure by ~60 B between runs.
+ */
 async function usedMemory(conn: Connection): Promise<number> {
   const info = String(await conn.call('INFO', 'memory'));
-  return Number(/used_memory:(\d+)/.exec(info)![1]);
+  return Number(/used_memory:(\d+)/.exec(info)![1]) - Number(/mem_clients_normal:(\d+)/.exec(info)![1]);
 }
 
 async function memoryUsage(conn: Connection, key: string): Promise<number> {
   return Number((await conn.call('MEMORY', 'USAGE', key, 'SAMPLES', 0)) as Value);
+}
+
+/**
+ * Three seconds for Redis's cron: a keyspace that held 10,000 records a moment ago keeps its
+ * grown hash table until databasesCron shrinks it (~25 B a job here, gone a second later). Both
+ * sides wait alike.
+ */
+const settle = (): Promise<void> => new Promise((r) => setTimeout(r, 3000));
+
+/** MEMORY USAGE of the archive's index buckets (jobs/archive.ts), summed. */
+async function archiveIndexUsage(conn: Connection, stream: string): Promise<number> {
+  const buckets = Number((await conn.call('GET', `${stream}:archive:buckets`)) ?? 0);
+  let sum = 0;
+  for (let b = 0; b < buckets; b++) sum += await memoryUsage(conn, `${stream}:archive:${b}`);
+  return sum;
 }
 
 async function sluiceMemory(n: number): Promise<{ perJob: number; parts: Record<string, number> }> {
@@ -110,13 +131,16 @@ async function sluiceMemory(n: number): Promise<{ perJob: number; parts: Record<
   // Steady state: the retention pass after the last finishes trims the acknowledged entries
   // (with records kept, an entry is only a copy of its record's data).
   await untilAtMost(async () => Number(await admin.call('XLEN', stream)), 1);
+  await untilAtMost(async () => Number(await admin.call('ZCARD', `${stream}:completed`)), 0); // all archived
   await worker.close();
+  await settle();
   const after = await usedMemory(admin);
   const [ids] = [(await admin.call('ZRANGE', `${stream}:completed`, 0, 0)) as string[]];
   const parts = {
-    record: await memoryUsage(admin, `${stream}:job:${ids[0]}`),
+    'archive stream': (await memoryUsage(admin, `${stream}:archive`)) / (n + 1),
+    'archive index': (await archiveIndexUsage(admin, stream)) / (n + 1),
+    'records not archived yet': (ids.length === 0 ? 0 : await memoryUsage(admin, `${stream}:job:${ids[0]}`)) * Number(await admin.call('ZCARD', `${stream}:completed`)) / (n + 1),
     'stream entry': (await memoryUsage(admin, stream)) / (n + 1),
-    'completed zset': (await memoryUsage(admin, `${stream}:completed`)) / (n + 1),
     'events stream (capped)': (await memoryUsage(admin, `${stream}:events`)) / (n + 1),
   };
   await conn.close();
@@ -136,6 +160,7 @@ async function bullMemory(n: number): Promise<{ perJob: number; parts: Record<st
   for (let i = 0; i < n; i += 1000) await queue.addBulk(Array.from({ length: Math.min(1000, n - i) }, (_, k) => ({ name: 'job', data: payload(i + k) })));
   await until(() => done, n + 1);
   await worker.close();
+  await settle();
   const after = await usedMemory(admin);
   const [id] = (await admin.call('ZRANGE', `bull:${name}:completed`, 0, 0)) as string[];
   const parts = {
@@ -170,7 +195,7 @@ for (const [name, sluice, bull] of scenarios) {
 
 const sm = await sluiceMemory(N.memory);
 const bm = await bullMemory(N.memory);
-process.stdout.write(`\nmemory per retained completed job (${N.memory} jobs, used_memory delta / N):\n`);
+process.stdout.write(`\nmemory per retained completed job (${N.memory} jobs, used_memory less mem_clients_normal, delta / N):\n`);
 process.stdout.write(`  sluice ${Math.round(sm.perJob)} B, BullMQ ${Math.round(bm.perJob)} B: ratio ${(sm.perJob / bm.perJob).toFixed(2)}x\n`);
 // Both cap their events streams at 10,000: in a long run they weigh nothing per retained job.
 const noEvents = (m: { perJob: number; parts: Record<string, number> }): number => m.perJob - (m.parts['events stream (capped)'] ?? 0);

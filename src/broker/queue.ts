@@ -8,6 +8,7 @@ import { decodePrioritizedMember, prioritizedKey } from './jobs/priority.js';
 import { decodeDelayedMember, delayedKey } from './delayed.js';
 import { decodeJobOptions, type PerJobOptions } from './jobs/job-options.js';
 import { jobKeys } from './jobs/keys.js';
+import { newestArchived, readRecords } from './jobs/archive.js';
 import { JOB_STATES, type JobState, recordFromReply, RecordField } from './jobs/record.js';
 import { partitionStreams } from './partition.js';
 import { decodeResult, type QueueEventPayloads, QueueEvents } from './queue-events.js';
@@ -182,9 +183,18 @@ export class Queue<T = unknown, R = unknown> {
     if (!JOB_STATES.includes(state)) throw new RangeError(`state: one of ${JOB_STATES.join(', ')}`);
     const want = end < 0 ? Infinity : end + 1;
     const ids: string[] = [];
-    for (const stream of this.streams) ids.push(...(await this.idsIn(stream, state, want)));
+    const archived: Array<JobView<T, R>> = [];
+    for (const stream of this.streams) {
+      const inSet = await this.idsIn(stream, state, want);
+      ids.push(...inSet);
+      // Older completed jobs are in the archive (jobs/archive.ts), newer than none of the set's.
+      if (state === 'completed' && inSet.length < want) {
+        const count = Number.isFinite(want) ? want - inSet.length : Number(await this.conn.call('XLEN', jobKeys(stream).archive));
+        for (const a of await newestArchived(this.conn, jobKeys(stream), 0, count)) archived.push(new JobView(this.info(a.jobId, stream, a.record), this));
+      }
+    }
     const found = await this.records(ids);
-    const jobs = found.flatMap((hit, i) => (hit === null ? [] : [new JobView(this.info(ids[i]!, hit.stream, hit.record), this)])).filter((j) => j.state === state || (state === 'active' && j.state === 'active'));
+    const jobs = [...found.flatMap((hit, i) => (hit === null ? [] : [new JobView(this.info(ids[i]!, hit.stream, hit.record), this)])).filter((j) => j.state === state || (state === 'active' && j.state === 'active')), ...archived];
     if (this.streams.length > 1) jobs.sort(orderFor(state));
     return jobs.slice(start, end < 0 ? undefined : end + 1);
   }
@@ -198,9 +208,10 @@ export class Queue<T = unknown, R = unknown> {
     const counts: JobCounts = { delayed: 0, prioritized: 0, 'waiting-children': 0, waiting: 0, active: 0, retrying: 0, completed: 0, failed: 0 };
     for (const stream of this.streams) {
       const keys = jobKeys(stream);
-      const [delayed, completed, failed, prioritized, waitingChildren] = await this.conn.pipeline([
+      const [delayed, completed, archived, failed, prioritized, waitingChildren] = await this.conn.pipeline([
         ['ZCARD', delayedKey(stream)],
         ['ZCARD', keys.completed],
+        ['XLEN', keys.archive],
         ['ZCARD', keys.failed],
         ['ZCARD', prioritizedKey(stream)],
         ['ZCARD', keys.waitingChildren],
@@ -208,7 +219,7 @@ export class Queue<T = unknown, R = unknown> {
       counts['waiting-children'] += Number(waitingChildren);
       counts.delayed += Number(delayed);
       counts.prioritized += Number(prioritized);
-      counts.completed += Number(completed);
+      counts.completed += Number(completed) + Number(archived);
       counts.failed += Number(failed);
       const group = await this.group(stream);
       if (group === null) {
@@ -396,17 +407,14 @@ export class Queue<T = unknown, R = unknown> {
     return null;
   }
 
-  /** The records of these ids (each looked for in every partition), null where none. */
+  /** The records of these ids (each looked for in every partition, hash or archive), null where none. */
   private async records(ids: string[]): Promise<Array<{ stream: string; record: Record<string, string> } | null>> {
     if (ids.length === 0) return [];
-    const commands = ids.flatMap((id) => this.streams.map((s) => ['HGETALL', jobKeys(s).record(id)]));
-    const replies = await this.conn.pipeline(commands);
+    const found = await readRecords(this.conn, ids.flatMap((id) => this.streams.map((s) => ({ keys: jobKeys(s), id }))));
     return ids.map((_, i) => {
       for (let p = 0; p < this.streams.length; p++) {
-        const reply = replies[i * this.streams.length + p];
-        if (reply instanceof Error) throw reply;
-        const record = recordFromReply(reply as Value);
-        if (record !== null) return { stream: this.streams[p]!, record };
+        const record = found[i * this.streams.length + p];
+        if (record !== null && record !== undefined) return { stream: this.streams[p]!, record };
       }
       return null;
     });

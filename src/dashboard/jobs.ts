@@ -5,6 +5,7 @@
 // management link, if one was opened).
 import type { Connection, Value } from '../client/connection.js';
 import { jobKeys } from '../broker/jobs/keys.js';
+import { readRecords } from '../broker/jobs/archive.js';
 import { JOB_STATES, type JobState, RecordField } from '../broker/jobs/record.js';
 import { type FlowTree, readFlow } from '../broker/flows/tree.js';
 import { addressOf } from '../broker/flows/link.js';
@@ -188,7 +189,7 @@ async function detailOf(conn: Connection, queue: Queue, stream: string, id: stri
 async function flowOf(conn: Connection, stream: string, id: string): Promise<FlowTree | null> {
   let at = { stream, id };
   for (let depth = 0; depth < 32; depth++) {
-    const [parent] = (await conn.call('HMGET', jobKeys(at.stream).record(at.id), RecordField.parent)) as Array<string | null>;
+    const parent = (await readRecords(conn, [{ keys: jobKeys(at.stream), id: at.id }]))[0]?.[RecordField.parent];
     const up = parent === null || parent === undefined ? null : addressOf(String(parent));
     if (up === null) break;
     at = up;
@@ -209,10 +210,10 @@ export interface JobSearch {
 export async function searchJob(conn: Connection, id: string, maxStreams: number): Promise<JobSearch> {
   const listed = await listedStreams(conn, maxStreams);
   const names = [...listed.names, ...listed.jobsOnly];
-  const replies = names.length === 0 ? [] : await conn.pipeline(names.map((s) => ['HGET', jobKeys(s).record(id), RecordField.state]));
+  const records = await readRecords(conn, names.map((s) => ({ keys: jobKeys(s), id })));
   const matches = names.flatMap((stream, i) => {
-    const r = replies[i];
-    return r === null || r === undefined || r instanceof Error ? [] : [{ stream, state: String(r) }];
+    const r = records[i];
+    return r === null || r === undefined ? [] : [{ stream, state: r[RecordField.state] ?? 'waiting' }];
   });
   return { id, matches, searched: names.length };
 }

@@ -2,6 +2,7 @@
 // flow tree): each node's state, failure and children, read level by level (one pipeline each).
 import type { Connection, Value } from '../../client/connection.js';
 import { jobKeys } from '../jobs/keys.js';
+import { readRecords } from '../jobs/archive.js';
 import { type JobState, recordFromReply, RecordField } from '../jobs/record.js';
 import { addressOf, type JobAddress } from './link.js';
 
@@ -34,10 +35,9 @@ export async function readFlow(conn: Connection, root: JobAddress): Promise<Flow
 
 async function readLevel(conn: Connection, nodes: JobAddress[]): Promise<FlowTree[]> {
   if (nodes.length === 0) return [];
-  const replies = await conn.pipeline(nodes.map((n) => ['HGETALL', jobKeys(n.stream).record(n.id)]));
+  const records = await readRecords(conn, nodes.map((n) => ({ keys: jobKeys(n.stream), id: n.id })));
   return nodes.map((n, i) => {
-    const reply = replies[i];
-    const r = reply instanceof Error ? null : recordFromReply(reply as Value);
+    const r = records[i]!;
     if (r === null) return { stream: n.stream, id: n.id, state: 'missing', failedReason: undefined, parent: undefined, children: [] };
     let children: FlowTree[] = [];
     try {

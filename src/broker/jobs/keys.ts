@@ -12,6 +12,9 @@
 //   PREFIX:job:ID:processed     hash: its children's return values (codec text), by child
 //   PREFIX:job:ID:ignored       hash: its children's failures ignored (onFailure 'ignore')
 //   PREFIX:waiting-children     sorted set: parents waiting for children, by add time
+//   PREFIX:archive       stream: completed jobs' records, compacted (archive.ts), by finish time
+//   PREFIX:archive:N     hash: archive bucket N, job id → its archive entry (archive.ts)
+//   PREFIX:archive:buckets string: how many buckets the archive's index has
 import { slotPrefix } from '../partition.js';
 
 export interface JobKeys {
@@ -30,6 +33,12 @@ export interface JobKeys {
   /** A flow parent's children's failures that were ignored. */
   ignored(id: string): string;
   readonly waitingChildren: string;
+  /** Completed jobs' records, compacted into one stream (archive.ts). */
+  readonly archive: string;
+  /** Bucket n of the archive's index (job id → entry). */
+  archiveIndex(n: number): string;
+  /** How many buckets the archive's index has (set once, by the first compaction). */
+  readonly archiveBuckets: string;
   /** The prefix every one of these keys starts with (`{orders}`), for obliterate's SCAN. */
   readonly prefix: string;
 }
@@ -52,6 +61,9 @@ export function jobKeys(stream: string): JobKeys {
       processed: (id) => `${prefix}:job:${id}:processed`,
       ignored: (id) => `${prefix}:job:${id}:ignored`,
       waitingChildren: `${prefix}:waiting-children`,
+      archive: `${prefix}:archive`,
+      archiveIndex: (n) => `${prefix}:archive:${n}`,
+      archiveBuckets: `${prefix}:archive:buckets`,
       prefix,
     };
     if (cache.size > 10_000) cache.clear();

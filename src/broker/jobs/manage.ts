@@ -31,6 +31,7 @@ import { pairsToObject } from '../replies.js';
 import { schedulesKey } from '../schedules.js';
 import { execWatched } from '../watched-multi.js';
 import { eventCommand } from './events.js';
+import { archivedEntries, archivedRecords, deleteArchivedCommands, oldestArchived } from './archive.js';
 import { decodeJobOptions } from './job-options.js';
 import { jobKeys, type JobKeys } from './keys.js';
 import { type JobState, recordFromReply, RecordField } from './record.js';
@@ -98,7 +99,10 @@ export class JobManager {
     return this.rounds(async (link) => {
       await link.call('WATCH', this.keys.record(jobId), moverGuardKey(this.stream));
       const record = recordFromReply((await link.call('HGETALL', this.keys.record(jobId))) as Value);
-      if (record === null) return false;
+      if (record === null) {
+        const archived = await this.archived(link, [jobId]);
+        return archived.length === 0 ? false : (await this.removeArchived(link, archived)) === null ? null : true;
+      }
       const state = record[RecordField.state] as JobState;
       const found = { jobId, record };
       if (state === 'active' || state === 'retrying') throw new JobActiveError(jobId);
@@ -180,7 +184,7 @@ export class JobManager {
     return this.rounds(async (link) => {
       await link.call('WATCH', this.keys.record(jobId));
       const record = recordFromReply((await link.call('HGETALL', this.keys.record(jobId))) as Value);
-      const state = (record?.[RecordField.state] ?? null) as JobState | null;
+      const state = (record?.[RecordField.state] ?? (await this.archivedState(link, jobId))) as JobState | null;
       if (record === null || state !== 'failed') throw new JobStateError(jobId, state, 'failed (to retry)');
       const fields: Arg[] = [Fields.payload, record[RecordField.data] ?? '', Fields.contentType, this.codec.contentType];
       if (record[RecordField.key] !== undefined) fields.push(Fields.key, record[RecordField.key]);
@@ -215,14 +219,21 @@ export class JobManager {
       const batch = Math.min(SCAN_COUNT, max - out.length);
       const ids = await this.rounds(async (link) => {
         if (state === 'completed' || state === 'failed') {
+          // The archive holds the oldest completed jobs (archive.ts): those first.
+          const old = state === 'completed' ? await oldestArchived(link, this.keys, batch, before) : [];
+          const fromArchive = old.length === 0 ? [] : await this.removeArchived(link, old);
+          if (fromArchive === null) return null;
+          const left = batch - fromArchive.length;
+          if (left === 0) return fromArchive;
           const index = this.keys[state];
-          const ids = ((await link.call('ZRANGE', index, '-inf', before, 'BYSCORE', 'LIMIT', 0, batch)) as Value[]).map(String);
-          if (ids.length === 0) return [];
+          const ids = ((await link.call('ZRANGE', index, '-inf', before, 'BYSCORE', 'LIMIT', 0, left)) as Value[]).map(String);
+          if (ids.length === 0) return fromArchive;
           await link.call('WATCH', ...ids.map((id) => this.keys.record(id)));
           // read under WATCH: a job retried since the ZRANGE is not finished any more
           const records = (await this.recordsOf(link, ids)).filter((r) => r.record[RecordField.state] === undefined || r.record[RecordField.state] === state);
-          if (records.length === 0) return ids.length < batch ? [] : null;
-          return this.removeFinished(link, records, index);
+          if (records.length === 0) return ids.length < left ? fromArchive : fromArchive.length > 0 ? fromArchive : null;
+          const removed = await this.removeFinished(link, records, index);
+          return removed === null ? (fromArchive.length > 0 ? fromArchive : null) : [...fromArchive, ...removed];
         }
         if (state === 'delayed') {
           const picked = await this.delayedMembers(link, batch, (r) => Number(r[RecordField.added] ?? 0) <= before);
@@ -337,7 +348,7 @@ export class JobManager {
   private async delayedJob(link: BlockingConnection, jobId: string, wanted: string): Promise<{ record: Record<string, string>; member: string | null }> {
     await link.call('WATCH', this.keys.record(jobId), moverGuardKey(this.stream));
     const record = recordFromReply((await link.call('HGETALL', this.keys.record(jobId))) as Value);
-    const state = (record?.[RecordField.state] ?? null) as JobState | null;
+    const state = (record?.[RecordField.state] ?? (await this.archivedState(link, jobId))) as JobState | null;
     if (record === null || state !== 'delayed') throw new JobStateError(jobId, state, wanted);
     return { record, member: await this.memberOf(link, jobId, record) };
   }
@@ -446,6 +457,28 @@ export class JobManager {
       ['DEL', ...jobs.flatMap((j) => [this.keys.record(j.jobId), this.keys.logs(j.jobId)]), ...dedup],
       ['ZREM', index, ...jobs.map((j) => j.jobId)],
       ...jobs.flatMap((j) => this.event('removed', j.jobId, ['prev', prev])),
+    ];
+    return (await this.exec(link, commands)) === null ? null : jobs.map((j) => j.jobId);
+  }
+
+  /** 'completed' when the job is in the archive (archive.ts), else null: no record of it. */
+  private async archivedState(link: BlockingConnection, jobId: string): Promise<'completed' | null> {
+    return (await archivedEntries(link, this.keys, [jobId])).size > 0 ? 'completed' : null;
+  }
+
+  /** Archived completed jobs among these ids, with their records and entries. */
+  private async archived(link: BlockingConnection, ids: string[]): Promise<Array<Found & { entry: string }>> {
+    const entries = await archivedEntries(link, this.keys, ids);
+    const records = await archivedRecords(link, this.keys, [...entries.keys()]);
+    return [...records].map(([jobId, record]) => ({ jobId, record, entry: entries.get(jobId)! }));
+  }
+
+  private async removeArchived(link: BlockingConnection, jobs: Array<Found & { entry: string }>): Promise<string[] | null> {
+    const dedup = await this.heldDedup(link, jobs);
+    const commands: Arg[][] = [
+      ...(await deleteArchivedCommands(link, this.keys, jobs)),
+      ['DEL', ...jobs.map((j) => this.keys.logs(j.jobId)), ...dedup],
+      ...jobs.flatMap((j) => this.event('removed', j.jobId, ['prev', 'completed'])),
     ];
     return (await this.exec(link, commands)) === null ? null : jobs.map((j) => j.jobId);
   }

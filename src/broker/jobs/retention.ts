@@ -15,7 +15,9 @@
 // as well).
 import type { Connection, Value } from '../../client/connection.js';
 import { SafeTrimmer } from '../safe-trim.js';
+import { compact, deleteArchivedCommands, oldestArchived } from './archive.js';
 import type { JobKeys } from './keys.js';
+import { WatchLink } from './watch-link.js';
 import type { Keep, KeepJobs } from './job-options.js';
 
 export const DEFAULT_REMOVE_ON_COMPLETE: KeepJobs = { count: 1000 };
@@ -35,8 +37,12 @@ export class RetentionKeeper {
   private lastTrim = 0;
   /** A pass skipped the entries' trim (within the interval of the last): the next one does it. */
   private trimOwed = false;
+  /** A pass left completed records to compact (archive.ts): the next one goes on. */
+  private compactOwed = false;
   /** Per kind, the policy of the next pass (a job's own, or the worker's), or null: none due. */
   private due: { completed: Keep | null; failed: Keep | null } = { completed: null, failed: null };
+  /** The compaction's WATCH link (archive.ts), made on first use. */
+  private readonly watch: WatchLink;
 
   constructor(
     private readonly conn: Connection,
@@ -52,6 +58,7 @@ export class RetentionKeeper {
     // Records kept without a bound (removeOnComplete: false): they hold the finished jobs, and
     // an acknowledged entry is only a copy of a record's data, so every one no group still needs
     // is trimmed (maxLen 0); keepAcknowledged keeps them.
+    this.watch = new WatchLink(conn);
     this.entries = keepAcknowledged ? null : new SafeTrimmer(conn, { maxLen: byCount ?? (byAge === undefined ? 0 : undefined), minIdAgeMs: byAge, intervalMs });
   }
 
@@ -88,20 +95,22 @@ export class RetentionKeeper {
       .catch(this.onError)
       .finally(() => {
         this.running = null;
-        if (this.due.completed !== null || this.due.failed !== null || this.trimOwed) this.schedule();
+        if (this.due.completed !== null || this.due.failed !== null || this.trimOwed || this.compactOwed) this.schedule();
       });
   }
 
-  /** Stops the timer; a pass in progress ends on its own (settled()). */
+  /** Stops the timer; a pass in progress stops at its next step (settled()). */
   close(): void {
     this.closed = true;
     if (this.timer !== null) clearTimeout(this.timer);
     this.timer = null;
+    void this.watch.close();
   }
 
-  /** Resolves when the pass in progress (if any) has ended. */
+  /** Resolves when the pass in progress (if any) has ended, and the compaction's link is closed. */
   async settled(): Promise<void> {
     await this.running;
+    await this.watch.close();
   }
 
   /** Removes what is past the policies now. */
@@ -109,6 +118,15 @@ export class RetentionKeeper {
     const due = this.due;
     this.due = { completed: null, failed: null };
     if (due.completed !== null) await this.apply(this.keys.completed, due.completed);
+    // What is left of the completed set goes to the archive (archive.ts): a fraction of the
+    // memory. One batch a pass under a bound, so the pass stays short and the bound keeps up
+    // under load; a few without one. What is left is owed to the next pass (after the interval).
+    if (due.completed !== null || this.compactOwed) {
+      const steps = Number.isFinite(this.completed.count) || Number.isFinite(this.completed.ageMs) ? 1 : 4;
+      let more = true;
+      for (let i = 0; i < steps && more && !this.closed; i++) more = (await compact(this.conn, this.watch, this.keys, this.completed.count)).more;
+      this.compactOwed = more;
+    }
     if (due.failed !== null) await this.apply(this.keys.failed, due.failed);
     // The acknowledged entries in a pass too, at most once per interval (a trim reads up to
     // count entries); one owed is done by a pass after the interval, so a queue that went quiet
@@ -125,7 +143,14 @@ export class RetentionKeeper {
   }
 
   private async apply(index: string, keep: Keep): Promise<void> {
+    const archived = index === this.keys.completed;
     if (Number.isFinite(keep.ageMs)) {
+      // The archive holds the oldest completed jobs: first them, then the set.
+      while (archived) {
+        const old = await oldestArchived(this.conn, this.keys, BATCH, Date.now() - keep.ageMs);
+        await this.removeArchived(old);
+        if (old.length < BATCH) break;
+      }
       for (;;) {
         const old = (await this.conn.call('ZRANGE', index, '-inf', Date.now() - keep.ageMs, 'BYSCORE', 'LIMIT', 0, BATCH)) as Value[];
         await this.remove(index, old.map(String));
@@ -133,14 +158,28 @@ export class RetentionKeeper {
       }
     }
     if (Number.isFinite(keep.count)) {
+      while (archived) {
+        const [inSet, inArchive] = await this.conn.pipeline([['ZCARD', index], ['XLEN', this.keys.archive]]);
+        const excess = Math.min(Number(inSet) + Number(inArchive) - keep.count, Number(inArchive));
+        if (excess <= 0) break;
+        const old = await oldestArchived(this.conn, this.keys, Math.min(excess, BATCH));
+        await this.removeArchived(old);
+        if (old.length === 0) break;
+      }
       for (;;) {
-        const excess = Number(await this.conn.call('ZCARD', index)) - keep.count;
+        const excess = Number(await this.conn.call('ZCARD', index)) + (archived ? Number(await this.conn.call('XLEN', this.keys.archive)) : 0) - keep.count;
         if (excess <= 0) break;
         const old = (await this.conn.call('ZRANGE', index, 0, Math.min(excess, BATCH) - 1)) as Value[];
         await this.remove(index, old.map(String));
         if (excess <= BATCH) break;
       }
     }
+  }
+
+  private async removeArchived(jobs: Array<{ jobId: string; entry: string }>): Promise<void> {
+    if (jobs.length === 0) return;
+    const ids = jobs.map((j) => j.jobId);
+    await this.conn.multi([...(await deleteArchivedCommands(this.conn, this.keys, jobs)), ['DEL', ...ids.flatMap((id) => [this.keys.logs(id), this.keys.dependencies(id), this.keys.processed(id), this.keys.ignored(id)])]]);
   }
 
   private async remove(index: string, ids: string[]): Promise<void> {

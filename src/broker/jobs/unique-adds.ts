@@ -22,6 +22,7 @@ import { withScriptText } from '../idempotence.js';
 import { withJobAddText } from './add-script.js';
 import { execWatched } from '../watched-multi.js';
 import { ReplicationError } from '../producer.js';
+import { archivedEntries } from './archive.js';
 import { jobKeys } from './keys.js';
 import { RecordField } from './record.js';
 import type { WatchLink } from './watch-link.js';
@@ -68,6 +69,10 @@ async function attempt(link: BlockingConnection, stream: string, adds: UniqueAdd
   const watched = [...recordKeys, ...dedupKeys];
   const replies = await Promise.all([link.call('WATCH', ...watched), ...recordKeys.map((k) => link.call('EXISTS', k)), ...dedupKeys.map((k) => link.call('GET', k))]);
   const exists = new Map<string, boolean>(recordKeys.map((k, i) => [k, Number(replies[1 + i]) === 1]));
+  // A completed job's record may have moved to the archive (archive.ts): it exists all the same.
+  // (The move DELs the record, which the WATCH above sees.)
+  const unseen = [...new Set(adds.filter((a) => a.checkRecord && !exists.get(keys.record(a.jobId))).map((a) => a.jobId))];
+  for (const id of (await archivedEntries(link, keys, unseen)).keys()) exists.set(keys.record(id), true);
   const holder = new Map<string, string | null>(dedupKeys.map((k, i) => [k, replies[1 + recordKeys.length + i] === null ? null : String(replies[1 + recordKeys.length + i])]));
 
   // Debounce: the delayed members of the jobs holding an id, for those adds that replace.

@@ -783,6 +783,8 @@ export class StreamConsumer<T> {
     await Promise.all([...this.acks]);
     this.writes.flush();
     this.retention.close();
+    // A pass in progress writes on the caller's connection: it ends before close() returns.
+    await this.retention.settled().catch(() => {});
     this.priority.close();
     await this.flow.close();
     if (this.gaveUp) return;
