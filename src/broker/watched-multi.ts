@@ -7,8 +7,8 @@ import { type BlockingConnection, TransactionError, type Value } from '../client
  * MULTI, the commands, EXEC on the link that sent the WATCH; null when EXEC was aborted (the
  * watched key changed). On a cluster client the keyless MULTI of a plain call would go to any
  * node, so its own multi() (routed by the commands' slot, to the node connection holding the
- * WATCH) is used; elsewhere the commands are sent as calls, back to back, on this link (the
- * embedded connection's multi() runs on a session of its own, without the WATCH).
+ * WATCH) is used; elsewhere the commands are sent as one pipeline on this link (the embedded
+ * connection's multi() runs on a session of its own, without the WATCH).
  */
 export async function execWatched(link: BlockingConnection, commands: string[][]): Promise<Value[] | null> {
   if (link instanceof ClusterConnection) {
@@ -19,10 +19,11 @@ export async function execWatched(link: BlockingConnection, commands: string[][]
       throw err;
     }
   }
-  const replies = [link.call('MULTI'), ...commands.map((c) => link.call(...c)), link.call('EXEC')];
-  const settled = await Promise.allSettled(replies);
-  const failed = settled.find((r) => r.status === 'rejected') as PromiseRejectedResult | undefined;
-  if (failed) throw failed.reason;
-  return (settled[settled.length - 1] as PromiseFulfilledResult<Value>).value as Value[] | null;
+  // One pipeline: one write to the socket, not one per command (a compaction's MULTI of 1,500
+  // commands written call by call spent a third of its CPU in the socket's writes).
+  const replies = await link.pipeline([['MULTI'], ...commands, ['EXEC']]);
+  const failed = replies.find((r) => r instanceof Error);
+  if (failed) throw failed;
+  return replies[replies.length - 1] as Value[] | null;
 }
 

@@ -170,14 +170,14 @@ describeEach(backends, (name) => `the completed-jobs archive on ${name}`, (b) =>
     const stream = unique('archive-twice');
     const keys = jobKeys(stream);
     const now = Date.now();
-    const record = (finished: number, result: string, entry: string): string[] => ['HSET', keys.record('twice'), 'state', 'completed', 'data', '{"n":1}', 'added', String(now - 10), 'finished', String(finished), 'result', result, 'attempts', '1', 'entry', entry];
+    const record = (finished: number, result: string, entry: string, attempts: number): string[] => ['HSET', keys.record('twice'), 'state', 'completed', 'data', '{"n":1}', 'added', String(now - 10), 'finished', String(finished), 'result', result, 'attempts', String(attempts), 'entry', entry];
     const link = new WatchLink(conn);
     const queue = new Queue(conn, { stream });
-    await conn.pipeline([record(now, '"first"', `${now - 3}-7`), ['ZADD', keys.completed, now, 'twice']]);
+    await conn.pipeline([record(now, '"first"', `${now - 3}-7`, 1), ['ZADD', keys.completed, now, 'twice']]);
     assert.deepEqual(await compact(conn, link, keys, Infinity, now + 2000), { moved: 1, more: false });
     assert.equal((await queue.getJob('twice'))!.entryId, `${now - 3}-7`, 'the entry id, kept as a small integer');
     // Delivered again after a claim, it completes again: a new record and set member.
-    await conn.pipeline([record(now + 5, '"second"', `${now + 60_000}-1234`), ['ZADD', keys.completed, now + 5, 'twice']]);
+    await conn.pipeline([record(now + 5, '"second"', `${now + 60_000}-1234`, 2), ['ZADD', keys.completed, now + 5, 'twice']]);
     assert.deepEqual(await compact(conn, link, keys, Infinity, now + 2000), { moved: 1, more: false });
     await link.close();
     assert.equal(await archived(stream), 1);

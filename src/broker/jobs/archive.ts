@@ -130,6 +130,12 @@ export function recordOfEntry(entryId: string, fields: Value[]): { jobId: string
   return { jobId: v[F.id]!, record };
 }
 
+function pushTo<K>(map: Map<K, string[]>, key: K, ...values: string[]): void {
+  const list = map.get(key);
+  if (list === undefined) map.set(key, values);
+  else list.push(...values);
+}
+
 /** The archive's bucket count, or null while nothing was ever archived. */
 async function bucketCount(conn: Connection | BlockingConnection, keys: JobKeys): Promise<number | null> {
   const n = (await conn.call('GET', keys.archiveBuckets)) as Value;
@@ -179,7 +185,7 @@ export async function readRecords(conn: Connection, wanted: Array<{ keys: JobKey
   });
   const missing = new Map<JobKeys, string[]>();
   wanted.forEach((w, i) => {
-    if (out[i] === null) missing.set(w.keys, [...(missing.get(w.keys) ?? []), w.id]);
+    if (out[i] === null) pushTo(missing, w.keys, w.id);
   });
   const found = new Map<JobKeys, Map<string, Record<string, string>>>();
   await Promise.all([...missing].map(async ([keys, ids]) => found.set(keys, await archivedRecords(conn, keys, ids))));
@@ -216,16 +222,8 @@ export async function deleteArchivedCommands(conn: Connection | BlockingConnecti
   const buckets = await bucketCount(conn, keys);
   if (buckets === null) return [];
   const byBucket = new Map<number, string[]>();
-  for (const j of jobs) {
-    const b = bucketOf(j.jobId, buckets);
-    byBucket.set(b, [...(byBucket.get(b) ?? []), j.jobId]);
-  }
+  for (const j of jobs) pushTo(byBucket, bucketOf(j.jobId, buckets), j.jobId);
   return [['XDEL', keys.archive, ...jobs.map((j) => j.entry)], ...[...byBucket].map(([b, ids]) => ['HDEL', keys.archiveIndex(b), ...ids])];
-}
-
-/** How many completed jobs the archive holds. */
-export async function archivedCount(conn: Connection, keys: JobKeys): Promise<number> {
-  return Number(await conn.call('XLEN', keys.archive));
 }
 
 function lastGeneratedId(info: Value): { ms: number; seq: number } {
@@ -270,20 +268,22 @@ async function move(link: BlockingConnection, keys: JobKeys, count: number, memb
   for (let i = 0; i + 1 < members.length; i += 2) ids.push(String(members[i]));
   await link.call('WATCH', keys.archive, keys.archiveBuckets, ...ids.map((id) => keys.record(id)));
   const replies = await link.pipeline([...ids.map((id) => ['HGETALL', keys.record(id)]), ['XINFO', 'STREAM', keys.archive], ['GET', keys.archiveBuckets]]);
-  const records = replies.slice(0, ids.length);
+  const records = replies.slice(0, ids.length).map((r) => recordFromReply(r as Value));
   const info = replies[ids.length] instanceof Error ? null : (replies[ids.length] as Value);
   const stored = replies[ids.length + 1] as Value;
   const buckets = stored === null ? bucketsFor(count) : Number(stored);
   // A job completed twice (delivered again after a claim) is archived again: its first entry
-  // goes. (The index changes only with the archive, which is WATCHed.)
-  const before = stored === null ? new Map<string, string>() : await archivedEntries(link, keys, ids);
+  // goes. Only a job delivered more than once can have been (the index changes only with the
+  // archive, which is WATCHed).
+  const again = stored === null ? [] : ids.filter((_, i) => Number(records[i]?.[RecordField.attempts] ?? 0) > 1);
+  const before = await archivedEntries(link, keys, again);
   let last = info === null ? { ms: 0, seq: 0 } : lastGeneratedId(info);
   const commands: string[][] = stored === null ? [['SET', keys.archiveBuckets, String(buckets), 'NX']] : [];
   const moved: string[] = [];
   const stale: string[] = [];
   const index = new Map<number, string[]>();
   ids.forEach((jobId, i) => {
-    const r = recordFromReply(records[i] as Value);
+    const r = records[i]!;
     // A member without its record (a crash between two writes) goes; one whose record is in
     // another state (written again meanwhile) stays for its writer.
     if (r === null) stale.push(jobId);
@@ -298,7 +298,7 @@ async function move(link: BlockingConnection, keys: JobKeys, count: number, memb
     last = { ms, seq };
     commands.push(['XADD', keys.archive, `${ms}-${seq}`, ...entryFields(jobId, r, ms)]);
     const b = bucketOf(jobId, buckets);
-    index.set(b, [...(index.get(b) ?? []), jobId, String(packId(ms, seq))]);
+    pushTo(index, b, jobId, String(packId(ms, seq)));
     moved.push(jobId);
   });
   if (moved.length === 0 && stale.length === 0) return 0;

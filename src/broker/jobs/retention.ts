@@ -25,6 +25,8 @@ export const DEFAULT_REMOVE_ON_FAIL: KeepJobs = { count: 10_000 };
 
 /** Records removed per command, so no single command grows without bound. */
 const BATCH = 1000;
+/** Fewer jobs finished since the last pass than this: the queue is quiet, compaction may take longer. */
+const QUIET = 100;
 
 export class RetentionKeeper {
   private lastRun = 0;
@@ -90,8 +92,9 @@ export class RetentionKeeper {
       return;
     }
     this.lastRun = Date.now();
+    const finished = this.finishedSince;
     this.finishedSince = 0;
-    this.running = this.pass()
+    this.running = this.pass(finished)
       .catch(this.onError)
       .finally(() => {
         this.running = null;
@@ -113,16 +116,17 @@ export class RetentionKeeper {
     await this.watch.close();
   }
 
-  /** Removes what is past the policies now. */
-  async pass(): Promise<void> {
+  /** Removes what is past the policies now (`finished`: jobs finished since the last pass). */
+  async pass(finished = 0): Promise<void> {
     const due = this.due;
     this.due = { completed: null, failed: null };
     if (due.completed !== null) await this.apply(this.keys.completed, due.completed);
     // What is left of the completed set goes to the archive (archive.ts): a fraction of the
-    // memory. One batch a pass under a bound, so the pass stays short and the bound keeps up
-    // under load; a few without one. What is left is owed to the next pass (after the interval).
+    // memory. One batch a pass while jobs keep finishing (the pass stays short, the bounds keep
+    // up, the handlers keep the CPU), more once the queue is quiet. What is left is owed to the
+    // next pass (after the interval).
     if (due.completed !== null || this.compactOwed) {
-      const steps = Number.isFinite(this.completed.count) || Number.isFinite(this.completed.ageMs) ? 1 : 4;
+      const steps = finished < QUIET ? 8 : 1;
       let more = true;
       for (let i = 0; i < steps && more && !this.closed; i++) more = (await compact(this.conn, this.watch, this.keys, this.completed.count)).more;
       this.compactOwed = more;
@@ -158,17 +162,18 @@ export class RetentionKeeper {
       }
     }
     if (Number.isFinite(keep.count)) {
-      while (archived) {
-        const [inSet, inArchive] = await this.conn.pipeline([['ZCARD', index], ['XLEN', this.keys.archive]]);
-        const excess = Math.min(Number(inSet) + Number(inArchive) - keep.count, Number(inArchive));
-        if (excess <= 0) break;
-        const old = await oldestArchived(this.conn, this.keys, Math.min(excess, BATCH));
-        await this.removeArchived(old);
-        if (old.length === 0) break;
-      }
+      // The oldest first: the archive's, then the set's. One read of both sizes a round.
       for (;;) {
-        const excess = Number(await this.conn.call('ZCARD', index)) + (archived ? Number(await this.conn.call('XLEN', this.keys.archive)) : 0) - keep.count;
+        const sizes = await this.conn.pipeline(archived ? [['ZCARD', index], ['XLEN', this.keys.archive]] : [['ZCARD', index]]);
+        const [inSet, inArchive] = [Number(sizes[0]), Number(sizes[1] ?? 0)];
+        const excess = inSet + inArchive - keep.count;
         if (excess <= 0) break;
+        if (inArchive > 0) {
+          const old = await oldestArchived(this.conn, this.keys, Math.min(excess, inArchive, BATCH));
+          await this.removeArchived(old);
+          if (old.length === 0) break;
+          continue;
+        }
         const old = (await this.conn.call('ZRANGE', index, 0, Math.min(excess, BATCH) - 1)) as Value[];
         await this.remove(index, old.map(String));
         if (excess <= BATCH) break;
