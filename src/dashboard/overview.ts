@@ -1,7 +1,8 @@
 // The main view's data: every stream with its groups, consumers and dead-letter count. Reads
 // the same XINFO replies as `sluice stats` (readStreamStats), for all streams at once.
 // A dead-letter stream `S:dead` whose source S exists is folded into S (its count), not listed;
-// so is a jobs events stream `{S}:events` (jobs/keys.ts): both are S's keys, not queues.
+// so are a jobs events stream `{S}:events` and completed-jobs archive `{S}:archive`
+// (jobs/keys.ts): all are S's keys, not queues.
 import type { Connection } from '../client/connection.js';
 import { delayedKey } from '../broker/delayed.js';
 import type { FairBacklog } from '../broker/fairness/lanes.js';
@@ -97,23 +98,25 @@ export async function readStream(conn: Connection, name: string, rateOf: (name: 
 }
 
 /**
- * The streams whose jobs events stream `name` is (`{S}:events` of S, `S{tag}:events` of
- * `S{tag}`), most likely first; empty when it is none. `{S}:events` is also `{S}`'s: a stream
- * named with its own hash tag shares the key prefix.
+ * The streams whose jobs events stream or completed-jobs archive `name` is (`{S}:events` or
+ * `{S}:archive` of S, `S{tag}:events` of `S{tag}`), most likely first; empty when it is
+ * neither. `{S}:events` is also `{S}`'s: a stream named with its own hash tag shares the key
+ * prefix.
  */
-export function eventsStreamSources(name: string): string[] {
-  if (!name.endsWith(':events')) return [];
-  const prefix = name.slice(0, -':events'.length);
+export function jobsStreamSources(name: string): string[] {
+  const suffix = name.endsWith(':events') ? ':events' : name.endsWith(':archive') ? ':archive' : null;
+  if (suffix === null) return [];
+  const prefix = name.slice(0, -suffix.length);
   const candidates = /^\{[^{}]+\}$/.test(prefix) ? [prefix.slice(1, -1), prefix] : [prefix];
-  return candidates.filter((s) => s !== '' && jobKeys(s).events === name);
+  return candidates.filter((s) => s !== '' && (suffix === ':events' ? jobKeys(s).events : jobKeys(s).archive) === name);
 }
 
 export interface Listed {
   /** The streams listed, sorted. */
   names: string[];
   /**
-   * Queues known only by their events stream: S has no stream yet (all its jobs are delayed)
-   * or no more, but `{S}:events` exists. The job view offers them beside `names`.
+   * Queues known only by their events stream or archive: S has no stream yet (all its jobs
+   * are delayed) or no more, but `{S}:events` or `{S}:archive` exists. The job view offers them beside `names`.
    */
   jobsOnly: string[];
   truncated: boolean;
@@ -121,8 +124,8 @@ export interface Listed {
 
 /**
  * The streams the dashboard lists (up to `limit`, sorted): those SCAN finds, less each listed
- * stream's dead-letter stream (`S:dead`) and every jobs events stream (`{S}:events`): they are
- * a queue's own keys, not queues.
+ * stream's dead-letter stream (`S:dead`) and every jobs events stream (`{S}:events`) and
+ * archive (`{S}:archive`): they are a queue's own keys, not queues.
  */
 export async function listedStreams(conn: Connection, limit: number): Promise<Listed> {
   const { names, truncated } = await findStreams(conn, limit);
@@ -131,7 +134,7 @@ export async function listedStreams(conn: Connection, limit: number): Promise<Li
   const listed: string[] = [];
   const orphans: string[][] = [];
   for (const name of names) {
-    const sources = eventsStreamSources(name);
+    const sources = jobsStreamSources(name);
     if (sources.length === 0) {
       if (!deadLetterStreams.has(name)) listed.push(name);
     } else if (!sources.some((s) => found.has(s))) {
@@ -142,7 +145,8 @@ export async function listedStreams(conn: Connection, limit: number): Promise<Li
   const ambiguous = orphans.filter((o) => o.length > 1).flat();
   const replies = ambiguous.length === 0 ? [] : await conn.pipeline(ambiguous.map((s) => ['EXISTS', delayedKey(s)]));
   const delayed = new Set(ambiguous.filter((_, i) => Number(replies[i]) === 1));
-  const jobsOnly = orphans.map((o) => o.find((s) => delayed.has(s)) ?? o[0]!);
+  // Its events stream and its archive both name it: once.
+  const jobsOnly = [...new Set(orphans.map((o) => o.find((s) => delayed.has(s)) ?? o[0]!))];
   return { names: listed, jobsOnly, truncated };
 }
 

@@ -14,6 +14,9 @@ import { Producer } from '../../src/broker/producer.js';
 import { Queue } from '../../src/broker/queue.js';
 import { Worker } from '../../src/broker/worker.js';
 import { waitFor } from '../support/wait.js';
+import { compact } from '../../src/broker/jobs/archive.js';
+import { jobKeys } from '../../src/broker/jobs/keys.js';
+import { WatchLink } from '../../src/broker/jobs/watch-link.js';
 import { apiGet, apiPost } from './helpers.js';
 import { LATER, seedJobs, SHOP, type SeededJobs } from './seed-jobs.js';
 
@@ -157,6 +160,24 @@ describeEach(backends, (name) => `dashboard job view API on ${name}`, (backend) 
     assert.deepEqual(ats, [...ats].sort((a, b) => a - b));
     assert.ok(['added', 'last started', 'finished', 'event completed'].every((w) => body.timeline.some((s) => s.what === w)), JSON.stringify(body.timeline));
     assert.ok(body.job.addedAt <= body.job.startedAt! && body.job.startedAt! <= body.job.finishedAt!);
+  });
+
+  test('a completed job moved to the archive (jobs/archive.ts): the same detail, and search finds it', async () => {
+    const link = new WatchLink(conn);
+    await compact(conn, link, jobKeys(SHOP), Infinity, Date.now() + 5000);
+    await link.close();
+    assert.equal(Number(await conn.call('EXISTS', jobKeys(SHOP).record(jobs.completed))), 0, 'archived');
+    const { status, body } = await get<DetailJson>(`streams/${SHOP}/jobs/${jobs.completed}`);
+    assert.equal(status, 200);
+    assert.equal(body.job.state, 'completed');
+    assert.deepEqual(body.job.data, { sku: 'tea', qty: 3 });
+    assert.deepEqual([body.job.returnValue, body.job.progress, body.job.attemptsMade, body.job.consumer], [{ total: 12 }, 50, 1, 'packer-1']);
+    assert.deepEqual(body.logs, ['packing 3 x tea']);
+    assert.ok(body.job.addedAt <= body.job.startedAt! && body.job.startedAt! <= body.job.finishedAt!);
+    const found = await get<{ matches: unknown[] }>(`jobs/${jobs.completed}`);
+    assert.deepEqual(found.body.matches, [{ stream: SHOP, state: 'completed' }]);
+    const list = await get<ListJson>(`streams/${SHOP}/jobs?state=completed`);
+    assert.deepEqual([list.body.counts['completed'], list.body.items.map((j) => j.id)], [1, [jobs.completed]]);
   });
 
   test("a failed job's detail has the error and its stack; unknown ids are 404", async () => {
