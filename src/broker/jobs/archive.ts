@@ -35,7 +35,8 @@ const OWN = new Set<string>([RecordField.data, RecordField.result, RecordField.f
 const PER_BUCKET = 64;
 const MAX_BUCKETS = 1024;
 /** Records compacted per transaction. */
-const BATCH = 500;
+export const COMPACT_BATCH = 500;
+const BATCH = COMPACT_BATCH;
 /**
  * A record is compacted once it finished this long ago: under a small count and a fast queue
  * the retention pass removes most records sooner, and moving them first would be work thrown

@@ -15,7 +15,7 @@
 // as well).
 import type { Connection, Value } from '../../client/connection.js';
 import { SafeTrimmer } from '../safe-trim.js';
-import { compact, deleteArchivedCommands, oldestArchived } from './archive.js';
+import { COMPACT_BATCH, compact, deleteArchivedCommands, oldestArchived } from './archive.js';
 import type { JobKeys } from './keys.js';
 import { WatchLink } from './watch-link.js';
 import type { Keep, KeepJobs } from './job-options.js';
@@ -41,6 +41,7 @@ export class RetentionKeeper {
   private trimOwed = false;
   /** A pass left completed records to compact (archive.ts): the next one goes on. */
   private compactOwed = false;
+  private lastCompact = 0;
   /** Per kind, the policy of the next pass (a job's own, or the worker's), or null: none due. */
   private due: { completed: Keep | null; failed: Keep | null } = { completed: null, failed: null };
   /** The compaction's WATCH link (archive.ts), made on first use. */
@@ -122,14 +123,20 @@ export class RetentionKeeper {
     this.due = { completed: null, failed: null };
     if (due.completed !== null) await this.apply(this.keys.completed, due.completed);
     // What is left of the completed set goes to the archive (archive.ts): a fraction of the
-    // memory. One batch a pass while jobs keep finishing (the pass stays short, the bounds keep
-    // up, the handlers keep the CPU), more once the queue is quiet. What is left is owed to the
-    // next pass (after the interval).
-    if (due.completed !== null || this.compactOwed) {
+    // memory. One batch while jobs keep finishing (the pass stays short, the bounds keep up, the
+    // handlers keep the CPU), more once the queue is quiet. What is left is owed to the next
+    // pass (after the interval).
+    if ((due.completed !== null || this.compactOwed) && Date.now() - this.lastCompact >= this.intervalMs) {
+      // At most once an interval: under load a pass comes every few dozen ms, and it must stay
+      // short for the bounds above to hold.
+      this.lastCompact = Date.now();
       const steps = finished < QUIET ? 8 : 1;
-      let more = true;
-      for (let i = 0; i < steps && more && !this.closed; i++) more = (await compact(this.conn, this.watch, this.keys, this.completed.count)).more;
-      this.compactOwed = more;
+      // Again only after a full batch: `more` alone also means records too young yet (a later pass).
+      let step = { moved: COMPACT_BATCH, more: true };
+      for (let i = 0; i < steps && step.more && step.moved === COMPACT_BATCH && !this.closed; i++) step = await compact(this.conn, this.watch, this.keys, this.completed.count);
+      this.compactOwed = step.more;
+    } else if (due.completed !== null) {
+      this.compactOwed = true;
     }
     if (due.failed !== null) await this.apply(this.keys.failed, due.failed);
     // The acknowledged entries in a pass too, at most once per interval (a trim reads up to
