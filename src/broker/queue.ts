@@ -187,10 +187,10 @@ export class Queue<T = unknown, R = unknown> {
     for (const stream of this.streams) {
       const inSet = await this.idsIn(stream, state, want);
       ids.push(...inSet);
-      // Older completed jobs are in the archive (jobs/archive.ts), newer than none of the set's.
+      // Completed jobs older than every one still in the set are in the archive (jobs/archive.ts).
       if (state === 'completed' && inSet.length < want) {
         const count = Number.isFinite(want) ? want - inSet.length : Number(await this.conn.call('XLEN', jobKeys(stream).archive));
-        for (const a of await newestArchived(this.conn, jobKeys(stream), 0, count)) archived.push(new JobView(this.info(a.jobId, stream, a.record), this));
+        for (const a of await newestArchived(this.conn, jobKeys(stream), count)) archived.push(new JobView(this.info(a.jobId, stream, a.record), this));
       }
     }
     const found = await this.records(ids);

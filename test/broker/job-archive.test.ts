@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Connection } from '../../src/client/connection.js';
 import { Producer } from '../../src/broker/producer.js';
+import { type FlowJob, FlowJobIdError, FlowProducer } from '../../src/broker/flows/flow-producer.js';
 import { JobStateError, Queue } from '../../src/broker/queue.js';
 import { Worker, type WorkerOptions } from '../../src/broker/worker.js';
 import { jobKeys } from '../../src/broker/jobs/keys.js';
@@ -164,6 +165,28 @@ describeEach(backends, (name) => `the completed-jobs archive on ${name}`, (b) =>
     const left = await queue.getJobs('completed');
     assert.ok(left.length > 0 && left.every((j) => j.data!.n >= 1000), 'only the second wave is left');
     await queue.close();
+  });
+
+  test("a flow whose jobs are archived: its root's jobId still makes add idempotent, a taken child id is still refused", async () => {
+    const stream = unique('archive-flow');
+    const flows = new FlowProducer(conn);
+    const w = await run(stream, { removeOnComplete: false }, (n) => n);
+    try {
+      const tree = (n: number): FlowJob => ({ stream, data: { n }, opts: { jobId: 'root' }, children: [{ stream, data: { n: n + 1 }, opts: { jobId: 'kid' } }] });
+      const first = await flows.add(tree(1));
+      await waitFor(() => w.done() === 2, 'child and parent completed');
+      const link = new WatchLink(conn);
+      await compact(conn, link, jobKeys(stream), Infinity, Date.now() + 5000);
+      await link.close();
+      assert.equal(await archived(stream), 2);
+      const before = Number(await conn.call('XINFO', 'STREAM', stream).then((r) => (r as unknown[])[(r as unknown[]).indexOf('entries-added') + 1]));
+      assert.deepEqual(await flows.add(tree(5)), first, 'the archived flow, not a new one');
+      await assert.rejects(flows.add({ stream, data: { n: 9 }, opts: { jobId: 'root-2' }, children: [{ stream, data: { n: 10 }, opts: { jobId: 'kid' } }] }), (err: unknown) => err instanceof FlowJobIdError && err.jobId === 'kid');
+      const after = Number(await conn.call('XINFO', 'STREAM', stream).then((r) => (r as unknown[])[(r as unknown[]).indexOf('entries-added') + 1]));
+      assert.equal(after, before, 'nothing was added');
+    } finally {
+      await flows.close();
+    }
   });
 
   test('a job completed twice is archived once', async () => {

@@ -23,6 +23,7 @@
 // On Redis Cluster the MULTI and the reports must stay in one slot: every stream of a flow must
 // share one hash tag (`{shop}orders`, `{shop}mails`); add() checks it and says which do not.
 import { randomBytes } from 'node:crypto';
+import { archivedEntries } from '../jobs/archive.js';
 import type { Arg, Connection, Value } from '../../client/connection.js';
 import { ClusterConnection } from '../../client/cluster-connection.js';
 import { type Codec, encodeEntry, Fields, jsonCodec } from '../codec.js';
@@ -248,7 +249,13 @@ export class FlowProducer {
       for (;;) {
         await link.call('WATCH', ...given.map((g) => g.key));
         const exists = await Promise.all(given.map((g) => link.call('EXISTS', g.key)));
-        const taken = given.filter((_, i) => Number(exists[i]) === 1);
+        // A completed job's record may be in its stream's archive (jobs/archive.ts): taken too.
+        const archived = new Set<string>();
+        for (const stream of new Set(given.filter((_, i) => Number(exists[i]) !== 1).map((g) => g.stream))) {
+          const ids = given.filter((g, i) => g.stream === stream && Number(exists[i]) !== 1).map((g) => g.id);
+          for (const id of (await archivedEntries(link, jobKeys(stream), ids)).keys()) archived.add(`${stream}\n${id}`);
+        }
+        const taken = given.filter((g, i) => Number(exists[i]) === 1 || archived.has(`${g.stream}\n${g.id}`));
         if (taken.some((g) => g.root)) return null;
         if (taken.length > 0) throw new FlowJobIdError(taken[0]!.stream, taken[0]!.id);
         const exec = await execWatched(link, commands.map((c) => c.map(String)));
