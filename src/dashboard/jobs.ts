@@ -206,7 +206,7 @@ export interface JobSearch {
   searched: number;
 }
 
-/** Looks for a job id in every listed stream: one HGET per stream, pipelined. */
+/** Looks for a job id in every listed stream: its record, pipelined, else the archive (jobs/archive.ts). */
 export async function searchJob(conn: Connection, id: string, maxStreams: number): Promise<JobSearch> {
   const listed = await listedStreams(conn, maxStreams);
   const names = [...listed.names, ...listed.jobsOnly];

@@ -19,7 +19,7 @@
 // one of the two at any time, the move being one transaction.
 //
 // Measured on redis-server 7.0 (bench/jobs-vs-bullmq.ts, 10,000 kept completed jobs, events
-// streams aside): ~220 bytes a job this way, ~470 as hash + sorted-set member (BullMQ: ~405).
+// streams aside): ~160 bytes a job this way, ~467 as hash + sorted-set member (BullMQ: ~405).
 // A compaction costs its process ~50 us of CPU a record (three commands each through ioredis).
 import type { BlockingConnection, Connection, Value } from '../../client/connection.js';
 import { execWatched } from '../watched-multi.js';
