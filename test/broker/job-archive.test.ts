@@ -12,7 +12,7 @@ import { type FlowJob, FlowJobIdError, FlowProducer } from '../../src/broker/flo
 import { JobStateError, Queue } from '../../src/broker/queue.js';
 import { Worker, type WorkerOptions } from '../../src/broker/worker.js';
 import { jobKeys } from '../../src/broker/jobs/keys.js';
-import { bucketOf, bucketsFor, compact } from '../../src/broker/jobs/archive.js';
+import { bucketOf, bucketsFor, compact, recordOfEntry } from '../../src/broker/jobs/archive.js';
 import { WatchLink } from '../../src/broker/jobs/watch-link.js';
 import { backends, describeEach } from './backends.js';
 import { unique } from '../support/names.js';
@@ -32,6 +32,14 @@ test('bucketsFor: about 64 jobs a bucket, a power of two, 1024 at most (and when
   const counts = new Array<number>(16).fill(0);
   for (let i = 0; i < 16_000; i++) counts[bucketOf(`job-${i}`, 16)]!++;
   assert.ok(counts.every((c) => c > 850 && c < 1150), `spread: ${counts.join(' ')}`);
+});
+
+test('recordOfEntry: times relative to the entry id, the entry id unpacked, an empty payload kept, a bad `x` ignored', () => {
+  const fields = ['j', 'job-1', 'd', '', 'r', '', 'f', '-2', 'a', '-50', 's', '-10', 'n', '1', 'c', 'w1', 'e', '45003', 'x', '{not json'];
+  const hit = recordOfEntry('1000000-4', fields)!;
+  assert.equal(hit.jobId, 'job-1');
+  assert.deepEqual(hit.record, { state: 'completed', data: '', result: '', finished: '999998', added: '999950', started: '999990', attempts: '1', consumer: 'w1', entry: '999955-3' });
+  assert.equal(recordOfEntry('1-0', ['d', 'x']), null, 'not an archive entry');
 });
 
 describeEach(backends, (name) => `the completed-jobs archive on ${name}`, (b) => {

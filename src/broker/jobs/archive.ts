@@ -113,13 +113,19 @@ export function recordOfEntry(entryId: string, fields: Value[]): { jobId: string
   const v: Record<string, string> = {};
   for (let i = 0; i + 1 < fields.length; i += 2) v[String(fields[i])] = String(fields[i + 1]);
   if (v[F.id] === undefined) return null;
-  const record: Record<string, string> = v[F.rest] ? (JSON.parse(v[F.rest]) as Record<string, string>) : {};
+  let record: Record<string, string> = {};
+  try {
+    if (v[F.rest]) record = JSON.parse(v[F.rest]) as Record<string, string>;
+  } catch {
+    // an entry not written by compact(): its own fields are still read
+  }
   record[RecordField.state] = 'completed';
   const abs = (f: string, to: string): void => {
     if (v[f] !== undefined && v[f] !== '') record[to] = String(ms + Number(v[f]));
   };
+  // data and result keep '' (an empty payload, an undefined result); the others mean absent by it
   const str = (f: string, to: string): void => {
-    if (v[f] !== undefined && (v[f] !== '' || to === RecordField.result)) record[to] = v[f]!;
+    if (v[f] !== undefined && (v[f] !== '' || to === RecordField.result || to === RecordField.data)) record[to] = v[f]!;
   };
   str(F.data, RecordField.data);
   str(F.result, RecordField.result);
