@@ -8,7 +8,7 @@
 //   sluice broker on `sluice server`
 //
 // Usage: node dist/bench/broker.js [--messages 100000] [--concurrency 50] [--rate R] [--only a,b]
-//        [--warmup 10000] [--jobs off] [--batch N]
+//        [--warmup 10000] [--jobs off] [--batch N] [--keep all|N]
 // --jobs off: the sluice producer adds anonymous messages (Producer `jobs: false`: no job record,
 // no events), the cost of job identity shown beside the default.
 // Each path first runs --warmup messages untimed on the same backend (its own stream): the
@@ -46,6 +46,12 @@ const BATCH = Number(arg('batch', RATE > 0 ? '100' : '1000'));
 const ONLY = arg('only', 'handrolled,redis,bullmq,embedded,server').split(',');
 const WARMUP = Number(arg('warmup', '10000'));
 const JOBS = arg('jobs', 'on') !== 'off';
+/** --keep all: the sluice worker keeps every completed job (removeOnComplete: false, so the archive compacts them); --keep N: the newest N. */
+const KEEP = ((): { removeOnComplete?: false | number } => {
+  const keep = arg('keep', '');
+  if (keep === '') return {};
+  return { removeOnComplete: keep === 'all' ? false : Number(keep) };
+})();
 
 interface Result {
   name: string;
@@ -115,7 +121,7 @@ function spawnReady(cmd: string, args: string[], ready: RegExp): Promise<{ child
 async function sluiceRun(name: string, conn: Connection, messages = MESSAGES): Promise<Result> {
   const stream = `bench:${name}:${Date.now()}`;
   const rec = new Recorder(messages);
-  const worker = new Worker<{ t: number }>(conn, { stream, group: 'bench', concurrency: CONCURRENCY, blockMs: 1000 }, async (job) => {
+  const worker = new Worker<{ t: number }>(conn, { stream, group: 'bench', concurrency: CONCURRENCY, blockMs: 1000, ...KEEP }, async (job) => {
     rec.record(job.payload.t);
     rec.completed();
   });
