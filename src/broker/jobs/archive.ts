@@ -37,7 +37,6 @@ const PER_BUCKET = 64;
 const MAX_BUCKETS = 1024;
 /** Records compacted per transaction. */
 export const COMPACT_BATCH = 500;
-const BATCH = COMPACT_BATCH;
 /**
  * A record is compacted once it finished this long ago: under a small count and a fast queue
  * the retention pass removes most records sooner, and moving them first would be work thrown
@@ -150,12 +149,15 @@ async function bucketCount(conn: Connection | BlockingConnection, keys: JobKeys)
   return n === null ? null : Number(n);
 }
 
-/** Where archived jobs are: their entry ids (the index's word), by job id. */
-export async function archivedEntries(conn: Connection | BlockingConnection, keys: JobKeys, ids: string[]): Promise<Map<string, string>> {
+/**
+ * Where archived jobs are: their entry ids (the index's word), by job id. `buckets`: the bucket
+ * count when the caller read it already (else read here).
+ */
+export async function archivedEntries(conn: Connection | BlockingConnection, keys: JobKeys, ids: string[], buckets?: number): Promise<Map<string, string>> {
   const out = new Map<string, string>();
   if (ids.length === 0) return out;
-  const buckets = await bucketCount(conn, keys);
-  if (buckets === null) return out;
+  buckets ??= (await bucketCount(conn, keys)) ?? undefined;
+  if (buckets === undefined) return out;
   const replies = await conn.pipeline(ids.map((id) => ['HGET', keys.archiveIndex(bucketOf(id, buckets)), id]));
   ids.forEach((id, i) => {
     const r = replies[i];
@@ -165,17 +167,17 @@ export async function archivedEntries(conn: Connection | BlockingConnection, key
   return out;
 }
 
-/** Archived jobs' records, by job id (those not archived are absent). */
-export async function archivedRecords(conn: Connection | BlockingConnection, keys: JobKeys, ids: string[]): Promise<Map<string, Record<string, string>>> {
+/** Archived jobs' records and entry ids, by job id (those not archived are absent). */
+export async function archivedRecords(conn: Connection | BlockingConnection, keys: JobKeys, ids: string[]): Promise<Map<string, { entry: string; record: Record<string, string> }>> {
   const where = await archivedEntries(conn, keys, ids);
-  const out = new Map<string, Record<string, string>>();
+  const out = new Map<string, { entry: string; record: Record<string, string> }>();
   const found = [...where];
   const rows = found.length === 0 ? [] : await conn.pipeline(found.map(([, entry]) => ['XRANGE', keys.archive, entry, entry]));
-  found.forEach(([jobId], i) => {
+  found.forEach(([jobId, entry], i) => {
     if (rows[i] instanceof Error) throw rows[i];
     const row = (rows[i] as Array<[Value, Value[]]>)[0];
     const hit = row === undefined ? null : recordOfEntry(String(row[0]), row[1]);
-    if (hit !== null && hit.jobId === jobId) out.set(jobId, hit.record);
+    if (hit !== null && hit.jobId === jobId) out.set(jobId, { entry, record: hit.record });
   });
   return out;
 }
@@ -195,9 +197,9 @@ export async function readRecords(conn: Connection, wanted: Array<{ keys: JobKey
   wanted.forEach((w, i) => {
     if (out[i] === null) pushTo(missing, w.keys, w.id);
   });
-  const found = new Map<JobKeys, Map<string, Record<string, string>>>();
+  const found = new Map<JobKeys, Map<string, { entry: string; record: Record<string, string> }>>();
   await Promise.all([...missing].map(async ([keys, ids]) => found.set(keys, await archivedRecords(conn, keys, ids))));
-  return out.map((r, i) => r ?? found.get(wanted[i]!.keys)?.get(wanted[i]!.id) ?? null);
+  return out.map((r, i) => r ?? found.get(wanted[i]!.keys)?.get(wanted[i]!.id)?.record ?? null);
 }
 
 /** Archived jobs, newest first, up to `count`. */
@@ -252,20 +254,20 @@ export interface Compacted {
 }
 
 /**
- * Moves up to BATCH of the oldest completed records into the archive, in one WATCHed
+ * Moves up to COMPACT_BATCH of the oldest completed records into the archive, in one WATCHed
  * transaction. `count`: the retention count, for the bucket count.
  */
 export async function compact(conn: Connection, watch: WatchLink, keys: JobKeys, count: number, now = Date.now()): Promise<Compacted> {
   // Read on the caller's connection: most passes find nothing old enough, and need no link.
   const [listed, inSet] = await conn.pipeline([
-    ['ZRANGE', keys.completed, '-inf', String(now - COMPACT_AFTER_MS), 'BYSCORE', 'LIMIT', '0', String(BATCH), 'WITHSCORES'],
+    ['ZRANGE', keys.completed, '-inf', String(now - COMPACT_AFTER_MS), 'BYSCORE', 'LIMIT', '0', String(COMPACT_BATCH), 'WITHSCORES'],
     ['ZCARD', keys.completed],
   ]);
   if (listed instanceof Error) throw listed;
   const members = listed as Value[];
   // Younger records wait (more: a later pass takes them), unless removed by then.
   if (members.length === 0) return { moved: 0, more: Number(inSet) > 0 };
-  const more = members.length === 2 * BATCH || Number(inSet) > members.length / 2;
+  const more = members.length === 2 * COMPACT_BATCH || Number(inSet) > members.length / 2;
   const moved = await watch.run((link) => move(link, keys, count, members));
   return { moved: moved ?? 0, more: more || moved === null };
 }
@@ -284,7 +286,7 @@ async function move(link: BlockingConnection, keys: JobKeys, count: number, memb
   // goes. Only a job delivered more than once can have been (the index changes only with the
   // archive, which is WATCHed).
   const again = stored === null ? [] : ids.filter((_, i) => Number(records[i]?.[RecordField.attempts] ?? 0) > 1);
-  const before = await archivedEntries(link, keys, again);
+  const before = await archivedEntries(link, keys, again, buckets);
   let last = info === null ? { ms: 0, seq: 0 } : lastGeneratedId(info);
   const commands: string[][] = stored === null ? [['SET', keys.archiveBuckets, String(buckets), 'NX']] : [];
   const moved: string[] = [];

@@ -468,9 +468,7 @@ export class JobManager {
 
   /** Archived completed jobs among these ids, with their records and entries. */
   private async archived(link: BlockingConnection, ids: string[]): Promise<Array<Found & { entry: string }>> {
-    const entries = await archivedEntries(link, this.keys, ids);
-    const records = await archivedRecords(link, this.keys, [...entries.keys()]);
-    return [...records].map(([jobId, record]) => ({ jobId, record, entry: entries.get(jobId)! }));
+    return [...(await archivedRecords(link, this.keys, ids))].map(([jobId, { entry, record }]) => ({ jobId, record, entry }));
   }
 
   private async removeArchived(link: BlockingConnection, jobs: Array<Found & { entry: string }>): Promise<string[] | null> {
