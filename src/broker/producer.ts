@@ -39,6 +39,7 @@ import { RecordField } from './jobs/record.js';
 import { eventCommand, type EventsOption, eventsMaxLen } from './jobs/events.js';
 import { encodeJobOptions, type PerJobOptions } from './jobs/job-options.js';
 import { IDEMPOTENT_XADD_SCRIPT } from './idempotence.js';
+import { ADD_BATCH_SCRIPT, batchScriptedAdds } from './scripted-batch.js';
 import { isScriptedJobAdd, JOB_ADD_SCRIPT, scriptedJobAdd, withJobAddText } from './jobs/add-script.js';
 import { sendUnique, type UniqueAdd } from './jobs/unique-adds.js';
 import { WatchLink } from './jobs/watch-link.js';
@@ -267,10 +268,14 @@ export class Producer<T = unknown> {
    */
   private async sendSlice(commands: Arg[][], need: number): Promise<string[]> {
     for (;;) {
+      // Scripted adds of one stream go as one script call (scripted-batch.ts).
+      const batch = batchScriptedAdds(commands);
       try {
-        if (need > 0) return await this.addAndWait(commands, need);
-        if (commands.length === 1) return [String(await this.conn.call(...commands[0]!))];
-        return (await this.conn.pipeline(commands)).map(unwrap);
+        let replies: Array<Value | Error>;
+        if (need > 0) replies = await this.addAndWait(batch.commands, need);
+        else if (batch.commands.length === 1) replies = [await this.conn.call(...batch.commands[0]!)];
+        else replies = await this.conn.pipeline(batch.commands);
+        return batch.spread(replies).map(unwrap);
       } catch (err) {
         if (this.idempotence === 'none') throw err;
         // NOSCRIPT did nothing: the script goes with its text, which also caches it there.
@@ -474,6 +479,8 @@ export class Producer<T = unknown> {
       this.idempotence = this.options.idempotent === false ? 'none' : await probeIdempotence(this.conn, f);
       // Jobs send the script by its SHA1 inside a MULTI, where a NOSCRIPT would fail it alone.
       if (this.jobs && this.idempotence === 'script') await Promise.all([this.conn.call('SCRIPT', 'LOAD', IDEMPOTENT_XADD_SCRIPT), this.conn.call('SCRIPT', 'LOAD', JOB_ADD_SCRIPT)]);
+      // Batches go by SHA1 too; loaded here so the first one is not a NOSCRIPT round trip.
+      if (this.idempotence === 'script') await this.conn.call('SCRIPT', 'LOAD', ADD_BATCH_SCRIPT);
       if (this.options.producerId !== undefined && this.idempotence === 'none') {
         throw new Error('producerId: this server can deduplicate adds in no way (neither XADD IDMP, Redis 8.6+ and sluice, nor EVAL)');
       }
@@ -492,8 +499,8 @@ export class Producer<T = unknown> {
     this.clockOffsetMs = server - Math.round((sent + Date.now()) / 2);
   }
 
-  /** XADDs grouped by stream, each group pipelined with a WAIT on that stream's master. */
-  private async addAndWait(commands: Arg[][], need: number): Promise<string[]> {
+  /** XADDs grouped by stream, each group pipelined with a WAIT on that stream's master; their replies. */
+  private async addAndWait(commands: Arg[][], need: number): Promise<Array<Value | Error>> {
     const byStream = new Map<string, number[]>();
     commands.forEach((c, i) => {
       const key = String(c[0] === 'EVALSHA' || c[0] === 'EVAL' ? c[3] : c[1]); // a script's first key is the stream
@@ -501,16 +508,20 @@ export class Producer<T = unknown> {
       list.push(i);
       byStream.set(key, list);
     });
-    const ids: string[] = new Array(commands.length);
+    const out: Array<Value | Error> = new Array(commands.length);
     await Promise.all(
       [...byStream.values()].map(async (indexes) => {
         const replies = await this.conn.pipeline([...indexes.map((i) => commands[i]!), ['WAIT', need, this.options.waitTimeoutMs ?? 1000]]);
         const acked = unwrap(replies.pop()!);
-        replies.forEach((r, j) => (ids[indexes[j]!] = unwrap(r)));
-        if (Number(acked) < need) throw new ReplicationError(ids[indexes[indexes.length - 1]!]!, Number(acked), need);
+        replies.forEach((r, j) => (out[indexes[j]!] = r));
+        if (Number(acked) < need) {
+          // The last entry written: a batch's reply is its ids.
+          const last = replies[replies.length - 1]!;
+          throw new ReplicationError(unwrap(Array.isArray(last) ? last[last.length - 1] : last), Number(acked), need);
+        }
       }),
     );
-    return ids;
+    return out;
   }
 
   private xadd(

@@ -39,6 +39,9 @@ export class RedisConnection implements BlockingConnection {
   }
 
   call(...args: Arg[]): Promise<Value> {
+    // A long command (a batch of adds: a thousand arguments) is cheaper encoded here in one
+    // buffer (batch, below) than converted and joined by ioredis argument by argument.
+    if (args.length > LONG_COMMAND) return this.pipeline([args]).then(([reply]) => (reply instanceof Error ? Promise.reject(reply) : reply!));
     return this.link.call(args);
   }
 
@@ -103,6 +106,9 @@ export class RedisConnection implements BlockingConnection {
     return this.link.close(options);
   }
 }
+
+/** Arguments beyond which call() encodes the command itself. */
+const LONG_COMMAND = 64;
 
 /**
  * Commands whose arguments ioredis reads back after sending (the db to reselect after a

@@ -25,6 +25,16 @@ describeEach(backends, (name) => `Connection on ${name}`, (b) => {
     await conn.close();
   });
 
+  test('a long call (hundreds of arguments) gets its reply, or rejects with the server error text', async () => {
+    const conn = await b.connect();
+    await conn.call('DEL', 'c:long');
+    const pairs = Array.from({ length: 200 }, (_, i) => [`f${i}`, i % 2 === 0 ? `v${i}` : i]).flat();
+    assert.equal(await conn.call('HSET', 'c:long', ...pairs), 200);
+    assert.equal(await conn.call('HGET', 'c:long', 'f198'), 'v198');
+    await assert.rejects(conn.call('HSET', 'c:long', ...pairs, 'odd'), /ERR wrong number of arguments for 'hset' command/);
+    await conn.close();
+  });
+
   test('pipeline keeps order and puts errors in their slot', async () => {
     const conn = await b.connect();
     await conn.call('DEL', 'c:p');
