@@ -15,7 +15,7 @@
 // First line: sequential PINGs, the floor under any add awaited one at a time.
 //
 // Usage: node dist/bench/jobs-vs-bullmq.js [--add 2000] [--bulk 10000] [--generic 2000]
-//        [--concurrent 10000] [--memory 10000]
+//        [--concurrent 10000] [--memory 10000] [--warm 1]
 import { Queue as BullQueue, Worker as BullWorker } from 'bullmq';
 import { connect } from '../src/client/connect.js';
 import type { Connection, Value } from '../src/client/connection.js';
@@ -28,6 +28,8 @@ function arg(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);
   return i >= 0 && process.argv[i + 1] !== undefined ? Number(process.argv[i + 1]) : fallback;
 }
+/** Untimed runs of each scenario before the timed one (0: cold, as a process's first jobs). */
+const WARM = arg('warm', 1);
 const N = { add: arg('add', 2000), bulk: arg('bulk', 10_000), generic: arg('generic', 2000), concurrent: arg('concurrent', 10_000), memory: arg('memory', 10_000) };
 
 const server = await startRedis();
@@ -176,7 +178,7 @@ async function bullMemory(n: number): Promise<{ perJob: number; parts: Record<st
 // --- run -------------------------------------------------------------------------------------------
 
 const redisVersion = /redis_version:(\S+)/.exec(String(await admin.call('INFO', 'server')))![1];
-process.stdout.write(`redis-server ${redisVersion} on port ${server.port}; BullMQ 6.7 and sluice on the same server, one run each\n\n`);
+process.stdout.write(`redis-server ${redisVersion} on port ${server.port}; BullMQ 6.7 and sluice on the same server, one timed run each after ${WARM} untimed\n\n`);
 process.stdout.write(`${'scenario'.padEnd(36)}${'sluice/s'.padStart(10)}${'BullMQ/s'.padStart(10)}${'ratio'.padStart(8)}\n`);
 const scenarios: Array<[string, () => Promise<number>, () => Promise<number>]> = [
   [`queue-add (${N.add}, one at a time)`, () => sluiceAdd(N.add, 1), () => bullAdd(connection, `bq${++seq}`, N.add, 1)],
@@ -187,6 +189,15 @@ const scenarios: Array<[string, () => Promise<number>, () => Promise<number>]> =
 const floor = await pingFloor(N.add);
 process.stdout.write(`${`PING one at a time (${N.add}, the floor)`.padEnd(36)}${String(floor).padStart(10)}${''.padStart(10)}${''.padStart(8)}\n`);
 for (const [name, sluice, bull] of scenarios) {
+  // Each side's first run of a scenario also compiles its code (JIT): sluice's worker ran 7.5k
+  // jobs/s cold and 14-15k warm at concurrency 1. Workers run for hours; with --warm 1 (the
+  // default) each side runs the scenario once untimed first, as bench/broker.ts warms up.
+  for (let w = 0; w < WARM; w++) {
+    await admin.call('FLUSHALL');
+    await sluice();
+    await admin.call('FLUSHALL');
+    await bull();
+  }
   await admin.call('FLUSHALL');
   const s = await sluice();
   await admin.call('FLUSHALL');
