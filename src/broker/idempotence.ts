@@ -9,11 +9,12 @@
 //   - 'script' (Redis/Valkey without IDMP, with EVAL): the same in one Lua script (EVALSHA;
 //     the text itself again after a NOSCRIPT), which keeps
 //     the pid's iids in a hash `STREAM:idmp:PID` (iid -> id) and their order in a list
-//     `STREAM:idmp:PID:order`, at most IDEMPOTENCE_WINDOW of them, both expiring
+//     `STREAM:idmp:PID:order`, at most SCRIPT_IDEMPOTENCE_WINDOW of them, both expiring
 //     IDEMPOTENCE_TTL_MS after the pid's last add; in the stream's slot on a cluster;
 //   - 'none' (neither): plain XADD, a resend can add an entry twice.
-// The server remembers the last IDEMPOTENCE_WINDOW iids of a pid, so a producer never has more
-// XADDs than that unanswered at once (InFlightWindow): every resend finds its first add.
+// The server remembers the last IDEMPOTENCE_WINDOW iids of a pid (SCRIPT_IDEMPOTENCE_WINDOW with
+// the script), so a producer never has more XADDs than that unanswered at once (InFlightWindow):
+// every resend finds its first add.
 import { createHash } from 'node:crypto';
 import type { Arg, Connection, Value } from '../client/connection.js';
 import type { StreamFeatures } from './stream-features.js';
@@ -21,8 +22,13 @@ import { slotPrefix } from './partition.js';
 
 export type IdempotenceMode = 'idmp' | 'script' | 'none';
 
-/** The iids a server remembers per pid by default (IDMP-MAXSIZE; the script keeps as many). */
+/** The iids a server remembers per pid by default (IDMP-MAXSIZE); a producer's slice of adds. */
 export const IDEMPOTENCE_WINDOW = 100;
+/**
+ * The iids the script remembers per pid: ten slices, so a producer keeps ten in flight (the
+ * server runs one while the client encodes the next). ~100 KB for a busy pid, for 100 s.
+ */
+export const SCRIPT_IDEMPOTENCE_WINDOW = 1000;
 /** How long the script remembers a pid's iids after its last add (IDMP-DURATION's default). */
 export const IDEMPOTENCE_TTL_MS = 100_000;
 
@@ -75,7 +81,7 @@ export function idempotentXadd(mode: Exclude<IdempotenceMode, 'none'>, stream: s
   if (mode === 'idmp') return ['XADD', stream, 'IDMP', pid, iid, ...rest];
   const iids = scriptIidsKey(stream, pid);
   const script = withText ? ['EVAL', IDEMPOTENT_XADD_SCRIPT] : ['EVALSHA', IDEMPOTENT_XADD_SHA1];
-  return [...script, 3, stream, iids, `${iids}:order`, iid, IDEMPOTENCE_WINDOW, IDEMPOTENCE_TTL_MS, ...rest];
+  return [...script, 3, stream, iids, `${iids}:order`, iid, SCRIPT_IDEMPOTENCE_WINDOW, IDEMPOTENCE_TTL_MS, ...rest];
 }
 
 /**

@@ -23,7 +23,7 @@
 import type { Arg, Connection, Value } from '../client/connection.js';
 import { createHash, randomBytes } from 'node:crypto';
 import { type Codec, encodeEntry, Fields, jsonCodec } from './codec.js';
-import { IDEMPOTENCE_WINDOW, type IdempotenceMode, idempotentXadd, InFlightWindow, probeIdempotence, withScriptText } from './idempotence.js';
+import { IDEMPOTENCE_WINDOW, type IdempotenceMode, SCRIPT_IDEMPOTENCE_WINDOW, idempotentXadd, InFlightWindow, probeIdempotence, withScriptText } from './idempotence.js';
 import { errorMessage } from './replies.js';
 import { partitionOf, partitionStreams } from './partition.js';
 import type { Clock } from './clock.js';
@@ -61,7 +61,7 @@ export interface ProducerOptions {
    * Adds that a resend cannot duplicate (default true): each add carries this producer's id and
    * an id of its own, which the server remembers (XADD IDMP on Redis 8.6+ and sluice, a script
    * on Redis 7 and Valkey; docs/delivery.md). At most 100 adds of a producer are unanswered at
-   * once, as the server remembers the last 100. `false`: plain XADD.
+   * once, as the server remembers the last 100 (1,000 with the script). `false`: plain XADD.
    */
   idempotent?: boolean;
   /**
@@ -152,7 +152,7 @@ export class Producer<T = unknown> {
   /** The idempotent id of the next add without a key (with ownPid). */
   private sequence = 0;
   /** Bounds the unanswered idempotent adds by what the server remembers. */
-  private readonly inFlight = new InFlightWindow(IDEMPOTENCE_WINDOW);
+  private inFlight = new InFlightWindow(IDEMPOTENCE_WINDOW);
   private readonly jobs: boolean;
   private readonly eventsMaxLen: number | null;
   /** The link of adds with a given id or a deduplication id (unique-adds.ts), made on first use. */
@@ -239,25 +239,41 @@ export class Producer<T = unknown> {
   }
 
   /**
-   * Sends adds, pipelined, at most the in-flight window of idempotent ones unanswered at a time
-   * (a longer list goes in slices); resolves to their ids in order (a delayed job's: its job id).
+   * Sends adds, pipelined, in slices of at most IDEMPOTENCE_WINDOW idempotent ones, each slice
+   * sent once the in-flight window has room for it and without waiting for the slices before it
+   * to be answered (so the server runs one while the next is encoded); the wire keeps their
+   * order. Resolves to their ids in order (a delayed job's: its job id); rejects with the first
+   * failure, sending no slice after it is known.
    */
   private async send(built: Built[]): Promise<string[]> {
     const ids: string[] = new Array(built.length);
     const need = this.options.waitReplicas ?? 0;
-    const step = this.idempotence === 'none' ? built.length : this.inFlight.size;
-    for (let from = 0; from < built.length; from += step) {
+    const step = this.idempotence === 'none' ? built.length : IDEMPOTENCE_WINDOW;
+    const sent: Array<Promise<void>> = [];
+    let failed = false;
+    for (let from = 0; from < built.length && !failed; from += step) {
       const slice = built.slice(from, from + step);
       const counted = this.idempotence === 'none' ? 0 : slice.filter((b) => !b.delayed).length;
       await this.inFlight.acquire(counted);
-      let replies: string[];
-      try {
-        replies = this.jobs ? await this.sendJobs(slice, need) : await this.sendSlice(slice.map((b) => b.commands[0]!), need);
-      } finally {
+      if (failed) {
         this.inFlight.release(counted);
+        break;
       }
-      slice.forEach((b, i) => (ids[from + i] = b.unique !== undefined ? replies[i]! : (b.jobId ?? replies[i]!)));
+      const at = from;
+      const replies = this.jobs ? this.sendJobs(slice, need) : this.sendSlice(slice.map((b) => b.commands[0]!), need);
+      sent.push(
+        replies
+          .then((r) => slice.forEach((b, i) => (ids[at + i] = b.unique !== undefined ? r[i]! : (b.jobId ?? r[i]!))))
+          .catch((err: unknown) => {
+            failed = true;
+            throw err;
+          })
+          .finally(() => this.inFlight.release(counted)),
+      );
     }
+    const settled = await Promise.allSettled(sent);
+    const rejected = settled.find((r) => r.status === 'rejected');
+    if (rejected !== undefined) throw (rejected as PromiseRejectedResult).reason;
     return ids;
   }
 
@@ -480,7 +496,11 @@ export class Producer<T = unknown> {
       // Jobs send the script by its SHA1 inside a MULTI, where a NOSCRIPT would fail it alone.
       if (this.jobs && this.idempotence === 'script') await Promise.all([this.conn.call('SCRIPT', 'LOAD', IDEMPOTENT_XADD_SCRIPT), this.conn.call('SCRIPT', 'LOAD', JOB_ADD_SCRIPT)]);
       // Batches go by SHA1 too; loaded here so the first one is not a NOSCRIPT round trip.
-      if (this.idempotence === 'script') await this.conn.call('SCRIPT', 'LOAD', ADD_BATCH_SCRIPT);
+      if (this.idempotence === 'script') {
+        await this.conn.call('SCRIPT', 'LOAD', ADD_BATCH_SCRIPT);
+        // The script remembers more iids than IDMP's default: more slices in flight at once.
+        this.inFlight = new InFlightWindow(SCRIPT_IDEMPOTENCE_WINDOW);
+      }
       if (this.options.producerId !== undefined && this.idempotence === 'none') {
         throw new Error('producerId: this server can deduplicate adds in no way (neither XADD IDMP, Redis 8.6+ and sluice, nor EVAL)');
       }

@@ -1,13 +1,13 @@
 // Idempotent adds on every backend: an add sent twice, as ioredis resends the commands left
 // unanswered when a link drops, adds one entry (XADD IDMP on sluice server and the embedded
 // engine, the script on redis-server 7); idempotencyKey and producerId deduplicate alike
-// everywhere; at most 100 adds of a producer are unanswered at once (what the server
+// everywhere; at most 100 adds of a producer (1,000 with the script) are unanswered at once (what the server
 // remembers); idempotent: false is plain XADD. The real thing (a server killed and restarted
 // while a producer adds) is test/faults/duplicate-adds.test.ts.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Arg, Connection, Value } from '../../src/client/connection.js';
-import { IDEMPOTENCE_WINDOW, scriptIidsKey } from '../../src/broker/idempotence.js';
+import { IDEMPOTENCE_WINDOW, SCRIPT_IDEMPOTENCE_WINDOW, scriptIidsKey } from '../../src/broker/idempotence.js';
 import { Producer } from '../../src/broker/producer.js';
 import { ADD_BATCH_SCRIPT, ADD_BATCH_SHA1 } from '../../src/broker/scripted-batch.js';
 import { backends, describeEach } from './backends.js';
@@ -117,13 +117,18 @@ describeEach(backends, (name) => `idempotent adds on ${name}`, (b, name) => {
     assert.equal(Number(await conn.call('XLEN', stream)), 2);
   });
 
-  test(`at most ${IDEMPOTENCE_WINDOW} adds unanswered at once, however many are asked for`, async () => {
+  // The script (redis-server) remembers 1,000 iids a producer, IDMP 100: as many in flight.
+  const window = name === 'redis-server' ? SCRIPT_IDEMPOTENCE_WINDOW : IDEMPOTENCE_WINDOW;
+
+  test('at most the remembered window of adds unanswered at once, however many are asked for', async () => {
     const stream = unique('window');
     const { conn: c, maxInFlight } = counting(conn);
     const producer = new Producer(c, { jobs: false, stream });
-    await Promise.all([producer.addMany(Array.from({ length: 450 }, (_, i) => i)), ...Array.from({ length: 30 }, (_, i) => producer.add(1000 + i))]);
-    assert.equal(Number(await conn.call('XLEN', stream)), 480);
-    assert.ok(maxInFlight() <= IDEMPOTENCE_WINDOW, `${maxInFlight()} unanswered at once`);
+    const many = 4 * window + 50;
+    await Promise.all([producer.addMany(Array.from({ length: many }, (_, i) => i)), ...Array.from({ length: 30 }, (_, i) => producer.add(1e6 + i))]);
+    assert.equal(Number(await conn.call('XLEN', stream)), many + 30);
+    assert.ok(maxInFlight() <= window, `${maxInFlight()} unanswered at once`);
+    assert.ok(maxInFlight() > window / 2, `${maxInFlight()} unanswered at once: slices go without waiting for the ones before`);
   });
 
   test('idempotent: false is plain XADD: a resend adds the entry again', async () => {
@@ -148,18 +153,19 @@ describeEach(backends, (name) => `idempotent adds on ${name}`, (b, name) => {
     assert.equal(Number(await conn.call('XLEN', stream)), 1);
   });
 
-  test('what the server remembers stays bounded: the last 100 ids of a producer', { skip: name === 'redis-server' ? false : 'the script\'s keys (redis-server 7); IDMP keeps its own, bounded by IDMP-MAXSIZE' }, async () => {
+  test('what the server remembers stays bounded: the last 1,000 ids of a producer', { skip: name === 'redis-server' ? false : 'the script\'s keys (redis-server 7); IDMP keeps its own, bounded by IDMP-MAXSIZE' }, async () => {
     const stream = unique('bounded');
     const producer = new Producer(conn, { jobs: false, stream, producerId: 'bounded' });
-    await producer.addMany(Array.from({ length: 250 }, (_, i) => ({ payload: i, idempotencyKey: `k${i}` })), { keyed: true });
+    const adds = SCRIPT_IDEMPOTENCE_WINDOW + 150;
+    await producer.addMany(Array.from({ length: adds }, (_, i) => ({ payload: i, idempotencyKey: `k${i}` })), { keyed: true });
     const iids = scriptIidsKey(stream, 'bounded');
-    assert.equal(Number(await conn.call('HLEN', iids)), IDEMPOTENCE_WINDOW);
-    assert.equal(Number(await conn.call('LLEN', `${iids}:order`)), IDEMPOTENCE_WINDOW);
+    assert.equal(Number(await conn.call('HLEN', iids)), SCRIPT_IDEMPOTENCE_WINDOW);
+    assert.equal(Number(await conn.call('LLEN', `${iids}:order`)), SCRIPT_IDEMPOTENCE_WINDOW);
     const ttl = Number(await conn.call('PTTL', iids));
     assert.ok(ttl > 0 && ttl <= 100_000, `PTTL ${ttl}`);
     // The last key is remembered, the first forgotten (added again).
-    await producer.add(249, { idempotencyKey: 'k249' });
+    await producer.add(adds - 1, { idempotencyKey: `k${adds - 1}` });
     await producer.add(0, { idempotencyKey: 'k0' });
-    assert.equal(Number(await conn.call('XLEN', stream)), 251);
+    assert.equal(Number(await conn.call('XLEN', stream)), adds + 1);
   });
 });

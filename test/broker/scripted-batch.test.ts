@@ -1,7 +1,7 @@
 // Scripted adds batched into one script call (scripted-batch.ts): how commands are grouped and
 // answered, and the batch script on every backend (sluice runs Lua too, though its Producer
 // uses XADD IDMP): sent twice it adds each entry, record and event once; an iid twice in one
-// batch is added once; the window keeps the last 100 iids. On redis-server, where the Producer
+// batch is added once; the window keeps the last 1,000 iids. On redis-server, where the Producer
 // scripts its adds, a slice of addMany is one command.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -10,7 +10,7 @@ import { Producer } from '../../src/broker/producer.js';
 import { Queue } from '../../src/broker/queue.js';
 import { jobKeys } from '../../src/broker/jobs/keys.js';
 import { scriptedJobAdd, withJobAddText } from '../../src/broker/jobs/add-script.js';
-import { IDEMPOTENCE_WINDOW, idempotentXadd, scriptIidsKey } from '../../src/broker/idempotence.js';
+import { idempotentXadd, SCRIPT_IDEMPOTENCE_WINDOW, scriptIidsKey } from '../../src/broker/idempotence.js';
 import { eventCommand } from '../../src/broker/jobs/events.js';
 import { ADD_BATCH_SCRIPT, ADD_BATCH_SHA1, batchScriptedAdds } from '../../src/broker/scripted-batch.js';
 import { backends, describeEach } from './backends.js';
@@ -70,18 +70,18 @@ describeEach(backends, (name) => `batched scripted adds on ${name}`, (b, name) =
     assert.deepEqual(jobs.map((j) => [j?.entryId, j?.state]), [[first[0], 'waiting'], [first[1], 'active'], [first[2], 'waiting']]);
   });
 
-  test('an iid twice in one batch is added once; the window keeps the last 100 iids', async () => {
+  test('an iid twice in one batch is added once; the window keeps the last 1,000 iids', async () => {
     const stream = unique('batch-window');
     const [x, y] = await send([plainAdd(stream, 'p', 'same'), plainAdd(stream, 'p', 'same')]);
     assert.equal(x, y);
-    for (let round = 0; round < 3; round++) await send(Array.from({ length: 60 }, (_, i) => plainAdd(stream, 'p', `r${round}-${i}`)));
+    for (let round = 0; round < 3; round++) await send(Array.from({ length: 400 }, (_, i) => plainAdd(stream, 'p', `r${round}-${i}`)));
     const iids = scriptIidsKey(stream, 'p');
-    assert.equal(Number(await conn.call('HLEN', iids)), IDEMPOTENCE_WINDOW);
-    assert.equal(Number(await conn.call('LLEN', `${iids}:order`)), IDEMPOTENCE_WINDOW);
-    assert.deepEqual(await conn.call('LRANGE', `${iids}:order`, 0, 0), ['r1-20'], 'the oldest kept is the 100th newest');
+    assert.equal(Number(await conn.call('HLEN', iids)), SCRIPT_IDEMPOTENCE_WINDOW);
+    assert.equal(Number(await conn.call('LLEN', `${iids}:order`)), SCRIPT_IDEMPOTENCE_WINDOW);
+    assert.deepEqual(await conn.call('LRANGE', `${iids}:order`, 0, 0), ['r0-200'], 'the oldest kept is the 1,000th newest');
     const ttl = Number(await conn.call('PTTL', iids));
     assert.ok(ttl > 0 && ttl <= 100_000, `PTTL ${ttl}`);
-    assert.equal(Number(await conn.call('XLEN', stream)), 181);
+    assert.equal(Number(await conn.call('XLEN', stream)), 1201);
   });
 
   test('a Producer sends a slice of addMany as one command where it scripts its adds', { skip: name === 'redis-server' ? false : 'XADD IDMP here: no script' }, async () => {
