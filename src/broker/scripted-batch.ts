@@ -158,7 +158,7 @@ export function batchScriptedAdds(commands: Arg[][]): Batched {
       source.map(({ at, index }) => {
         const reply = replies[at]!;
         if (index < 0 || reply instanceof Error) return reply;
-        return Array.isArray(reply) ? (reply[index] as Value) : new Error(`ERR unexpected reply to a batch of adds: ${String(reply)}`);
+        return Array.isArray(reply) ? (reply[index] as Value) : new Error(`sluice: a batch of adds was answered with ${JSON.stringify(reply)}, not its ids`);
       }),
   };
 }
