@@ -63,8 +63,13 @@ return ids`;
 
 export const ADD_BATCH_SHA1 = createHash('sha1').update(ADD_BATCH_SCRIPT).digest('hex');
 
-/** One add's parts, read from its single-add script command. */
+/**
+ * One add's parts, read from its single-add script command: its keys and arguments, and where
+ * in the command its record's pairs, its event's arguments and its XADD's arguments lie (copied
+ * from there into the batch, not sliced out first).
+ */
 interface ScriptedAdd {
+  command: Arg[];
   stream: Arg;
   iids: Arg;
   order: Arg;
@@ -74,23 +79,22 @@ interface ScriptedAdd {
   /** A job's record key and events key; null for a plain idempotent XADD. */
   record: Arg | null;
   events: Arg | null;
-  recordArgs: Arg[];
-  eventArgs: Arg[];
-  xaddArgs: Arg[];
+  recordAt: number;
+  eventAt: number;
+  xaddAt: number;
 }
 
 /** The parts of an idempotent XADD or a job add script (by SHA1 or with its text); null for any other command. */
 function parse(c: Arg[]): ScriptedAdd | null {
   const script = c[0] === 'EVALSHA' ? c[1] : c[0] === 'EVAL' ? c[1] : null;
   if (script === IDEMPOTENT_XADD_SHA1 || script === IDEMPOTENT_XADD_SCRIPT) {
-    const [, , , stream, iids, order, iid, window, ttl, ...xaddArgs] = c;
-    return { stream: stream!, iids: iids!, order: order!, iid: iid!, window: window!, ttl: ttl!, record: null, events: null, recordArgs: [], eventArgs: [], xaddArgs };
+    // EVALSHA sha 3 stream iids order iid window ttl …xadd
+    return { command: c, stream: c[3]!, iids: c[4]!, order: c[5]!, iid: c[6]!, window: c[7]!, ttl: c[8]!, record: null, events: null, recordAt: 9, eventAt: 9, xaddAt: 9 };
   }
   if (script === JOB_ADD_SHA1 || script === JOB_ADD_SCRIPT) {
-    const [, , , stream, iids, order, record, events, iid, window, ttl, nr, ne, ...rest] = c;
-    const r = Number(nr);
-    const e = Number(ne);
-    return { stream: stream!, iids: iids!, order: order!, iid: iid!, window: window!, ttl: ttl!, record: record!, events: events!, recordArgs: rest.slice(0, r), eventArgs: rest.slice(r, r + e), xaddArgs: rest.slice(r + e) };
+    // EVALSHA sha 5 stream iids order record events iid window ttl nr ne …record …event …xadd
+    const eventAt = 13 + Number(c[11]);
+    return { command: c, stream: c[3]!, iids: c[4]!, order: c[5]!, iid: c[8]!, window: c[9]!, ttl: c[10]!, record: c[6]!, events: c[7]!, recordAt: 13, eventAt, xaddAt: eventAt + Number(c[12]) };
   }
   return null;
 }
@@ -99,8 +103,8 @@ function parse(c: Arg[]): ScriptedAdd | null {
 function batchCommand(adds: ScriptedAdd[], withText: boolean): Arg[] {
   const first = adds[0]!;
   const keys: Arg[] = [first.stream, first.iids, first.order];
-  const jobs = adds.some((a) => a.record !== null);
-  if (jobs) keys.push(adds.find((a) => a.events !== null)!.events!);
+  const events = adds.find((a) => a.events !== null)?.events ?? null;
+  if (events !== null) keys.push(events);
   const argv: Arg[] = [first.window, first.ttl, adds.length];
   for (const a of adds) {
     let rk = 0;
@@ -108,9 +112,15 @@ function batchCommand(adds: ScriptedAdd[], withText: boolean): Arg[] {
       keys.push(a.record);
       rk = keys.length;
     }
-    argv.push(a.iid, rk, a.recordArgs.length, a.eventArgs.length, a.xaddArgs.length, ...a.recordArgs, ...a.eventArgs, ...a.xaddArgs);
+    const c = a.command;
+    argv.push(a.iid, rk, a.eventAt - a.recordAt, a.xaddAt - a.eventAt, c.length - a.xaddAt);
+    for (let i = a.recordAt; i < c.length; i++) argv.push(c[i]!);
   }
-  return [...(withText ? ['EVAL', ADD_BATCH_SCRIPT] : ['EVALSHA', ADD_BATCH_SHA1]), keys.length, ...keys, ...argv];
+  const head: Arg[] = withText ? ['EVAL', ADD_BATCH_SCRIPT] : ['EVALSHA', ADD_BATCH_SHA1];
+  head.push(keys.length);
+  for (const k of keys) head.push(k);
+  for (const a of argv) head.push(a);
+  return head;
 }
 
 /** Commands to send in place of some, and how to hand their replies back to the originals. */
