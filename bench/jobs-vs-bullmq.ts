@@ -98,6 +98,15 @@ async function usedMemory(conn: Connection): Promise<number> {
   return Number(/used_memory:(\d+)/.exec(info)![1]) - Number(/mem_clients_normal:(\d+)/.exec(info)![1]);
 }
 
+/** MEMORY USAGE of the keys matching a pattern, summed. */
+async function keysUsage(conn: Connection, pattern: string): Promise<number> {
+  let sum = 0;
+  for (const key of (await conn.call('KEYS', pattern)) as string[]) sum += await memoryUsage(conn, key);
+  return sum;
+}
+
+const IDEMPOTENCE_PART = "producer's idempotence window (expires)";
+
 async function memoryUsage(conn: Connection, key: string): Promise<number> {
   return Number((await conn.call('MEMORY', 'USAGE', key, 'SAMPLES', 0)) as Value);
 }
@@ -145,6 +154,9 @@ async function sluiceMemory(n: number): Promise<{ perJob: number; parts: Record<
     'records not archived yet': (ids.length === 0 ? 0 : await memoryUsage(admin, `${stream}:job:${ids[0]}`)) * Number(await admin.call('ZCARD', `${stream}:completed`)) / (n + 1),
     'stream entry': (await memoryUsage(admin, stream)) / (n + 1),
     'events stream (capped)': (await memoryUsage(admin, `${stream}:events`)) / (n + 1),
+    // A fixed cost of a busy producer, not of a job: its last 1,000 idempotent ids (the script's
+    // window, idempotence.ts), gone 100 s after its last add.
+    [IDEMPOTENCE_PART]: (await keysUsage(admin, `${stream}:idmp:*`)) / (n + 1),
   };
   await conn.close();
   return { perJob: (after - before) / n, parts };
@@ -222,6 +234,9 @@ process.stdout.write(`  sluice ${Math.round(sm.perJob)} B, BullMQ ${Math.round(b
 // Both cap their events streams at 10,000: in a long run they weigh nothing per retained job.
 const noEvents = (m: { perJob: number; parts: Record<string, number> }): number => m.perJob - (m.parts['events stream (capped)'] ?? 0);
 process.stdout.write(`  without the capped events streams: sluice ${Math.round(noEvents(sm))} B, BullMQ ${Math.round(noEvents(bm))} B: ratio ${(noEvents(sm) / noEvents(bm)).toFixed(2)}x\n`);
+// The producer's idempotence keys weigh the same for 10 or 100,000 jobs, and expire: without them.
+const window = sm.parts[IDEMPOTENCE_PART] ?? 0;
+process.stdout.write(`  without sluice's producer idempotence window (${Math.round(window)} B a job here, a fixed ~90 KB per busy producer): sluice ${Math.round(sm.perJob - window)} B: ratio ${((sm.perJob - window) / bm.perJob).toFixed(2)}x\n`);
 process.stdout.write(`  sluice parts (MEMORY USAGE, per job): ${Object.entries(sm.parts).map(([k, v]) => `${k} ${Math.round(v)} B`).join(', ')}\n`);
 process.stdout.write(`  BullMQ parts (MEMORY USAGE, per job): ${Object.entries(bm.parts).map(([k, v]) => `${k} ${Math.round(v)} B`).join(', ')}\n`);
 
