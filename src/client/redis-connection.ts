@@ -40,8 +40,11 @@ export class RedisConnection implements BlockingConnection {
 
   call(...args: Arg[]): Promise<Value> {
     // A long command (a batch of adds: a thousand arguments) is cheaper encoded here in one
-    // buffer (batch, below) than converted and joined by ioredis argument by argument.
-    if (args.length > LONG_COMMAND) return this.pipeline([args]).then(([reply]) => (reply instanceof Error ? Promise.reject(reply) : reply!));
+    // buffer (batch, below) than converted and joined by ioredis argument by argument; not one
+    // whose arguments ioredis reads back (a SUBSCRIBE to many channels), which keeps its path.
+    if (args.length > LONG_COMMAND && !READS_ARGS.has(String(args[0]).toLowerCase())) {
+      return this.pipeline([args]).then(([reply]) => (reply instanceof Error ? Promise.reject(reply) : reply!));
+    }
     return this.link.call(args);
   }
 
