@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { freePort, runToExit, startSluiceServer } from '../support/processes.js';
+import { frameworkBasePort, freePort, runToExit, startSluiceServer } from '../support/processes.js';
 
 const SUITE = join(dirname(fileURLToPath(import.meta.url)), '../../../.redis-src');
 /** What redis-server 7.0.15 passes with the same arguments, the evicted-event test included. */
@@ -33,7 +33,7 @@ async function runSuite(port: number, units: string[], extra: string[]): Promise
   for (const unit of units) args.push('--single', unit);
   // The runner's own control socket listens from baseport - 32 up (21079 by default): start it at
   // a port free now, so runs in other checkouts on the same machine do not collide.
-  args.push('--baseport', String((await freePort()) + 32));
+  args.push('--baseport', String(await frameworkBasePort()));
   args.push(...extra, '--clients', '1');
   return runToExit('./runtest', args, { cwd: SUITE, timeoutMs: 240_000 });
 }

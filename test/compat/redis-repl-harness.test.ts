@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { freePort, runToExit, startSluiceServer } from '../support/processes.js';
+import { frameworkBasePort, freePort, runToExit, startSluiceServer } from '../support/processes.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../../..');
 const SUITE = join(ROOT, '.redis-src');
@@ -33,7 +33,7 @@ function assertAllPassed({ code, output }: { code: number | null; output: string
 
 /** The runner's control port: start it at a port free now (other checkouts run beside). */
 async function baseport(): Promise<string> {
-  return String((await freePort()) + 32);
+  return String(await frameworkBasePort());
 }
 
 const work = mkdtempSync(join(tmpdir(), 'sluice-repl-suite-'));

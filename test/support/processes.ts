@@ -18,8 +18,26 @@ export const CLI_MAIN = fileURLToPath(new URL('../../src/cli/main.js', import.me
  * EADDRINUSE, one CI run in a few.
  */
 export async function freePort(): Promise<number> {
+  return freePortIn(20_000, FRAMEWORK_PORTS);
+}
+
+/**
+ * Where Redis's Tcl test framework may take ports: from its --baseport up, one for each server it
+ * spawns. The harnesses start it in [FRAMEWORK_PORTS, 32000) (frameworkBasePort) and freePort
+ * picks below, so a test's server and the framework's never race for one port (a config-file
+ * test lost that race to a framework run beside it: EADDRINUSE, one CI run in several).
+ */
+const FRAMEWORK_PORTS = 28_000;
+
+/** A --baseport for Redis's test framework, away from the ports freePort hands out. */
+export async function frameworkBasePort(): Promise<number> {
+  // The runner's own control socket listens from baseport - 32 up.
+  return (await freePortIn(FRAMEWORK_PORTS, 31_000)) + 32;
+}
+
+async function freePortIn(low: number, high: number): Promise<number> {
   for (let attempt = 0; attempt < 50; attempt++) {
-    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    const port = low + Math.floor(Math.random() * (high - low));
     if (await bindable(port)) return port;
   }
   return new Promise((resolve, reject) => {
