@@ -2,16 +2,16 @@
 // and one producer id, sent as one script call instead of one per add. A script call costs Redis
 // about as much as the adds it makes (the call's setup, two PEXPIREs), and costs the client one
 // command, one promise and one reply to decode per add: batched, addMany's slice of 100 jobs is
-// one command (measured with `bench/broker.js`: see docs/server.md's broker table).
+// one command (`bench/adds.js`; docs/delivery.md has the figures).
 //
 // Each add keeps the meaning of its own script (the idempotent XADD, or jobs/add-script.ts's job
 // add): an iid already remembered returns its first id and writes nothing, else the entry, its
 // iid, and for a job its record and `added` event. The iids added are remembered in one HSET and
 // appended to the order list in one RPUSH, the window's oldest evicted once, the two keys' ttls
 // set once. A job's record takes its state in the same HSET (the single script's HSETNX guards a
-// resend, which here found its iid and wrote nothing; these job ids are new, random ones). A resent batch (its reply
-// lost to a reconnect) finds every iid it added, as InFlightWindow keeps no more than the window
-// unanswered. A call that fails part way (an XADD refused: OOM, WRONGTYPE) keeps the adds before
+// resend, which here found its iid and wrote nothing; these job ids are new, random ones). A
+// resent batch (its reply lost to a reconnect) finds every iid it added, as InFlightWindow keeps
+// no more than the window unanswered. A call that fails part way (an XADD refused: OOM, WRONGTYPE) keeps the adds before
 // it, as a pipeline of single adds would; addMany rejects either way.
 import { createHash } from 'node:crypto';
 import type { Arg, Value } from '../client/connection.js';
@@ -133,23 +133,36 @@ export interface Batched {
 /**
  * Groups the scripted adds among `commands` by stream and producer id; a group of two or more
  * becomes one ADD_BATCH_SCRIPT call (with its text when the originals carry theirs: after a
- * NOSCRIPT), placed where its first add was. Other commands pass unchanged.
+ * NOSCRIPT), placed where its first add was. Other commands pass unchanged. A stream's entries
+ * keep the order of the adds: an add joins its stream's group only when no other command for that
+ * stream came between (another producer id's add starts a new group; any other command ends
+ * every group); adds to other streams between them (partitions taken in turn) do not matter.
  */
 export function batchScriptedAdds(commands: Arg[][]): Batched {
-  const groups = new Map<string, number[]>();
   const parsed = commands.map(parse);
+  const groups: number[][] = [];
+  /** Per stream, the group its next add may join. */
+  const open = new Map<string, number[]>();
   parsed.forEach((p, i) => {
-    if (p === null) return;
-    const key = `${String(p.stream)}\0${String(p.iids)}`;
-    const list = groups.get(key);
-    if (list === undefined) groups.set(key, [i]);
-    else list.push(i);
+    if (p === null) {
+      open.clear();
+      return;
+    }
+    const stream = String(p.stream);
+    const group = open.get(stream);
+    if (group !== undefined && String(parsed[group[0]!]!.iids) === String(p.iids)) {
+      group.push(i);
+      return;
+    }
+    const started = [i];
+    groups.push(started);
+    open.set(stream, started);
   });
   // Which sent command answers each original, and at which index of its array reply (-1: whole).
   const source: Array<{ at: number; index: number }> = new Array(commands.length);
   const sent: Arg[][] = [];
   const batchOf = new Map<number, number[]>();
-  for (const indexes of groups.values()) if (indexes.length > 1) batchOf.set(indexes[0]!, indexes);
+  for (const indexes of groups) if (indexes.length > 1) batchOf.set(indexes[0]!, indexes);
   const merged = new Set([...batchOf.values()].flatMap((g) => g.slice(1)));
   commands.forEach((c, i) => {
     if (merged.has(i)) return;

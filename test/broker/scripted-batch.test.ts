@@ -24,16 +24,16 @@ function jobAdd(stream: string, jobId: string, iid = jobId): Arg[] {
   return scriptedJobAdd(xadd, ['HSET', keys.record(jobId), 'data', '{}', 'added', 1], keys.events, eventCommand(keys.events, 100, 'added', jobId))!;
 }
 
-test('adds of one stream and producer go as one call where the first was; others pass; replies go back in order', () => {
-  const commands = [plainAdd('a', 'p', '1'), ['PING'], plainAdd('b', 'p', '1'), plainAdd('a', 'p', '2'), plainAdd('a', 'q', '1'), plainAdd('a', 'p', '3')];
+test('adds of one stream and producer go as one call where the first was, each stream\'s order kept; replies go back in order', () => {
+  const commands = [plainAdd('a', 'p', '1'), plainAdd('b', 'p', '1'), plainAdd('a', 'p', '2'), plainAdd('b', 'p', '2'), plainAdd('a', 'q', '1'), plainAdd('a', 'p', '3'), ['PING'], plainAdd('a', 'p', '4'), plainAdd('a', 'p', '5')];
   const batch = batchScriptedAdds(commands);
-  assert.equal(batch.commands.length, 4);
-  assert.deepEqual(batch.commands.slice(0, 2).map((c) => c[0]), ['EVALSHA', 'PING']);
-  assert.equal(batch.commands[0]![1], ADD_BATCH_SHA1);
-  assert.deepEqual(batch.commands.slice(2), [commands[2], commands[4]], 'a single add of its group is sent as it was');
+  // a's adds by p join across b's; q's add for a ends that group (a/p/3 must follow it), and so
+  // does any other command.
+  assert.deepEqual(batch.commands.map((c) => (c[1] === ADD_BATCH_SHA1 ? `batch of ${String(c[3 + Number(c[2]) + 2])}` : c === commands[4] ? 'a/q/1' : c === commands[5] ? 'a/p/3' : String(c[0]))), ['batch of 2', 'batch of 2', 'a/q/1', 'a/p/3', 'PING', 'batch of 2']);
   const failed = new Error('OOM');
-  assert.deepEqual(batch.spread([['a-1', 'a-2', 'a-3'], 'PONG', 'b-1', failed]), ['a-1', 'PONG', 'b-1', 'a-2', failed, 'a-3']);
-  assert.deepEqual(batch.spread([failed, 'PONG', 'b-1', 'x']), [failed, 'PONG', 'b-1', failed, 'x', failed], 'a failed batch fails each of its adds');
+  assert.deepEqual(batch.spread([['a1', 'a2'], ['b1', 'b2'], 'aq1', 'a3', 'PONG', ['a4', 'a5']]), ['a1', 'b1', 'a2', 'b2', 'aq1', 'a3', 'PONG', 'a4', 'a5']);
+  assert.deepEqual(batch.spread([failed, ['b1', 'b2'], 'aq1', 'a3', 'PONG', 'x']).slice(0, 3), [failed, 'b1', failed], 'a failed batch fails each of its adds');
+  assert.ok(batch.spread([failed, ['b1', 'b2'], 'aq1', 'a3', 'PONG', 'x'])[7] instanceof Error, 'a batch answered with no ids fails its adds');
   // With their text (after a NOSCRIPT), the batch carries its own.
   const withText = batchScriptedAdds(withJobAddText([jobAdd('s', 'j1'), jobAdd('s', 'j2')]));
   assert.deepEqual(withText.commands.map((c) => c.slice(0, 2)), [['EVAL', ADD_BATCH_SCRIPT]]);
