@@ -250,9 +250,10 @@ export class FlowProducer {
         await link.call('WATCH', ...given.map((g) => g.key));
         const exists = await Promise.all(given.map((g) => link.call('EXISTS', g.key)));
         // A completed job's record may be in its stream's archive (jobs/archive.ts): taken too.
+        const absent = given.filter((_, i) => Number(exists[i]) !== 1);
         const archived = new Set<string>();
-        for (const stream of new Set(given.filter((_, i) => Number(exists[i]) !== 1).map((g) => g.stream))) {
-          const ids = given.filter((g, i) => g.stream === stream && Number(exists[i]) !== 1).map((g) => g.id);
+        for (const stream of new Set(absent.map((g) => g.stream))) {
+          const ids = absent.filter((g) => g.stream === stream).map((g) => g.id);
           for (const id of (await archivedEntries(link, jobKeys(stream), ids)).keys()) archived.add(`${stream}\n${id}`);
         }
         const taken = given.filter((g, i) => Number(exists[i]) === 1 || archived.has(`${g.stream}\n${g.id}`));

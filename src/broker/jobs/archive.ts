@@ -22,6 +22,7 @@
 // streams aside): ~160 bytes a job this way, ~467 as hash + sorted-set member (BullMQ: ~405).
 // A compaction costs its process ~50 us of CPU a record (three commands each through ioredis).
 import type { BlockingConnection, Connection, Value } from '../../client/connection.js';
+import { pairsToObject } from '../replies.js';
 import { execWatched } from '../watched-multi.js';
 import type { JobKeys } from './keys.js';
 import type { WatchLink } from './watch-link.js';
@@ -109,8 +110,7 @@ function entryFields(jobId: string, r: Record<string, string>, ms: number): stri
 /** An archive entry back as the record it was (state completed); null if it is not one. */
 export function recordOfEntry(entryId: string, fields: Value[]): { jobId: string; record: Record<string, string> } | null {
   const ms = Number(entryId.slice(0, entryId.indexOf('-')));
-  const v: Record<string, string> = {};
-  for (let i = 0; i + 1 < fields.length; i += 2) v[String(fields[i])] = String(fields[i + 1]);
+  const v = recordFromReply(fields) ?? {};
   if (v[F.id] === undefined) return null;
   let record: Record<string, string> = {};
   try {
@@ -237,14 +237,10 @@ export async function deleteArchivedCommands(conn: Connection | BlockingConnecti
 }
 
 function lastGeneratedId(info: Value): { ms: number; seq: number } {
-  const list = info as Value[];
-  for (let i = 0; i + 1 < list.length; i += 2) {
-    if (String(list[i]) === 'last-generated-id') {
-      const [ms, seq] = String(list[i + 1]).split('-');
-      return { ms: Number(ms), seq: Number(seq) };
-    }
-  }
-  return { ms: 0, seq: 0 };
+  const id = pairsToObject(info)['last-generated-id'];
+  if (id === undefined || id === null) return { ms: 0, seq: 0 };
+  const [ms, seq] = String(id).split('-');
+  return { ms: Number(ms), seq: Number(seq) };
 }
 
 /** What a compaction step did: records moved, and whether more may be left (a full batch, or a lost race). */

@@ -191,11 +191,16 @@ export class RetentionKeeper {
   private async removeArchived(jobs: Array<{ jobId: string; entry: string }>): Promise<void> {
     if (jobs.length === 0) return;
     const ids = jobs.map((j) => j.jobId);
-    await this.conn.multi([...(await deleteArchivedCommands(this.conn, this.keys, jobs)), ['DEL', ...ids.flatMap((id) => [this.keys.logs(id), this.keys.dependencies(id), this.keys.processed(id), this.keys.ignored(id)])]]);
+    await this.conn.multi([...(await deleteArchivedCommands(this.conn, this.keys, jobs)), ['DEL', ...ids.flatMap((id) => this.sideKeys(id))]]);
+  }
+
+  /** A job's keys beside its record (its logs, a flow's), deleted with it. */
+  private sideKeys(id: string): string[] {
+    return [this.keys.logs(id), this.keys.dependencies(id), this.keys.processed(id), this.keys.ignored(id)];
   }
 
   private async remove(index: string, ids: string[]): Promise<void> {
     if (ids.length === 0) return;
-    await this.conn.multi([['DEL', ...ids.flatMap((id) => [this.keys.record(id), this.keys.logs(id), this.keys.dependencies(id), this.keys.processed(id), this.keys.ignored(id)])], ['ZREM', index, ...ids]]);
+    await this.conn.multi([['DEL', ...ids.flatMap((id) => [this.keys.record(id), ...this.sideKeys(id)])], ['ZREM', index, ...ids]]);
   }
 }
