@@ -3,7 +3,8 @@
 // group's lag, pending count and consumer count (XINFO GROUPS) and its oldest pending entry's
 // age (XPENDING summary, only for groups with something pending).
 import * as hdr from 'hdr-histogram-js';
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, Gauge, Registry, type Metric } from 'prom-client';
+import { BucketHistogram, type HistogramSeries } from './bucket-histogram.js';
 import { delayedKey } from './delayed.js';
 import type { Connection } from '../client/connection.js';
 import { pairsToObject } from './replies.js';
@@ -102,9 +103,8 @@ export class Metrics {
   readonly registry = new Registry();
   private readonly counts: Record<CounterName, number> = { processed: 0, failed: 0, retried: 0, deadLettered: 0, claimed: 0, redelivered: 0, trimmed: 0, timedOut: 0, leaseLost: 0 };
   private readonly histogram = hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 3_600_000_000, numberOfSignificantValueDigits: 3 });
-  private readonly promCounters: Record<CounterName, Counter>;
-  private readonly promLatency: Histogram;
-  private readonly promGroupLatency: Histogram;
+  private readonly promLatency: HistogramSeries;
+  private readonly promGroupLatency: BucketHistogram;
   /** Streams whose groups' lag is reported in the Prometheus text. */
   private readonly lagSources: Array<{ conn: Connection; stream: string }> = [];
 
@@ -120,19 +120,27 @@ export class Metrics {
       leaseLost: 'Running messages claimed by another consumer',
       redelivered: 'Handler runs of a message delivered before (any cause: retry, claim, reconnect)',
     };
-    this.promCounters = Object.fromEntries(
-      (Object.keys(PROM_NAMES) as CounterName[]).map((k) => [k, new Counter({ name: PROM_NAMES[k], help: help[k], registers: [this.registry] })]),
-    ) as Record<CounterName, Counter>;
+    // The counters read `counts` when scraped: a job's count is one addition, not a prom-client
+    // inc (a labels check and a hash) on every job.
+    const counts = this.counts;
+    for (const k of Object.keys(PROM_NAMES) as CounterName[]) {
+      new Counter({
+        name: PROM_NAMES[k],
+        help: help[k],
+        registers: [this.registry],
+        collect() {
+          this.reset();
+          this.inc(counts[k]);
+        },
+      });
+    }
     const buckets = [0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 30];
-    this.promLatency = new Histogram({ name: 'sluice_handler_duration_seconds', help: 'Handler run time', buckets, registers: [this.registry] });
+    const total = new BucketHistogram('sluice_handler_duration_seconds', 'Handler run time', buckets);
+    this.promLatency = total.labels();
     // The same runs per stream and group (a separate name: the total above keeps its series).
-    this.promGroupLatency = new Histogram({
-      name: 'sluice_group_handler_duration_seconds',
-      help: 'Handler run time, per stream and consumer group',
-      labelNames: ['stream', 'group'],
-      buckets,
-      registers: [this.registry],
-    });
+    this.promGroupLatency = new BucketHistogram('sluice_group_handler_duration_seconds', 'Handler run time, per stream and consumer group', buckets, ['stream', 'group']);
+    // The registry reads a metric through get() (its documented shape), which these provide.
+    for (const h of [total, this.promGroupLatency]) this.registry.registerMetric(h as unknown as Metric);
     // One XINFO GROUPS per stream (and one XPENDING per group with pending entries) and
     // scrape, shared by every gauge below.
     let scrape: Promise<ScrapedGroup[]> | null = null;
@@ -184,7 +192,6 @@ export class Metrics {
 
   inc(name: CounterName, n = 1): void {
     this.counts[name] += n;
-    this.promCounters[name].inc(n);
   }
 
   /** Records one handler run time, in milliseconds (labelled by stream and group when given). */
@@ -195,11 +202,10 @@ export class Metrics {
 
   /**
    * A recorder of handler run times for one stream and group, made once per consumer: the
-   * labelled series is resolved here, not on each call (prom-client hashes a labels object on
-   * every observe(labels, v)).
+   * labelled series is resolved here, not on each call.
    */
   runTimeRecorder(stream: string, group: string): (ms: number) => void {
-    const child = this.promGroupLatency.labels({ stream, group });
+    const child = this.promGroupLatency.labels(stream, group);
     return (ms) => {
       this.observeTotal(ms);
       child.observe(ms / 1000);

@@ -1,6 +1,7 @@
 // OpenTelemetry tracing of the broker, through `@opentelemetry/api` only: an optional peer
 // dependency, loaded with a dynamic import on first use. Without it (or without an SDK
-// registered by the application) everything here is a no-op.
+// registered by the application) everything here is a no-op; a consumer then makes no span at
+// all (activeTracer), while a producer still carries an incoming trace context into its entries.
 //
 // Propagation: the Producer writes its span's context into the entry as W3C trace-context
 // fields (`traceparent`, and `tracestate` when there is one) through the globally registered
@@ -28,6 +29,17 @@ export function loadTracing(): Promise<Api | null> {
     () => null,
   );
   return loaded;
+}
+
+/**
+ * The tracer, or null while no SDK is registered. The api's global provider is a proxy whose
+ * delegate the SDK sets; without one every span is a no-op, and making a consumer's cost about
+ * a microsecond a job for nothing. Asked on every use: an SDK may be registered later.
+ */
+function activeTracer(otel: Api): OtelApi.Tracer | null {
+  const provider = otel.trace.getTracerProvider();
+  if (provider instanceof otel.ProxyTracerProvider) return provider.getDelegateTracer(TRACER_NAME) === undefined ? null : provider.getTracer(TRACER_NAME);
+  return provider.getTracer(TRACER_NAME);
 }
 
 /** Messaging semantic-convention attributes of one operation on a stream. */
@@ -122,8 +134,8 @@ export class ConsumerTrace {
    */
   static start(entries: readonly ConsumedEntry[], group: string, consumer: string): ConsumerTrace | null {
     const otel = api;
-    if (otel === null || entries.length === 0) return null;
-    const tracer = otel.trace.getTracer(TRACER_NAME);
+    const tracer = otel === null || entries.length === 0 ? null : activeTracer(otel);
+    if (otel === null || tracer === null) return null;
     const spans = entries.map((e) => {
       const parent = extractParent(otel, e.fields);
       const parentContext = parent === null ? undefined : otel.trace.getSpanContext(parent);

@@ -41,6 +41,8 @@ export class EntryTable {
   private readonly finished = new Set<string>();
   private readonly finishedOrder: Array<string | undefined> = new Array(FINISHED_KEPT);
   private finishedAt = 0;
+  /** Reads in flight that may bring back entries delivered before (PEL history, claims). */
+  private guardedReads = 0;
 
   get(id: string): HeldEntry | undefined {
     return this.held.get(id);
@@ -98,12 +100,32 @@ export class EntryTable {
   }
 
   /**
-   * Deletes an entry whose acknowledgement the server confirmed, and remembers its id: a read
-   * sent before that XACK (a history read, a claim) may still bring it back, and an acknowledged
-   * entry never legitimately comes back.
+   * A read that may bring back entries delivered before (our PEL's history, a claim) is being
+   * sent: until endGuardedRead, finish() remembers what it acknowledges. A read of new entries
+   * (`>`) never brings back one delivered before, and an acknowledgement confirmed before such a
+   * read was sent was applied by the server before it: only the ids finished meanwhile matter.
+   */
+  beginGuardedRead(): void {
+    this.guardedReads++;
+  }
+
+  /** The guarded read's entries were taken (isFinished asked of each): they are forgotten once none is left. */
+  endGuardedRead(): void {
+    if (--this.guardedReads > 0) return;
+    this.finished.clear();
+    this.finishedOrder.fill(undefined);
+    this.finishedAt = 0;
+  }
+
+  /**
+   * Deletes an entry whose acknowledgement the server confirmed. While a guarded read is in
+   * flight, its id is remembered: that read may still bring it back, and an acknowledged entry
+   * never legitimately comes back. (Remembering every id cost a busy worker two set operations
+   * a job, hashing ids that only a read of new entries would ever ask about.)
    */
   finish(h: HeldEntry): void {
     this.delete(h);
+    if (this.guardedReads === 0) return;
     const id = h.entry.id;
     if (this.finished.has(id)) return;
     const old = this.finishedOrder[this.finishedAt];
@@ -113,9 +135,9 @@ export class EntryTable {
     this.finished.add(id);
   }
 
-  /** Whether this worker acknowledged the entry recently (see finish). */
+  /** Whether this worker acknowledged the entry while a guarded read was in flight (see finish). */
   isFinished(id: string): boolean {
-    return this.finished.has(id);
+    return this.finished.size > 0 && this.finished.has(id);
   }
 
   /** Entries in one of the states, in insertion order. */

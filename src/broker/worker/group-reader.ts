@@ -85,6 +85,11 @@ export class GroupReader {
     return { entries: await this.withCounts(entries, true), trimmed };
   }
 
+  /** Whether the next read() may bring back entries delivered before (our PEL's history, a CLAIM read). */
+  get nextReadMayRepeat(): boolean {
+    return this.readHistory || this.features.readClaim;
+  }
+
   /** True when the last autoclaim reached the end of the PEL. */
   get claimScanDone(): boolean {
     return this.claimCursor === '0-0';

@@ -57,12 +57,10 @@ export class JobAbort {
     };
   }
 
-  /** Rejects with the reason once aborted (at once if it was). One caller per run. */
-  whenAborted(): Promise<never> {
-    return new Promise<never>((_, reject) => {
-      if (this.done) reject(this.why);
-      else this.listener = reject;
-    });
+  /** Calls `fn` with the reason once aborted (at once if it was). One listener per run: the Worker's. */
+  listen(fn: (reason: unknown) => void): void {
+    if (this.done) fn(this.why);
+    else this.listener = fn;
   }
 }
 

@@ -56,6 +56,9 @@ const READ_AHEAD_AFTER_FED_MS = 5000;
 
 export type Emit<T> = <K extends keyof WorkerEvents<T>>(event: K, ...args: WorkerEvents<T>[K]) => void;
 
+/** How a handler's run ended. */
+type RunOutcome = { ok: true; result: unknown } | { ok: false; error: Error };
+
 export type AnyHandler<T> = { batch: false; fn: JobHandler<T> } | { batch: true; fn: BatchHandler<T> };
 
 export class StreamConsumer<T> {
@@ -252,6 +255,8 @@ export class StreamConsumer<T> {
 
   private async readLoop(): Promise<void> {
     let failures = 0;
+    /** The read in flight may bring back entries delivered before (see EntryTable.beginGuardedRead). */
+    let guarded = false;
     while (this.state === 'running') {
       await this.waitWhilePaused();
       await this.waitForSlot();
@@ -267,6 +272,8 @@ export class StreamConsumer<T> {
         const moving = this.priority.pending ? this.priority.take(this.freeSlots()).then(() => null, asError) : null;
         const feeding = this.o.feeder?.pending ? this.o.feeder.take(this.freeSlots()).then(() => null, asError) : null;
         // Set before anything is awaited: a pause seen from here on waits for this read to end.
+        guarded = this.reader!.nextReadMayRepeat;
+        if (guarded) this.table.beginGuardedRead();
         const reading = this.reader!.read(room);
         this.readInFlight = reading.then(
           () => undefined,
@@ -279,6 +286,8 @@ export class StreamConsumer<T> {
         if (feedFailed !== null) this.emit('error', feedFailed);
         failures = 0;
         this.accept(result);
+        if (guarded) this.table.endGuardedRead();
+        guarded = false;
         if (result.entries.length > 0) this.busySinceDrained = true;
         else if (this.busySinceDrained && this.table.size === 0) {
           this.busySinceDrained = false;
@@ -287,6 +296,8 @@ export class StreamConsumer<T> {
         // The embedded engine replies in microtasks: let timers and I/O run between reads.
         await new Promise((r) => setImmediate(r));
       } catch (err) {
+        if (guarded) this.table.endGuardedRead();
+        guarded = false;
         if (this.state !== 'running') break;
         if (errorMessage(err).startsWith('NOGROUP')) {
           await this.reader!.ensureGroup().catch(() => {}); // the stream or group was deleted
@@ -385,14 +396,20 @@ export class StreamConsumer<T> {
   }
 
   private async execute(held: HeldEntry[]): Promise<void> {
-    const jobs: Array<{ h: HeldEntry; job: Job<T> }> = [];
+    // The entries that became jobs, and their jobs, index for index.
+    const hs: HeldEntry[] = [];
+    const jobs: Job<T>[] = [];
     for (const h of held) {
-      const job = await this.prepare(h);
-      if (job !== null) jobs.push({ h, job });
+      const prepared = this.prepare(h);
+      const job = prepared instanceof Promise ? await prepared : prepared;
+      if (job !== null) {
+        hs.push(h);
+        jobs.push(job);
+      }
     }
     if (jobs.length === 0) return;
     const abort = new JobAbort();
-    for (const { h } of jobs) h.abort = abort;
+    for (const h of hs) h.abort = abort;
     if (this.o.limiter !== null) {
       // Each job of the unit takes a start from the group's limit; an abort meanwhile (lost
       // lease, close timeout) means the entries were dealt with elsewhere: do not run them.
@@ -402,26 +419,25 @@ export class StreamConsumer<T> {
         // The limit could not be checked: leave the entries pending (claimed back after
         // claimIdleMs) rather than run them past the limit.
         this.emit('error', asError(err));
-        for (const { h } of jobs) this.table.delete(h);
+        for (const h of hs) this.table.delete(h);
         return;
       }
     }
     // globalConcurrency / fairness (global-concurrency.ts): a slot before the run, given back after.
     if (this.o.gate !== null) {
-      let entered = this.enterGate(jobs, abort);
+      let entered = this.enterGate(hs, jobs, abort);
       if (typeof entered !== 'boolean') entered = await entered;
       if (!entered) return;
     }
-    this.writes.started(
-      jobs.map(({ h, job }) => ({ ...this.ref(h), claimed: h.claimed })),
-      Date.now(),
-    );
-    const trace = ConsumerTrace.start(jobs.map(({ job }) => job), this.o.group, this.consumer);
+    this.recordStarts(hs);
+    const trace = ConsumerTrace.start(jobs, this.o.group, this.consumer);
     const started = performance.now();
-    const outcome = await this.invoke(jobs.map((j) => j.job), abort, trace);
-    this.o.gate?.leave(jobs.map((j) => j.job));
+    const outcome = await this.invoke(jobs, abort, trace);
+    this.o.gate?.leave(jobs);
     const elapsed = performance.now() - started;
-    for (const [i, { h, job }] of jobs.entries()) {
+    for (let i = 0; i < jobs.length; i++) {
+      const h = hs[i]!;
+      const job = jobs[i]!;
       h.abort = null;
       if (this.table.get(job.entryId) !== h) {
         trace?.event(i, 'sluice.lease_lost'); // the lease was lost meanwhile
@@ -445,39 +461,47 @@ export class StreamConsumer<T> {
     trace?.endAll();
   }
 
+  /** Records the start of the unit's jobs (anonymous entries have no record: nothing to build). */
+  private recordStarts(hs: HeldEntry[]): void {
+    let starts: Array<JobRef & { claimed: boolean }> | null = null;
+    for (const h of hs) if (h.entry.fields?.[Fields.jobId] !== undefined) (starts ??= []).push({ ...this.ref(h), claimed: h.claimed });
+    if (starts !== null) this.writes.started(starts, Date.now());
+  }
+
   /** The run gate's slot; false when the abort came first or the gate failed (then left pending, as the limiter does). */
-  private enterGate(jobs: Array<{ h: HeldEntry; job: Job<T> }>, abort: JobAbort): boolean | Promise<boolean> {
+  private enterGate(hs: HeldEntry[], jobs: Job<T>[], abort: JobAbort): boolean | Promise<boolean> {
     const failed = (err: unknown): false => {
       this.emit('error', asError(err));
-      for (const { h } of jobs) this.table.delete(h);
+      for (const h of hs) this.table.delete(h);
       return false;
     };
     try {
-      const entered = this.o.gate!.enter(jobs.map((j) => j.job), abort);
+      const entered = this.o.gate!.enter(jobs, abort);
       return typeof entered === 'boolean' ? entered : entered.catch(failed);
     } catch (err) {
       return failed(err);
     }
   }
 
-  /** The job for an entry, or null when it was dealt with here (dead-lettered: too many deliveries or undecodable). */
-  private async prepare(h: HeldEntry): Promise<Job<T> | null> {
+  /**
+   * The job for an entry, or null when it was dealt with here (dead-lettered: too many
+   * deliveries or undecodable). Synchronous unless it dead-letters: a job costs no promise here.
+   */
+  private prepare(h: HeldEntry): Job<T> | Promise<null> {
     const { entry, deliveries } = h;
     const fields = entry.fields!;
     h.opts = decodeJobOptions(fields[Fields.opts]);
     if (deliveries > this.maxDeliveries(h)) {
       // A consumer died (or kept dying) holding it: it has had its chances.
       const message = h.lastError ?? `delivered ${deliveries} times without success`;
-      await this.deadLetterUnhandled(h, this.job(entry.id, undefined, deliveries, fields, h.opts), new Error(message));
-      return null;
+      return this.deadLetterUnhandled(h, this.job(entry.id, undefined, deliveries, fields, h.opts), new Error(message)).then(() => null);
     }
     if (deliveries > 1) this.metrics.inc('redelivered');
     let payload: T;
     try {
       payload = decodeEntry(this.o.codec, fields) as T;
     } catch (err) {
-      await this.deadLetterUnhandled(h, this.job(entry.id, undefined, deliveries, fields, h.opts), asError(err));
-      return null;
+      return this.deadLetterUnhandled(h, this.job(entry.id, undefined, deliveries, fields, h.opts), asError(err)).then(() => null);
     }
     return this.job(entry.id, payload, deliveries, fields, h.opts);
   }
@@ -523,39 +547,48 @@ export class StreamConsumer<T> {
     trace?.failed(0, error);
   }
 
-  /** Runs the handler, bounded by timeoutMs; a timeout aborts the signal and counts as a failure. */
-  private async invoke(
-    jobs: Job<T>[],
-    abort: JobAbort,
-    trace: ConsumerTrace | null,
-  ): Promise<{ ok: true; result: unknown } | { ok: false; error: Error }> {
-    const context = runContext(abort);
-    const call = (): unknown => (this.handler.batch ? this.handler.fn(jobs, context) : this.handler.fn(jobs[0]!, context));
-    // In the job's span: spans the handler starts are its children.
-    const run = Promise.resolve().then(() => (trace !== null ? trace.run(call) : call()));
-    const aborted = abort.whenAborted();
-    let timer: NodeJS.Timeout | undefined;
-    if (this.o.timeoutMs > 0) timer = setTimeout(() => abort.abort(new TimeoutError(this.o.timeoutMs)), this.o.timeoutMs);
-    try {
-      return { ok: true, result: await Promise.race([run, aborted]) };
-    } catch (err) {
-      return { ok: false, error: asError(err) };
-    } finally {
-      clearTimeout(timer);
-      run.catch(() => {}); // a handler that rejects after its abort is not an unhandled rejection
-    }
+  /**
+   * Runs the handler, bounded by timeoutMs; a timeout aborts the signal and counts as a failure.
+   * One promise per run: the outcome settles on whichever comes first, the handler or the abort
+   * (a handler that settles after its abort is caught and dropped, never an unhandled rejection).
+   */
+  private invoke(jobs: Job<T>[], abort: JobAbort, trace: ConsumerTrace | null): Promise<RunOutcome> {
+    return new Promise<RunOutcome>((resolve) => {
+      let timer: NodeJS.Timeout | undefined;
+      const settle = (outcome: RunOutcome): void => {
+        if (timer !== undefined) clearTimeout(timer);
+        resolve(outcome); // later calls are no-ops
+      };
+      abort.listen((reason) => settle({ ok: false, error: asError(reason) }));
+      if (this.o.timeoutMs > 0) timer = setTimeout(() => abort.abort(new TimeoutError(this.o.timeoutMs)), this.o.timeoutMs);
+      const context = runContext(abort);
+      const call = (): unknown => (this.handler.batch ? this.handler.fn(jobs, context) : this.handler.fn(jobs[0]!, context));
+      let run: unknown;
+      try {
+        // In the job's span: spans the handler starts are its children.
+        run = trace !== null ? trace.run(call) : call();
+      } catch (err) {
+        settle({ ok: false, error: asError(err) });
+        return;
+      }
+      (run instanceof Promise ? run : Promise.resolve(run)).then(
+        (result: unknown) => settle({ ok: true, result }),
+        (err: unknown) => settle({ ok: false, error: asError(err) }),
+      );
+    });
   }
 
   private complete(h: HeldEntry, job: Job<T>, result: unknown): void {
     // The slot is free now, so the next read does not wait for the XACK round trip.
     this.table.setState(h, 'acking');
-    const ref = this.ref(h);
-    const parent = ref.jobId === null ? null : this.flow.parentOf(h.entry.fields);
-    const finish = this.writes.completed(ref, result, Date.now());
+    // An anonymous entry (no job id) has nothing but its XACK: no record, flow or retention.
+    const ref = h.entry.fields?.[Fields.jobId] === undefined ? null : this.ref(h);
+    const parent = ref === null ? null : this.flow.parentOf(h.entry.fields);
+    const finish = ref === null ? [] : this.writes.completed(ref, result, Date.now());
     const sent =
       parent === null
         ? this.acker.ack(job.entryId, finish)
-        : this.finishInFlow(ref.jobId!, parent, { ok: true, value: this.flow.encode(result) }, [['XACK', this.o.stream, this.o.group, job.entryId], ...finish]).then(
+        : this.finishInFlow(ref!.jobId!, parent, { ok: true, value: this.flow.encode(result) }, [['XACK', this.o.stream, this.o.group, job.entryId], ...finish]).then(
             () => true,
             (err: unknown) => (this.emit('error', asError(err)), false), // still pending: claimed and reported again
           );
@@ -563,7 +596,7 @@ export class StreamConsumer<T> {
       this.acks.delete(acked);
       if (!ok) return void this.table.delete(h);
       this.table.finish(h);
-      if (ref.jobId !== null) this.retention.afterFinish('completed', ref.removeOnComplete === undefined ? undefined : resolveKeep(ref.removeOnComplete));
+      if (ref !== null) this.retention.afterFinish('completed', ref.removeOnComplete === undefined ? undefined : resolveKeep(ref.removeOnComplete));
       this.metrics.inc('processed');
       this.emit('completed', job, result);
     });
@@ -678,7 +711,12 @@ export class StreamConsumer<T> {
   /** Redis 7: takes entries idle longer than claimIdleMs from any consumer (dead ones, in practice). */
   private async autoclaim(): Promise<void> {
     for (let round = 0; round < 10 && this.freeSlots() > 0 && this.state === 'running'; round++) {
-      this.accept(await this.reader!.autoclaim(this.freeSlots()));
+      this.table.beginGuardedRead();
+      try {
+        this.accept(await this.reader!.autoclaim(this.freeSlots()));
+      } finally {
+        this.table.endGuardedRead();
+      }
       if (this.reader!.claimScanDone) break;
     }
   }
