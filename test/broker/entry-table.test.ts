@@ -45,3 +45,21 @@ test('the newest 4,096 finished ids are kept during a long guarded read', () => 
   assert.equal(table.isFinished('1-905'), true);
   assert.equal(table.isFinished('1-5000'), true);
 });
+
+test('queued entries are taken oldest first, one at a time from a long queue too, skipping those that left it', () => {
+  const table = new EntryTable();
+  const hs = Array.from({ length: 3000 }, (_, i) => table.add(entry(`1-${i}`), 1)!);
+  table.delete(hs[1]!); // left the queue (dead-lettered, say)
+  const taken: string[] = [];
+  for (let i = 0; i < 2000; i++) taken.push(...table.takeQueued(1).map((h) => h.entry.id));
+  assert.deepEqual(taken.slice(0, 3), ['1-0', '1-2', '1-3']);
+  assert.equal(taken.length, 2000);
+  table.setState(hs[0]!, 'queued'); // a retry comes back: queued again, after the rest
+  const rest = table.takeQueued(5000).map((h) => h.entry.id);
+  assert.equal(rest.length, 3000 - 1 - 2000 + 1);
+  assert.equal(rest[0], '1-2001');
+  assert.equal(rest[rest.length - 1], '1-0');
+  assert.deepEqual(table.takeQueued(1), []);
+  assert.equal(table.count('queued'), 0);
+  assert.equal(table.count('running'), 3000 - 1);
+});

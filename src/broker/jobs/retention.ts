@@ -13,7 +13,7 @@
 // every finished job unless told otherwise, and queues grew to gigabytes that way. Dead ones
 // are kept longer, as someone has to look at them (their entries are in the dead-letter stream
 // as well).
-import type { Connection, Value } from '../../client/connection.js';
+import type { Arg, Connection, Value } from '../../client/connection.js';
 import { SafeTrimmer } from '../safe-trim.js';
 import { COMPACT_BATCH, compact, deleteArchivedCommands, oldestArchived } from './archive.js';
 import type { JobKeys } from './keys.js';
@@ -201,6 +201,14 @@ export class RetentionKeeper {
 
   private async remove(index: string, ids: string[]): Promise<void> {
     if (ids.length === 0) return;
-    await this.conn.multi([['DEL', ...ids.flatMap((id) => [this.keys.record(id), ...this.sideKeys(id)])], ['ZREM', index, ...ids]]);
+    // Built by pushing: a busy queue removes a job for each one it completes.
+    const del: Arg[] = ['DEL'];
+    const zrem: Arg[] = ['ZREM', index];
+    for (const id of ids) {
+      del.push(this.keys.record(id));
+      for (const key of this.sideKeys(id)) del.push(key);
+      zrem.push(id);
+    }
+    await this.conn.multi([del, zrem]);
   }
 }

@@ -35,8 +35,9 @@ export interface HeldEntry {
 
 export class EntryTable {
   private readonly held = new Map<string, HeldEntry>();
-  /** Ids in the order they became queued. */
+  /** Ids in the order they became queued, from queueHead on (those before it were taken). */
   private queue: string[] = [];
+  private queueHead = 0;
   private readonly counts: Record<EntryState, number> = { queued: 0, running: 0, acking: 0, 'retry-wait': 0 };
   private readonly finished = new Set<string>();
   private readonly finishedOrder: Array<string | undefined> = new Array(FINISHED_KEPT);
@@ -81,7 +82,7 @@ export class EntryTable {
   /** Takes up to n queued entries, oldest first, leaving them in state 'running'. */
   takeQueued(n: number): HeldEntry[] {
     const out: HeldEntry[] = [];
-    let i = 0;
+    let i = this.queueHead;
     for (; i < this.queue.length && out.length < n; i++) {
       const h = this.held.get(this.queue[i]!);
       if (h === undefined || h.state !== 'queued') continue; // left the queue meanwhile
@@ -89,7 +90,16 @@ export class EntryTable {
       h.since = Date.now();
       out.push(h);
     }
-    this.queue = this.queue.slice(i);
+    // Taking one job at a time from a long queue would copy it every time: the taken part is
+    // dropped only once it is most of the array.
+    this.queueHead = i;
+    if (i === this.queue.length) {
+      this.queue.length = 0;
+      this.queueHead = 0;
+    } else if (i > 1024 && i * 2 > this.queue.length) {
+      this.queue = this.queue.slice(i);
+      this.queueHead = 0;
+    }
     return out;
   }
 

@@ -34,6 +34,8 @@ export interface JobRef {
   removeOnFail?: KeepJobs;
   /** A deduplication id held until the job finishes (no ttl): released with the finish. */
   dedupId?: string;
+  /** Taken over from another consumer (its start writes a `claimed` event too). */
+  claimed: boolean;
 }
 
 export class JobWrites implements JobWriter {
@@ -66,7 +68,7 @@ export class JobWrites implements JobWriter {
   }
 
   /** Records the start of these deliveries (not awaited: the handlers do not wait for it). */
-  started(jobs: Array<JobRef & { claimed: boolean }>, now: number): void {
+  started(jobs: JobRef[], now: number): void {
     const commands: Arg[][] = [];
     for (const j of jobs) {
       if (j.jobId === null) continue;

@@ -463,8 +463,8 @@ export class StreamConsumer<T> {
 
   /** Records the start of the unit's jobs (anonymous entries have no record: nothing to build). */
   private recordStarts(hs: HeldEntry[]): void {
-    let starts: Array<JobRef & { claimed: boolean }> | null = null;
-    for (const h of hs) if (h.entry.fields?.[Fields.jobId] !== undefined) (starts ??= []).push({ ...this.ref(h), claimed: h.claimed });
+    let starts: JobRef[] | null = null;
+    for (const h of hs) if (h.entry.fields?.[Fields.jobId] !== undefined) (starts ??= []).push(this.ref(h));
     if (starts !== null) this.writes.started(starts, Date.now());
   }
 
@@ -525,6 +525,7 @@ export class StreamConsumer<T> {
       removeOnComplete: h.opts.removeOnComplete,
       removeOnFail: h.opts.removeOnFail,
       dedupId: h.opts.deduplication?.ttl === undefined ? h.opts.deduplication?.id : undefined,
+      claimed: h.claimed,
     };
   }
 
