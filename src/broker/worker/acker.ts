@@ -7,6 +7,7 @@
 // first on their own.
 import type { Arg, Connection } from '../../client/connection.js';
 import { coalesce } from './coalesce.js';
+import type { JobWriteSender } from './job-write-sender.js';
 
 const MAX_IDS = 1000;
 
@@ -22,6 +23,8 @@ export class Acker {
     private readonly stream: string,
     private readonly group: string,
     private readonly onError: (err: unknown) => void,
+    /** Sends a batch's MULTI (job-write-sender.ts: a MULTI, or the same commands as one script call). */
+    private readonly sender: Pick<JobWriteSender, 'atomic'> = { atomic: async (commands) => void (await conn.multi(commands)) },
     /** Called just before a batch is sent: commands that must reach the server first. */
     private readonly before: () => Arg[][] = () => [],
     /** Sends commands that must reach the server first on their own (a batch without a MULTI). */
@@ -73,7 +76,7 @@ export class Acker {
       for (let i = 0; i < ids.length; i += MAX_IDS) commands.push(['XACK', this.stream, this.group, ...ids.slice(i, i + MAX_IDS)]);
       if (extra.length > 0) {
         // The replies are not read one by one, so the batch may fold its writes (coalesce.ts).
-        await this.conn.multi(coalesce(before.length === 0 ? [...commands, ...extra] : [...before, ...commands, ...extra]));
+        await this.sender.atomic(coalesce(before.length === 0 ? [...commands, ...extra] : [...before, ...commands, ...extra]));
         return true;
       }
       if (before.length > 0) this.sendBefore(before);

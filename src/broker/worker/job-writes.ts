@@ -23,6 +23,7 @@ import { eventCommand, type QueueEventName } from '../jobs/events.js';
 import { type Keep, resolveKeep, type KeepJobs } from '../jobs/job-options.js';
 import type { JobWriter } from './job.js';
 import { childrenValues } from '../flows/reporter.js';
+import { JobWriteSender } from './job-write-sender.js';
 
 /** The parts of a running job the writes need. */
 export interface JobRef {
@@ -59,6 +60,8 @@ export class JobWrites implements JobWriter {
     private readonly onError: (err: unknown) => void,
     /** While true at a turn's end, the queued writes wait for take() (the acker's next batch). */
     private readonly deferWhile: () => boolean = () => false,
+    /** Sends them (job-write-sender.ts: a pipeline, or the same commands as one script call). */
+    private readonly sender: JobWriteSender = new JobWriteSender(conn, stream),
   ) {
     this.keys = jobKeys(stream);
   }
@@ -197,10 +200,6 @@ export class JobWrites implements JobWriter {
   /** Sends these writes now (not awaited; a failure is reported through onError). */
   sendNow(commands: Arg[][]): void {
     if (commands.length === 0) return;
-    const sent = commands.length === 1 ? this.conn.call(...commands[0]!).then(() => {}) : this.conn.pipeline(commands).then((replies) => {
-      const failed = replies.find((r) => r instanceof Error);
-      if (failed) throw failed;
-    });
-    this.lastSent = sent.catch(this.onError);
+    this.lastSent = this.sender.pipelined(commands).catch(this.onError);
   }
 }

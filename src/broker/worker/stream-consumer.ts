@@ -28,6 +28,7 @@ import type { Metrics } from '../metrics.js';
 import { errorMessage, parseEntries, type StreamEntry } from '../replies.js';
 import { probeStreamFeatures, REDIS7_FEATURES, type StreamFeatures } from '../stream-features.js';
 import { Acker } from './acker.js';
+import { JobWriteSender } from './job-write-sender.js';
 import { EntryTable, type HeldEntry } from './entry-table.js';
 import { asError, type DeadLetteredJob, LeaseLostError, TimeoutError, WorkerClosedError, type WorkerEvents } from './events.js';
 import { type Delivered, GroupReader, type ReadResult } from './group-reader.js';
@@ -94,6 +95,8 @@ export class StreamConsumer<T> {
   private readonly ended: Promise<void>;
   private end!: () => void;
   private readonly writes: JobWrites;
+  /** How job writes and the acknowledgements' MULTI reach the server (commands, or a script). */
+  private readonly sender: JobWriteSender;
   private readonly retention: RetentionKeeper;
   private readonly priority: PriorityTaker;
   private readonly flow: FlowReporter;
@@ -117,9 +120,10 @@ export class StreamConsumer<T> {
     // After abandon() the CloseTimeoutError has said which acks went unconfirmed.
     const onError = (err: unknown): void => void (this.gaveUp || this.emit('error', asError(err)));
     // A job's start waits for its completion's MULTI when that is queued by the turn's end.
-    this.writes = new JobWrites(conn, o.stream, consumer, o.codec, o.eventsMaxLen, o.removeOnComplete, o.removeOnFail, o.keepLogs, onError, () => this.acker.queued);
+    this.sender = new JobWriteSender(conn, o.stream);
+    this.writes = new JobWrites(conn, o.stream, consumer, o.codec, o.eventsMaxLen, o.removeOnComplete, o.removeOnFail, o.keepLogs, onError, () => this.acker.queued, this.sender);
     this.retention = new RetentionKeeper(conn, this.writes.keys, o.removeOnComplete, o.removeOnFail, o.keepAcknowledged, onError);
-    this.acker = new Acker(conn, o.stream, o.group, onError, () => this.writes.take(), (commands) => this.writes.sendNow(commands));
+    this.acker = new Acker(conn, o.stream, o.group, onError, this.sender, () => this.writes.take(), (commands) => this.writes.sendNow(commands));
     this.retries = new RetryScheduler((id) => this.guard(this.retryDue(id)));
     this.priority = new PriorityTaker(conn, o.stream, onError);
     this.flow = new FlowReporter(conn, o.codec, o.eventsMaxLen);
@@ -136,6 +140,8 @@ export class StreamConsumer<T> {
     if (this.state !== 'idle') return;
     this.state = 'running';
     if (this.o.streamFeatures === 'auto') this.features = await probeStreamFeatures(this.conn);
+    // Job writes as one script call on Redis / Valkey (job-write-sender.ts).
+    await this.sender.probe(this.o.streamFeatures === 'auto' ? this.features : undefined);
     await loadTracing();
     // After each step: a close that gave up (abandon) may have come meanwhile.
     if (this.state !== 'running') return;
