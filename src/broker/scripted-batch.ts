@@ -18,15 +18,18 @@ import type { Arg, Value } from '../client/connection.js';
 import { IDEMPOTENT_XADD_SCRIPT, IDEMPOTENT_XADD_SHA1 } from './idempotence.js';
 import { JOB_ADD_SCRIPT, JOB_ADD_SHA1 } from './jobs/add-script.js';
 import { RecordField } from './jobs/record.js';
+import { argsJson } from './lua-json.js';
 
 /**
  * KEYS: stream, iid hash, iid order list, then (jobs) the events stream and each job's record.
  * ARGV: window, ttl ms, the number of adds, then per add: iid, its record's index in KEYS (0:
  * none), #record field/value args, #event args, #XADD args, the record's field/value pairs, the
- * event's XADD arguments after its key, the entry's XADD arguments after its key. Returns the
- * entry ids in order.
+ * event's XADD arguments after its key, the entry's XADD arguments after its key; or all of them
+ * as one JSON array (lua-json.ts: one argument to write and parse, not thirty an add). Returns
+ * the entry ids in order.
  */
-export const ADD_BATCH_SCRIPT = `local window = tonumber(ARGV[1])
+export const ADD_BATCH_SCRIPT = `local ARGV = #ARGV == 1 and cjson.decode(ARGV[1]) or ARGV
+local window = tonumber(ARGV[1])
 local at = 4
 local ids, fresh, remembered, seen = {}, {}, {}, {}
 for j = 1, tonumber(ARGV[3]) do
@@ -119,7 +122,9 @@ function batchCommand(adds: ScriptedAdd[], withText: boolean): Arg[] {
   const head: Arg[] = withText ? ['EVAL', ADD_BATCH_SCRIPT] : ['EVALSHA', ADD_BATCH_SHA1];
   head.push(keys.length);
   for (const k of keys) head.push(k);
-  for (const a of argv) head.push(a);
+  const json = argsJson(argv);
+  if (json !== null) head.push(json);
+  else for (const a of argv) head.push(a);
   return head;
 }
 

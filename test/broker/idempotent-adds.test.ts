@@ -10,6 +10,7 @@ import type { Arg, Connection, Value } from '../../src/client/connection.js';
 import { IDEMPOTENCE_WINDOW, SCRIPT_IDEMPOTENCE_WINDOW, scriptIidsKey } from '../../src/broker/idempotence.js';
 import { Producer } from '../../src/broker/producer.js';
 import { ADD_BATCH_SCRIPT, ADD_BATCH_SHA1 } from '../../src/broker/scripted-batch.js';
+import { addsInBatch } from '../support/batch-adds.js';
 import { backends, describeEach } from './backends.js';
 import { unique } from '../support/names.js';
 
@@ -19,7 +20,7 @@ const isAdd = (c: Arg[]): boolean => c[0] === 'XADD' || c[0] === 'EVALSHA' || c[
 function addsIn(c: Arg[]): number {
   if (!isAdd(c)) return 0;
   if (c[1] !== ADD_BATCH_SHA1 && c[1] !== ADD_BATCH_SCRIPT) return 1;
-  return Number(c[3 + Number(c[2]) + 2]); // ARGV: window, ttl, count
+  return addsInBatch(c);
 }
 
 /**

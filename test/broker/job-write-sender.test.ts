@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import fc from 'fast-check';
 import type { Arg, Connection, Value } from '../../src/client/connection.js';
-import { JOB_WRITES_SHA1, JobWriteSender, jobWritesJson } from '../../src/broker/worker/job-write-sender.js';
+import { JOB_WRITES_SHA1, JobWriteSender } from '../../src/broker/worker/job-write-sender.js';
+import { argsJson, rowsJson } from '../../src/broker/lua-json.js';
 import { Producer } from '../../src/broker/producer.js';
 import { Worker } from '../../src/broker/worker.js';
 import { Queue } from '../../src/broker/queue.js';
@@ -14,11 +15,13 @@ import { backends, describeEach } from './backends.js';
 import { unique } from '../support/names.js';
 
 test('the JSON carries texts and numbers as RESP would; bytes, lone surrogates and over-long commands are left to commands', () => {
-  assert.equal(jobWritesJson([['HSET', 'k', 'n', 12, 'f', 1.5, 'big', 10n, 'emoji', '😀']]), '[["HSET","k","n","12","f","1.5","big","10","emoji","😀"]]');
-  assert.equal(jobWritesJson([['SET', 'k', 'line\nbreak\u0001"quoted"\\']]), JSON.stringify([['SET', 'k', 'line\nbreak\u0001"quoted"\\']]));
-  assert.equal(jobWritesJson([['SET', 'k', Buffer.from([0xff])]]), null);
-  assert.equal(jobWritesJson([['SET', 'k', 'half \ud83d pair']]), null);
-  assert.equal(jobWritesJson([['DEL', ...Array.from({ length: 7000 }, (_, i) => `k${i}`)]]), null);
+  assert.equal(rowsJson([['HSET', 'k', 'n', 12, 'f', 1.5, 'big', 10n, 'emoji', '😀']]), '[["HSET","k","n","12","f","1.5","big","10","emoji","😀"]]');
+  assert.equal(rowsJson([['SET', 'k', 'line\nbreak\u0001"quoted"\\']]), JSON.stringify([['SET', 'k', 'line\nbreak\u0001"quoted"\\']]));
+  assert.equal(rowsJson([['SET', 'k', Buffer.from([0xff])]]), null);
+  assert.equal(rowsJson([['SET', 'k', 'half \ud83d pair']]), null);
+  assert.equal(rowsJson([['DEL', ...Array.from({ length: 7000 }, (_, i) => `k${i}`)]]), null);
+  assert.equal(argsJson(['a', 1, 2n]), '["a","1","2"]');
+  assert.equal(argsJson(['a', Buffer.from('b')]), null);
 });
 
 /** A stream with a group and five entries pending to consumer c, under this prefix. */

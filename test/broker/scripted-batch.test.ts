@@ -15,6 +15,7 @@ import { eventCommand } from '../../src/broker/jobs/events.js';
 import { ADD_BATCH_SCRIPT, ADD_BATCH_SHA1, batchScriptedAdds } from '../../src/broker/scripted-batch.js';
 import { backends, describeEach } from './backends.js';
 import { unique } from '../support/names.js';
+import { addsInBatch } from '../support/batch-adds.js';
 
 const plainAdd = (stream: string, pid: string, iid: string): Arg[] => idempotentXadd('script', stream, pid, iid, ['*', 'payload', iid]);
 
@@ -29,7 +30,7 @@ test('adds of one stream and producer go as one call where the first was, each s
   const batch = batchScriptedAdds(commands);
   // a's adds by p join across b's; q's add for a ends that group (a/p/3 must follow it), and so
   // does any other command.
-  assert.deepEqual(batch.commands.map((c) => (c[1] === ADD_BATCH_SHA1 ? `batch of ${String(c[3 + Number(c[2]) + 2])}` : c === commands[4] ? 'a/q/1' : c === commands[5] ? 'a/p/3' : String(c[0]))), ['batch of 2', 'batch of 2', 'a/q/1', 'a/p/3', 'PING', 'batch of 2']);
+  assert.deepEqual(batch.commands.map((c) => (c[1] === ADD_BATCH_SHA1 ? `batch of ${addsInBatch(c)}` : c === commands[4] ? 'a/q/1' : c === commands[5] ? 'a/p/3' : String(c[0]))), ['batch of 2', 'batch of 2', 'a/q/1', 'a/p/3', 'PING', 'batch of 2']);
   const failed = new Error('OOM');
   assert.deepEqual(batch.spread([['a1', 'a2'], ['b1', 'b2'], 'aq1', 'a3', 'PONG', ['a4', 'a5']]), ['a1', 'b1', 'a2', 'b2', 'aq1', 'a3', 'PONG', 'a4', 'a5']);
   assert.deepEqual(batch.spread([failed, ['b1', 'b2'], 'aq1', 'a3', 'PONG', 'x']).slice(0, 3), [failed, 'b1', failed], 'a failed batch fails each of its adds');
@@ -82,6 +83,19 @@ describeEach(backends, (name) => `batched scripted adds on ${name}`, (b, name) =
     const ttl = Number(await conn.call('PTTL', iids));
     assert.ok(ttl > 0 && ttl <= 100_000, `PTTL ${ttl}`);
     assert.equal(Number(await conn.call('XLEN', stream)), 1201);
+  });
+
+  test('a batch goes as one JSON argument; one whose arguments JSON cannot carry (a lone surrogate) goes as arguments, to the same effect', async () => {
+    const stream = unique('batch-json');
+    const odd = (iid: string): Arg[] => idempotentXadd('script', stream, 'p', iid, ['*', 'payload', `half \ud83d ${iid}`]);
+    const plain = batchScriptedAdds([plainAdd(stream, 'p', 'a'), plainAdd(stream, 'p', 'b')]).commands[0]!;
+    const asArgs = batchScriptedAdds([odd('c'), odd('d')]).commands[0]!;
+    assert.equal(plain.length, 3 + 3 + 1, 'keys, then one JSON argument');
+    assert.ok(asArgs.length > 3 + 3 + 1, 'keys, then every argument');
+    const ids = [...((await conn.call(...plain)) as Value[]), ...((await conn.call(...asArgs)) as Value[])];
+    const entries = (await conn.call('XRANGE', stream, '-', '+')) as Array<[string, string[]]>;
+    assert.deepEqual(entries.map(([id]) => id), ids);
+    assert.deepEqual(entries.map(([, fields]) => fields[1]), ['a', 'b', 'half \ufffd c', 'half \ufffd d']);
   });
 
   test('a Producer sends a slice of addMany as one command where it scripts its adds', { skip: name === 'redis-server' ? false : 'XADD IDMP here: no script' }, async () => {

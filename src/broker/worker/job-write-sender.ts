@@ -11,12 +11,13 @@
 //
 // Sluice (embedded or `sluice server`) and servers with XADD IDMP (Redis 8.6) keep commands:
 // sluice's Lua costs more than its MULTI. A batch the JSON cannot carry as the commands would
-// (bytes, lone surrogates) or that Lua's unpack cannot take goes as commands too.
+// (lua-json.ts: bytes, lone surrogates, a command too long to unpack) goes as commands too.
 import { createHash } from 'node:crypto';
 import type { Arg, Connection } from '../../client/connection.js';
 import { TransactionError } from '../../client/connection.js';
 import { errorMessage } from '../replies.js';
 import { probeStreamFeatures, type StreamFeatures } from '../stream-features.js';
+import { rowsJson } from '../lua-json.js';
 
 /** KEYS[1]: the stream (the batch's slot; every key written is in it). ARGV[1]: JSON [[command, arg…], …]. */
 export const JOB_WRITES_SCRIPT = `local commands = cjson.decode(ARGV[1])
@@ -29,32 +30,6 @@ if failed then return redis.error_reply(failed) end
 return #commands`;
 
 export const JOB_WRITES_SHA1 = createHash('sha1').update(JOB_WRITES_SCRIPT).digest('hex');
-
-/** Lua 5.1's unpack stops at about 8,000 values: a longer command goes as commands. */
-const MAX_SCRIPTED_ARGS = 7000;
-
-/**
- * The batch as the script's JSON: every argument as the text RESP would carry. Null when one
- * cannot go that way: bytes (a Buffer), a lone surrogate (JSON.stringify escapes it as
- * `\udXXX`, which cjson refuses, where RESP writes U+FFFD), a command too long to unpack.
- */
-export function jobWritesJson(commands: readonly Arg[][]): string | null {
-  const rows: string[][] = new Array<string[]>(commands.length);
-  for (let i = 0; i < commands.length; i++) {
-    const command = commands[i]!;
-    if (command.length > MAX_SCRIPTED_ARGS) return null;
-    const row = new Array<string>(command.length);
-    for (let j = 0; j < command.length; j++) {
-      const a = command[j];
-      if (typeof a === 'string') row[j] = a;
-      else if (typeof a === 'number' || typeof a === 'bigint') row[j] = String(a);
-      else return null;
-    }
-    rows[i] = row;
-  }
-  const json = JSON.stringify(rows);
-  return /\\ud[89a-f]/i.test(json) ? null : json;
-}
 
 export class JobWriteSender {
   /** Whether batches go as the script (decided by probe()). */
@@ -87,7 +62,7 @@ export class JobWriteSender {
   /** Applies the writes as one transaction; rejects with the first failure (replies are not read). */
   async atomic(commands: Arg[][]): Promise<void> {
     if (commands.length === 0) return;
-    const json = this.scripted ? jobWritesJson(commands) : null;
+    const json = this.scripted ? rowsJson(commands) : null;
     if (json === null) return void (await this.conn.multi(commands));
     // As a MULTI's would: a TransactionError with the first failure.
     await this.runScript(json).catch((err: unknown) => {
@@ -98,7 +73,7 @@ export class JobWriteSender {
   /** Applies writes that need no transaction; rejects with the first failure. */
   async pipelined(commands: Arg[][]): Promise<void> {
     if (commands.length === 0) return;
-    const json = this.scripted && commands.length > 1 ? jobWritesJson(commands) : null;
+    const json = this.scripted && commands.length > 1 ? rowsJson(commands) : null;
     if (json !== null) return this.runScript(json);
     const replies = commands.length === 1 ? [await this.conn.call(...commands[0]!)] : await this.conn.pipeline(commands);
     const failed = replies.find((r) => r instanceof Error);
