@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import fc from 'fast-check';
 import type { Arg, Connection, Value } from '../../src/client/connection.js';
+import { connect } from '../../src/client/connect.js';
 import { JOB_WRITES_SHA1, JobWriteSender } from '../../src/broker/worker/job-write-sender.js';
 import { argsJson, rowsJson } from '../../src/broker/lua-json.js';
 import { Producer } from '../../src/broker/producer.js';
@@ -140,6 +141,21 @@ describeEach(backends, (name) => `job writes as one script call on ${name}`, (b,
 });
 
 describeEach([backends[0]!], (name) => `a Worker's job writes on ${name}`, (b) => {
+  test('a user whose ACL denies EVALSHA gets commands', async () => {
+    const admin = await b.connect();
+    await admin.call('ACL', 'SETUSER', 'no-evalsha', 'on', '>pw', '~*', '&*', '+@all', '-evalsha');
+    const conn = await connect(b.url!.replace('redis://', 'redis://no-evalsha:pw@'));
+    const sender = new JobWriteSender(conn, 'x');
+    await sender.probe();
+    assert.equal(sender.usesScript, false);
+    const p = `{${unique('jwacl')}}:`;
+    await sender.atomic([['HSET', `${p}h`, 'a', 1], ['ZADD', `${p}z`, 5, 'm']]);
+    assert.deepEqual(await admin.call('HGETALL', `${p}h`), ['a', '1'], 'written by a MULTI');
+    await conn.close();
+    await admin.call('ACL', 'DELUSER', 'no-evalsha');
+    await admin.close();
+  });
+
   test('go as script calls, not MULTIs, and the jobs end completed with their results', async () => {
     const conn = await b.connect();
     const stream = unique('jw-worker');

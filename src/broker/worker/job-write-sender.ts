@@ -46,14 +46,17 @@ export class JobWriteSender {
 
   /**
    * Decides how batches go: the script where the server is Redis or Valkey (no XADD IDMP) and
-   * runs it (an empty batch, which also caches it there); commands otherwise. `probed`: the
+   * runs it, by its text and by its SHA1 (an empty batch); commands otherwise. `probed`: the
    * server's features, when the worker probed them (not the ones an option imposed).
    */
   async probe(probed?: StreamFeatures): Promise<void> {
     this.scripted = false;
     try {
       if ((probed ?? (await probeStreamFeatures(this.conn))).idmp) return;
-      this.scripted = Number(await this.conn.call('EVAL', JOB_WRITES_SCRIPT, 1, this.stream, '[]')) === 0;
+      // Both ways a batch may go (an ACL may allow one and not the other).
+      this.scripted =
+        Number(await this.conn.call('EVAL', JOB_WRITES_SCRIPT, 1, this.stream, '[]')) === 0 &&
+        Number(await this.conn.call('EVALSHA', JOB_WRITES_SHA1, 1, this.stream, '[]')) === 0;
     } catch {
       // No scripting, no cjson, or a proxy that refuses EVAL: commands it is.
     }
