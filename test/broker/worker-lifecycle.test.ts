@@ -93,6 +93,23 @@ describeEach(backends, (name) => `worker lifecycle on ${name}`, (b) => {
     await waitFor(async () => (await pending(conn, stream)) === 0, 'acked');
   });
 
+  test('a handler that closes its worker from inside: close() waits for that handler and acknowledges its job', async () => {
+    const stream = unique('close-inside');
+    await new Producer(conn, { stream }).add({ n: 1 });
+    let finished = false;
+    let closing: Promise<void> | null = null;
+    const w = worker({ stream, group: 'g' }, async () => {
+      closing = w.close(); // synchronously, before the handler's first await
+      await new Promise((r) => setTimeout(r, 50));
+      finished = true;
+    });
+    await w.start();
+    await waitFor(() => closing !== null, 'the handler to run');
+    await closing;
+    assert.equal(finished, true, 'close() returned only after the handler ended');
+    assert.equal(await pending(conn, stream), 0, 'its job acknowledged');
+  });
+
   test('close({ timeoutMs }) returns with a stuck handler aborted and its entry still recoverable', async () => {
     const stream = unique('stuck');
     await new Producer(conn, { stream }).add('stuck');

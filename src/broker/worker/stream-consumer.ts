@@ -393,12 +393,17 @@ export class StreamConsumer<T> {
 
   private runUnit(held: HeldEntry[]): void {
     if (held.length === 0) return;
-    const p = this.execute(held).finally(() => {
+    // Counted before execute() starts: it calls the handler synchronously, and a handler may
+    // look at the worker (close() waits for the runs) before execute() returns.
+    let ended!: () => void;
+    const p = new Promise<void>((resolve) => (ended = resolve));
+    this.runs.add(p);
+    void this.execute(held).finally(() => {
       this.runs.delete(p);
+      ended();
       this.pump();
       this.wakeReader();
     });
-    this.runs.add(p);
   }
 
   private async execute(held: HeldEntry[]): Promise<void> {
