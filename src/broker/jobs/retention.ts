@@ -47,6 +47,8 @@ export class RetentionKeeper {
   /** A pass left completed records to compact (archive.ts): the next one goes on. */
   private compactOwed = false;
   private lastCompact = Date.now();
+  /** Per index, its excess over the count at the last pass (unknown at first: read in two steps). */
+  private readonly lastExcess = new Map<string, number>();
   /** Per kind, the policy of the next pass (a job's own, or the worker's), or null: none due. */
   private due: { completed: Keep | null; failed: Keep | null } = { completed: null, failed: null };
   /** The compaction's WATCH link (archive.ts), made on first use. */
@@ -176,11 +178,20 @@ export class RetentionKeeper {
       }
     }
     if (Number.isFinite(keep.count)) {
-      // The oldest first: the archive's, then the set's. One read of both sizes a round.
+      // The oldest first: the archive's, then the set's. One read of both sizes a round; in the
+      // steady state (a small excess last time) the set's excess too, `ZRANGE 0 -(count+1)`:
+      // a saturated worker delays each round trip, and jobs finished meanwhile pile up.
       for (;;) {
-        const sizes = await this.conn.pipeline(archived ? [['ZCARD', index], ['XLEN', this.keys.archive]] : [['ZCARD', index]]);
-        const [inSet, inArchive] = [Number(sizes[0]), Number(sizes[1] ?? 0)];
+        const eager = (this.lastExcess.get(index) ?? Infinity) <= BATCH * 10;
+        const reads: Arg[][] = [['ZCARD', index]];
+        if (archived) reads.push(['XLEN', this.keys.archive]);
+        if (eager) reads.push(['ZRANGE', index, 0, -(keep.count + 1)]);
+        const replies = await this.conn.pipeline(reads);
+        const failed = replies.find((r) => r instanceof Error);
+        if (failed) throw failed;
+        const [inSet, inArchive] = [Number(replies[0]), archived ? Number(replies[1]) : 0];
         const excess = inSet + inArchive - keep.count;
+        this.lastExcess.set(index, Math.max(0, excess));
         if (excess <= 0) break;
         if (inArchive > 0) {
           const old = await oldestArchived(this.conn, this.keys, Math.min(excess, inArchive, BATCH));
@@ -190,8 +201,8 @@ export class RetentionKeeper {
         }
         // Up to ten batches at once, sent together: a busy queue finishes thousands of jobs during
         // one pass, and a round trip per thousand let them pile up past the bound.
-        const take = Math.min(excess, BATCH * 10);
-        const old = ((await this.conn.call('ZRANGE', index, 0, take - 1)) as Value[]).map(String);
+        const take = eager ? excess : Math.min(excess, BATCH * 10);
+        const old = (eager ? (replies[reads.length - 1] as Value[]) : ((await this.conn.call('ZRANGE', index, 0, take - 1)) as Value[])).map(String);
         const removals: Array<Promise<void>> = [];
         for (let i = 0; i < old.length; i += BATCH) removals.push(this.remove(index, old.slice(i, i + BATCH)));
         await Promise.all(removals);
