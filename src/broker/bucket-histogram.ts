@@ -6,11 +6,12 @@
 // Histogram gives (`get()`), so the registry prints the same lines, in the same order.
 import type { Aggregator } from 'prom-client';
 
-/** One labelled series' counts: per bucket (not cumulative), then the sum and the count. */
+/** One series (a histogram's, or one label set's) to observe values into. */
 export interface HistogramSeries {
   observe(value: number): void;
 }
 
+/** A series' counts: per bucket (not cumulative), then the sum and the count. */
 class Series implements HistogramSeries {
   /** Observations per bucket; the last slot counts those above every bound (only in +Inf). */
   readonly counts: Float64Array;

@@ -11,8 +11,9 @@
 // set once. A job's record takes its state in the same HSET (the single script's HSETNX guards a
 // resend, which here found its iid and wrote nothing; these job ids are new, random ones). A
 // resent batch (its reply lost to a reconnect) finds every iid it added, as InFlightWindow keeps
-// no more than the window unanswered. A call that fails part way (an XADD refused: OOM, WRONGTYPE) keeps the adds before
-// it, as a pipeline of single adds would; addMany rejects either way.
+// no more than the window unanswered. A call that fails part way (an XADD refused: OOM,
+// WRONGTYPE) keeps the adds before it, as a pipeline of single adds would; addMany rejects
+// either way.
 import { createHash } from 'node:crypto';
 import type { Arg, Value } from '../client/connection.js';
 import { IDEMPOTENT_XADD_SCRIPT, IDEMPOTENT_XADD_SHA1 } from './idempotence.js';

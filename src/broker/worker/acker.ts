@@ -24,7 +24,7 @@ export class Acker {
     private readonly group: string,
     private readonly onError: (err: unknown) => void,
     /** Sends a batch's MULTI (job-write-sender.ts: a MULTI, or the same commands as one script call). */
-    private readonly sender: Pick<JobWriteSender, 'atomic'> = { atomic: async (commands) => void (await conn.multi(commands)) },
+    private readonly sender: Pick<JobWriteSender, 'atomic'>,
     /** Called just before a batch is sent: commands that must reach the server first. */
     private readonly before: () => Arg[][] = () => [],
     /** Sends commands that must reach the server first on their own (a batch without a MULTI). */

@@ -23,7 +23,7 @@ import { eventCommand, type QueueEventName } from '../jobs/events.js';
 import { type Keep, resolveKeep, type KeepJobs } from '../jobs/job-options.js';
 import type { JobWriter } from './job.js';
 import { childrenValues } from '../flows/reporter.js';
-import { JobWriteSender } from './job-write-sender.js';
+import type { JobWriteSender } from './job-write-sender.js';
 
 /** The parts of a running job the writes need. */
 export interface JobRef {
@@ -59,9 +59,9 @@ export class JobWrites implements JobWriter {
     private readonly keepLogs: number,
     private readonly onError: (err: unknown) => void,
     /** While true at a turn's end, the queued writes wait for take() (the acker's next batch). */
-    private readonly deferWhile: () => boolean = () => false,
+    private readonly deferWhile: () => boolean,
     /** Sends them (job-write-sender.ts: a pipeline, or the same commands as one script call). */
-    private readonly sender: JobWriteSender = new JobWriteSender(conn, stream),
+    private readonly sender: JobWriteSender,
   ) {
     this.keys = jobKeys(stream);
   }
