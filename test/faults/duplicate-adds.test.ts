@@ -4,15 +4,25 @@
 // sluice server (XADD IDMP) and redis-server 7 (the idempotence script) side by side: every add
 // resolved, each payload in the stream exactly once. The same run with idempotent: false
 // (plain XADD) prints how many duplicates the resends made there, for comparison.
+//
+// redis-server 7 has a loader bug this run meets about once in twenty (valkey-io/valkey#4342,
+// fixed there in 2026): when a kill tears a transaction's AOF record (a script's effects are one
+// MULTI/EXEC), `aof-load-truncated yes` cuts only the torn command and keeps the MULTI and the
+// commands before it, not applied. The next server appends its own writes after them, so the
+// load after the next kill applies the torn head: entries without the iids that the rest of the
+// script would have remembered, added again when the add is resent. No client can make that
+// atomic; the test checks that every duplicate on redis-server comes from such a torn head,
+// read from its AOF. sluice server cuts a torn transaction whole (test/persist/load.test.ts).
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { connect } from '../../src/client/connect.js';
 import type { Connection } from '../../src/client/connection.js';
 import { Producer } from '../../src/broker/producer.js';
+import { AofReader, recordArgv } from '../../src/persist/aof-reader.js';
 import { CLI_MAIN, freePort, spawnUntil, stopChild } from '../support/processes.js';
 
 const PRODUCERS = 2;
@@ -70,8 +80,35 @@ async function produce(conn: Connection, stream: string, producer: number, idemp
   return i;
 }
 
+/**
+ * The payloads of XADDs redis-server left in its AOF as the head of a torn transaction: a MULTI
+ * whose EXEC never came, followed by a later server's own MULTI (see the header).
+ */
+function tornHeadPayloads(dir: string): Set<string> {
+  const torn = new Set<string>();
+  const aofDir = join(dir, 'appendonlydir');
+  const files = readdirSync(aofDir)
+    .filter((f) => f.endsWith('.incr.aof'))
+    .sort((a, b) => Number(a.split('.').at(-3)) - Number(b.split('.').at(-3)));
+  let open: string[] | null = null;
+  for (const file of files) {
+    const data = readFileSync(join(aofDir, file));
+    const reader = new AofReader(data);
+    for (let record = reader.next(); record !== null && record !== 'torn'; record = reader.next()) {
+      const argv = recordArgv(data, record).map((b) => b.toString());
+      const name = argv[0]!.toUpperCase();
+      if (name === 'MULTI') {
+        for (const payload of open ?? []) torn.add(payload);
+        open = [];
+      } else if (name === 'EXEC') open = null;
+      else if (name === 'XADD' && open !== null) open.push(argv[argv.indexOf('payload') + 1]!);
+    }
+  }
+  return torn;
+}
+
 /** Runs the producers while the server is killed and restarted; returns how often each payload is in the stream. */
-async function run(server: Server, idempotent: boolean): Promise<{ counts: Map<string, number>; kills: number; added: number }> {
+async function run(server: Server, idempotent: boolean): Promise<{ counts: Map<string, number>; kills: number; added: number; torn: Set<string> }> {
   const dir = mkdtempSync(join(tmpdir(), `dup-adds-${server.name}-`));
   const port = await freePort();
   let child = await server.launch(port, dir);
@@ -99,7 +136,7 @@ async function run(server: Server, idempotent: boolean): Promise<{ counts: Map<s
       const payload = fields[fields.indexOf('payload') + 1]!;
       counts.set(payload, (counts.get(payload) ?? 0) + 1);
     }
-    return { counts, kills, added };
+    return { counts, kills, added, torn: server.name === 'redis-server' ? tornHeadPayloads(dir) : new Set() };
   } finally {
     for (const c of conns) await c.close({ force: true });
     await stopChild(child, 'SIGKILL');
@@ -110,12 +147,16 @@ async function run(server: Server, idempotent: boolean): Promise<{ counts: Map<s
 for (const server of servers) {
   describe(`adds while ${server.name} is killed and restarted`, () => {
     test(`${PRODUCERS} producers, at least ${PRODUCERS * PER_PRODUCER} adds, ${KILLS} kills: every add once, none twice`, async () => {
-      const { counts, kills, added } = await run(server, true);
-      const twice = [...counts.values()].filter((n) => n > 1).length;
-      process.stdout.write(`# ${server.name} idempotent: ${kills} kills, ${added} adds, ${counts.size} distinct, ${twice} added more than once\n`);
+      const { counts, kills, added, torn } = await run(server, true);
+      const twice = [...counts].filter(([, n]) => n > 1).map(([payload]) => payload);
+      const untorn = twice.filter((payload) => !torn.has(payload));
+      process.stdout.write(
+        `# ${server.name} idempotent: ${kills} kills, ${added} adds, ${counts.size} distinct, ${twice.length} added more than once` +
+          (torn.size > 0 ? ` (its AOF kept the head of a torn transaction: ${torn.size} XADDs)` : '') + '\n',
+      );
       assert.equal(kills, KILLS, 'the server was killed while producing');
       assert.equal(counts.size, added, 'every acknowledged add is in the stream');
-      assert.equal(twice, 0, 'no add in the stream twice');
+      assert.deepEqual(untorn, [], 'no add in the stream twice but those of a torn transaction redis-server applied');
     });
 
     test('for comparison, idempotent: false (plain XADD): the duplicates resends make', async () => {
