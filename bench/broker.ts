@@ -31,6 +31,7 @@ import { connect } from '../src/client/connect.js';
 import type { Connection } from '../src/client/connection.js';
 import { Producer } from '../src/broker/producer.js';
 import { Worker } from '../src/broker/worker.js';
+import { sluiceNodeFlags } from './servers.js';
 
 const CLI = join(dirname(fileURLToPath(import.meta.url)), '../src/cli/main.js');
 
@@ -110,6 +111,7 @@ function spawnReady(cmd: string, args: string[], ready: RegExp): Promise<{ child
     const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout!.on('data', (c: Buffer) => {
+      if (process.env.BENCH_TEE) process.stderr.write(c);
       out += c.toString();
       const m = out.match(ready);
       if (m) resolve({ child, match: m });
@@ -249,7 +251,7 @@ async function main(): Promise<void> {
       console.log(format(results[results.length - 1]!));
     }
     if (ONLY.includes('server')) {
-      const { child, match } = await spawnReady(process.execPath, [CLI, 'server', '--port', '0'], /ready on ([^\s:]+):(\d+)/);
+      const { child, match } = await spawnReady(process.execPath, [...sluiceNodeFlags(), CLI, 'server', '--port', '0'], /ready on ([^\s:]+):(\d+)/);
       try {
         const conn = await connect(`redis://127.0.0.1:${match[2]}`);
         if (WARMUP > 0) await sluiceRun('warm-up', conn, WARMUP);

@@ -112,6 +112,10 @@ export interface CommandCatalog {
 export interface ResolvedCommand {
   readonly spec: CommandSpec;
   readonly fullName: string;
+  /** Its spec's flags, read per call where a script calls it. */
+  readonly write: boolean;
+  readonly noScript: boolean;
+  readonly denyOom: boolean;
 }
 
 /** What handlers do with the blocked clients: park one (Context.block), or wake a flushed db's. */
@@ -205,6 +209,8 @@ export interface InstanceView {
   serveWhileBusy: (() => void) | null;
   blockedClientCount(): number;
   resolve(argv: Buffer[]): ResolvedCommand | ErrorReply;
+  /** resolve() of a request read in place, without building its argv when the table finds it from the request. */
+  resolveArgs(args: RequestArgs): ResolvedCommand | ErrorReply;
   /** EXEC: runs the client's queued commands atomically. */
   exec(client: ClientState): Reply;
   /**
@@ -212,7 +218,7 @@ export interface InstanceView {
    * the scripting layer's checks: it never blocks, and its effects are added to `batch`, which
    * the script propagates as a whole (commands/lua/).
    */
-  callFromScript(client: ClientState, resolved: ResolvedCommand, argv: Buffer[], batch: Propagated[]): Reply;
+  callFromScript(client: ClientState, resolved: ResolvedCommand, args: RequestArgs, batch: Propagated[]): Reply;
   /** Redis's !checkGoodReplicasStatus(): min-replicas-to-write is set and fewer replicas are good. */
   tooFewReplicasToWrite(): boolean;
   /**

@@ -91,6 +91,43 @@ export class PackedStrings {
     this.count += items.length - deleteCount;
   }
 
+  /**
+   * Removes the elements equal to `s`: the first `limit` of them, or with `fromTail` the last
+   * `limit` (Infinity: all). One scan and one copy of the rest (LREM); returns how many.
+   */
+  removeEqual(s: string, limit: number, fromTail: boolean): number {
+    const data = this.data;
+    const n = s.length;
+    const last = s.charCodeAt(n - 1);
+    // Where each match's encoding (its length prefix included) starts and ends.
+    const cuts: number[] = [];
+    let offset = 0;
+    for (let i = 0; i < this.count && (fromTail || cuts.length < 2 * limit); i++) {
+      let length = data.charCodeAt(offset);
+      let start = offset + 1;
+      if (length >= 0x80) {
+        length = readLength(data, offset);
+        start = elementStart;
+      }
+      const end = start + length;
+      if (length === n && (n === 0 || data.charCodeAt(end - 1) === last) && equalAt(data, start, s)) cuts.push(offset, end);
+      offset = end;
+    }
+    const from = fromTail && cuts.length > 2 * limit ? cuts.length - 2 * limit : 0;
+    const removed = (cuts.length - from) / 2;
+    if (removed === 0) return 0;
+    const parts: string[] = [];
+    let kept = 0;
+    for (let c = from; c < cuts.length; c += 2) {
+      if (cuts[c]! > kept) parts.push(data.slice(kept, cuts[c]!));
+      kept = cuts[c + 1]!;
+    }
+    if (kept < data.length) parts.push(data.slice(kept));
+    this.data = flatten(parts.join(''));
+    this.count -= removed;
+    return removed;
+  }
+
   set(index: number, s: string): void {
     if (index < 0 || index >= this.count) throw new RangeError(`index ${index} out of 0..${this.count - 1}`);
     this.splice(index, 1, s);

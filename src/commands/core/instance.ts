@@ -404,13 +404,13 @@ export class Instance implements InstanceView {
   /** The client's transaction holds a command for which `test` holds. */
   private queues(client: ClientState, test: (queued: Resolved, queuedArgv: Buffer[]) => boolean): boolean {
     return (client.multi ?? []).some((kept) => {
-      const queued = this.resolveQueued(new RequestArgs().load(kept));
+      const queued = this.resolveArgs(new RequestArgs().load(kept));
       return !(queued instanceof ErrorReply) && test(queued, kept.toArgv());
     });
   }
 
-  /** resolve() of a queued command, without its argv when the table finds it from the request. */
-  private resolveQueued(args: RequestArgs): Resolved | ErrorReply {
+  /** resolve() of a request read in place (a queued command, a script's redis.call), without its argv when the table finds it from the request. */
+  resolveArgs(args: RequestArgs): Resolved | ErrorReply {
     const base = this.table.lookupArgs(args);
     if (base !== undefined && base.spec.subcommands === undefined && base.arityAllows(args.length)) return base;
     return this.resolve(args.toArgv());
@@ -601,7 +601,7 @@ export class Instance implements InstanceView {
     const batch: Propagated[] = [];
     const args = this.queuedArgs;
     for (const kept of queue) {
-      const resolved = this.resolveQueued(args.load(kept));
+      const resolved = this.resolveArgs(args.load(kept));
       if (resolved instanceof ErrorReply) {
         replies.push(resolved);
         continue;
@@ -632,8 +632,8 @@ export class Instance implements InstanceView {
     return replies;
   }
 
-  callFromScript(client: ClientState, resolved: Resolved, argv: Buffer[], batch: Propagated[]): Reply {
-    const reply = this.call(client, resolved, RequestArgs.of(argv), true, batch);
+  callFromScript(client: ClientState, resolved: Resolved, args: RequestArgs, batch: Propagated[]): Reply {
+    const reply = this.call(client, resolved, args, true, batch);
     // With noBlock set no handler returns a pending promise; guard against one that does.
     return reply instanceof Promise ? new ErrorReply(Errors.blockedInMulti) : reply;
   }

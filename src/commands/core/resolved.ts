@@ -31,6 +31,10 @@ export class Resolved {
   readonly fast: boolean;
   /** Neither admin nor skip_monitor: MONITOR shows it (Redis hides admin commands and scripts). */
   readonly shownToMonitors: boolean;
+  /** CMD_NOSCRIPT: scripts may not call it. */
+  readonly noScript: boolean;
+  /** CMD_DENYOOM: refused while over maxmemory. */
+  readonly denyOom: boolean;
   /** This command's INFO commandstats counters, once the instance has looked them up. */
   stats: CommandStats | null = null;
   private readonly subcommands: Map<string, Resolved> | null;
@@ -49,6 +53,8 @@ export class Resolved {
     this.noMulti = flags.includes('no_multi');
     this.fast = flags.includes('fast');
     this.shownToMonitors = !flags.includes('admin') && !flags.includes('skip_monitor');
+    this.noScript = flags.includes('noscript');
+    this.denyOom = flags.includes('denyoom');
     this.subcommands = spec.subcommands === undefined ? null : new Map(spec.subcommands.map((s) => [s.name, new Resolved(s, this)]));
   }
 

@@ -9,11 +9,16 @@ import { Buffer } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { RequestArgs } from '../../resp/request-args.js';
+import { CallArgs } from './call-args.js';
 
 /** What the interpreter asks of the instance while a script runs. */
 export interface LuaHost {
-  /** redis.call / redis.pcall: the command's reply as RESP in protocol `resp`, valid until the next call (copied at once). */
-  call(argv: Buffer[], resp: 2 | 3): Buffer;
+  /**
+   * redis.call / redis.pcall: the command's reply as RESP in protocol `resp`, valid until the
+   * next call (copied at once). `args` are valid until the next call too (call-args.ts).
+   */
+  call(args: RequestArgs, resp: 2 | 3): Buffer;
   /** redis.log (level 0 debug .. 3 warning). */
   log(level: number, message: Buffer): void;
   /** redis.set_repl (bit 1: AOF, bit 2: replicas). */
@@ -124,6 +129,16 @@ export class LuaVm {
       }
       return argv;
     };
+    // Views of the memory, made again once it grew: growing detaches the old ArrayBuffer, whose
+    // views then read as empty (the memory itself is never empty).
+    let bytes = new Uint8Array(0);
+    let words = new Uint32Array(0);
+    const views = (): void => {
+      if (bytes.byteLength !== 0) return;
+      bytes = new Uint8Array(x!.memory.buffer);
+      words = new Uint32Array(x!.memory.buffer);
+    };
+    const callArgs = new CallArgs();
     const env = {
       getTempRet0: () => this.tempRet0,
       setTempRet0: (v: number) => {
@@ -149,11 +164,14 @@ export class LuaVm {
         return allowed === null ? -1 : allowed ? 1 : 0;
       },
       sl_js_call: (argc: number, argvPtr: number, lensPtr: number, resp: number) => {
-        const argv = readArgv(argc, argvPtr, lensPtr);
-        const reply = this.host.call(argv, resp === 3 ? 3 : 2);
+        views();
+        // The glue's arrays of pointers and lengths are word-aligned (C arrays of 32-bit words).
+        const args = (argvPtr | lensPtr) % 4 === 0 ? callArgs.read(bytes, words, argc, argvPtr, lensPtr) : null;
+        const reply = this.host.call(args ?? RequestArgs.of(readArgv(argc, argvPtr, lensPtr)), resp === 3 ? 3 : 2);
         // Zero-terminated: the glue's parser reads lines with strstr.
         const block = x!.sl_alloc(reply.length + 5);
-        const mem = new Uint8Array(x!.memory.buffer); // after sl_alloc: it may have grown the memory
+        views(); // sl_alloc may have grown the memory
+        const mem = bytes;
         mem[block] = reply.length & 0xff;
         mem[block + 1] = (reply.length >>> 8) & 0xff;
         mem[block + 2] = (reply.length >>> 16) & 0xff;

@@ -9,6 +9,7 @@ import { Buffer } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { Encoder } from '../../resp/encoder.js';
+import type { RequestArgs } from '../../resp/request-args.js';
 import { ErrorReply, fail, OK, type Reply } from '../../resp/reply.js';
 import { Errors } from '../../resp/errors.js';
 import { lower } from '../args.js';
@@ -435,20 +436,22 @@ export class ScriptEngine {
   }
 
   /** redis.call: Redis's scriptCall checks, then the command as the scripts' client. */
-  private call(argv: Buffer[], resp: 2 | 3): Reply {
+  private call(args: RequestArgs, resp: 2 | 3): Reply {
     const run = this.run!;
     const instance = this.instance;
-    const resolved = instance.resolve(argv);
+    const resolved = instance.resolveArgs(args);
     if (resolved instanceof ErrorReply) {
-      const unknown = instance.table.get(lower(argv[0]!)) === undefined || /unknown subcommand/i.test(resolved.message);
+      const unknown = instance.table.get(lower(args.buffer(0))) === undefined || /unknown subcommand/i.test(resolved.message);
       return this.rejected(unknown ? Errors.scriptUnknownCommand : Errors.scriptWrongArgs, null);
     }
-    const flags = resolved.spec.flags;
-    const write = flags.includes('write');
-    if (flags.includes('noscript') && !this.denyScriptDisabled) return this.rejected(Errors.scriptNotAllowed, resolved.fullName);
+    const write = resolved.write;
+    if (resolved.noScript && !this.denyScriptDisabled) return this.rejected(Errors.scriptNotAllowed, resolved.fullName);
     // scriptVerifyACL: the command as the caller's user (the scripts' client runs as it).
-    const denied = aclDenialInScript(instance, run.ctx.client, resolved.fullName, argv);
-    if (denied !== null) return this.rejected(denied, resolved.fullName);
+    const user = run.ctx.client.user;
+    if (user !== null && !user.unrestricted) {
+      const denied = aclDenialInScript(instance, run.ctx.client, resolved.fullName, args.toArgv());
+      if (denied !== null) return this.rejected(denied, resolved.fullName);
+    }
     if (run.readOnly && (write || MAY_REPLICATE.has(resolved.fullName))) {
       return this.rejected(Errors.scriptWriteInReadOnly, resolved.fullName);
     }
@@ -462,7 +465,7 @@ export class ScriptEngine {
       // Reached by scripts without a shebang only: the others were refused before they ran.
       if (instance.tooFewReplicasToWrite()) return this.rejected(Errors.noReplicas, resolved.fullName);
     }
-    if (!run.allowOom && !run.writeDirty && run.oomAtStart && flags.includes('denyoom')) {
+    if (!run.allowOom && !run.writeDirty && run.oomAtStart && resolved.denyOom) {
       return this.rejected(Errors.oom, resolved.fullName);
     }
     if (write) run.writeDirty = true;
@@ -470,10 +473,10 @@ export class ScriptEngine {
     client.resp = resp;
     const batch: Propagated[] = run.repl === 0 ? [] : run.batch;
     const from = batch.length;
-    const reply = instance.callFromScript(client, resolved, argv, batch);
+    const reply = instance.callFromScript(client, resolved, args, batch);
     // REPL_REPLICA alone: to the replicas, not the AOF. (REPL_AOF alone is logged to both.)
     if (run.repl === 2) {
-      for (let i = from; i < batch.length; i++) batch[i] = { ...batch[i]!, replicationOnly: true };
+      for (let i = from; i < batch.length; i++) batch[i] = { db: batch[i]!.db, argv: batch[i]!.argv, replicationOnly: true };
     }
     return reply;
   }
