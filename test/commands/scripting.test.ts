@@ -11,6 +11,7 @@ import { recordPropagation } from './keys-helpers.js';
 import { callRaw } from '../../src/client/embedded-internals.js';
 import { instanceBehind } from '../../src/commands/core/instance-handles.js';
 import { commandLine, recordingPersistence } from '../support/recording-persistence.js';
+import type { Propagated } from '../../src/commands/core/effects.js';
 
 /** Records each propagated batch as its lines: a script's effects are one batch. */
 function recordBatches(db: EmbeddedDatabase): string[][] {
@@ -50,6 +51,47 @@ test("a script's writes propagate as the commands it ran, in one MULTI/EXEC batc
   // SELECT inside a script changed only the script's database.
   assert.equal(await db.call('GET', 'b'), null);
   assert.equal(await db.call('GET', 'hidden'), '1');
+  await db.close();
+});
+
+test("redis.call's arguments reach the command byte for byte, whatever their length, and are logged as given", async () => {
+  const db = await open();
+  const batches: Propagated[][] = [];
+  instanceBehind(db).persistence = recordingPersistence((batch) => batches.push(batch));
+  // Short ones are copied byte by byte, long ones natively; 100 KB outgrows the 64 KB arena
+  // the arguments are laid out in (commands/lua/call-args.ts), and the ones after it follow.
+  const lengths = [0, 1, 31, 32, 33, 1000, 70_000, 100_000, 5];
+  const values = lengths.map((n, i) => Buffer.from(Array.from({ length: n }, (_, j) => (i * 7 + j * 13) % 256)));
+  const script = "for i = 1, #ARGV do redis.call('SET', 'k' .. i, ARGV[i]) end return #ARGV";
+  assert.equal(await db.call('EVAL', script, 0, ...values), values.length);
+  for (let i = 0; i < values.length; i++) {
+    const stored = await callRaw(db, 'GET', `k${i + 1}`);
+    assert.ok(Buffer.isBuffer(stored) && stored.equals(values[i]!), `value of length ${lengths[i]}`);
+  }
+  assert.equal(batches.length, 1);
+  const logged = batches[0]!.map((c) => c.argv.map((a) => (Buffer.isBuffer(a) ? Buffer.from(a) : Buffer.from(String(a), 'latin1'))));
+  assert.deepEqual(
+    logged,
+    values.map((v, i) => [Buffer.from('SET'), Buffer.from(`k${i + 1}`), v]),
+  );
+  // Commands the table finds by name and those it resolves through a subcommand or a wrong arity.
+  assert.equal(await db.call('EVAL', "return redis.call('object', 'encoding', 'k9')", 0), 'embstr');
+  await assert.rejects(db.call('EVAL', "return redis.call('get')", 0), /Wrong number of args calling Redis command from script/);
+  await assert.rejects(db.call('EVAL', "return redis.call('nosuch', 'x')", 0), /Unknown Redis command called from script/);
+  await db.close();
+});
+
+test('redis.set_repl(REPL_REPLICA): the commands after it go to the replicas and not to the log', async () => {
+  const db = await open();
+  const logged: string[][] = [];
+  const replicaOnly: string[][] = [];
+  instanceBehind(db).persistence = recordingPersistence((batch) => {
+    logged.push(batch.filter((c) => !c.replicationOnly).map(commandLine));
+    replicaOnly.push(batch.filter((c) => c.replicationOnly).map(commandLine));
+  });
+  await db.call('EVAL', "redis.call('SET', 'a', 1); redis.set_repl(redis.REPL_REPLICA); redis.call('SET', 'b', 2); redis.call('INCR', 'b')", 0);
+  assert.deepEqual(logged, [['SET a 1']]);
+  assert.deepEqual(replicaOnly, [['SET b 2', 'INCR b']]);
   await db.close();
 });
 
