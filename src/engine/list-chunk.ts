@@ -239,6 +239,8 @@ export class Chunk {
       removed += n;
       left -= n;
     }
+    if (this.front.length === 0) this.front = NONE;
+    if (this.back.length === 0) this.back = NONE;
     this.bytes -= removed * listpackEntryBytes(s);
     return removed;
   }
