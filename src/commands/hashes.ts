@@ -63,10 +63,10 @@ function hget(ctx: Context, args: RequestArgs): Reply {
   return latin1Reply(lookupTyped(ctx.db, args.key(1), 'hash')?.getString(args.key(2)));
 }
 
-function hmget(ctx: Context, argv: Buffer[]): Reply {
-  const hash = lookupTyped(ctx.db, keyOf(argv[1]!), 'hash');
-  const out: Reply[] = [];
-  for (let i = 2; i < argv.length; i++) out.push(latin1Reply(hash?.getString(keyOf(argv[i]!))));
+function hmget(ctx: Context, args: RequestArgs): Reply {
+  const hash = lookupTyped(ctx.db, args.key(1), 'hash');
+  const out = new Array<Reply>(args.length - 2);
+  for (let i = 2; i < args.length; i++) out[i - 2] = latin1Reply(hash?.getString(args.key(i)));
   return out;
 }
 
@@ -99,11 +99,11 @@ function hvals(ctx: Context, argv: Buffer[]): Reply {
   return hash === undefined ? [] : new ByteRangesReply(hash.byteRanges('values'));
 }
 
-function hincrby(ctx: Context, argv: Buffer[]): Reply {
-  const by = int64Arg(argv[3]!);
-  const key = keyOf(argv[1]!);
+function hincrby(ctx: Context, args: RequestArgs): Reply {
+  const by = int64Arg(args.key(3));
+  const key = args.key(1);
   const hash = lookupOrCreateHash(ctx.db, key);
-  const field = keyOf(argv[2]!);
+  const field = args.key(2);
   const current = hash.getString(field);
   let value = 0n;
   if (current !== undefined) {
@@ -151,7 +151,7 @@ export const commands: CommandSpec[] = [
   inPlaceCommand('hmset', -4, ['write', 'denyoom', 'fast'], ONE_KEY, hsetGeneric('hmset'), cat('write', 'fast')),
   inPlaceCommand('hsetnx', 4, ['write', 'denyoom', 'fast'], ONE_KEY, hsetnx, cat('write', 'fast')),
   inPlaceCommand('hget', 3, ['readonly', 'fast'], ONE_KEY, hget, cat('read', 'fast')),
-  command('hmget', -3, ['readonly', 'fast'], ONE_KEY, hmget, cat('read', 'fast')),
+  inPlaceCommand('hmget', -3, ['readonly', 'fast'], ONE_KEY, hmget, cat('read', 'fast')),
   command('hgetall', 2, ['readonly'], ONE_KEY, hgetall, cat('read', 'slow')),
   command('hrandfield', -2, ['readonly'], ONE_KEY, hrandfield, cat('read', 'slow')),
   command('hscan', -3, ['readonly'], ONE_KEY, hscan, cat('read', 'slow')),
@@ -161,6 +161,6 @@ export const commands: CommandSpec[] = [
   command('hexists', 3, ['readonly', 'fast'], ONE_KEY, hexists, cat('read', 'fast')),
   command('hkeys', 2, ['readonly'], ONE_KEY, hkeys, cat('read', 'slow')),
   command('hvals', 2, ['readonly'], ONE_KEY, hvals, cat('read', 'slow')),
-  command('hincrby', 4, ['write', 'denyoom', 'fast'], ONE_KEY, hincrby, cat('write', 'fast')),
+  inPlaceCommand('hincrby', 4, ['write', 'denyoom', 'fast'], ONE_KEY, hincrby, cat('write', 'fast')),
   command('hincrbyfloat', 4, ['write', 'denyoom', 'fast'], ONE_KEY, hincrbyfloat, cat('write', 'fast')),
 ];

@@ -8,7 +8,8 @@ import { int64Arg, isKeyword, lower, parseInt64 } from './args.js';
 import { canonicalIntNumber } from '../engine/canonical-int.js';
 import { globMatch } from './glob.js';
 import { NOTIFY_GENERIC } from './keyspace-events.js';
-import { command, type CommandSpec, type Context } from './types.js';
+import { command, type CommandSpec, type Context, inPlaceCommand } from './types.js';
+import type { RequestArgs } from '../resp/request-args.js';
 
 const INT64_MAX = 9223372036854775807n;
 const INT64_MIN = -9223372036854775808n;
@@ -55,10 +56,10 @@ function liveKey(db: Database, key: string): boolean {
   return db.peek(key) !== undefined;
 }
 
-function del(ctx: Context, argv: Buffer[]): Reply {
+function del(ctx: Context, args: RequestArgs): Reply {
   let removed = 0;
-  for (let i = 1; i < argv.length; i++) {
-    const key = keyOf(argv[i]!);
+  for (let i = 1; i < args.length; i++) {
+    const key = args.key(i);
     if (liveKey(ctx.db, key) && ctx.db.delete(key)) {
       removed++;
       ctx.modified(key);
@@ -68,9 +69,9 @@ function del(ctx: Context, argv: Buffer[]): Reply {
   return removed;
 }
 
-function exists(ctx: Context, argv: Buffer[]): Reply {
+function exists(ctx: Context, args: RequestArgs): Reply {
   let n = 0;
-  for (let i = 1; i < argv.length; i++) if (liveKey(ctx.db, keyOf(argv[i]!))) n++;
+  for (let i = 1; i < args.length; i++) if (liveKey(ctx.db, args.key(i))) n++;
   return n;
 }
 
@@ -338,9 +339,9 @@ const ONE_KEY = { first: 1, last: 1, step: 1 };
 const TWO_KEYS = { first: 1, last: 2, step: 1 };
 
 export const commands: CommandSpec[] = [
-  command('del', -2, ['write'], ALL_KEYS, del, { categories: ['keyspace', 'write', 'slow'] }),
-  command('unlink', -2, ['write', 'fast'], ALL_KEYS, del, { categories: ['keyspace', 'write', 'fast'] }),
-  command('exists', -2, ['readonly', 'fast'], ALL_KEYS, exists, { categories: ['keyspace', 'read', 'fast'] }),
+  inPlaceCommand('del', -2, ['write'], ALL_KEYS, del, { categories: ['keyspace', 'write', 'slow'] }),
+  inPlaceCommand('unlink', -2, ['write', 'fast'], ALL_KEYS, del, { categories: ['keyspace', 'write', 'fast'] }),
+  inPlaceCommand('exists', -2, ['readonly', 'fast'], ALL_KEYS, exists, { categories: ['keyspace', 'read', 'fast'] }),
   command('touch', -2, ['readonly', 'fast'], ALL_KEYS, touch, { categories: ['keyspace', 'read', 'fast'] }),
   command('type', 2, ['readonly', 'fast'], ONE_KEY, type, { categories: ['keyspace', 'read', 'fast'] }),
   command('keys', 2, ['readonly'], null, keys, { categories: ['keyspace', 'read', 'slow', 'dangerous'] }),

@@ -134,8 +134,8 @@ function linsert(ctx: Context, argv: Buffer[]): Reply {
 
 // --- read ------------------------------------------------------------------------------------
 
-function llen(ctx: Context, argv: Buffer[]): Reply {
-  return lookupTyped(ctx.db, keyOf(argv[1]!), 'list')?.length ?? 0;
+function llen(ctx: Context, args: RequestArgs): Reply {
+  return lookupTyped(ctx.db, args.key(1), 'list')?.length ?? 0;
 }
 
 function lindex(ctx: Context, argv: Buffer[]): Reply {
@@ -454,7 +454,7 @@ export const commands: CommandSpec[] = [
   inPlaceCommand('rpushx', -3, ['write', 'denyoom', 'fast'], ONE_KEY, pushGeneric('right', true), cat('write', 'fast')),
   inPlaceCommand('lpop', -2, ['write', 'fast'], ONE_KEY, popGeneric('left'), cat('write', 'fast')),
   inPlaceCommand('rpop', -2, ['write', 'fast'], ONE_KEY, popGeneric('right'), cat('write', 'fast')),
-  command('llen', 2, ['readonly', 'fast'], ONE_KEY, llen, cat('read', 'fast')),
+  inPlaceCommand('llen', 2, ['readonly', 'fast'], ONE_KEY, llen, cat('read', 'fast')),
   command('lrange', 4, ['readonly'], ONE_KEY, lrange, cat('read', 'slow')),
   command('lindex', 3, ['readonly'], ONE_KEY, lindex, cat('read', 'slow')),
   command('lset', 4, ['write', 'denyoom'], ONE_KEY, lset, cat('write', 'slow')),

@@ -17,7 +17,8 @@ import { zscanReply } from './zset-scan.js';
 import { numkeysKeys, zdiff, zdiffstore, zinter, zintercard, zinterstore, zunion, zunionstore } from './zset-algebra.js';
 import { zrandmember } from './zset-random.js';
 import { entriesReply, storeSortedSet, zsetLimits } from './zset-results.js';
-import { command, type CommandSpec, type Context } from './types.js';
+import { command, type CommandSpec, type Context, inPlaceCommand } from './types.js';
+import type { RequestArgs } from '../resp/request-args.js';
 import { lookupTyped } from './typed-lookup.js';
 
 /** A long argument as getLongFromObjectOrReply reads it, as a JS number (order is all we need). */
@@ -175,12 +176,12 @@ function zremrange(kind: RangeKind) {
 
 // --- reads -------------------------------------------------------------------------------------
 
-function zcard(ctx: Context, argv: Buffer[]): Reply {
-  return lookupTyped(ctx.db, keyOf(argv[1]!), 'zset')?.size ?? 0;
+function zcard(ctx: Context, args: RequestArgs): Reply {
+  return lookupTyped(ctx.db, args.key(1), 'zset')?.size ?? 0;
 }
 
-function zscore(ctx: Context, argv: Buffer[]): Reply {
-  const score = lookupTyped(ctx.db, keyOf(argv[1]!), 'zset')?.score(keyOf(argv[2]!));
+function zscore(ctx: Context, args: RequestArgs): Reply {
+  const score = lookupTyped(ctx.db, args.key(1), 'zset')?.score(args.key(2));
   return score === undefined ? null : new DoubleReply(score);
 }
 
@@ -463,8 +464,8 @@ export const commands: CommandSpec[] = [
   command('zremrangebyscore', 4, ['write'], ONE_KEY, zremrange('score'), cat('write', 'slow')),
   command('zremrangebyrank', 4, ['write'], ONE_KEY, zremrange('rank'), cat('write', 'slow')),
   command('zremrangebylex', 4, ['write'], ONE_KEY, zremrange('lex'), cat('write', 'slow')),
-  command('zcard', 2, ['readonly', 'fast'], ONE_KEY, zcard, cat('read', 'fast')),
-  command('zscore', 3, ['readonly', 'fast'], ONE_KEY, zscore, cat('read', 'fast')),
+  inPlaceCommand('zcard', 2, ['readonly', 'fast'], ONE_KEY, zcard, cat('read', 'fast')),
+  inPlaceCommand('zscore', 3, ['readonly', 'fast'], ONE_KEY, zscore, cat('read', 'fast')),
   command('zmscore', -3, ['readonly', 'fast'], ONE_KEY, zmscore, cat('read', 'fast')),
   command('zrank', 3, ['readonly', 'fast'], ONE_KEY, zrank(false), cat('read', 'fast')),
   command('zrevrank', 3, ['readonly', 'fast'], ONE_KEY, zrank(true), cat('read', 'fast')),
