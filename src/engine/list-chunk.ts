@@ -48,30 +48,6 @@ export function listpackEntryBytes(s: string): number {
   return encoded + lpBacklenSize(encoded);
 }
 
-/**
- * Removes up to `limit` elements equal to `s` from a loose end's array, scanning from its end
- * (`fromEnd`) or its start; returns how many.
- */
-function removeLoose(items: string[], s: string, limit: number, fromEnd: boolean): number {
-  let removed = 0;
-  if (fromEnd) {
-    for (let i = items.length - 1; i >= 0 && removed < limit; i--) {
-      if (items[i] === s) {
-        items.splice(i, 1);
-        removed++;
-      }
-    }
-    return removed;
-  }
-  for (let i = 0; i < items.length && removed < limit; ) {
-    if (items[i] === s) {
-      items.splice(i, 1);
-      removed++;
-    } else i++;
-  }
-  return removed;
-}
-
 export class Chunk {
   /** Loose elements before the packed ones, the chunk's first element last (pushed and popped at the array's end). */
   private front = NONE;
@@ -224,23 +200,16 @@ export class Chunk {
    * or, with `fromTail`, from the last. Returns how many were removed.
    */
   removeEqual(s: string, limit: number, fromTail: boolean): number {
-    // The list's order: the front's elements (its array read from the end), the packed ones,
-    // then the back's. Each part loses its matches in that order, or the reverse from the tail.
-    // The packed string is scanned and copied once; the loose ends are cut in place. Decoding
-    // the chunk into an array and packing it again cost a 100-element list ~8 us per LREM.
-    let left = limit === 0 ? Infinity : limit;
-    let removed = 0;
-    const parts: Array<() => number> = fromTail
-      ? [() => removeLoose(this.back, s, left, true), () => this.packed.removeEqual(s, left, true), () => removeLoose(this.front, s, left, false)]
-      : [() => removeLoose(this.front, s, left, true), () => this.packed.removeEqual(s, left, false), () => removeLoose(this.back, s, left, false)];
-    for (const part of parts) {
-      if (left === 0) break;
-      const n = part();
-      removed += n;
-      left -= n;
+    if (this.front.length > 0 || this.back.length > 0) {
+      // Folded in first: elements a pop unpacked are cut from the packed string, and must not
+      // outlive (and pin) it once it is replaced. Not where nothing matches: LREM visits every
+      // chunk of a list.
+      if (this.packed.indexOf(s) === -1 && !this.front.includes(s) && !this.back.includes(s)) return 0;
+      this.pack();
     }
-    if (this.front.length === 0) this.front = NONE;
-    if (this.back.length === 0) this.back = NONE;
+    // One scan and one copy of the packed string. Decoding the chunk into an array and packing
+    // it again cost a 100-element list ~8 us per LREM (BullMQ's, of its active list, per job).
+    const removed = this.packed.removeEqual(s, limit === 0 ? Infinity : limit, fromTail);
     this.bytes -= removed * listpackEntryBytes(s);
     return removed;
   }
