@@ -161,11 +161,14 @@ describeEach(backends, (name) => `the completed-jobs archive on ${name}`, (b) =>
   test('removeOnComplete { age }: archived jobs older than the age go', async () => {
     const stream = unique('archive-age');
     const producer = new Producer<Order>(conn, { stream, idempotent: false });
-    const w = await run(stream, { removeOnComplete: { age: 1 } });
+    // Records are archived once finished for a second (archive.ts): an age of 3 s leaves them
+    // time to get there before it removes them. With 1 s the age and the compaction raced for
+    // the same records, and under load the age's pass could take them all first.
+    const w = await run(stream, { removeOnComplete: { age: 3 } });
     await producer.addMany(Array.from({ length: 400 }, (_, n) => ({ n })));
     await waitFor(() => w.done() === 400, 'first wave');
     await waitFor(async () => (await archived(stream)) > 0, 'some archived', 10_000);
-    await new Promise((r) => setTimeout(r, 1100));
+    await new Promise((r) => setTimeout(r, 3100));
     await producer.addMany(Array.from({ length: 100 }, (_, n) => ({ n: 1000 + n })));
     await waitFor(() => w.done() === 500, 'second wave');
     await waitFor(async () => (await archived(stream)) + (await inSet(stream)) <= 100, 'the first wave removed', 10_000);
