@@ -3,6 +3,7 @@
 // (luaRedisAclCheckCmdPermissionsCommand), and SORT's BY and GET, which need read access to
 // every key (sort.c).
 import type { Buffer } from 'node:buffer';
+import type { RequestArgs } from '../../resp/request-args.js';
 import { Errors } from '../../resp/errors.js';
 import type { ClientState } from '../client-state.js';
 import type { InstanceView } from '../types.js';
@@ -17,10 +18,14 @@ function reasonText(result: number): string {
   return "can't publish to the channel mentioned in the command";
 }
 
-/** The error redis.call gets for a command the caller's user may not run, or null. */
-export function aclDenialInScript(instance: InstanceView, caller: ClientState, fullName: string, argv: Buffer[]): string | null {
+/**
+ * The error redis.call gets for a command the caller's user may not run, or null. The request's
+ * argv is built only for a restricted user (a script's calls are otherwise read in place).
+ */
+export function aclDenialInScript(instance: InstanceView, caller: ClientState, fullName: string, args: RequestArgs): string | null {
   const user = caller.user;
   if (user === null || user.unrestricted) return null;
+  const argv = args.toArgv();
   const acl = aclOf(instance);
   const verdict = acl.check(user as AclUser, fullName, argv);
   if (verdict === null) return null;

@@ -447,11 +447,8 @@ export class ScriptEngine {
     const write = resolved.write;
     if (resolved.noScript && !this.denyScriptDisabled) return this.rejected(Errors.scriptNotAllowed, resolved.fullName);
     // scriptVerifyACL: the command as the caller's user (the scripts' client runs as it).
-    const user = run.ctx.client.user;
-    if (user !== null && !user.unrestricted) {
-      const denied = aclDenialInScript(instance, run.ctx.client, resolved.fullName, args.toArgv());
-      if (denied !== null) return this.rejected(denied, resolved.fullName);
-    }
+    const denied = aclDenialInScript(instance, run.ctx.client, resolved.fullName, args);
+    if (denied !== null) return this.rejected(denied, resolved.fullName);
     if (run.readOnly && (write || MAY_REPLICATE.has(resolved.fullName))) {
       return this.rejected(Errors.scriptWriteInReadOnly, resolved.fullName);
     }
