@@ -40,11 +40,12 @@ import { eventCommand, type EventsOption, eventsMaxLen } from './jobs/events.js'
 import { encodeJobOptions, type PerJobOptions } from './jobs/job-options.js';
 import { IDEMPOTENT_XADD_SCRIPT } from './idempotence.js';
 import { ADD_BATCH_SCRIPT, batchScriptedAdds } from './scripted-batch.js';
+import { scriptedMulti } from './scripted-multi.js';
 import { isScriptedJobAdd, JOB_ADD_SCRIPT, scriptedJobAdd, withJobAddText } from './jobs/add-script.js';
 import { sendUnique, type UniqueAdd } from './jobs/unique-adds.js';
 import { WatchLink } from './jobs/watch-link.js';
 import { PRIORITY_FIELD, PriorityOrder, prioritizedAdd, prioritizedKey, priorityOf, WAKE_FIELD, wakeIfFirst } from './jobs/priority.js';
-import { FAIR_KEY_FIELD, FAIR_WAKE, fairAdd, fairKeyOf } from './fairness/lanes.js';
+import { FAIR_KEY_FIELD, FAIR_WAKE, fairAdd, fairKeyOf, groupFairAdds } from './fairness/lanes.js';
 
 export interface ProducerOptions {
   stream: string;
@@ -327,7 +328,12 @@ export class Producer<T = unknown> {
           if (unique.some((i) => slice[i]!.fair)) await this.conn.call('XADD', stream, '*', WAKE_FIELD, FAIR_WAKE); // idle workers look at the lanes
         }
         if (indexes.length === 0) return;
-        let commands = indexes.flatMap((i) => slice[i]!.commands);
+        // Fair adds: one RPUSH per lane and one ZADD NX per key, first (lanes.ts).
+        const fairAdds = indexes.filter((i) => slice[i]!.fair);
+        const lanes = fairAdds.length === 0 ? null : groupFairAdds(fairAdds.map((i) => slice[i]!.commands));
+        const own = new Map<number, Arg[][]>(fairAdds.map((i, j) => [i, lanes!.rest[j]!]));
+        const head = lanes?.head ?? [];
+        let commands = [...head, ...indexes.flatMap((i) => own.get(i) ?? slice[i]!.commands)];
         // Prioritized jobs: the set's size last, which says whether idle workers need a wake.
         const prioritized = indexes.filter((i) => slice[i]!.prioritized).length;
         if (prioritized > 0) commands.push(['ZCARD', prioritizedKey(slice[indexes[0]!]!.stream)]);
@@ -339,14 +345,14 @@ export class Producer<T = unknown> {
         }
         for (;;) {
           try {
-            const replies = need > 0 ? await this.multiAndWait(commands, need) : await this.conn.multi(commands);
-            let at = 0;
+            const replies = need > 0 ? await this.multiAndWait(commands, need) : await this.multi(slice[indexes[0]!]!.stream, commands);
+            let at = head.length;
             const links: Array<{ jobId: string; entryId: string }> = [];
-            let fairWake = false;
+            // A lane that was empty before this push: idle workers need a wake-up.
+            const fairWake = lanes !== null && lanes.pushes.some((p) => Number(replies[p.at]) === p.count);
             for (const i of indexes) {
               out[i] = String(replies[at]);
-              if (slice[i]!.fair && Number(replies[at]) === 1) fairWake = true; // the lane was empty
-              at += slice[i]!.commands.length;
+              at += (own.get(i) ?? slice[i]!.commands).length;
               if (!slice[i]!.delayed && !isScriptedJobAdd(slice[i]!.commands[0]!)) links.push({ jobId: slice[i]!.jobId!, entryId: out[i]! });
             }
             // The records learn their entries' ids (known only now); sent before add() resolves.
@@ -364,6 +370,18 @@ export class Producer<T = unknown> {
       }),
     );
     return out;
+  }
+
+  /**
+   * A MULTI of one stream's adds; on Redis and Valkey (scripted idempotence), as one script call
+   * (scripted-multi.ts) unless the adds are scripts themselves (a script cannot call one).
+   */
+  private async multi(stream: string, commands: Arg[][]): Promise<Value[]> {
+    if (this.idempotence === 'script' && !commands.some((c) => c[0] === 'EVALSHA' || c[0] === 'EVAL')) {
+      const replies = await scriptedMulti(this.conn, stream, commands);
+      if (replies !== null) return replies;
+    }
+    return this.conn.multi(commands);
   }
 
   /** MULTI … EXEC and a WAIT, pipelined on the stream's master; rejects as add() with waitReplicas. */

@@ -5,9 +5,11 @@
 // the index, and bad options are refused.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { Connection } from '../../src/client/connection.js';
+import type { Arg, BlockingConnection, Connection } from '../../src/client/connection.js';
+import { Worker } from '../../src/broker/worker.js';
 import { Producer } from '../../src/broker/producer.js';
-import { fairIndexKey, laneKey } from '../../src/broker/fairness/lanes.js';
+import { Queue } from '../../src/broker/queue.js';
+import { fairGuardKey, fairIndexKey, laneKey } from '../../src/broker/fairness/lanes.js';
 import { backends, describeEach, useWorkers } from './backends.js';
 import { unique } from '../support/names.js';
 import { waitFor } from '../support/wait.js';
@@ -92,6 +94,67 @@ describeEach(backends, (name) => `per-key fairness on ${name}`, (b) => {
     await new Producer<P>(conn, { stream }).add({ k: 'x', n: 1 }, { fairKey: 'x' });
     await waitFor(() => started.length === 1, 'started', 10_000);
     assert.ok(Date.now() - at < 10_000);
+  });
+
+  test('an idle worker wakes for addMany of several jobs to empty lanes (one push per lane)', async () => {
+    const stream = unique('fair-wake-many');
+    const started: P[] = [];
+    // No periodic check within the test: only the producer's wake-up entry can start them.
+    const w = worker<P>({ stream, group: 'g', blockMs: 30_000, pauseCheckMs: 60_000 }, (job) => void started.push(job.payload));
+    await w.start();
+    await new Promise((r) => setTimeout(r, 100)); // blocked in XREADGROUP now
+    const items = [0, 1, 2].map((n) => ({ payload: { k: 'a', n }, fairKey: 'a' })).concat([0, 1].map((n) => ({ payload: { k: 'b', n }, fairKey: 'b' })));
+    const ids = await new Producer<P>(conn, { stream }).addMany(items, { keyed: true });
+    assert.equal(new Set(ids).size, 5, 'five job ids');
+    await waitFor(() => started.length === 5, 'all five started', 5_000);
+    assert.deepEqual(started.filter((p) => p.k === 'a').map((p) => p.n), [0, 1, 2], "a's jobs in order");
+    // Each job has its record, as a single add's would: its data, and its run's end.
+    const queue = new Queue<P>(conn, { stream });
+    for (const [i, id] of ids.entries()) {
+      await waitFor(async () => (await queue.getJob(id))?.state === 'completed', `job ${i} completed`);
+      assert.deepEqual((await queue.getJob(id))?.data, items[i]!.payload);
+    }
+  });
+
+  /** A Worker on `conn` whose fairness moves (a WATCH of the movers' guard) are counted. */
+  function countingMoves(stream: string): { conn: Connection; moves: () => number } {
+    let moves = 0;
+    const bound = <T extends object>(target: T, p: string | symbol): unknown => {
+      const v = Reflect.get(target, p) as unknown;
+      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+    };
+    const counted = (link: BlockingConnection): BlockingConnection =>
+      new Proxy(link, {
+        get: (target, p) =>
+          p === 'pipeline'
+            ? (commands: Arg[][]) => {
+                if (commands[0]?.[0] === 'WATCH' && commands[0][1] === fairGuardKey(stream)) moves++;
+                return target.pipeline(commands);
+              }
+            : bound(target, p),
+      });
+    const proxied = new Proxy(conn, { get: (target, p) => (p === 'duplicate' ? async () => counted(await target.duplicate()) : bound(target, p)) });
+    return { conn: proxied, moves: () => moves };
+  }
+
+  test("one key's short jobs are moved in batches; two keys' are moved as slots free, in turns", async () => {
+    for (const keys of [['solo'], ['a', 'b']]) {
+      const stream = unique('fair-batches');
+      const producer = new Producer<P>(conn, { stream });
+      const per = 240 / keys.length;
+      for (const k of keys) await producer.addMany(Array.from({ length: per }, (_, n) => ({ payload: { k, n }, fairKey: k })), { keyed: true });
+      const { conn: counting, moves } = countingMoves(stream);
+      let done = 0;
+      const w = new Worker<P>(counting, { stream, group: 'g', concurrency: 2, blockMs: 200 }, () => void done++);
+      w.on('error', () => {});
+      await w.start();
+      await waitFor(() => done === 240, '240 done');
+      await w.close();
+      // One key alone: each move also takes what 2 slots run in about 1 ms (no-op jobs: many).
+      // Two keys: a move fills the free slots only (2 at most), so 240 jobs take over 100 moves.
+      if (keys.length === 1) assert.ok(moves() < 60, `one key: ${moves()} moves for 240 jobs`);
+      else assert.ok(moves() >= 100, `two keys: ${moves()} moves for 240 jobs`);
+    }
   });
 
   test('bad options are refused', async () => {

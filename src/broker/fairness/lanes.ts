@@ -64,6 +64,30 @@ export function fairAdd(stream: string, key: string, fields: Arg[], nowMs: numbe
   ];
 }
 
+/**
+ * The fair adds of one MULTI with their lanes' commands grouped: one RPUSH per lane with its
+ * jobs' elements in order, and one ZADD NX per key (the first add's time: NX keeps it anyway),
+ * ahead of the jobs' other commands. A producer's batch of one key's jobs then costs the
+ * server two commands instead of two per job. `adds`: each fair add's commands, fairAdd's two
+ * first. `pushes`: per RPUSH of `head` (its index there), how many elements it pushed: a reply
+ * equal to that count means the lane was empty (a wake-up is due).
+ */
+export function groupFairAdds(adds: Arg[][][]): { head: Arg[][]; rest: Arg[][][]; pushes: Array<{ at: number; count: number }> } {
+  const rpush = new Map<string, Arg[]>();
+  const zadd = new Map<string, Arg[]>();
+  for (const commands of adds) {
+    const [push, index] = commands as [Arg[], Arg[]];
+    const lane = String(push[1]);
+    const grouped = rpush.get(lane);
+    if (grouped === undefined) rpush.set(lane, [...push]);
+    else grouped.push(push[2]!);
+    const key = String(index[4]);
+    if (!zadd.has(key)) zadd.set(key, index);
+  }
+  const head = [...rpush.values(), ...zadd.values()];
+  return { head, rest: adds.map((c) => c.slice(2)), pushes: [...rpush.values()].map((c, at) => ({ at, count: c.length - 2 })) };
+}
+
 /** A lane element's entry fields; null when it is not one of ours. */
 export function decodeLaneElement(element: string): string[] | null {
   try {

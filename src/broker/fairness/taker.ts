@@ -24,8 +24,10 @@
 // run ends, which also moves the key's next job at once); the slot of a job left unread by a
 // dead worker expires after claimIdleMs. A retry runs again without taking a slot.
 import { randomBytes } from 'node:crypto';
-import type { BlockingConnection, Connection, Value } from '../../client/connection.js';
+import type { Arg, BlockingConnection, Connection, Value } from '../../client/connection.js';
 import { execWatched } from '../watched-multi.js';
+import { scriptedExecWatched } from '../scripted-multi.js';
+import { jobKeys } from '../jobs/keys.js';
 import { linkEntries } from '../jobs/entry-link.js';
 import { Fields } from '../codec.js';
 import { WAKE_FIELD } from '../jobs/priority.js';
@@ -51,11 +53,18 @@ export interface FairnessOptions {
 export interface FeederHost {
   free(): number;
   wake(): void;
+  /** Whether the server runs the worker's writes as scripts (job-write-sender.ts): moves go the same way. */
+  scripted(): boolean;
 }
 
 export class FairTaker implements RunGate {
   /** The index may hold keys: the next read moves some first. */
   pending = true;
+  /**
+   * The last move found one key waiting, and no lane has had a first job since: the worker may
+   * read that key's short jobs ahead (stream-consumer.ts), as no other key's job waits behind them.
+   */
+  soleKey = false;
   private link: Promise<BlockingConnection> | null = null;
   private closed = false;
   private host: FeederHost | null = null;
@@ -94,7 +103,12 @@ export class FairTaker implements RunGate {
 
   /** A wake-up entry or a moved job was read: the index may hold more. */
   noteEntry(fields: Record<string, string> | null): void {
-    if (fields !== null && (fields[FAIR_KEY_FIELD] !== undefined || fields[WAKE_FIELD] === FAIR_WAKE)) this.pending = true;
+    if (fields === null) return;
+    if (fields[FAIR_KEY_FIELD] !== undefined) this.pending = true;
+    if (fields[WAKE_FIELD] === FAIR_WAKE) {
+      this.pending = true;
+      this.soleKey = false; // perhaps another key's first job
+    }
   }
 
   /** The periodic check: true when the index holds keys nobody here knew of (wake the read). */
@@ -140,14 +154,17 @@ export class FairTaker implements RunGate {
     const limiter = this.options.limiter;
     const bounded = this.concurrency !== Infinity;
     for (let attempt = 0; attempt < 20 && !this.closed; attempt++) {
-      const [, listed, now, groups] = await Promise.all([
-        link.call('WATCH', guard),
-        link.call('ZRANGE', index, 0, KEYS_PER_MOVE - 1) as Promise<Value[]>,
-        this.leases.now(),
-        // Asked only while some moved here may be unread.
-        this.undelivered.length === 0 ? null : link.call('XINFO', 'GROUPS', this.stream).catch(() => null),
-      ]);
-      const keys = listed.map(String);
+      // One pipeline (one write on the link): the guard's WATCH, the index, and, only while
+      // some moved here may be unread, the group's last-delivered-id.
+      const now = await this.leases.now();
+      const first: Arg[][] = [['WATCH', guard], ['ZRANGE', index, 0, KEYS_PER_MOVE - 1]];
+      if (this.undelivered.length > 0) first.push(['XINFO', 'GROUPS', this.stream]);
+      const [watched, listed, groupsReply] = await link.pipeline(first);
+      if (watched instanceof Error) throw watched;
+      if (listed instanceof Error) throw listed;
+      const groups = groupsReply instanceof Error || groupsReply === undefined ? null : groupsReply;
+      const keys = (listed as Value[]).map(String);
+      this.soleKey = keys.length === 1;
       if (keys.length === 0) {
         await link.call('UNWATCH');
         this.pending = false;
@@ -175,13 +192,15 @@ export class FairTaker implements RunGate {
       let roomTotal = 0;
       while (lanes.length < keys.length && roomTotal < want) {
         const chunk = keys.slice(lanes.length, lanes.length + Math.max(4, 2 * want));
-        const reads: Array<Promise<Value>> = [];
+        const reads: Arg[][] = [];
         for (const k of chunk) {
-          reads.push(link.call('LRANGE', laneKey(this.stream, k), 0, want - 1));
-          if (bounded) reads.push(link.call('ZCOUNT', activeKey(this.stream, k), `(${now}`, '+inf'));
-          if (limiter !== undefined) reads.push(link.call('GET', rateKey(this.stream, k, window)));
+          reads.push(['LRANGE', laneKey(this.stream, k), 0, want - 1]);
+          if (bounded) reads.push(['ZCOUNT', activeKey(this.stream, k), `(${now}`, '+inf']);
+          if (limiter !== undefined) reads.push(['GET', rateKey(this.stream, k, window)]);
         }
-        const replies = await Promise.all(reads);
+        const replies = await link.pipeline(reads);
+        const failedRead = replies.find((r) => r instanceof Error);
+        if (failedRead !== undefined) throw failedRead;
         chunk.forEach((_, i) => {
           const lane = (replies[i * per] as Value[]).map(String);
           // What the key may still start: its concurrency and its window's rest.
@@ -199,11 +218,13 @@ export class FairTaker implements RunGate {
       // Round-robin: one job per key per round, least recently served key first.
       const taken = seen.map(() => 0);
       const order: number[] = []; // keys in the order they were last served in this move
+      const picks: number[] = []; // the key of each job taken, in turns: the order of the XADDs
       for (let left = want, progress = true; left > 0 && progress; ) {
         progress = false;
         for (let i = 0; i < seen.length && left > 0; i++) {
           if (taken[i]! >= room[i]!) continue;
           taken[i]!++;
+          picks.push(i);
           left--;
           progress = true;
           const at = order.indexOf(i);
@@ -224,37 +245,56 @@ export class FairTaker implements RunGate {
       const commands: string[][] = [];
       const xadds: Array<{ at: number; jobId: string | null }> = [];
       const expiry = String(now + this.leases.leaseMs);
+      const tokens = seen.map((_, i) => Array.from({ length: taken[i]! }, () => `${this.prefix}:${this.seq++}`));
       order.forEach((i, position) => {
         const k = seen[i]!;
         const n = taken[i]!;
         commands.push(['LTRIM', laneKey(this.stream, k), String(n), '-1']);
-        const tokens = Array.from({ length: n }, () => `${this.prefix}:${this.seq++}`);
         if (bounded) {
           const active = activeKey(this.stream, k);
-          commands.push(['ZREMRANGEBYSCORE', active, '-inf', String(now)], ['ZADD', active, ...tokens.flatMap((t) => [expiry, t])], ['PEXPIRE', active, String(this.leases.leaseMs * 2)]);
+          commands.push(['ZREMRANGEBYSCORE', active, '-inf', String(now)], ['ZADD', active, ...tokens[i]!.flatMap((t) => [expiry, t])], ['PEXPIRE', active, String(this.leases.leaseMs * 2)]);
         }
         if (limiter !== undefined) {
           const rate = rateKey(this.stream, k, window);
           commands.push(['INCRBY', rate, String(n)], ['PEXPIRE', rate, String(limiter.durationMs * 2)]);
         }
-        for (let j = 0; j < n; j++) {
-          const fields = decodeLaneElement(lanes[i]![j]!);
-          xadds.push({ at: commands.length, jobId: fields === null ? null : fieldOf(fields, Fields.jobId) });
-          // Not an element of ours: moved verbatim, so the worker dead-letters it as malformed.
-          const slot = bounded ? [FAIR_SLOT_FIELD, tokens[j]!] : [];
-          commands.push(fields === null ? ['XADD', this.stream, '*', 'fair-element', lanes[i]![j]!, FAIR_KEY_FIELD, k] : ['XADD', this.stream, '*', ...fields, ...slot]);
-        }
         // Behind every other key, in the order served here (the last served goes last).
         commands.push(['ZADD', fairIndexKey(this.stream), 'XX', String(now + position / 1000), k]);
       });
+      // The entries in turns, as picked: a move of many jobs (read-ahead of short ones) puts a
+      // quiet key's job among the first, not behind all of a busy key's.
+      const next = seen.map(() => 0);
+      for (const i of picks) {
+        const j = next[i]!++;
+        const k = seen[i]!;
+        const fields = decodeLaneElement(lanes[i]![j]!);
+        xadds.push({ at: commands.length, jobId: fields === null ? null : fieldOf(fields, Fields.jobId) });
+        // Not an element of ours: moved verbatim, so the worker dead-letters it as malformed.
+        const slot = bounded ? [FAIR_SLOT_FIELD, tokens[i]![j]!] : [];
+        commands.push(fields === null ? ['XADD', this.stream, '*', 'fair-element', lanes[i]![j]!, FAIR_KEY_FIELD, k] : ['XADD', this.stream, '*', ...fields, ...slot]);
+      }
       commands.push(['SET', guard, String(now), 'PX', String(GUARD_TTL_MS)]);
-      const exec = await execWatched(link, commands);
+      // On Redis and Valkey the MULTI's commands go as one script call, which also links each
+      // job's record to its entry (scripted-multi.ts); elsewhere a MULTI, and links after it.
+      let exec: Value[] | null = null;
+      let linked = false;
+      if (this.host?.scripted() === true) {
+        const records = commands.map(() => '');
+        for (const x of xadds) if (x.jobId !== null) records[x.at] = jobKeys(this.stream).record(x.jobId);
+        const scripted = await scriptedExecWatched(link, this.stream, commands, records);
+        if (!scripted.unsent) {
+          if (scripted.replies === null) continue; // another worker moved meanwhile (or NOSCRIPT): read again
+          exec = scripted.replies;
+          linked = true;
+        }
+      }
+      exec ??= await execWatched(link, commands);
       if (exec === null) continue; // another worker moved meanwhile: read again
-      const failed = exec.find((r) => r instanceof Error);
+      const replies = exec;
+      const failed = replies.find((r) => r instanceof Error);
       if (failed) throw failed as Error;
-      for (const x of xadds) this.undelivered.push(parseId(String(exec[x.at])));
-      const links = xadds.filter((x) => x.jobId !== null).map((x) => ({ jobId: x.jobId!, entryId: String(exec[x.at]) }));
-      linkEntries(this.conn, this.stream, links, this.onError);
+      for (const x of xadds) this.undelivered.push(parseId(String(replies[x.at])));
+      if (!linked) linkEntries(this.conn, this.stream, xadds.filter((x) => x.jobId !== null).map((x) => ({ jobId: x.jobId!, entryId: String(replies[x.at]) })), this.onError);
       // Keys whose lanes this move emptied, and those found empty, leave the index.
       await this.dropEmpty(link, [...empty, ...seen.filter((_, i) => taken[i]! > 0 && taken[i] === lanes[i]!.length && lanes[i]!.length < want)]);
       this.pending = true;
@@ -278,8 +318,10 @@ export class FairTaker implements RunGate {
   private async dropEmpty(link: BlockingConnection, keys: string[]): Promise<void> {
     if (keys.length === 0) return;
     const lanes = keys.map((k) => laneKey(this.stream, k));
-    await link.call('WATCH', ...lanes);
-    const lengths = await Promise.all(lanes.map((l) => link.call('LLEN', l)));
+    const replies = await link.pipeline([['WATCH', ...lanes], ...lanes.map((l) => ['LLEN', l])]);
+    const failed = replies.find((r) => r instanceof Error);
+    if (failed !== undefined) throw failed;
+    const lengths = replies.slice(1);
     const gone = keys.filter((_, i) => Number(lengths[i]) === 0);
     if (gone.length === 0) return void (await link.call('UNWATCH'));
     await execWatched(link, [['ZREM', fairIndexKey(this.stream), ...gone]]); // aborted: a push came, the key stays
