@@ -157,6 +157,22 @@ describeEach(backends, (name) => `per-key fairness on ${name}`, (b) => {
     }
   });
 
+  test("a lane element that is not one of ours is moved as it is and dead-lettered; the key's next job runs", async () => {
+    const stream = unique('fair-garbage');
+    const producer = new Producer<P>(conn, { stream });
+    await producer.add({ k: 'a', n: 0 }, { fairKey: 'a' });
+    for (const garbage of ['not json', '["odd"]', '[1,2]', '[]']) await conn.call('RPUSH', laneKey(stream, 'a'), garbage);
+    await producer.add({ k: 'a', n: 1 }, { fairKey: 'a' });
+    const started: number[] = [];
+    const w = worker<P>({ stream, group: 'g', concurrency: 2, deadLetterStream: `${stream}:dead` }, (job) => void started.push(job.payload.n));
+    await w.start();
+    await waitFor(() => started.length === 2, 'both jobs started');
+    await waitFor(async () => Number(await conn.call('XLEN', `${stream}:dead`)) === 4, 'four dead letters');
+    const dead = JSON.stringify(await conn.call('XRANGE', `${stream}:dead`, '-', '+'));
+    for (const garbage of ['not json', '["odd"]', '[1,2]', '[]']) assert.ok(dead.includes(JSON.stringify(garbage).slice(1, -1)), `${garbage} dead-lettered as it was`);
+    assert.deepEqual(started, [0, 1]);
+  });
+
   test('bad options are refused', async () => {
     const producer = new Producer(conn, { stream: unique('fair-bad') });
     await assert.rejects(producer.add({}, { fairKey: '' }), /fairKey must be a non-empty string/);

@@ -14,6 +14,7 @@ import { Worker } from '../../src/broker/worker.js';
 import { Queue } from '../../src/broker/queue.js';
 import { backends, describeEach } from './backends.js';
 import { unique } from '../support/names.js';
+import { dumpPrefix } from '../support/keyspace-dump.js';
 
 test('the JSON carries texts and numbers as RESP would; bytes, lone surrogates and over-long commands are left to commands', () => {
   assert.equal(rowsJson([['HSET', 'k', 'n', 12, 'f', 1.5, 'big', 10n, 'emoji', '😀']]), '[["HSET","k","n","12","f","1.5","big","10","emoji","😀"]]');
@@ -33,21 +34,9 @@ async function setUp(conn: Connection, p: string): Promise<void> {
   await conn.call('SET', `${p}str`, 'not a hash');
 }
 
-/** Everything under a prefix, prefix removed: what two runs must agree on. */
-async function dump(conn: Connection, p: string): Promise<unknown> {
-  const keys = ((await conn.call('KEYS', `${p}*`)) as Value[]).map(String).sort();
-  const out: Record<string, unknown> = {};
-  for (const key of keys) {
-    const type = String(await conn.call('TYPE', key));
-    const name = key.slice(p.length);
-    if (type === 'hash') out[name] = await conn.call('HGETALL', key);
-    else if (type === 'zset') out[name] = await conn.call('ZRANGE', key, 0, -1, 'WITHSCORES');
-    else if (type === 'list') out[name] = await conn.call('LRANGE', key, 0, -1);
-    else if (type === 'string') out[name] = await conn.call('GET', key);
-    else if (type === 'stream') out[name] = [await conn.call('XRANGE', key, '-', '+'), name === 's' ? await conn.call('XPENDING', key, 'g') : null];
-    else out[name] = type;
-  }
-  return out;
+/** Everything under a prefix, prefix removed: what two runs must agree on (the stream with its group's PEL). */
+function dump(conn: Connection, p: string): Promise<unknown> {
+  return dumpPrefix(conn, p, async (key, name) => [await conn.call('XRANGE', key, '-', '+'), name === 's' ? await conn.call('XPENDING', key, 'g') : null]);
 }
 
 /** One of the writes a worker batches, on keys under prefix p (the `i`th event gets id 2-i). */

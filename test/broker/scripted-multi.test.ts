@@ -5,27 +5,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import type { Arg, Connection, Value } from '../../src/client/connection.js';
+import type { Arg, Value } from '../../src/client/connection.js';
 import { TransactionError } from '../../src/client/connection.js';
 import { MULTI_SHA1, scriptedExecWatched, scriptedMulti } from '../../src/broker/scripted-multi.js';
 import { backends, describeEach } from './backends.js';
 import { unique } from '../support/names.js';
-
-/** Everything under a prefix, prefix removed. */
-async function dump(conn: Connection, p: string): Promise<Record<string, unknown>> {
-  const keys = ((await conn.call('KEYS', `${p}*`)) as Value[]).map(String).sort();
-  const out: Record<string, unknown> = {};
-  for (const key of keys) {
-    const type = String(await conn.call('TYPE', key));
-    const name = key.slice(p.length);
-    if (type === 'hash') out[name] = await conn.call('HGETALL', key);
-    else if (type === 'zset') out[name] = await conn.call('ZRANGE', key, 0, -1, 'WITHSCORES');
-    else if (type === 'list') out[name] = await conn.call('LRANGE', key, 0, -1);
-    else if (type === 'string') out[name] = await conn.call('GET', key);
-    else out[name] = type;
-  }
-  return out;
-}
+import { dumpPrefix } from '../support/keyspace-dump.js';
 
 /** A command on keys under prefix p: lists, hashes, a sorted set, strings (a WRONGTYPE now and then). */
 const command = fc.oneof(
@@ -58,7 +43,7 @@ describeEach(backends, (name) => `a MULTI as one script call on ${name}`, (b) =>
             assert.ok(viaScript instanceof TransactionError, `rejects as the MULTI: ${viaMulti.message}`);
             assert.equal(viaScript.message.split(' ')[0], viaMulti.message.split(' ')[0]);
           } else assert.deepEqual(viaScript, viaMulti);
-          assert.deepEqual(await dump(conn, q), await dump(conn, p));
+          assert.deepEqual(await dumpPrefix(conn, q), await dumpPrefix(conn, p));
         }),
         { numRuns: 40 },
       );

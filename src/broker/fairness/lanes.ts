@@ -92,7 +92,7 @@ export function groupFairAdds(adds: Arg[][][]): { head: Arg[][]; rest: Arg[][][]
 export function decodeLaneElement(element: string): string[] | null {
   try {
     const parsed = JSON.parse(element) as unknown;
-    if (!Array.isArray(parsed) || parsed.length % 2 !== 0 || !parsed.every((x) => typeof x === 'string')) return null;
+    if (!Array.isArray(parsed) || parsed.length === 0 || parsed.length % 2 !== 0 || !parsed.every((x) => typeof x === 'string')) return null;
     return parsed as string[];
   } catch {
     return null;

@@ -27,6 +27,9 @@ import { randomBytes } from 'node:crypto';
 import type { Arg, BlockingConnection, Connection, Value } from '../../client/connection.js';
 import { execWatched } from '../watched-multi.js';
 import { scriptedExecWatched } from '../scripted-multi.js';
+import { argsJson } from '../lua-json.js';
+import { errorMessage } from '../replies.js';
+import { FAIR_MOVE_SCRIPT, FAIR_MOVE_SHA1, type Pick } from './move-script.js';
 import { jobKeys } from '../jobs/keys.js';
 import { linkEntries } from '../jobs/entry-link.js';
 import { Fields } from '../codec.js';
@@ -181,12 +184,17 @@ export class FairTaker implements RunGate {
         await link.call('UNWATCH');
         return 0; // still pending: the read takes those entries, the next free slot moves
       }
+      // On Redis and Valkey the lanes' jobs go into the stream inside the script (move-script.ts):
+      // their lengths are read instead of their heads (unless a key's name is beyond JSON).
+      const scripted = this.host?.scripted() === true && argsJson(keys.map((k) => laneKey(this.stream, k))) !== null;
       const window = limiter === undefined ? 0 : Math.floor(now / limiter.durationMs);
       const per = 1 + (bounded ? 1 : 0) + (limiter === undefined ? 0 : 1);
       // Per key: its lane's head, then (as configured) its live slots and its window's count.
       // Read in chunks of keys, least recently served first, until they have room for `want`:
       // a move of one job reads a few lanes, not all 64.
-      const lanes: string[][] = [];
+      const lanes: string[][] = []; // each key's head (its first `want` jobs; [] when scripted)
+      const lengths: number[] = []; // how many of them there are (at most `want`)
+      const emptied: number[] = []; // taken that many, the lane is empty (Infinity: unknown)
       const room: number[] = [];
       const held: number[] = []; // each key's window count (with a limiter)
       let roomTotal = 0;
@@ -194,7 +202,7 @@ export class FairTaker implements RunGate {
         const chunk = keys.slice(lanes.length, lanes.length + Math.max(4, 2 * want));
         const reads: Arg[][] = [];
         for (const k of chunk) {
-          reads.push(['LRANGE', laneKey(this.stream, k), 0, want - 1]);
+          reads.push(scripted ? ['LLEN', laneKey(this.stream, k)] : ['LRANGE', laneKey(this.stream, k), 0, want - 1]);
           if (bounded) reads.push(['ZCOUNT', activeKey(this.stream, k), `(${now}`, '+inf']);
           if (limiter !== undefined) reads.push(['GET', rateKey(this.stream, k, window)]);
         }
@@ -202,9 +210,12 @@ export class FairTaker implements RunGate {
         const failedRead = replies.find((r) => r instanceof Error);
         if (failedRead !== undefined) throw failedRead;
         chunk.forEach((_, i) => {
-          const lane = (replies[i * per] as Value[]).map(String);
+          const lane = scripted ? [] : (replies[i * per] as Value[]).map(String);
+          const length = scripted ? Math.min(Number(replies[i * per]), want) : lane.length;
+          lengths.push(length);
+          emptied.push(scripted ? Number(replies[i * per]) : lane.length < want ? lane.length : Infinity);
           // What the key may still start: its concurrency and its window's rest.
-          let r = lane.length;
+          let r = length;
           if (bounded) r = Math.min(r, this.concurrency - Number(replies[i * per + 1]));
           const inWindow = limiter === undefined ? 0 : Number(replies[i * per + per - 1] ?? 0);
           if (limiter !== undefined) r = Math.min(r, limiter.max - inWindow);
@@ -232,8 +243,8 @@ export class FairTaker implements RunGate {
           order.push(i);
         }
       }
-      const empty = seen.filter((_, i) => lanes[i]!.length === 0);
-      const rateHeld = limiter !== undefined && seen.some((_, i) => lanes[i]!.length > 0 && room[i] === 0 && held[i]! >= limiter.max);
+      const empty = seen.filter((_, i) => lengths[i] === 0);
+      const rateHeld = limiter !== undefined && seen.some((_, i) => lengths[i]! > 0 && room[i] === 0 && held[i]! >= limiter.max);
       if (order.length === 0) {
         await link.call('UNWATCH');
         await this.dropEmpty(link, empty);
@@ -264,7 +275,13 @@ export class FairTaker implements RunGate {
       // The entries in turns, as picked: a move of many jobs (read-ahead of short ones) puts a
       // quiet key's job among the first, not behind all of a busy key's.
       const next = seen.map(() => 0);
+      const moved: Pick[] = [];
       for (const i of picks) {
+        if (scripted) {
+          const j = next[i]!++;
+          moved.push([laneKey(this.stream, seen[i]!), j, seen[i]!, bounded ? tokens[i]![j]! : '']);
+          continue;
+        }
         const j = next[i]!++;
         const k = seen[i]!;
         const fields = decodeLaneElement(lanes[i]![j]!);
@@ -278,6 +295,14 @@ export class FairTaker implements RunGate {
       // job's record to its entry (scripted-multi.ts); elsewhere a MULTI, and links after it.
       let exec: Value[] | null = null;
       let linked = false;
+      if (scripted) {
+        const ids = await this.scriptedMove(link, moved, commands);
+        if (ids === null) continue; // another worker moved meanwhile (or NOSCRIPT): read again
+        for (const id of ids) this.undelivered.push(parseId(String(id)));
+        await this.dropEmpty(link, [...empty, ...seen.filter((_, i) => taken[i]! > 0 && taken[i] === emptied[i])]);
+        this.pending = true;
+        return ids.length;
+      }
       if (this.host?.scripted() === true) {
         const records = commands.map(() => '');
         for (const x of xadds) if (x.jobId !== null) records[x.at] = jobKeys(this.stream).record(x.jobId);
@@ -296,11 +321,31 @@ export class FairTaker implements RunGate {
       for (const x of xadds) this.undelivered.push(parseId(String(replies[x.at])));
       if (!linked) linkEntries(this.conn, this.stream, xadds.filter((x) => x.jobId !== null).map((x) => ({ jobId: x.jobId!, entryId: String(replies[x.at]) })), this.onError);
       // Keys whose lanes this move emptied, and those found empty, leave the index.
-      await this.dropEmpty(link, [...empty, ...seen.filter((_, i) => taken[i]! > 0 && taken[i] === lanes[i]!.length && lanes[i]!.length < want)]);
+      await this.dropEmpty(link, [...empty, ...seen.filter((_, i) => taken[i]! > 0 && taken[i] === emptied[i])]);
       this.pending = true;
       return xadds.length;
     }
     return 0;
+  }
+
+  /**
+   * The move as one script call in MULTI … EXEC (move-script.ts); the entries' ids, or null when
+   * EXEC was aborted (the guard changed) or the script was missing (loaded now for the next try).
+   */
+  private async scriptedMove(link: BlockingConnection, picks: Pick[], commands: string[][]): Promise<Value[] | null> {
+    const json = JSON.stringify({ p: picks, r: commands });
+    const exec = await execWatched(link, [['EVALSHA', FAIR_MOVE_SHA1, '1', this.stream, json, jobKeys(this.stream).record('')]]).catch((err: unknown) => {
+      if (errorMessage(err).startsWith('NOSCRIPT')) return [err as Error]; // a client that throws on an error inside EXEC's array
+      throw err;
+    });
+    if (exec === null) return null;
+    const reply = exec[0] as Value | Error;
+    if (reply instanceof Error) {
+      if (!errorMessage(reply).startsWith('NOSCRIPT')) throw reply;
+      await link.call('SCRIPT', 'LOAD', FAIR_MOVE_SCRIPT);
+      return null;
+    }
+    return reply as Value[];
   }
 
   /** Drops the moved entries the group has delivered (all of them when it has no such group or stream). */
