@@ -1,13 +1,16 @@
 // A MULTI's commands as one script call (scripted-multi.ts) must answer and leave the keyspace as
-// the MULTI of the same commands, fail as it fails, link records to their XADDs without bringing
-// back a deleted one, and, under WATCH, apply nothing when the watched key changed. Run on every
-// backend's Lua (the broker scripts them on Redis and Valkey only).
+// the MULTI of the same commands and fail as it fails; a fairness move's script
+// (fairness/move-script.ts) must move the picks in order and link their records without bringing
+// back a deleted one. Run on every backend's Lua (the broker scripts them on Redis and Valkey only).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import type { Arg, Value } from '../../src/client/connection.js';
 import { TransactionError } from '../../src/client/connection.js';
-import { MULTI_SHA1, scriptedExecWatched, scriptedMulti } from '../../src/broker/scripted-multi.js';
+import { scriptedMulti } from '../../src/broker/scripted-multi.js';
+import { FAIR_MOVE_SCRIPT, FAIR_MOVE_SHA1, type Pick } from '../../src/broker/fairness/move-script.js';
+import { laneKey } from '../../src/broker/fairness/lanes.js';
+import { jobKeys } from '../../src/broker/jobs/keys.js';
 import { backends, describeEach } from './backends.js';
 import { unique } from '../support/names.js';
 import { dumpPrefix } from '../support/keyspace-dump.js';
@@ -52,40 +55,33 @@ describeEach(backends, (name) => `a MULTI as one script call on ${name}`, (b) =>
     }
   });
 
-  test('under WATCH: a move applies with its links (a deleted record stays deleted), nothing when the watched key changed, and loads itself after NOSCRIPT', async () => {
+  test("a fairness move's script: picks in order from the lanes' heads, records linked (a deleted one stays deleted), a foreign element verbatim, then the rest", async () => {
     const conn = await b.connect();
-    const link = await conn.duplicate();
     try {
-      const p = unique('sm-w') + ':';
-      await conn.call('HSET', `${p}rec1`, 'data', 'x');
-      await link.call('WATCH', `${p}guard`);
-      const { replies, unsent } = await scriptedExecWatched(link, `${p}stream`, [['XADD', `${p}stream`, '*', 'n', '1'], ['XADD', `${p}stream`, '*', 'n', '2'], ['SET', `${p}guard`, '1']], [`${p}rec1`, `${p}rec2`, '']);
-      assert.equal(unsent, false);
-      const ids = (await conn.call('XRANGE', `${p}stream`, '-', '+')) as Value[];
-      assert.deepEqual(replies, [(ids[0] as Value[])[0], (ids[1] as Value[])[0], 'OK']);
-      assert.equal(await conn.call('HGET', `${p}rec1`, 'entry'), (ids[0] as Value[])[0], 'the record learns its entry');
-      assert.equal(Number(await conn.call('EXISTS', `${p}rec2`)), 0, 'a record deleted meanwhile is not brought back');
-
-      await link.call('WATCH', `${p}guard`);
-      await conn.call('SET', `${p}guard`, 'another mover');
-      const aborted = await scriptedExecWatched(link, `${p}stream`, [['XADD', `${p}stream`, '*', 'n', '3']], ['']);
-      assert.deepEqual(aborted, { replies: null, unsent: false });
-      assert.equal(Number(await conn.call('XLEN', `${p}stream`)), 2, 'nothing applied');
-
-      await conn.call('SCRIPT', 'FLUSH');
-      assert.deepEqual(await conn.call('SCRIPT', 'EXISTS', MULTI_SHA1), [0]);
-      await link.call('WATCH', `${p}guard`);
-      assert.deepEqual(await scriptedExecWatched(link, `${p}stream`, [['XADD', `${p}stream`, '*', 'n', '3']], ['']), { replies: null, unsent: false }, 'NOSCRIPT: nothing ran');
-      assert.deepEqual(await conn.call('SCRIPT', 'EXISTS', MULTI_SHA1), [1], 'loaded for the next attempt');
-      await link.call('WATCH', `${p}guard`);
-      assert.equal((await scriptedExecWatched(link, `${p}stream`, [['XADD', `${p}stream`, '*', 'n', '3']], [''])).replies?.length, 1);
-      assert.equal(Number(await conn.call('XLEN', `${p}stream`)), 3);
-
-      await link.call('WATCH', `${p}guard`);
-      assert.deepEqual(await scriptedExecWatched(link, `${p}stream`, [['SET', `${p}k`, Buffer.from([0xff])]], ['']), { replies: null, unsent: true }, 'bytes JSON cannot carry: left to a MULTI');
-      await link.call('UNWATCH');
+      const p = unique('sm-move');
+      const stream = `{${p}}`;
+      const lane = (k: string): string => laneKey(stream, k);
+      const job = (id: string): string[] => ['payload', `"${id}"`, 'job-id', id];
+      await conn.call('RPUSH', lane('a'), JSON.stringify(job('j1')), JSON.stringify(job('j2')), 'not ours', JSON.stringify(job('j4')));
+      await conn.call('RPUSH', lane('b'), JSON.stringify(job('j3')));
+      for (const id of ['j1', 'j3']) await conn.call('HSET', jobKeys(stream).record(id), 'data', id);
+      const picks: Pick[] = [[lane('a'), 0, 'a', ''], [lane('b'), 0, 'b', 'tok'], [lane('a'), 1, 'a', ''], [lane('a'), 2, 'a', '']];
+      const rest = [['LTRIM', lane('a'), '3', '-1'], ['LTRIM', lane('b'), '1', '-1'], ['SET', `${stream}:guard`, '1']];
+      const ids = (await conn.call('EVAL', FAIR_MOVE_SCRIPT, 1, stream, JSON.stringify({ p: picks, r: rest }), jobKeys(stream).record(''))) as Value[];
+      const entries = (await conn.call('XRANGE', stream, '-', '+')) as Array<[string, string[]]>;
+      assert.deepEqual(ids, entries.map((e) => e[0]));
+      assert.deepEqual(
+        entries.map((e) => e[1]),
+        [job('j1'), [...job('j3'), 'fair-slot', 'tok'], job('j2'), ['fair-element', 'not ours', 'fair-key', 'a']],
+      );
+      assert.equal(await conn.call('HGET', jobKeys(stream).record('j1'), 'entry'), ids[0]);
+      assert.equal(await conn.call('HGET', jobKeys(stream).record('j3'), 'entry'), ids[1]);
+      assert.equal(Number(await conn.call('EXISTS', jobKeys(stream).record('j2'))), 0, 'a record deleted meanwhile is not brought back');
+      assert.deepEqual(await conn.call('LRANGE', lane('a'), 0, -1), [JSON.stringify(job('j4'))]);
+      assert.equal(Number(await conn.call('LLEN', lane('b'))), 0);
+      assert.equal(await conn.call('GET', `${stream}:guard`), '1');
+      assert.equal(await conn.call('SCRIPT', 'EXISTS', FAIR_MOVE_SHA1).then((r) => (r as Value[])[0]), 1, 'cached under the SHA1 the taker calls');
     } finally {
-      await link.close();
       await conn.close();
     }
   });

@@ -26,7 +26,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Arg, BlockingConnection, Connection, Value } from '../../client/connection.js';
 import { execWatched } from '../watched-multi.js';
-import { scriptedExecWatched } from '../scripted-multi.js';
 import { argsJson } from '../lua-json.js';
 import { errorMessage } from '../replies.js';
 import { FAIR_MOVE_SCRIPT, FAIR_MOVE_SHA1, type Pick } from './move-script.js';
@@ -291,10 +290,8 @@ export class FairTaker implements RunGate {
         commands.push(fields === null ? ['XADD', this.stream, '*', 'fair-element', lanes[i]![j]!, FAIR_KEY_FIELD, k] : ['XADD', this.stream, '*', ...fields, ...slot]);
       }
       commands.push(['SET', guard, String(now), 'PX', String(GUARD_TTL_MS)]);
-      // On Redis and Valkey the MULTI's commands go as one script call, which also links each
-      // job's record to its entry (scripted-multi.ts); elsewhere a MULTI, and links after it.
-      let exec: Value[] | null = null;
-      let linked = false;
+      // On Redis and Valkey one script call takes the jobs off the lanes and links their records
+      // (move-script.ts); elsewhere a MULTI, and links after it.
       if (scripted) {
         const ids = await this.scriptedMove(link, moved, commands);
         if (ids === null) continue; // another worker moved meanwhile (or NOSCRIPT): read again
@@ -303,23 +300,12 @@ export class FairTaker implements RunGate {
         this.pending = true;
         return ids.length;
       }
-      if (this.host?.scripted() === true) {
-        const records = commands.map(() => '');
-        for (const x of xadds) if (x.jobId !== null) records[x.at] = jobKeys(this.stream).record(x.jobId);
-        const scripted = await scriptedExecWatched(link, this.stream, commands, records);
-        if (!scripted.unsent) {
-          if (scripted.replies === null) continue; // another worker moved meanwhile (or NOSCRIPT): read again
-          exec = scripted.replies;
-          linked = true;
-        }
-      }
-      exec ??= await execWatched(link, commands);
+      const exec = await execWatched(link, commands);
       if (exec === null) continue; // another worker moved meanwhile: read again
-      const replies = exec;
-      const failed = replies.find((r) => r instanceof Error);
+      const failed = exec.find((r) => r instanceof Error);
       if (failed) throw failed as Error;
-      for (const x of xadds) this.undelivered.push(parseId(String(replies[x.at])));
-      if (!linked) linkEntries(this.conn, this.stream, xadds.filter((x) => x.jobId !== null).map((x) => ({ jobId: x.jobId!, entryId: String(replies[x.at]) })), this.onError);
+      for (const x of xadds) this.undelivered.push(parseId(String(exec[x.at])));
+      linkEntries(this.conn, this.stream, xadds.filter((x) => x.jobId !== null).map((x) => ({ jobId: x.jobId!, entryId: String(exec[x.at]) })), this.onError);
       // Keys whose lanes this move emptied, and those found empty, leave the index.
       await this.dropEmpty(link, [...empty, ...seen.filter((_, i) => taken[i]! > 0 && taken[i] === emptied[i])]);
       this.pending = true;

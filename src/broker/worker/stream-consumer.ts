@@ -110,8 +110,7 @@ export class StreamConsumer<T> {
   private readonly recordRunTime: (ms: number) => void;
   /** Recent runs' average time (ms, exponentially weighted), null before the first. */
   private runTimeAverage: number | null = null;
-  /** When the last job moved in for a free slot (fair key, priority) was read (Date.now()). */
-  /** When a fair key's job, and a prioritized job, was last read (ms). */
+  /** When the last job moved in for a free slot was read (Date.now()): a fair key's, a prioritized one. */
   private fairFedAt = 0;
   private priorityFedAt = 0;
   /** Jobs were read since the last empty read: the next empty one sends a 'drained' event. */
