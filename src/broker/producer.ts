@@ -24,7 +24,7 @@ import type { Arg, Connection, Value } from '../client/connection.js';
 import { createHash, randomBytes } from 'node:crypto';
 import { type Codec, encodeEntry, Fields, jsonCodec } from './codec.js';
 import { IDEMPOTENCE_WINDOW, type IdempotenceMode, SCRIPT_IDEMPOTENCE_WINDOW, idempotentXadd, InFlightWindow, probeIdempotence, withScriptText } from './idempotence.js';
-import { errorMessage } from './replies.js';
+import { errorMessage, isNoScript } from './replies.js';
 import { partitionOf, partitionStreams } from './partition.js';
 import type { Clock } from './clock.js';
 import { SafeTrimmer } from './safe-trim.js';
@@ -296,7 +296,7 @@ export class Producer<T = unknown> {
       } catch (err) {
         if (this.idempotence === 'none') throw err;
         // NOSCRIPT did nothing: the script goes with its text, which also caches it there.
-        if (errorMessage(err).startsWith('NOSCRIPT')) commands = withJobAddText(withScriptText(commands));
+        if (isNoScript(err)) commands = withJobAddText(withScriptText(commands));
         else if (!abortedByClose(err)) throw err;
       }
     }

@@ -52,3 +52,8 @@ export function compareIds(a: string, b: string): number {
 export function errorMessage(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
+
+/** A NOSCRIPT error: the server does not have the script (a restart, another node); nothing ran. */
+export function isNoScript(err: unknown): boolean {
+  return errorMessage(err).startsWith('NOSCRIPT');
+}

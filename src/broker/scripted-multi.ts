@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import type { Arg, Connection, Value } from '../client/connection.js';
 import { TransactionError } from '../client/connection.js';
-import { errorMessage } from './replies.js';
+import { errorMessage, isNoScript } from './replies.js';
 import { rowsJson } from './lua-json.js';
 
 /** KEYS[1]: a key of the slot every command writes in. ARGV[1]: JSON [[command, arg…], …]. Returns the commands' replies. */
@@ -35,8 +35,6 @@ function checkedReplies(reply: Value): Value[] {
   if (failed !== undefined) throw new TransactionError(errorMessage(failed));
   return replies;
 }
-
-const isNoScript = (err: unknown): boolean => errorMessage(err).startsWith('NOSCRIPT');
 
 /**
  * `commands` as one script call (by SHA1, by its text after a NOSCRIPT); resolves to their

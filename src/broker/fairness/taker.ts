@@ -27,7 +27,7 @@ import { randomBytes } from 'node:crypto';
 import type { Arg, BlockingConnection, Connection, Value } from '../../client/connection.js';
 import { execWatched } from '../watched-multi.js';
 import { argsJson } from '../lua-json.js';
-import { errorMessage } from '../replies.js';
+import { isNoScript } from '../replies.js';
 import { FAIR_MOVE_SCRIPT, FAIR_MOVE_SHA1, type Pick } from './move-script.js';
 import { jobKeys } from '../jobs/keys.js';
 import { linkEntries } from '../jobs/entry-link.js';
@@ -276,13 +276,12 @@ export class FairTaker implements RunGate {
       const next = seen.map(() => 0);
       const moved: Pick[] = [];
       for (const i of picks) {
-        if (scripted) {
-          const j = next[i]!++;
-          moved.push([laneKey(this.stream, seen[i]!), j, seen[i]!, bounded ? tokens[i]![j]! : '']);
-          continue;
-        }
         const j = next[i]!++;
         const k = seen[i]!;
+        if (scripted) {
+          moved.push([laneKey(this.stream, k), j, k, bounded ? tokens[i]![j]! : '']);
+          continue;
+        }
         const fields = decodeLaneElement(lanes[i]![j]!);
         xadds.push({ at: commands.length, jobId: fields === null ? null : fieldOf(fields, Fields.jobId) });
         // Not an element of ours: moved verbatim, so the worker dead-letters it as malformed.
@@ -292,24 +291,24 @@ export class FairTaker implements RunGate {
       commands.push(['SET', guard, String(now), 'PX', String(GUARD_TTL_MS)]);
       // On Redis and Valkey one script call takes the jobs off the lanes and links their records
       // (move-script.ts); elsewhere a MULTI, and links after it.
+      let ids: Value[];
       if (scripted) {
-        const ids = await this.scriptedMove(link, moved, commands);
-        if (ids === null) continue; // another worker moved meanwhile (or NOSCRIPT): read again
-        for (const id of ids) this.undelivered.push(parseId(String(id)));
-        await this.dropEmpty(link, [...empty, ...seen.filter((_, i) => taken[i]! > 0 && taken[i] === emptied[i])]);
-        this.pending = true;
-        return ids.length;
+        const added = await this.scriptedMove(link, moved, commands);
+        if (added === null) continue; // another worker moved meanwhile (or NOSCRIPT): read again
+        ids = added;
+      } else {
+        const exec = await execWatched(link, commands);
+        if (exec === null) continue; // another worker moved meanwhile: read again
+        const failed = exec.find((r) => r instanceof Error);
+        if (failed) throw failed as Error;
+        ids = xadds.map((x) => exec[x.at]!);
+        linkEntries(this.conn, this.stream, xadds.flatMap((x, n) => (x.jobId === null ? [] : [{ jobId: x.jobId, entryId: String(ids[n]) }])), this.onError);
       }
-      const exec = await execWatched(link, commands);
-      if (exec === null) continue; // another worker moved meanwhile: read again
-      const failed = exec.find((r) => r instanceof Error);
-      if (failed) throw failed as Error;
-      for (const x of xadds) this.undelivered.push(parseId(String(exec[x.at])));
-      linkEntries(this.conn, this.stream, xadds.filter((x) => x.jobId !== null).map((x) => ({ jobId: x.jobId!, entryId: String(exec[x.at]) })), this.onError);
+      for (const id of ids) this.undelivered.push(parseId(String(id)));
       // Keys whose lanes this move emptied, and those found empty, leave the index.
       await this.dropEmpty(link, [...empty, ...seen.filter((_, i) => taken[i]! > 0 && taken[i] === emptied[i])]);
       this.pending = true;
-      return xadds.length;
+      return ids.length;
     }
     return 0;
   }
@@ -321,13 +320,13 @@ export class FairTaker implements RunGate {
   private async scriptedMove(link: BlockingConnection, picks: Pick[], commands: string[][]): Promise<Value[] | null> {
     const json = JSON.stringify({ p: picks, r: commands });
     const exec = await execWatched(link, [['EVALSHA', FAIR_MOVE_SHA1, '1', this.stream, json, jobKeys(this.stream).record('')]]).catch((err: unknown) => {
-      if (errorMessage(err).startsWith('NOSCRIPT')) return [err as Error]; // a client that throws on an error inside EXEC's array
+      if (isNoScript(err)) return [err as Error]; // a client that throws on an error inside EXEC's array
       throw err;
     });
     if (exec === null) return null;
     const reply = exec[0] as Value | Error;
     if (reply instanceof Error) {
-      if (!errorMessage(reply).startsWith('NOSCRIPT')) throw reply;
+      if (!isNoScript(reply)) throw reply;
       await link.call('SCRIPT', 'LOAD', FAIR_MOVE_SCRIPT);
       return null;
     }

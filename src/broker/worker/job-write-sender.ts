@@ -15,7 +15,7 @@
 import { createHash } from 'node:crypto';
 import type { Arg, Connection } from '../../client/connection.js';
 import { TransactionError } from '../../client/connection.js';
-import { errorMessage } from '../replies.js';
+import { errorMessage, isNoScript } from '../replies.js';
 import { probeStreamFeatures, type StreamFeatures } from '../stream-features.js';
 import { rowsJson } from '../lua-json.js';
 
@@ -88,7 +88,7 @@ export class JobWriteSender {
       await this.conn.call('EVALSHA', JOB_WRITES_SHA1, 1, this.stream, json);
     } catch (err) {
       // A restarted server (or another cluster node) lost the script: NOSCRIPT ran nothing.
-      if (!errorMessage(err).startsWith('NOSCRIPT')) throw err;
+      if (!isNoScript(err)) throw err;
       await this.conn.call('EVAL', JOB_WRITES_SCRIPT, 1, this.stream, json);
     }
   }

@@ -208,9 +208,7 @@ export class StreamConsumer<T> {
    */
   private readAhead(): number {
     if (this.o.readAhead !== 'auto') return this.o.readAhead;
-    if (this.runTimeAverage === null || this.runTimeAverage >= READ_AHEAD_RUN_MS) return 0;
-    // A limiter holding starts back: entries read now would only wait here.
-    if (this.o.limiter?.throttled) return 0;
+    if (!this.autoReadAheadAllowed()) return 0;
     // Jobs a feeder moved in for free slots, in its order (priorities, keys in turn), would
     // wait here behind others: a higher priority behind a lower one; a quiet key's job behind a
     // flood's, which is bounded instead (fairReadAhead).
@@ -220,11 +218,19 @@ export class StreamConsumer<T> {
     return Math.max(16, this.o.concurrency * this.o.batchSize);
   }
 
+  /**
+   * Auto read-ahead may hold entries now: runs are short, and no limiter holds starts back
+   * (entries read then would only wait here).
+   */
+  private autoReadAheadAllowed(): boolean {
+    return this.o.readAhead === 'auto' && this.runTimeAverage !== null && this.runTimeAverage < READ_AHEAD_RUN_MS && this.o.limiter?.throttled !== true;
+  }
+
   /** A sole fair key's jobs to move beyond the free slots: as many as the slots run in FAIR_READ_AHEAD_MS. */
   private fairReadAhead(): number {
-    if (this.o.feeder?.soleKey !== true || this.o.readAhead !== 'auto' || this.runTimeAverage === null || this.runTimeAverage >= READ_AHEAD_RUN_MS || this.o.limiter?.throttled) return 0;
+    if (this.o.feeder?.soleKey !== true || !this.autoReadAheadAllowed()) return 0;
     const slots = this.o.concurrency * this.o.batchSize;
-    return Math.min(Math.max(16, slots), Math.floor((slots * FAIR_READ_AHEAD_MS) / Math.max(this.runTimeAverage, 0.01)));
+    return Math.min(Math.max(16, slots), Math.floor((slots * FAIR_READ_AHEAD_MS) / Math.max(this.runTimeAverage!, 0.01)));
   }
 
   private waitForSlot(): Promise<void> {
